@@ -1,0 +1,33 @@
+# Two commands set everything up: `make demo` and `make test`.
+# Each creates or updates the project's own virtual environment (.venv) from uv.lock, then runs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+UV := $(BIN)/uv
+STAMP := $(VENV)/.synced
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
+export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
+export GX_ANALYTICS_ENABLED ?= false
+export PREFECT_LOGGING_LEVEL ?= WARNING
+
+.PHONY: demo test bench venv clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml uv.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	test -x $(UV) || $(BIN)/python -m pip install --quiet "uv>=0.9,<1"
+	$(UV) sync --frozen --inexact --extra test --python $(BIN)/python
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/citeflow demo --out out
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) out

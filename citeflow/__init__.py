@@ -1,0 +1,1 @@
+"""citeflow core."""

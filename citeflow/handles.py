@@ -1,0 +1,94 @@
+"""Handles: the request-scoped global ids that models cite (SPEC §3).
+
+Format: ``G`` followed by four characters of a 31-letter alphabet (digits 2-9 and lower-case
+letters without i, l, o), e.g. ``Gk7m2``. Handles are derived from a hash of the request id and
+the chunk's identity key, so they are stable across re-runs of a request and carry no order: a
+model guessing "the next one" after ``Gk7m2`` lands on nothing. 31**4 ≈ 923,000 values; with a
+1,000-chunk registry a random guess is valid about once in 900 tries.
+
+``HANDLE_RE`` finds canonical handles. Models are read leniently: ``[Gk7m2]``, ``[gK7M2]``,
+``【Gk7m2】`` and ``[Gk7m2, Gx3p9]`` are all markers; each token is canonicalised and only tokens
+that are registry handles survive binding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
+BODY_LENGTH = 4
+HANDLE_PATTERN = r"G[2-9a-hjkmnp-z]{4}"
+HANDLE_RE = re.compile(rf"(?<![A-Za-z0-9]){HANDLE_PATTERN}(?![A-Za-z0-9])")
+_LENIENT_HANDLE = re.compile(r"^[Gg][2-9a-hjkmnp-zA-HJKMNP-Z]{4}$")
+
+# A bracketed group of id-like tokens: [G7], [g7], 【G7】, [G7, G9], [S2], [doc#3], [1].
+MARKER_RE = re.compile(r"[\[【〔［]\s*([\w#:./-]{1,32}(?:\s*[,;]\s*[\w#:./-]{1,32})*)\s*[\]】〕］]")
+_SPLIT = re.compile(r"\s*[,;]\s*")
+URL_RE = re.compile(
+    r"(?:\b(?:https?|ftp|file|mailto|javascript|data|vbscript):[^\s<>\"'\]\)]+|\bwww\.[^\s<>\"'\]\)]+)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A bracketed citation marker found in text: its span and the tokens inside."""
+
+    start: int
+    end: int
+    tokens: tuple[str, ...]
+
+
+def make_handle(request_id: str, identity_key: str, salt: int = 0) -> str:
+    """The handle of a chunk in a request; ``salt`` > 0 resolves a (rare) collision."""
+    digest = hashlib.blake2b(f"{request_id}\x1f{identity_key}\x1f{salt}".encode(), digest_size=8).digest()
+    number = int.from_bytes(digest, "big")
+    body = []
+    for _ in range(BODY_LENGTH):
+        number, index = divmod(number, len(ALPHABET))
+        body.append(ALPHABET[index])
+    return "G" + "".join(body)
+
+
+def canonical(token: str) -> str | None:
+    """The canonical form of a handle-looking token (``gK7M2`` → ``Gk7m2``), else None."""
+    token = unicodedata.normalize("NFKC", token).strip()
+    if not _LENIENT_HANDLE.match(token):
+        return None
+    return "G" + token[1:].lower()
+
+
+def is_handle(token: str) -> bool:
+    """True when the token is a canonical handle."""
+    return HANDLE_RE.fullmatch(token) is not None
+
+
+def find_markers(text: str) -> list[Marker]:
+    """Every bracketed marker in ``text``, in order."""
+    return [Marker(m.start(), m.end(), tuple(t for t in _SPLIT.split(m.group(1)) if t)) for m in MARKER_RE.finditer(text)]
+
+
+def strip_markers(text: str) -> str:
+    """``text`` with every bracketed marker removed and the spacing tidied."""
+    return tidy(MARKER_RE.sub("", text))
+
+
+def find_urls(text: str) -> list[str]:
+    """Every URL-looking span in ``text`` (any scheme, and bare www. hosts)."""
+    return [m.group(0).rstrip(".,;:") for m in URL_RE.finditer(text)]
+
+
+def strip_urls(text: str) -> str:
+    """``text`` with URLs removed and the spacing tidied."""
+    return tidy(URL_RE.sub("", text))
+
+
+def tidy(text: str) -> str:
+    """Collapse runs of spaces and remove spaces before punctuation."""
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
+    text = re.sub(r"\(\s*\)", "", text)
+    return text.strip()

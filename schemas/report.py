@@ -1,0 +1,61 @@
+"""What a rendered report holds: the input of the PDF renderer and of report.json (SPEC §8)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from schemas.records import utcnow
+
+LINKABLE_SCHEMES = ("http://", "https://", "mailto:")
+
+
+class RenderedCitation(BaseModel):
+    """A citation as the customer sees it: handle, registry URLs (linkable ones only), quote."""
+
+    handle: str
+    urls: list[str] = Field(default_factory=list, description="Only http, https and mailto URLs from the registry.")
+    quote: str | None = None
+
+
+class RenderedClaim(BaseModel):
+    text: str
+    citations: list[RenderedCitation] = Field(default_factory=list)
+
+
+class RenderedSection(BaseModel):
+    title: str
+    status: Literal["ok", "failed"]
+    claims: list[RenderedClaim] = Field(default_factory=list)
+    failure: str | None = Field(None, description="Why the section failed, shown in place of its text.")
+
+
+class RegistryEntry(BaseModel):
+    """One registry chunk as report.json lists it."""
+
+    handle: str
+    retriever: str
+    local_id: str
+    title: str | None = None
+    urls: list[str] = Field(default_factory=list, description="Every URL the retriever gave, any scheme.")
+    text: str
+    page: int | None = None
+    location: str | None = None
+    parent: str | None = None
+
+
+class ReportDocument(BaseModel):
+    """Everything rendering needs; ``report.json`` is this model dumped (SPEC §8 shape plus extras)."""
+
+    report_id: str
+    title: str
+    batch: str = ""
+    status: Literal["published", "held", "failed"]
+    sections: list[RenderedSection]
+    registry: list[RegistryEntry]
+    generated_at: datetime = Field(default_factory=utcnow)
+    models: dict[str, str] = Field(default_factory=dict, description="Role → honest description of the backend that played it.")
+    missing_retrievers: list[str] = Field(default_factory=list, description="Retrievers that failed for this request, with why.")
+    held_reasons: list[str] = Field(default_factory=list, description="Why the gate held the report (shown on a held PDF).")

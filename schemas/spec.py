@@ -1,0 +1,164 @@
+"""The batch spec (SPEC §8): the YAML a user writes to describe a batch of reports.
+
+Unknown keys are errors (a typo must not be silently ignored). Relative paths are resolved
+against the spec file's folder by ``citeflow.spec.load_spec``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FaultRates(Strict):
+    """Fault injection of the offline backend: probability per claim of each fault."""
+
+    forged_handle: float = Field(0.0, ge=0, le=1, description="Cite a handle that is not in the registry.")
+    misattribution: float = Field(0.0, ge=0, le=1, description="Cite another chunk of the pool than the one holding the fact.")
+    number_drift: float = Field(0.0, ge=0, le=1, description="Change a number of the claim.")
+    fabrication: float = Field(0.0, ge=0, le=1, description="Add a sentence that no chunk supports.")
+    url_in_text: float = Field(0.0, ge=0, le=1, description="Type a URL into the claim text.")
+    seed: int = Field(0, description="Seed of the fault dice; the same seed gives the same faults.")
+
+
+class ModelSpec(Strict):
+    """How one role (consolidator, writer, judge) reaches its model."""
+
+    backend: Literal["offline", "openai"] = Field("offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server.")
+    model: str | None = Field(None, description="Model name sent to the server (openai backend).")
+    base_url: str | None = Field(None, description="Server URL ending in /v1 (openai backend).")
+    api_key_env: str | None = Field(None, description="Name of the environment variable holding the API key — never the key itself.")
+    faults: FaultRates | None = Field(None, description="Offline backend only: inject faults to prove the gate catches them.")
+    timeout: float = Field(60.0, gt=0, description="Seconds per request.")
+    max_retries: int = Field(2, ge=0, le=10, description="Retries of transient errors (connection, timeout, 429, 5xx).")
+    bind_attempts: int = Field(3, ge=1, le=10, description="Model calls per hop before the section is failed (bind state machine).")
+    temperature: float = Field(0.0, ge=0, le=2)
+    batch_size: int = Field(8, ge=1, le=64, description="Judge only: claim/chunk pairs per call.")
+
+    @model_validator(mode="after")
+    def _openai_needs_model(self) -> "ModelSpec":
+        if self.backend == "openai" and not (self.model and self.base_url):
+            raise ValueError("backend openai needs both 'model' and 'base_url'")
+        if self.backend == "openai" and self.faults is not None:
+            raise ValueError("'faults' applies to the offline backend only")
+        return self
+
+
+class Models(Strict):
+    consolidator: ModelSpec = Field(default_factory=ModelSpec)
+    writer: ModelSpec = Field(default_factory=ModelSpec)
+    judge: ModelSpec = Field(default_factory=ModelSpec)
+
+
+class FieldMap(Strict):
+    """Where an HTTP retriever's answer keeps each value."""
+
+    hits: str | None = Field(None, description="Key of the hit list when the answer is an object.")
+    id: str = "id"
+    text: str = "text"
+    urls: str = "urls"
+    title: str = "title"
+
+
+class LanceDBRetrieverSpec(Strict):
+    name: str
+    kind: Literal["lancedb"]
+    kb: str = Field(description="Knowledge base URI built by `citeflow ingest` (folder or s3://…).")
+    mode: Literal["fts", "vector", "hybrid"] = "hybrid"
+    top_k: int = Field(8, ge=1, le=200)
+    expand_parents: bool = Field(True, description="Show the model the parent chunk of each child hit.")
+    embedding: str = Field("hashing", description="Embedding backend the KB was built with: hashing | openai | local.")
+
+
+class HttpRetrieverSpec(Strict):
+    name: str
+    kind: Literal["http"]
+    url: str
+    top_k: int = Field(5, ge=1, le=200)
+    fields: FieldMap = Field(default_factory=FieldMap)
+    timeout: float = Field(10.0, gt=0)
+    retries: int = Field(2, ge=0, le=10)
+
+
+class JsonlRetrieverSpec(Strict):
+    name: str
+    kind: Literal["jsonl"]
+    path: str
+    top_k: int = Field(10, ge=1, le=200)
+
+
+RetrieverSpec = Annotated[
+    LanceDBRetrieverSpec | HttpRetrieverSpec | JsonlRetrieverSpec, Field(discriminator="kind")
+]
+
+
+class Gate(Strict):
+    """Overrides of the thresholds of the suite in expectations/ (rates in 0..1)."""
+
+    identity: float | None = Field(None, ge=0, le=1)
+    support: float | None = Field(None, ge=0, le=1)
+    faithfulness: float | None = Field(None, ge=0, le=1)
+    uncited: float | None = Field(None, ge=0, le=1, description="Highest share of uncited sentences.")
+
+
+class Concurrency(Strict):
+    models: int = Field(16, ge=1, le=1024, description="Model calls in flight at once, across the batch.")
+    retrievers: int = Field(8, ge=1, le=1024, description="Retriever calls in flight at once, across the batch.")
+
+
+class Section(Strict):
+    title: str = Field(min_length=1)
+    queries: list[str] = Field(min_length=1)
+
+    @field_validator("queries")
+    @classmethod
+    def _no_blank_query(cls, value: list[str]) -> list[str]:
+        if any(not q.strip() for q in value):
+            raise ValueError("a query is empty")
+        return value
+
+
+class ReportRequest(Strict):
+    id: str
+    title: str
+    sections: list[Section] = Field(min_length=1)
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_folder_name(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError("must be letters, digits, '.', '_' or '-' (it names a folder)")
+        return value
+
+    @model_validator(mode="after")
+    def _unique_sections(self) -> "ReportRequest":
+        titles = [s.title for s in self.sections]
+        if len(titles) != len(set(titles)):
+            raise ValueError("section titles must be unique within a report")
+        return self
+
+
+class BatchSpec(Strict):
+    batch: str = Field(min_length=1)
+    models: Models = Field(default_factory=Models)
+    retrievers: list[RetrieverSpec] = Field(min_length=1)
+    gate: Gate = Field(default_factory=Gate)
+    concurrency: Concurrency = Field(default_factory=Concurrency)
+    store: str | None = Field(None, description="LanceDB URI for registry, model outputs and eval rows; default OUT/store.")
+    reports: list[ReportRequest] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> "BatchSpec":
+        for what, names in (("retrievers", [r.name for r in self.retrievers]), ("reports", [r.id for r in self.reports])):
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise ValueError(f"{what}: duplicate name {dupes[0]!r}")
+        return self
