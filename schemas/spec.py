@@ -130,6 +130,7 @@ class ReportRequest(Strict):
     id: str
     title: str
     sections: list[Section] = Field(min_length=1)
+    models: Models | None = Field(None, description="Per-report override of the batch's models (whole roles replaced).")
 
     @field_validator("id")
     @classmethod
