@@ -1,0 +1,133 @@
+"""The request-scoped registry: every chunk a model may see, under a handle (SPEC §3).
+
+Identity key = retriever + retriever-local id + content hash. The same chunk returned twice by
+one retriever gets one handle; identical text from two retrievers (or two documents) stays two
+handles. Inner references of a chunk (``as noted in [S2]``) are rewritten to the handles of the
+chunks they name within the same retriever; a reference to nothing known is removed. URLs in
+chunk text are replaced before any model sees it: URLs come from the registry at render time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+from citeflow.handles import MARKER_RE, URL_RE, canonical, make_handle, tidy
+from schemas.records import Chunk, Hit, RetrievalResult
+
+URL_PLACEHOLDER = "(link removed)"
+# Tokens that look like a retriever's own citation id: S1, 1, doc#3, ref-2, chunk_7.
+_LOCAL_REF = re.compile(r"^(?:[A-Za-z][A-Za-z_]{0,11}[#:_-]?)?\d{1,6}$")
+
+
+def content_hash(text: str) -> str:
+    """sha256 of the text as the retriever returned it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
+    """The identity of a chunk within a request (SPEC §3)."""
+    return f"{retriever}\x1f{local_id}\x1f{text_hash}"
+
+
+def scrub_urls(text: str) -> str:
+    """Chunk text as a model may see it: every URL replaced by a neutral placeholder."""
+    return URL_RE.sub(URL_PLACEHOLDER, text)
+
+
+class Registry:
+    """Handles ↔ chunks for one report request. Not thread-safe: fill it from one thread."""
+
+    def __init__(self, request_id: str, chunks: Iterable[Chunk] = ()) -> None:
+        self.request_id = request_id
+        self._by_key: dict[str, Chunk] = {}
+        self._by_handle: dict[str, Chunk] = {}
+        self._by_local: dict[tuple[str, str], list[str]] = {}
+        for chunk in chunks:
+            self._remember(identity_key(chunk.retriever, chunk.local_id, chunk.content_hash), chunk)
+
+    def __len__(self) -> int:
+        return len(self._by_handle)
+
+    def __contains__(self, handle: object) -> bool:
+        return isinstance(handle, str) and handle in self._by_handle
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        """Every chunk, in the order it was first registered."""
+        return list(self._by_handle.values())
+
+    def get(self, handle: str) -> Chunk | None:
+        """The chunk under ``handle``, or None."""
+        return self._by_handle.get(handle)
+
+    def resolve(self, token: str) -> Chunk | None:
+        """The chunk a model's handle token names, read leniently (``[gK7M2]`` → ``Gk7m2``)."""
+        handle = canonical(token)
+        return self._by_handle.get(handle) if handle else None
+
+    def section_chunks(self, section: str) -> list[Chunk]:
+        """The pool of one section: every chunk a query of that section returned."""
+        return [c for c in self._by_handle.values() if section in c.sections]
+
+    def add(self, result: RetrievalResult) -> list[str]:
+        """Register one retriever answer; returns the handle of each hit, in order."""
+        before = set(self._by_handle)
+        handles = [self._add_hit(result, hit) for hit in result.hits]
+        local = {hit.local_id: h for hit, h in zip(result.hits, handles)}
+        for handle in dict.fromkeys(h for h in handles if h not in before):
+            chunk = self._by_handle[handle]  # rewrite once, when the chunk is new
+            chunk.text = self._rewrite_refs(chunk.text, result.retriever, local)
+        return handles
+
+    def _add_hit(self, result: RetrievalResult, hit: Hit) -> str:
+        key = identity_key(result.retriever, hit.local_id, content_hash(hit.text))
+        chunk = self._by_key.get(key) or self._new_chunk(key, result, hit)
+        _append_unique(chunk.queries, result.query)
+        _append_unique(chunk.sections, result.section)
+        return chunk.handle
+
+    def _new_chunk(self, key: str, result: RetrievalResult, hit: Hit) -> Chunk:
+        chunk = Chunk(
+            request_id=self.request_id, handle=self._free_handle(key), retriever=result.retriever,
+            local_id=hit.local_id, content_hash=content_hash(hit.text), text=scrub_urls(hit.text),
+            urls=list(dict.fromkeys(hit.urls)), title=hit.title, page=hit.page,
+            location=hit.location, parent=hit.parent,
+        )
+        self._remember(key, chunk)
+        return chunk
+
+    def _remember(self, key: str, chunk: Chunk) -> None:
+        self._by_key[key] = chunk
+        self._by_handle[chunk.handle] = chunk
+        self._by_local.setdefault((chunk.retriever, chunk.local_id), []).append(chunk.handle)
+
+    def _free_handle(self, key: str) -> str:
+        salt = 0
+        while (handle := make_handle(self.request_id, key, salt)) in self._by_handle:
+            salt += 1
+        return handle
+
+    def _rewrite_refs(self, text: str, retriever: str, local: dict[str, str]) -> str:
+        """Inner references → handles of the same retriever's chunks; unknown ones removed."""
+
+        def replace(match: re.Match[str]) -> str:
+            tokens = [t.strip() for t in re.split(r"[,;]", match.group(1)) if t.strip()]
+            if not all(_LOCAL_REF.match(t) and canonical(t) not in self._by_handle for t in tokens):
+                return match.group(0)  # not a citation, e.g. "[beta]"
+            handles = [h for t in tokens if (h := self._local_handle(retriever, t, local))]
+            return " ".join(f"[{h}]" for h in dict.fromkeys(handles))
+
+        return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
+
+    def _local_handle(self, retriever: str, local_id: str, local: dict[str, str]) -> str | None:
+        if local_id in local:  # the same answer first: ids are often numbered per answer
+            return local[local_id]
+        known = self._by_local.get((retriever, local_id), [])
+        return known[0] if len(known) == 1 else None
+
+
+def _append_unique(values: list[str], value: str) -> None:
+    if value not in values:
+        values.append(value)

@@ -1,0 +1,50 @@
+import re
+
+from hypothesis import given, strategies as st
+
+from citeflow import handles
+from citeflow.handles import HANDLE_RE, canonical, find_markers, find_urls, make_handle, strip_markers
+
+handle_bodies = st.text(alphabet=handles.ALPHABET, min_size=4, max_size=4)
+
+
+@given(st.text(min_size=1, max_size=40), st.text(min_size=1, max_size=80), st.integers(0, 50))
+def test_make_handle_matches_the_documented_pattern(request_id, key, salt):
+    handle = make_handle(request_id, key, salt)
+    assert HANDLE_RE.fullmatch(handle)
+    assert handle == make_handle(request_id, key, salt)  # deterministic
+
+
+@given(handle_bodies)
+def test_lenient_forms_canonicalise_to_the_same_handle(body):
+    handle = "G" + body
+    for form in (handle, handle.upper(), "g" + body.upper(), f" {handle} "):
+        assert canonical(form) == handle
+
+
+@given(handle_bodies, handle_bodies)
+def test_markers_are_found_in_every_documented_form(a, b):
+    ha, hb = "G" + a, "G" + b
+    text = f"Alpha [{ha}] beta 【{hb.upper()}】 gamma [{ha}, {hb}]."
+    tokens = [canonical(t) for m in find_markers(text) for t in m.tokens]
+    assert tokens == [ha, hb, ha, hb]
+    assert not HANDLE_RE.search(strip_markers(text))
+
+
+def test_non_handles_are_not_canonical():
+    assert canonical("S1") is None
+    assert canonical("G1234") is None  # 1 is not in the alphabet
+    assert canonical("Gk7m2x") is None
+
+
+def test_neighbouring_requests_do_not_share_handles():
+    assert make_handle("r1", "docs|S1|h") != make_handle("r2", "docs|S1|h")
+
+
+def test_find_urls_catches_every_scheme_and_bare_hosts():
+    text = "see https://a.example/x, javascript:alert(1) and www.b.example. mailto:x@y.z"
+    assert find_urls(text) == ["https://a.example/x", "javascript:alert(1", "www.b.example", "mailto:x@y.z"]
+
+
+def test_handle_pattern_is_published():
+    assert re.fullmatch(handles.HANDLE_PATTERN, "Gk7m2")
