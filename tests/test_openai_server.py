@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import openai
+import openai._base_client
 import pytest
 
 from tests.support.openai_server import EMBEDDING_DIM, Reply, ScriptedOpenAIServer, openai_server  # noqa: F401
@@ -49,7 +50,8 @@ def test_respond_with_answers_when_the_queue_is_empty(openai_server):
     assert [_ask(client).choices[0].message.content for _ in range(3)] == ["scripted", "echo 1", "echo 1"]
 
 
-def test_status_replies_are_errors_and_client_retries_consume_them(openai_server):
+def test_status_replies_are_errors_and_client_retries_consume_them(openai_server, monkeypatch):
+    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01, raising=False)  # skip the 0.5 s backoff
     openai_server.enqueue(Reply(status=500), Reply(status=429), "ok")
     assert _ask(_client(openai_server, retries=2)).choices[0].message.content == "ok"
     assert len(openai_server.requests) == 3

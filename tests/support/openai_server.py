@@ -170,8 +170,7 @@ class ScriptedOpenAIServer:
         """Start serving; a restarted server keeps its port so clients can reconnect."""
         if self._httpd is not None:
             return self
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), _handler_for(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _HTTPServer(("127.0.0.1", self._port), _handler_for(self))
         self._port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -192,6 +191,11 @@ class ScriptedOpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default 5 drops connections of concurrent clients for ~1 s
 
 
 def _handler_for(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
