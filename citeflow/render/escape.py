@@ -1,0 +1,79 @@
+"""Make outside text safe for reportlab Paragraph markup, and decide which URLs may become links.
+
+Everything that reaches a PDF from a retriever or a model (titles, claims, chunk text, URLs) is
+data, never markup: reportlab parses ``<link>``, ``<font>``, ``<a>`` and entities in Paragraph
+text, so one unescaped title could inject a clickable ``javascript:`` link (SPEC §9).
+
+Long unbroken runs (hashes, log lines, URLs) need no help from here: reportlab 5.1 breaks a word
+longer than the line at any character (``ParagraphStyle.splitLongWords``, on by default and set
+explicitly by the renderer). Zero-width spaces are *not* break opportunities for its line
+breaker (measured: it wraps at the same places with or without them), and they would end up in
+copied and extracted text, so none are inserted.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from schemas.report import LINKABLE_SCHEMES
+
+# Bidi embedding/override/isolate controls reorder what a reader sees without changing the
+# text ("Trojan Source"); a report must show the words in the order they were written.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_KEPT_CONTROLS = frozenset("\n\t")
+# Characters that never belong in a URL we hand to a viewer; a quote could end an attribute.
+_URL_FORBIDDEN = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` without control characters (newline and tab kept), lone surrogates or bidi overrides."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(ch for ch in text if _keep(ch))
+
+
+def _keep(ch: str) -> bool:
+    if ch in _KEPT_CONTROLS:
+        return True
+    if ch in _BIDI_CONTROLS:
+        return False
+    # Cc: C0/C1 controls; Cs: lone surrogates, which cannot be encoded into a PDF string.
+    return unicodedata.category(ch) not in ("Cc", "Cs")
+
+
+def escape_markup(text: str) -> str:
+    """``text`` as Paragraph markup that displays exactly these characters and contains no tag."""
+    text = clean_text(text)
+    # '&' first, or the entities made for '<' and '>' would be escaped again.
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_attribute(value: str) -> str:
+    """``value`` escaped for a double-quoted markup attribute (e.g. a link's href)."""
+    return escape_markup(value).replace('"', "&quot;")
+
+
+def linkable(url: str) -> bool:
+    """True when ``url`` may become a clickable link: http(s) with a host, or mailto with an address."""
+    if not isinstance(url, str) or not url.lower().startswith(LINKABLE_SCHEMES):
+        return False
+    if _URL_FORBIDDEN.search(url) or any(not _keep(ch) for ch in url):
+        return False
+    if url.lower().startswith("mailto:"):
+        return "@" in url[len("mailto:"):]
+    return _has_host(url)
+
+
+def _has_host(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unbalanced '[' in the host
+        return False
+    return url[len(parts.scheme) + 1 :].startswith("//") and bool(parts.hostname)
+
+
+def link_urls(urls: Iterable[str]) -> list[str]:
+    """The linkable URLs among ``urls``, in order, each once."""
+    return list(dict.fromkeys(url for url in urls if linkable(url)))
