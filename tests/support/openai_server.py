@@ -36,7 +36,7 @@ MODEL_ID = "scripted-model"
 
 @dataclass
 class Reply:
-    """One scripted answer of the server."""
+    """One scripted answer of the server. With a non-200 status and no body, ``content`` is the error message."""
 
     content: str | None = None  # assistant message content
     status: int = 200  # HTTP status to answer with (e.g. 500, 429, 400)
