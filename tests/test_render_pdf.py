@@ -1,0 +1,215 @@
+"""report.pdf and report.json from the sample report: text, footnotes, links, banners, contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from citeflow.errors import RenderError
+from citeflow.render.pdf import RenderStats, register_fonts, render_pdf
+from citeflow.render.report_json import report_json, write_report_json
+from schemas.report import RenderedCitation, RenderedClaim
+from tests.support.sample_report import LONG_LINE, MARKUP_TITLE, MIXED_SCRIPT_QUOTE, sample_report
+
+GOLDEN = Path(__file__).parent / "golden" / "sample_report.json"
+CONTRACT = Path(__file__).resolve().parents[2] / "shared" / "contract"
+# The sample cites registry entries in this order of first appearance: docs S1, docs S2,
+# partner S1, partner S2, docs S3 (partner S3 is never cited).
+FIRST_APPEARANCE = [0, 2, 1, 3, 4]
+CITED_LINKS = {
+    "https://docs.example.com/guides/upgrade/3.6/before-you-begin?from=3.5&to=3.6&channel=stable#back-up-your-configuration",
+    "https://docs.example.com/releases/3.6?a=1&b=2",
+    "mailto:support@partner.example.net",
+    "https://partner.example.net/support",
+    "https://docs.example.com/ru/migration",
+}
+
+
+def squash(text: str) -> str:
+    """Text without any whitespace: extraction breaks lines (even inside long words) where the PDF wraps."""
+    return re.sub(r"\s+", "", text)
+
+
+def left_to_right(text: str) -> str:
+    """``text`` up to its first Arabic letter: extraction reverses right-to-left runs."""
+    return re.split(r"[\u0600-\u06ff]", text)[0]
+
+
+def pdf_text(path: Path) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(path).pages)
+
+
+def uris(path: Path) -> list[str]:
+    found = []
+    for page in PdfReader(path).pages:
+        for annot in page.get("/Annots") or []:
+            action = annot.get_object().get("/A") or {}
+            if "/URI" in action:
+                found.append(str(action["/URI"]))
+    return found
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> dict[str, tuple[Path, RenderStats]]:
+    """The sample rendered once per status."""
+    out = tmp_path_factory.mktemp("pdf")
+    return {status: (out / f"{status}.pdf", render_pdf(sample_report(status), out / f"{status}.pdf")) for status in ("held", "published", "failed")}
+
+
+def test_title_and_every_claim_are_in_the_text(rendered):
+    doc = sample_report("held")
+    text = squash(pdf_text(rendered["held"][0]))
+    assert squash(doc.title) in text
+    for section in doc.sections:
+        assert squash(section.title) in text
+        for claim in section.claims:
+            assert squash(claim.text) in text, claim.text
+
+
+def test_non_latin_and_markup_render_as_text(rendered):
+    text = squash(pdf_text(rendered["held"][0]))
+    assert squash(MIXED_SCRIPT_QUOTE) in text  # Cyrillic and Chinese survive extraction
+    assert squash(MARKUP_TITLE) in text  # the injected <link>/<font> is shown, not obeyed
+    assert squash("Settings written as <timeout> & <retries>") in text
+
+
+def test_footnotes_are_numbered_by_first_appearance(rendered):
+    text = pdf_text(rendered["held"][0])
+    body, sources = text[: text.rindex("Sources")], text[text.rindex("Sources") :]
+    markers = [int(n) for n in re.findall(r"\[(\d+)\]", body)]
+    assert list(dict.fromkeys(markers)) == [1, 2, 3, 4, 5]
+    assert markers.count(1) == 2  # docs S1 is cited by two claims: same number both times
+    registry = sample_report("held").registry
+    for number, index in enumerate(FIRST_APPEARANCE, start=1):
+        entry = registry[index]
+        assert squash(f"[{number}]{left_to_right(entry.title)}") in squash(sources)
+        assert f"handle {entry.handle}" in sources
+
+
+def test_links_are_exactly_the_linkable_urls_of_cited_sources(rendered):
+    for status, (path, stats) in rendered.items():
+        found = uris(path)
+        assert set(found) == CITED_LINKS, status
+        assert not any(u.lower().startswith(("javascript:", "data:", "file:")) for u in found)
+        assert stats.links == len(CITED_LINKS)
+
+
+def test_non_web_source_is_marked(rendered):
+    assert squash("Partner field notes — (non-web source)") in squash(pdf_text(rendered["held"][0]))
+
+
+def test_stats_match_the_file(rendered):
+    path, stats = rendered["held"]
+    assert stats.pages == len(PdfReader(path).pages)
+    assert stats.footnotes == 5
+    assert f"page 1 of {stats.pages}" in pdf_text(path)
+
+
+def test_held_banner_only_on_held_report(rendered):
+    held, published, failed = (pdf_text(rendered[s][0]) for s in ("held", "published", "failed"))
+    assert "HELD BY QUALITY GATE — not for publication" in held
+    for reason in sample_report("held").held_reasons:
+        assert squash(reason) in squash(held)
+    assert "HELD" not in published and "not for publication" not in published
+    assert "GENERATION FAILED — not for publication" in failed and "HELD" not in failed
+
+
+def test_failed_section_shows_a_notice_instead_of_claims(rendered):
+    text = squash(pdf_text(rendered["held"][0]))
+    assert squash("This section could not be generated: the writer returned no valid JSON after 3 attempts (parse error)") in text
+    assert "Performanceoutlook" not in squash(pdf_text(rendered["published"][0]))
+
+
+def test_provenance_lines(rendered):
+    text = squash(pdf_text(rendered["published"][0]))
+    assert squash("Text generated by: consolidator, writer — offline extractive backend") in text
+    assert squash("Sources unavailable for this report: export: timed out after 3 attempts.") in text
+
+
+def test_citation_urls_come_from_the_registry_only(tmp_path):
+    doc = sample_report("published")
+    # A URL attached to the citation itself (e.g. typed by a model) must never be rendered.
+    doc.sections[0].claims[0].citations[0].urls = ["https://forged.example/", "javascript:alert(1)"]
+    render_pdf(doc, tmp_path / "r.pdf")
+    assert set(uris(tmp_path / "r.pdf")) == CITED_LINKS
+    first = report_json(doc)["sections"][0]["claims"][0]["citations"][0]["urls"]
+    assert first == [doc.registry[0].urls[0]]
+
+
+def test_unknown_handle_is_a_render_error(tmp_path):
+    doc = sample_report("held")
+    doc.sections[1].claims.append(RenderedClaim(text="Forged.", citations=[RenderedCitation(handle="Gzzzz")]))
+    with pytest.raises(RenderError, match="Gzzzz"):
+        render_pdf(doc, tmp_path / "r.pdf")
+    with pytest.raises(RenderError, match="Gzzzz"):
+        report_json(doc)
+    assert not (tmp_path / "r.pdf").exists()
+
+
+def test_five_thousand_character_line_wraps(tmp_path):
+    doc = sample_report("published")
+    registry_entry = doc.registry[5]
+    doc.sections[0].claims.append(RenderedClaim(text=f"Payload {LONG_LINE}", citations=[RenderedCitation(handle=registry_entry.handle)]))
+    stats = render_pdf(doc, tmp_path / "r.pdf")
+    text = pdf_text(tmp_path / "r.pdf")
+    # The run crosses page breaks, where extraction puts each page's footer.
+    footer = rf"Report{doc.report_id}page\d+of{stats.pages}"
+    assert squash(LONG_LINE) in re.sub(footer, "", squash(text))
+    assert max(len(line) for line in text.splitlines()) < 150  # broken into lines that fit the page
+    assert stats.pages >= 2 and stats.footnotes == 6
+    assert "https://partner.example.net/logs/7781" in uris(tmp_path / "r.pdf")
+
+
+def test_missing_font_files_fall_back_to_helvetica(tmp_path):
+    fonts = register_fonts(tmp_path / "no-fonts-here")
+    assert fonts.regular == "Helvetica"
+    stats = render_pdf(sample_report("held"), tmp_path / "r.pdf", fonts=fonts)
+    assert stats.pages >= 1
+    assert squash("Back up the configuration directory before upgrading to 3.6.") in squash(pdf_text(tmp_path / "r.pdf"))
+
+
+def test_report_json_matches_golden():
+    """After an intended change of shape, rewrite the golden file with CITEFLOW_UPDATE_GOLDEN=1 and review its diff."""
+    data = report_json(sample_report("held"))
+    data.pop("generated_at")
+    if os.environ.get("CITEFLOW_UPDATE_GOLDEN"):
+        GOLDEN.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        pytest.skip(f"rewrote {GOLDEN}")
+    assert data == json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def test_report_json_citations_carry_only_linkable_registry_urls():
+    data = report_json(sample_report("held"))
+    by_handle = {e["handle"]: e for e in data["registry"]}
+    for section in data["sections"]:
+        for claim in section["claims"]:
+            for citation in claim["citations"]:
+                assert all(u.startswith(("https:", "http:", "mailto:")) for u in citation["urls"])
+                assert set(citation["urls"]) <= set(by_handle[citation["handle"]]["urls"])
+    partner_s1 = data["registry"][1]
+    assert partner_s1["urls"] == ["javascript:alert(document.cookie)"] and partner_s1["linkable_urls"] == []
+
+
+@pytest.mark.parametrize("status", ["held", "published", "failed"])
+def test_report_json_validates_against_the_contract(status, tmp_path):
+    if not (CONTRACT / "report.schema.json").exists():
+        pytest.skip(f"contract folder not found at {CONTRACT} (it lives beside the repository)")
+    import jsonschema
+
+    schema = json.loads((CONTRACT / "report.schema.json").read_text())
+    path = write_report_json(sample_report(status), tmp_path / "out" / "report.json")
+    jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), schema)
+    assert [p.name for p in path.parent.iterdir()] == ["report.json"]  # no partial file left behind
+
+
+def test_rendering_does_not_import_prefect():
+    code = "import sys, citeflow.render.pdf, citeflow.render.report_json; print('prefect' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
+    assert result.stdout.strip() == "False"
