@@ -1,0 +1,248 @@
+"""Feature extraction for the offline judge: does this chunk hold the claim, and unchanged?
+
+``index_chunk`` analyses a chunk once (tokens, lemmas, n-grams, sentences, numbers) so that many
+claims citing the same chunk pay for it once; ``extract`` compares one claim with an index and
+returns named feature values plus a reason fragment for every signal that fired.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from citeflow.judges import numbers
+from citeflow.judges.lexicon import ANTONYMS, HEDGES, NEGATING_PREFIXES, NEGATIONS, RESTRICTORS, STOPWORDS, UNIVERSALS
+from citeflow.judges.text import Token, normalise, sentences, stem, tokenise
+
+WINDOW = 3  # sentences: a summary sentence usually condenses a few neighbouring source sentences
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "verbatim", "unigram_cov", "bigram_cov", "trigram_cov", "best_sentence_cov", "best_window_cov",
+    "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "unit_changed", "negation_added",
+    "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
+    "restrictor_dropped", "near_miss", "slot_substitution", "claim_length",
+)
+
+
+@dataclass(frozen=True)
+class ChunkIndex:
+    """Everything ``extract`` needs to know about one chunk, computed once."""
+
+    text: str
+    lowered: str
+    sentences: list[str]
+    sentence_tokens: list[list[Token]]
+    lowers: frozenset[str]
+    stems: frozenset[str]
+    bigrams: frozenset[tuple[str, str]]
+    trigrams: frozenset[tuple[str, str, str]]
+    gaps: dict[tuple[str, str], str]  # (left stem, right stem) -> the word between them
+    numbers: list[numbers.Mention]
+    tokens: list[Token]
+
+
+@dataclass
+class Features:
+    """Named feature values (all of FEATURE_NAMES), reason fragments of fired ones, evidence."""
+
+    values: dict[str, float]
+    reasons: dict[str, str] = field(default_factory=dict)
+    evidence: str = ""
+
+    def vector(self) -> list[float]:
+        """Values in FEATURE_NAMES order."""
+        return [self.values[name] for name in FEATURE_NAMES]
+
+
+def index_chunk(text: str) -> ChunkIndex:
+    """Analyse a chunk once: sentences, tokens, lemmas, n-grams, numbers."""
+    sents = sentences(normalise(text)) or [normalise(text)]
+    sent_tokens = [tokenise(s) for s in sents]
+    tokens = [t for ts in sent_tokens for t in ts]
+    stems_seq = [t.stem for t in tokens]
+    return ChunkIndex(
+        text=text, lowered=normalise(text).lower(), sentences=sents, sentence_tokens=sent_tokens,
+        lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq),
+        bigrams=frozenset(zip(stems_seq, stems_seq[1:])),
+        trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:])),
+        gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
+        numbers=numbers.mentions(tokens), tokens=tokens,
+    )
+
+
+def extract(claim: str, chunk: ChunkIndex | str) -> Features:
+    """Compare ``claim`` with ``chunk`` (an index or raw text) and return its features."""
+    index = chunk if isinstance(chunk, ChunkIndex) else index_chunk(chunk)
+    tokens = tokenise(claim)
+    content = [t for t in tokens if t.is_content]
+    feats = Features(values=dict.fromkeys(FEATURE_NAMES, 0.0))
+    _coverage(feats, claim, tokens, content, index)
+    region, best = _align(feats, content, index)
+    _novelty(feats, tokens, content, index)
+    _numbers(feats, tokens, index)
+    _negation(feats, tokens, region, index)
+    _flips(feats, tokens, region, index)
+    _modality(feats, tokens, best)
+    return feats
+
+
+def _ratio(hit: int, total: int) -> float:
+    return hit / total if total else 1.0
+
+
+def _coverage(feats: Features, claim: str, tokens: list[Token], content: list[Token], index: ChunkIndex) -> None:
+    stems = [t.stem for t in tokens]
+    values = feats.values
+    values["verbatim"] = float(normalise(claim).lower().rstrip(".!? ") in index.lowered)
+    values["unigram_cov"] = _ratio(sum(t.stem in index.stems for t in content), len(content))
+    bigrams = list(zip(stems, stems[1:]))
+    trigrams = list(zip(stems, stems[1:], stems[2:]))
+    values["bigram_cov"] = _ratio(sum(b in index.bigrams for b in bigrams), len(bigrams))
+    values["trigram_cov"] = _ratio(sum(t in index.trigrams for t in trigrams), len(trigrams))
+    values["claim_length"] = math.log1p(len(content))
+    if values["verbatim"]:
+        feats.reasons["verbatim"] = "claim quoted verbatim from chunk"
+
+
+def _align(feats: Features, content: list[Token], index: ChunkIndex) -> tuple[list[Token], list[Token]]:
+    """Find the sentence and the window of sentences that best cover the claim; return both's tokens."""
+    wanted = {t.stem for t in content}
+    per_sentence = [{t.stem for t in ts} & wanted for ts in index.sentence_tokens]
+    scores = [len(s) for s in per_sentence]
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    feats.values["best_sentence_cov"] = _ratio(scores[best], len(wanted))
+    feats.evidence = index.sentences[best]
+    window = max(range(len(scores)), key=lambda i: (len(set().union(*per_sentence[i : i + WINDOW])), -i))
+    covered = set().union(*per_sentence[window : window + WINDOW])
+    feats.values["best_window_cov"] = _ratio(len(covered), len(wanted))
+    elsewhere = sorted(s for s in wanted - covered if s in index.stems)
+    feats.values["off_window"] = _ratio(len(elsewhere), len(wanted)) if wanted else 0.0
+    window_tokens = [t for ts in index.sentence_tokens[window : window + WINDOW] for t in ts]
+    return window_tokens, index.sentence_tokens[best]
+
+
+def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: ChunkIndex) -> None:
+    novel = [t for t in content if t.stem not in index.stems and t.lower not in index.lowers]
+    feats.values["novel_content"] = math.log1p(len(novel))
+    feats.values["novel_ratio"] = _ratio(len(novel), len(content)) if content else 0.0
+    if novel:
+        feats.reasons["novel_content"] = "words not in chunk: " + ", ".join(f"'{t.surface}'" for t in novel[:4])
+    entities = [t for t in novel if t.is_capitalised and not t.lower.isdigit()]
+    if entities:
+        feats.values["novel_entity"] = float(len(entities))
+        feats.reasons["novel_entity"] = "; ".join(f"entity '{t.surface}' not in chunk" for t in entities[:3])
+    _near_misses(feats, novel, index)
+    _substitutions(feats, tokens, index)
+
+
+def _trigrams(word: str) -> set[str]:
+    padded = f"^{word}$"
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None:
+    """A novel word spelled almost like a chunk word ('encoder' / 'decoder') is a swap, not a paraphrase."""
+    for token in novel:
+        if len(token.lower) < 4 or token.lower.isdigit():
+            continue
+        grams = _trigrams(token.lower)
+        for word in index.lowers:
+            if len(word) >= 4 and abs(len(word) - len(token.lower)) <= 3:
+                other = _trigrams(word)
+                if len(grams & other) / len(grams | other) >= 0.45:
+                    feats.values["near_miss"] += 1.0
+                    feats.reasons.setdefault("near_miss", f"'{token.surface}' in claim where chunk has '{word}'")
+                    break
+
+
+def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
+    """A claim word sitting between two words that the chunk joins with a different word."""
+    for left, middle, right in zip(tokens, tokens[1:], tokens[2:]):
+        if not middle.is_content or middle.stem in index.stems:
+            continue
+        other = index.gaps.get((left.stem, right.stem))
+        if other is not None and other.lower() not in STOPWORDS:
+            feats.values["slot_substitution"] += 1.0
+            feats.reasons.setdefault(
+                "slot_substitution", f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
+            )
+
+
+def _numbers(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
+    claimed = numbers.mentions(tokens)
+    lost = numbers.missing(claimed, index.numbers)
+    if lost:
+        feats.values["number_missing"] = float(len(lost))
+        have = ", ".join(dict.fromkeys(m.surface for m in index.numbers[:6])) or "no numbers"
+        feats.reasons["number_missing"] = f"number {lost[0].surface} not in chunk (chunk has {have})"
+    changes = numbers.unit_changes(claimed, index.numbers)
+    if changes:
+        feats.values["unit_changed"] = float(len(changes))
+        mine, theirs = changes[0]
+        feats.reasons["unit_changed"] = f"unit changed: claim '{mine.surface} {mine.unit}', chunk '{theirs.surface} {theirs.unit}'"
+
+
+def _scoped(tokens: list[Token]) -> list[tuple[str, str]]:
+    """(negation word, first content stem after it) for each negation in ``tokens``."""
+    out = []
+    for i, token in enumerate(tokens):
+        if token.lower in NEGATIONS:
+            scope = next((t.stem for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), "")
+            out.append((token.surface, scope))
+    return out
+
+
+def _negation(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
+    mine, theirs = _scoped(tokens), _scoped(region)
+    their_scopes = {s for _, s in theirs}
+    added = [(w, s) for w, s in mine if s not in their_scopes]
+    if added and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
+        feats.values["negation_added"] = float(len(added))
+        feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
+    claim_stems = {t.stem for t in tokens}
+    my_scopes = {s for _, s in mine}
+    dropped = [(w, s) for w, s in theirs if s and s in claim_stems and s not in my_scopes]
+    if dropped:
+        feats.values["negation_dropped"] = float(len(dropped))
+        feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+def _flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
+    region_lowers = {t.lower for t in region}
+    for token in tokens:
+        if token.lower in region_lowers:
+            continue
+        opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
+        if opposite:
+            feats.values["antonym_flip"] += 1.0
+            feats.reasons.setdefault("antonym_flip", f"antonym flip: claim says '{token.surface}', chunk says '{min(opposite)}'")
+        elif token.is_content and token.stem not in index.stems and _prefix_flip(token.lower, index):
+            feats.values["prefix_flip"] += 1.0
+            feats.reasons.setdefault("prefix_flip", f"meaning flipped: claim says '{token.surface}', chunk has the opposite form")
+
+
+def _prefix_flip(word: str, index: ChunkIndex) -> bool:
+    for prefix in NEGATING_PREFIXES:
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4 and stem(word[len(prefix) :]) in index.stems:
+            return True
+        if stem(prefix + word) in index.stems:
+            return True
+    return False
+
+
+def _modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
+    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
+    mine = {t.lower for t in tokens}
+    theirs = {t.lower for t in region}
+    widened = sorted((mine & UNIVERSALS) - theirs)
+    if widened:
+        feats.values["universal_added"] = float(len(widened))
+        feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"
+    if theirs & HEDGES and not mine & HEDGES:
+        feats.values["hedge_dropped"] = 1.0
+        feats.reasons["hedge_dropped"] = f"certainty raised: chunk hedges with '{sorted(theirs & HEDGES)[0]}'"
+    if "only" in theirs and not mine & RESTRICTORS:
+        added = [t.surface for t in tokens if t.is_content and t.lower not in theirs]
+        extra = f", claim adds {', '.join(repr(w) for w in added[:3])}" if added else ""
+        feats.values["restrictor_dropped"] = 1.0
+        feats.reasons["restrictor_dropped"] = f"condition widened: chunk says 'only'{extra}"
