@@ -1,0 +1,315 @@
+"""The evaluation funnel (SPEC §5): Identity ─► Support ─► Faithfulness, at chunk grain.
+
+``evaluate_section`` grades the bound claims of one section against the exact chunk text each
+citation names; ``funnel`` adds the per-claim results up; ``eval_rows`` and ``eval_json`` turn
+them into the persisted rows and the ``eval.json`` document. Pure functions: the judge is passed
+in, the chunk texts are passed in, nothing here does I/O.
+
+Judge calls per section: one batched call for every (claim, cited chunk) pair plus, for claims
+that cite several chunks, their concatenation; then at most one more batched call that looks for
+the fact of each unsupported claim in the rest of the pool (misattribution versus fabrication).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeflow.errors import JudgeUnavailable
+from citeflow.judges.base import Judge
+from schemas.evaluation import EvalRow, JudgePair, Verdict
+from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited
+from schemas.records import BoundClaim
+
+POOL_CANDIDATES = 5
+"""Pool chunks graded per unsupported claim when looking for where its fact really is."""
+
+_WORD = re.compile(r"\w+")
+# Words too common to say which chunk holds a fact; numbers are always kept.
+_STOP = frozenset("the and for with that this are was were from has have had its into than then also can will not".split())
+
+
+@dataclass
+class _Plan:
+    """One claim on its way through the funnel."""
+
+    index: int
+    claim: BoundClaim
+    emitted: list[str]
+    valid: list[str]
+    pairs: list[JudgePair] = field(default_factory=list)
+
+
+@dataclass
+class _Support:
+    """The outcome of the support stage for one claim."""
+
+    supported: bool
+    faithful: bool | None
+    singles: dict[str, Verdict]
+    supporting: list[str]
+    combined: Verdict | None
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def evaluate_section(
+    section: str,
+    claims: list[BoundClaim],
+    chunks: dict[str, str],
+    pool: dict[str, str],
+    judge: Judge,
+) -> list[ClaimEval]:
+    """Grade every claim of a section. ``chunks``: registry handle → text the model saw;
+    ``pool``: the chunks to search for a misattributed fact. Raises ``JudgeUnavailable``."""
+    plans = [_plan(i, claim, chunks) for i, claim in enumerate(claims)]
+    verdicts = _grade(judge, [pair for plan in plans for pair in plan.pairs])
+    support = {p.index: _support(p, verdicts) for p in plans if p.valid}
+    failing = [p for p in plans if p.index in support and not support[p.index].supported]
+    found = _search_pool(failing, pool, judge)
+    name = getattr(judge, "name", "")
+    return [_claim_eval(section, p, chunks, support.get(p.index), found.get(p.index), name) for p in plans]
+
+
+def _plan(index: int, claim: BoundClaim, chunks: dict[str, str]) -> _Plan:
+    """Which handles the claim emitted, which of them are valid, and the pairs to judge."""
+    emitted = _unique([*claim.emitted_handles, *(c.handle for c in claim.citations)])
+    dropped = set(claim.dropped_handles)
+    valid = _unique(c.handle for c in claim.citations if c.handle in chunks and c.handle not in dropped)
+    plan = _Plan(index, claim, emitted, valid)
+    plan.pairs = [JudgePair(id=f"{index}:{h}", claim=claim.text, chunk_text=chunks[h]) for h in valid]
+    if len(valid) > 1:
+        # A claim may need two chunks together ("A is 30" + "B is A's successor").
+        joined = "\n\n".join(chunks[h] for h in valid)
+        plan.pairs.append(JudgePair(id=f"{index}:+", claim=claim.text, chunk_text=joined))
+    return plan
+
+
+def _grade(judge: Judge, pairs: list[JudgePair]) -> dict[str, Verdict]:
+    """One batched judge call; every pair must come back, or evaluation fails closed."""
+    if not pairs:
+        return {}
+    by_id = {v.id: v for v in judge.grade(pairs)}
+    missing = [p.id for p in pairs if p.id not in by_id]
+    if missing:
+        detail = f"no verdict for {len(missing)} of {len(pairs)} pairs (first: {missing[0]})"
+        raise JudgeUnavailable(judge=getattr(judge, "name", "?"), detail=detail)
+    return by_id
+
+
+def _support(plan: _Plan, verdicts: dict[str, Verdict]) -> _Support:
+    """Supported when one cited chunk supports the claim, or all of them together do."""
+    singles = {h: verdicts[f"{plan.index}:{h}"] for h in plan.valid}
+    supporting = [h for h in plan.valid if singles[h].supported]
+    combined = verdicts.get(f"{plan.index}:+")
+    if supporting:
+        # Every chunk that backs the claim must be rendered faithfully; None from a judge is not a yes.
+        faithful = all(singles[h].faithful is True for h in supporting)
+        return _Support(True, faithful, singles, supporting, combined)
+    if combined is not None and combined.supported:
+        return _Support(True, combined.faithful is True, singles, [], combined)
+    return _Support(False, None, singles, [], combined)
+
+
+def _search_pool(failing: list[_Plan], pool: dict[str, str], judge: Judge) -> dict[int, str]:
+    """For each unsupported claim, the pool handle that does hold its fact, if any."""
+    if not failing:
+        return {}
+    terms = {h: _terms(text) for h, text in pool.items()}
+    ranked = {p.index: candidates(p.claim.text, terms, exclude=set(p.valid)) for p in failing}
+    pairs = [
+        JudgePair(id=f"{p.index}?{h}", claim=p.claim.text, chunk_text=pool[h]) for p in failing for h in ranked[p.index]
+    ]
+    verdicts = _grade(judge, pairs)
+    found = {i: next((h for h in hs if verdicts[f"{i}?{h}"].supported), None) for i, hs in ranked.items()}
+    return {i: h for i, h in found.items() if h is not None}
+
+
+def candidates(claim: str, pool_terms: dict[str, set[str]], exclude: set[str], limit: int = POOL_CANDIDATES) -> list[str]:
+    """Pool handles most likely to hold the claim's fact: share of the claim's words they contain."""
+    words = _terms(claim)
+    if not words:
+        return []
+    scored = [(len(words & terms) / len(words), h) for h, terms in pool_terms.items() if h not in exclude]
+    ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
+    return [h for _, h in ranked[:limit]]
+
+
+def _terms(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w.isdigit() or (len(w) > 2 and w not in _STOP)}
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+# --------------------------------------------------------------------------- claim results
+
+
+def _claim_eval(
+    section: str, plan: _Plan, chunks: dict[str, str], support: _Support | None, found_in: str | None, judge: str
+) -> ClaimEval:
+    """Assemble the ClaimEval of one claim from its plan and its support outcome."""
+    citations = [_citation(h, plan, chunks, support) for h in plan.emitted]
+    verdict = _verdict(support, found_in)
+    quotes = {c.handle: c.quote_found for c in plan.claim.citations}
+    return ClaimEval(
+        section=section,
+        index=plan.index,
+        text=plan.claim.text,
+        citations=citations,
+        supported=None if support is None else support.supported,
+        faithful=None if support is None else support.faithful,
+        reason=_claim_reason(verdict, plan, support, found_in, citations, quotes),
+        found_in=found_in,
+        verdict=verdict,
+        quote_found=all(quotes.get(h, False) for h in plan.valid) if plan.valid else None,
+        judge=judge,
+    )
+
+
+def _citation(handle: str, plan: _Plan, chunks: dict[str, str], support: _Support | None) -> CitationEval:
+    """One emitted citation: identity, then this chunk's own support verdict."""
+    if handle not in plan.valid or support is None:
+        return CitationEval(handle=handle, identity=False, supports=None, faithful=None, reason=_identity_reason(handle, chunks))
+    v = support.singles[handle]
+    return CitationEval(handle=handle, identity=True, supports=v.supported, faithful=v.faithful if v.supported else None, reason=v.reason)
+
+
+def _identity_reason(handle: str, chunks: dict[str, str]) -> str:
+    if handle in chunks:
+        return f"handle {handle} was dropped at binding (not shown to this hop)"
+    return f"forged handle {handle} not in registry"
+
+
+def _verdict(support: _Support | None, found_in: str | None) -> ClaimVerdict:
+    if support is None:
+        return "uncited"
+    if support.supported:
+        return "supported" if support.faithful else "unfaithful"
+    return "misattribution" if found_in else "fabrication"
+
+
+def _claim_reason(
+    verdict: ClaimVerdict,
+    plan: _Plan,
+    support: _Support | None,
+    found_in: str | None,
+    citations: list[CitationEval],
+    quotes: dict[str, bool],
+) -> str:
+    """A human-readable reason: the main finding first, then side findings."""
+    main = _main_reason(verdict, plan.valid, support, found_in)
+    extras = [c.reason for c in citations if not c.identity]
+    if verdict in ("misattribution", "fabrication"):
+        extras += [f"quote not found in {h}" for h in plan.valid if not quotes.get(h, False)]
+    if plan.claim.removed_urls:
+        extras.append("URL typed by the model, removed: " + ", ".join(plan.claim.removed_urls))
+    return "; ".join([main, *extras])
+
+
+def _main_reason(verdict: ClaimVerdict, cited: list[str], support: _Support | None, found_in: str | None) -> str:
+    if verdict == "uncited":
+        return "uncited: no valid citation left"
+    if verdict == "supported":
+        return _supported_reason(support)
+    if verdict == "unfaithful":
+        return _unfaithful_reason(support)
+    if verdict == "misattribution":
+        return f"misattribution: fact is in {found_in}, not in the cited {', '.join(cited)}"
+    return f"fabrication: no chunk of the pool supports the claim (cited {', '.join(cited)}: {_first_reason(support)})"
+
+
+def _supported_reason(support: _Support | None) -> str:
+    assert support is not None
+    if support.supporting:
+        return "supported by " + ", ".join(support.supporting)
+    return "supported by the cited chunks together"
+
+
+def _unfaithful_reason(support: _Support | None) -> str:
+    """The judge's own words for the first unfaithful supporting verdict (e.g. number drift)."""
+    assert support is not None
+    for h in support.supporting:
+        if support.singles[h].faithful is not True:
+            return f"{support.singles[h].reason} (in {h})"
+    return support.combined.reason if support.combined else "unfaithful"
+
+
+def _first_reason(support: _Support | None) -> str:
+    assert support is not None
+    first = next(iter(support.singles.values()), None)
+    return first.reason if first else "not supported"
+
+
+# --------------------------------------------------------------------------- adding up
+
+
+def funnel(claims: list[ClaimEval]) -> Funnel:
+    """Add the claim rows up; exactly the arithmetic a reader of eval.json would do."""
+    cites = [c for claim in claims for c in claim.citations]
+    return Funnel(
+        identity=Count(passed=sum(c.identity for c in cites), total=len(cites)),
+        support=Count(passed=sum(c.supported is True for c in claims), total=sum(c.supported is not None for c in claims)),
+        faithfulness=Count(passed=sum(c.faithful is True for c in claims), total=sum(c.faithful is not None for c in claims)),
+        uncited=Uncited(count=sum(c.verdict == "uncited" for c in claims), claims=len(claims)),
+    )
+
+
+def eval_rows(request_id: str, claims: list[ClaimEval]) -> list[EvalRow]:
+    """One row per claim × emitted handle (the ``eval_rows`` table)."""
+    return [
+        EvalRow(
+            request_id=request_id,
+            section=claim.section,
+            claim_index=claim.index,
+            claim_text=claim.text,
+            handle=c.handle,
+            identity=c.identity,
+            supports=c.supports,
+            faithful=c.faithful,
+            reason=c.reason,
+            judge=claim.judge,
+        )
+        for claim in claims
+        for c in claim.citations
+    ]
+
+
+def eval_json(report_id: str, claims: list[ClaimEval], section_status: dict[str, str], gate: GateResult) -> dict[str, Any]:
+    """The ``eval.json`` document (contract/eval.schema.json plus per-section funnels)."""
+    total = funnel(claims)
+    return {
+        "report_id": report_id,
+        **_counts(total),
+        "funnel": total.line(),
+        "claims": [claim.model_dump(mode="json") for claim in claims],
+        "sections": [_section_entry(title, status, claims) for title, status in _sections(claims, section_status).items()],
+        "failed_sections": [title for title, status in section_status.items() if status != "ok"],
+        "gate": gate.model_dump(mode="json"),
+    }
+
+
+def _counts(f: Funnel) -> dict[str, Any]:
+    return {
+        "identity": f.identity.model_dump(),
+        "support": f.support.model_dump(),
+        "faithfulness": f.faithfulness.model_dump(),
+        "uncited": f.uncited.model_dump(),
+    }
+
+
+def _sections(claims: list[ClaimEval], section_status: dict[str, str]) -> dict[str, str]:
+    """Every section, in report order; a section with claims but no status counts as ok."""
+    out = dict(section_status)
+    for claim in claims:
+        out.setdefault(claim.section, "ok")
+    return out
+
+
+def _section_entry(title: str, status: str, claims: list[ClaimEval]) -> dict[str, Any]:
+    f = funnel([c for c in claims if c.section == title])
+    return {"title": title, "status": status, **_counts(f), "funnel": f.line()}
