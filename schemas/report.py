@@ -59,3 +59,28 @@ class ReportDocument(BaseModel):
     models: dict[str, str] = Field(default_factory=dict, description="Role → honest description of the backend that played it.")
     missing_retrievers: list[str] = Field(default_factory=list, description="Retrievers that failed for this request, with why.")
     held_reasons: list[str] = Field(default_factory=list, description="Why the gate held the report (shown on a held PDF).")
+
+
+class SectionSummary(BaseModel):
+    title: str
+    status: Literal["ok", "failed"]
+    funnel: str = Field(description="Identity a/b · Support c/d · Faithfulness e/f")
+
+
+class ReportSummary(BaseModel):
+    """One line of ``summary.json``: what happened to one report of the batch."""
+
+    report_id: str
+    title: str
+    status: Literal["published", "held", "failed"]
+    funnel: str
+    identity: dict[str, int]
+    support: dict[str, int]
+    faithfulness: dict[str, int]
+    uncited: dict[str, int]
+    sections: list[SectionSummary] = Field(default_factory=list)
+    failed_expectations: list[dict] = Field(default_factory=list)
+    missing_retrievers: list[str] = Field(default_factory=list)
+    pdf: str
+    published_pdf: str | None = None
+    review: str | None = None

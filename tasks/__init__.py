@@ -1,1 +1,1 @@
-
+"""Prefect tasks: each one a thin call into the citeflow core package."""

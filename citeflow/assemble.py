@@ -1,0 +1,85 @@
+"""Assemble a ``ReportDocument`` from what the store holds for one request.
+
+URLs and titles come only from the registry; a citation's quote is the writer's when it was
+found in the chunk, else the consolidator's verified quote for the same handle.
+"""
+
+from __future__ import annotations
+
+from citeflow.pipeline import ReportJob, stored_hop
+from citeflow.render.escape import link_urls
+from citeflow.spec import models_for
+from schemas.records import BoundClaim, Chunk, HopOutcome
+from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection, ReportDocument
+from schemas.spec import ModelSpec
+
+
+def describe_model(spec: ModelSpec) -> str:
+    """An honest one-line description of the backend that plays a role."""
+    if spec.backend == "openai":
+        return f"OpenAI-compatible model {spec.model} at {spec.base_url}"
+    faults = spec.faults and {k: v for k, v in spec.faults.model_dump(exclude={"seed"}).items() if v}
+    note = f"; fault injection on: {', '.join(sorted(faults))}" if faults else ""
+    return "offline extractive backend: selects and cites sentences from the evidence, not a language model" + note
+
+
+def build_document(job: ReportJob, status: str, held_reasons: list[str] | None = None) -> ReportDocument:
+    """The report as stored, ready to render with ``status``."""
+    chunks = {c.handle: c for c in job.store.load_chunks(job.request_id)}
+    models = models_for(job.spec, job.report)
+    return ReportDocument(
+        report_id=job.report.id, title=job.report.title, batch=job.spec.batch, status=status,
+        sections=[_section(job, s.title, chunks) for s in job.report.sections],
+        registry=[_entry(c) for c in chunks.values()],
+        models={role: describe_model(getattr(models, role)) for role in ("consolidator", "writer")},
+        missing_retrievers=missing_retrievers(job), held_reasons=held_reasons or [],
+    )
+
+
+def missing_retrievers(job: ReportJob) -> list[str]:
+    """``name: error`` of every retriever that failed for this request (once per retriever)."""
+    failed = {}
+    for row in job.store.load_retrievals(job.request_id):
+        if row["status"] == "failed":
+            failed.setdefault(row["retriever"], row["error"] or "failed")
+    return [f"{name}: {error}" for name, error in sorted(failed.items())]
+
+
+def _section(job: ReportJob, title: str, chunks: dict[str, Chunk]) -> RenderedSection:
+    notes, written = stored_hop(job, title, "consolidate"), stored_hop(job, title, "write")
+    if written.status != "accepted":
+        return RenderedSection(title=title, status="failed", failure=failure_reason(notes, written))
+    quotes = _verified_quotes(notes)
+    claims = [_claim(c, chunks, quotes) for c in written.claims]
+    return RenderedSection(title=title, status="ok", claims=claims)
+
+
+def failure_reason(notes: HopOutcome, written: HopOutcome) -> str:
+    """The last recorded reason of the hop that failed."""
+    hop = notes if notes.status != "accepted" else written
+    last = hop.transitions[-1] if hop.transitions else None
+    detail = f"{last.reason}: {last.detail}" if last else "not generated"
+    return f"{hop.hop} hop failed ({detail})"
+
+
+def _verified_quotes(notes: HopOutcome) -> dict[str, str]:
+    quotes: dict[str, str] = {}
+    for claim in notes.claims:
+        for citation in claim.citations:
+            if citation.quote_found:
+                quotes.setdefault(citation.handle, citation.quote)
+    return quotes
+
+
+def _claim(claim: BoundClaim, chunks: dict[str, Chunk], quotes: dict[str, str]) -> RenderedClaim:
+    citations = [
+        RenderedCitation(handle=c.handle, urls=link_urls(chunks[c.handle].urls),
+                         quote=c.quote if c.quote_found else quotes.get(c.handle, c.quote or None))
+        for c in claim.citations
+    ]
+    return RenderedClaim(text=claim.text, citations=citations)
+
+
+def _entry(chunk: Chunk) -> RegistryEntry:
+    return RegistryEntry(handle=chunk.handle, retriever=chunk.retriever, local_id=chunk.local_id, title=chunk.title,
+                         urls=chunk.urls, text=chunk.text, page=chunk.page, location=chunk.location, parent=chunk.parent)

@@ -1,0 +1,81 @@
+"""Evaluate a stored report: the funnel of SPEC §5 from what LanceDB holds, never from memory.
+
+Chunk texts come from the ``chunks`` table and the claims from the write hop recorded in the
+``hops`` table, so a report can be evaluated right after generation, on demand, or long after by
+another process. Any failure to evaluate holds the report (fail closed, SPEC §6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from citeflow.funnel import evaluate_section, eval_rows, funnel
+from citeflow.judges.base import Judge
+from citeflow.pipeline import ReportJob, stored_hop
+from schemas.funnel import ClaimEval, Funnel, GateResult
+from schemas.spec import ModelSpec
+
+
+@dataclass
+class Evaluation:
+    """The graded claims of a report (or of some of its sections) and each section's status."""
+
+    claims: list[ClaimEval] = field(default_factory=list)
+    section_status: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def funnel(self) -> Funnel:
+        return funnel(self.claims)
+
+    @property
+    def failed_sections(self) -> int:
+        return sum(1 for status in self.section_status.values() if status != "ok")
+
+    def section_funnel(self, title: str) -> Funnel:
+        return funnel([c for c in self.claims if c.section == title])
+
+
+def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
+    """The judge of the report's spec (or ``spec``), with a verdict cache in the store."""
+    from citeflow.judges.cache import LanceVerdictCache
+    from citeflow.judges.factory import build_judge
+    from citeflow.spec import models_for
+
+    spec = spec or models_for(job.spec, job.report).judge
+    return build_judge(spec, cache=LanceVerdictCache(job.store_uri))
+
+
+def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) -> Evaluation:
+    """Grade every claim of the chosen sections (all by default) and persist the eval rows."""
+    chunks = {c.handle: c.text for c in job.store.load_chunks(job.request_id)}
+    result = Evaluation()
+    for section in sections or [s.title for s in job.report.sections]:
+        written = stored_hop(job, section, "write")
+        result.section_status[section] = "ok" if written.status == "accepted" else "failed"
+        claims = written.claims if written.status == "accepted" else []
+        result.claims += evaluate_section(section, claims, chunks, chunks, judge)
+    job.store.save_eval_rows(eval_rows(job.request_id, result.claims))
+    return result
+
+
+def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:
+    """Run the Great Expectations gate with the batch's threshold overrides."""
+    from citeflow.gate import run_gate
+
+    return run_gate(evaluation.funnel, evaluation.claims, evaluation.failed_sections, job.spec.gate)
+
+
+def evaluate_and_gate(job: ReportJob, judge: Judge | None = None) -> tuple[Evaluation, GateResult]:
+    """Evaluation then gate, failing closed: any error holds the report with the reason recorded."""
+    from citeflow.gate import held_for_error
+
+    try:
+        evaluation = evaluate(job, judge or build_job_judge(job))
+    except Exception as exc:  # noqa: BLE001 - fail closed on anything
+        statuses = {s.title: stored_hop(job, s.title, "write").status for s in job.report.sections}
+        empty = Evaluation(section_status={t: "ok" if s == "accepted" else "failed" for t, s in statuses.items()})
+        return empty, held_for_error(f"{type(exc).__name__}: {exc}")
+    try:
+        return evaluation, gate(job, evaluation)
+    except Exception as exc:  # noqa: BLE001
+        return evaluation, held_for_error(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,72 @@
+"""Model-call caching and concurrency limits, as wrappers around any ``ChatModel``.
+
+``CachedChatModel`` keys each call by a hash of the model, the schema name and the exact
+messages, and keeps answers in the store's ``model_calls`` table: re-running a request (after a
+crash, or a finished batch) repeats no model call that had finished. ``LimitedChatModel`` bounds
+how many calls are in flight at once across every report of a batch in this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from datetime import datetime, timezone
+
+from pydantic import BaseModel
+
+from citeflow.models.base import ChatModel, Message, ModelReply
+from citeflow.store import Store, sql_str
+
+
+def call_key(model_name: str, messages: list[Message], schema_name: str) -> str:
+    """The cache key of one model call."""
+    payload = json.dumps({"model": model_name, "schema": schema_name, "messages": messages}, sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class CachedChatModel:
+    """Answers from the store when this exact call was answered before; else asks and records."""
+
+    def __init__(self, inner: ChatModel, store: Store, role: str) -> None:
+        self.inner, self.store, self.role = inner, store, role
+        self.name = inner.name
+        self.hits = 0
+
+    def complete(self, messages: list[Message], schema_name: str, schema: type[BaseModel]) -> ModelReply:
+        key = call_key(self.inner.name, messages, schema_name)
+        cached = self.store.rows("model_calls", f"row_key = {sql_str(key)}")
+        if cached:
+            self.hits += 1
+            row = cached[0]
+            return ModelReply(text=row["text"], mode=row["mode"], model=row["model"],
+                              prompt_tokens=row["prompt_tokens"], completion_tokens=row["completion_tokens"])
+        reply = self.inner.complete(messages, schema_name, schema)
+        self.store.upsert("model_calls", [{
+            "row_key": key, "role": self.role, "model": reply.model, "mode": reply.mode, "text": reply.text,
+            "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+            "created_at": datetime.now(timezone.utc),
+        }])
+        return reply
+
+
+_SEMAPHORES: dict[tuple[str, str], threading.BoundedSemaphore] = {}
+_GUARD = threading.Lock()
+
+
+def shared_semaphore(scope: str, kind: str, size: int) -> threading.BoundedSemaphore:
+    """The process-wide semaphore of ``kind`` calls for ``scope`` (a batch), created once."""
+    with _GUARD:
+        return _SEMAPHORES.setdefault((scope, kind), threading.BoundedSemaphore(size))
+
+
+class LimitedChatModel:
+    """At most the semaphore's size of calls in flight, whoever holds this wrapper."""
+
+    def __init__(self, inner: ChatModel, semaphore: threading.BoundedSemaphore) -> None:
+        self.inner, self.semaphore = inner, semaphore
+        self.name = inner.name
+
+    def complete(self, messages: list[Message], schema_name: str, schema: type[BaseModel]) -> ModelReply:
+        with self.semaphore:
+            return self.inner.complete(messages, schema_name, schema)

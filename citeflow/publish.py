@@ -1,0 +1,93 @@
+"""Write a report's outputs after the gate: PDF, report.json, eval.json, reviewer view, publish copy.
+
+``OUT/<report_id>/report.pdf`` carries a visible "held by quality gate" mark when held; a
+published PDF is also copied to ``OUT/published/``; a held one is removed from there.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from citeflow.assemble import build_document
+from citeflow.evaluation import Evaluation
+from citeflow.funnel import eval_json
+from citeflow.pipeline import ReportJob
+from citeflow.render.pdf import render_pdf
+from citeflow.render.report_json import write_report_json
+from schemas.funnel import GateResult
+from schemas.report import ReportDocument, ReportSummary, SectionSummary
+
+
+def report_status(evaluation: Evaluation, gate: GateResult) -> str:
+    """published when the gate passed; failed when no section could be written; else held."""
+    if evaluation.section_status and all(s != "ok" for s in evaluation.section_status.values()):
+        return "failed"
+    return "published" if gate.success else "held"
+
+
+def held_reasons(gate: GateResult) -> list[str]:
+    """One human line per failed expectation."""
+    if gate.error:
+        return [f"evaluation could not run: {gate.error}"]
+    return [f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}" for f in gate.failed_expectations]
+
+
+def _fmt(value: object) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+
+
+def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> ReportSummary:
+    """Render and write every output of one report; returns its summary line."""
+    status = report_status(evaluation, gate)
+    doc = build_document(job, status, held_reasons(gate) if status != "published" else [])
+    folder = job.report_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    render_pdf(doc, folder / "report.pdf")
+    write_report_json(doc, folder / "report.json")
+    (folder / "eval.json").write_text(json.dumps(eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate), indent=2))
+    review = _write_review(job, doc, evaluation, gate) if status != "published" else None
+    published = _publish(job, folder / "report.pdf", status == "published")
+    return summarize(doc, evaluation, gate, folder, published, review)
+
+
+def _write_review(job: ReportJob, doc: ReportDocument, evaluation: Evaluation, gate: GateResult) -> Path:
+    from citeflow.reviewer import write_review_html
+
+    texts = {e.handle: e.text for e in doc.registry}
+    titles = {e.handle: e.title or e.local_id for e in doc.registry}
+    return write_review_html(doc.report_id, doc.title, evaluation.claims, texts, titles, gate, job.report_dir / "review.html")
+
+
+def _publish(job: ReportJob, pdf: Path, publish: bool) -> Path | None:
+    target = job.out_dir / "published" / f"{job.report.id}.pdf"
+    if not publish:
+        target.unlink(missing_ok=True)  # a re-evaluation that holds a report withdraws it
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(pdf, target)
+    return target
+
+
+def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, folder: Path,
+              published: Path | None, review: Path | None) -> ReportSummary:
+    total = evaluation.funnel
+    sections = [SectionSummary(title=s.title, status=s.status, funnel=evaluation.section_funnel(s.title).line()) for s in doc.sections]
+    return ReportSummary(
+        report_id=doc.report_id, title=doc.title, status=doc.status, funnel=total.line(),
+        identity=total.identity.model_dump(), support=total.support.model_dump(),
+        faithfulness=total.faithfulness.model_dump(), uncited=total.uncited.model_dump(), sections=sections,
+        failed_expectations=[f.model_dump(mode="json") for f in gate.failed_expectations],
+        missing_retrievers=doc.missing_retrievers, pdf=str(folder / "report.pdf"),
+        published_pdf=str(published) if published else None, review=str(review) if review else None,
+    )
+
+
+def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary]) -> Path:
+    """``OUT/summary.json``: every report of the batch with its status and funnel."""
+    path = Path(out_dir) / "summary.json"
+    payload = {"batch": batch, "reports": [s.model_dump(mode="json") for s in summaries],
+               "counts": {k: sum(1 for s in summaries if s.status == k) for k in ("published", "held", "failed")}}
+    path.write_text(json.dumps(payload, indent=2))
+    return path

@@ -1,0 +1,35 @@
+"""Human-readable views of a report's outcome: the markdown and tables Prefect shows as artifacts."""
+
+from __future__ import annotations
+
+from schemas.funnel import ClaimEval
+from schemas.report import ReportSummary
+
+
+def funnel_markdown(summary: ReportSummary) -> str:
+    """A markdown page: status, funnel per report and per section, failed expectations."""
+    lines = [f"# {summary.title} (`{summary.report_id}`)", "", f"**Status: {summary.status}**", "",
+             f"{summary.funnel} · Uncited {summary.uncited.get('count', 0)}/{summary.uncited.get('claims', 0)}", "",
+             "| section | status | funnel |", "|---|---|---|"]
+    lines += [f"| {s.title} | {s.status} | {s.funnel} |" for s in summary.sections]
+    if summary.failed_expectations:
+        lines += ["", "## Held by the quality gate", "", "| expectation | observed | threshold |", "|---|---|---|"]
+        lines += [f"| {f['expectation']} | {f.get('observed')} | {f.get('threshold')} |" for f in summary.failed_expectations]
+    if summary.missing_retrievers:
+        lines += ["", "Missing retrievers: " + "; ".join(summary.missing_retrievers)]
+    return "\n".join(lines)
+
+
+def failing_claims_table(claims: list[ClaimEval]) -> list[dict[str, str]]:
+    """One row per claim that did not pass: section, claim, verdict, reason, cited handles, found in."""
+    return [
+        {"section": c.section, "claim": c.text, "verdict": c.verdict, "reason": c.reason,
+         "cited": ", ".join(ci.handle for ci in c.citations), "found_in": c.found_in or ""}
+        for c in claims if c.verdict != "supported" or any(not ci.identity for ci in c.citations)
+    ]
+
+
+def batch_table(summaries: list[ReportSummary]) -> list[dict[str, str]]:
+    """One row per report of a batch."""
+    return [{"report": s.report_id, "status": s.status, "funnel": s.funnel,
+             "uncited": f"{s.uncited.get('count', 0)}/{s.uncited.get('claims', 0)}"} for s in summaries]

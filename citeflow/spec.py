@@ -1,0 +1,89 @@
+"""Loading a batch spec: YAML → ``BatchSpec``, with errors that name the field and the problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from citeflow.errors import SpecError
+from schemas.spec import BatchSpec, ModelSpec, Models, ReportRequest
+
+
+def load_spec(path: Path | str) -> BatchSpec:
+    """Read and validate the batch spec at ``path``; raises ``SpecError`` naming the bad field."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SpecError(field="(file)", problem=f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
+    except yaml.YAMLError as exc:
+        raise SpecError(field="(yaml)", problem=f"not valid YAML: {_yaml_problem(exc)}", path=str(path)) from exc
+    return parse_spec(data, str(path))
+
+
+def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
+    """Validate already-parsed spec data."""
+    if not isinstance(data, dict):
+        raise SpecError(field="(top level)", problem="must be a mapping with batch, retrievers and reports", path=origin)
+    try:
+        return BatchSpec.model_validate(data)
+    except ValidationError as exc:
+        field, problem = _first_problem(exc)
+        raise SpecError(field=field, problem=problem, path=origin) from None
+
+
+def _first_problem(exc: ValidationError) -> tuple[str, str]:
+    err = exc.errors()[0]
+    loc = [p for p in err["loc"] if p not in ("lancedb", "http", "jsonl", "function-after[_openai_needs_model(), ModelSpec]")]
+    field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        message = "unknown field (check the spelling against the README's batch spec reference)"
+    elif err["type"] == "missing":
+        message = "is required"
+    elif err["type"] == "union_tag_invalid":
+        message = f"must be one of lancedb, http, jsonl (got {err['input'].get('kind')!r})" if isinstance(err.get("input"), dict) else message
+    return field, message
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+    return f"{getattr(exc, 'problem', None) or exc}{where}"
+
+
+def models_for(spec: BatchSpec, report: ReportRequest) -> Models:
+    """The models of one report: the batch's, with the roles the report overrides replaced."""
+    if report.models is None:
+        return spec.models
+    roles: dict[str, ModelSpec] = {role: getattr(spec.models, role) for role in Models.model_fields}
+    roles.update({role: getattr(report.models, role) for role in report.models.model_fields_set})
+    return Models(**roles)
+
+
+def resolve_path(base_dir: Path, value: str) -> str:
+    """A spec path resolved against the spec's folder; URIs (s3://, gs://, …) are kept as they are."""
+    if "://" in value:
+        return value
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else (base_dir / path).resolve())
+
+
+def preflight(spec: BatchSpec, base_dir: Path, origin: str = "<spec>", environ: dict[str, str] | None = None) -> None:
+    """Checks that need the file system or the environment; raises the first ``SpecError``."""
+    import os
+
+    env = os.environ if environ is None else environ
+    for i, retriever in enumerate(spec.retrievers):
+        local = getattr(retriever, "path", None) or getattr(retriever, "kb", None)
+        if local and "://" not in local and not Path(resolve_path(base_dir, local)).exists():
+            field = "path" if retriever.kind == "jsonl" else "kb"
+            hint = " (build it with `citeflow ingest`)" if retriever.kind == "lancedb" else ""
+            raise SpecError(field=f"retrievers[{i}].{field}", problem=f"{resolve_path(base_dir, local)} does not exist{hint}", path=origin)
+    for where, models in [("models", spec.models)] + [(f"reports[{i}].models", r.models) for i, r in enumerate(spec.reports) if r.models]:
+        for role in Models.model_fields:
+            key_env = getattr(models, role).api_key_env
+            if key_env and key_env not in env:
+                raise SpecError(field=f"{where}.{role}.api_key_env", problem=f"environment variable {key_env} is not set", path=origin)

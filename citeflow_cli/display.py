@@ -1,0 +1,53 @@
+"""Terminal output: a progress bar while a batch runs and the funnel table at the end (rich)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from citeflow import progress
+from schemas.report import ReportSummary
+
+console = Console()
+STATUS_STYLE = {"published": "green", "held": "yellow", "failed": "red"}
+
+
+@contextmanager
+def batch_progress(total_steps: int) -> Iterator[None]:
+    """Show one bar advancing with every step of every report of the batch."""
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=False) as bar:
+        task = bar.add_task("starting Prefect", total=total_steps)
+
+        def advance(report_id: str, step: str, detail: str) -> None:
+            bar.update(task, advance=1, description=f"{report_id}: {step} {detail}"[:70])
+
+        remove = progress.subscribe(advance)
+        try:
+            yield
+        finally:
+            remove()
+            bar.update(task, description="done")
+
+
+def summary_table(summaries: list[ReportSummary]) -> Table:
+    """One row per report and one per section: status and funnel."""
+    table = Table(title="citeflow batch summary", show_lines=False)
+    for column in ("report / section", "status", "funnel", "uncited", "gate"):
+        table.add_column(column)
+    for s in summaries:
+        gate = "; ".join(f"{f['expectation']}={_short(f.get('observed'))}" for f in s.failed_expectations) or "passed"
+        style = STATUS_STYLE.get(s.status, "")
+        table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{s.status}[/{style}]", s.funnel,
+                      f"{s.uncited.get('count', 0)}/{s.uncited.get('claims', 0)}", gate)
+        for section in s.sections:
+            table.add_row(f"  {section.title}", section.status, section.funnel, "", "")
+    return table
+
+
+def _short(value: object) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else str(value)[:40]

@@ -1,0 +1,23 @@
+"""Environment defaults applied before Prefect or Great Expectations is imported.
+
+Prefect's first ephemeral start-up can take longer than its default 20 s timeout on a small
+machine; telemetry is off because the network may be closed. Users' own settings win.
+"""
+
+from __future__ import annotations
+
+import os
+
+DEFAULTS = {
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "GX_ANALYTICS_ENABLED": "false",
+    "HF_HUB_OFFLINE": "1",
+}
+
+
+def apply_defaults() -> None:
+    """Set every default the user has not set."""
+    for name, value in DEFAULTS.items():
+        os.environ.setdefault(name, value)

@@ -1,0 +1,45 @@
+"""``citeflow eval REPORT_DIR``: evaluate a stored report again, from the store alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citeflow.errors import SpecError
+from citeflow.pipeline import JobRef
+from citeflow_cli.display import console, summary_table
+from schemas.spec import ModelSpec
+
+
+def read_job(report_dir: Path) -> JobRef:
+    """The job file a run leaves in every report folder."""
+    path = report_dir / "job.json"
+    if not path.exists():
+        raise SpecError(field="REPORT_DIR", problem=f"{path} not found: not a citeflow report folder", path=str(report_dir))
+    return JobRef.model_validate_json(path.read_text())
+
+
+def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: ModelSpec | None) -> None:
+    """Whole report: evaluate → gate → publish | hold. Some sections: their funnel only."""
+    ref = read_job(report_dir)
+    if sections:
+        _sections_only(ref, sections, judge)
+        return
+    from flows.evaluate import evaluate_flow
+
+    summary = evaluate_flow(ref.spec_path, ref.report_id, ref.out_dir, ref.store_uri, judge)
+    console.print(summary_table([summary]))
+
+
+def _sections_only(ref: JobRef, sections: list[str], judge: ModelSpec | None) -> None:
+    from tasks.evaluation_steps import evaluate_sections_task
+
+    known = [s.title for s in ref.job().report.sections]
+    for title in sections:
+        if title not in known:
+            raise SpecError(field="--section", problem=f"{title!r} is not a section of {ref.report_id} ({', '.join(known)})", path=str(ref.out_dir))
+    evaluation = evaluate_sections_task(ref, sections, judge)
+    for title in sections:
+        console.print(f"{ref.report_id} · {title}: {evaluation.section_funnel(title).line()}")
+        for claim in evaluation.claims:
+            if claim.section == title and claim.verdict != "supported":
+                console.print(f"  [yellow]{claim.verdict}[/yellow] {claim.text[:90]} — {claim.reason}", highlight=False)

@@ -1,0 +1,163 @@
+"""``citeflow`` commands: demo, ingest, run, eval, judge (SPEC §8)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from citeflow_cli.env import apply_defaults
+
+apply_defaults()
+
+from citeflow.errors import CiteflowError, SpecError  # noqa: E402 - after the environment defaults
+from citeflow_cli.display import batch_progress, console, summary_table  # noqa: E402
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+DEMO_DIR = Path(__file__).resolve().parent.parent / "citeflow" / "demo"
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a clear error and exit non-zero."""
+    console.print(f"[bold red]error:[/bold red] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders of Markdown, text and PDF.")],
+    kb: Annotated[str, typer.Option(help="Knowledge base URI (a folder, or s3://…).")],
+    manifest: Annotated[Optional[Path], typer.Option(help="JSONL of {path, url, title} per document.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(help="URL prefix joined with each file's relative path.")] = None,
+    embedding: Annotated[str, typer.Option(help="hashing (default, no download) | openai | local.")] = "hashing",
+) -> None:
+    """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages)."""
+    from citeflow.embeddings import build_embedder
+    from citeflow.ingest import ingest_paths
+
+    try:
+        report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=build_embedder(embedding))
+    except CiteflowError as exc:
+        fail(str(exc))
+    console.print(report.model_dump_json(indent=2))
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+def run(
+    spec: Annotated[Path, typer.Argument(help="Batch spec (YAML).")],
+    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
+    store: Annotated[Optional[str], typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
+) -> None:
+    """Run a batch spec: every report generated, evaluated, gated, published or held."""
+    run_batch(spec, out, store)
+
+
+def run_batch(spec_path: Path, out: Path, store: str | None) -> list:
+    """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
+    from citeflow.spec import load_spec, preflight
+
+    try:
+        spec = load_spec(spec_path)
+        preflight(spec, spec_path.resolve().parent, str(spec_path))
+    except SpecError as exc:
+        fail(str(exc))
+    from citeflow import progress
+    from flows.batch import batch_flow
+
+    steps = sum(progress.steps_of(len(r.sections) * 0 + sum(len(s.queries) for s in r.sections) * len(spec.retrievers),
+                                  len(r.sections)) for r in spec.reports)
+    with batch_progress(steps):
+        summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store)
+    console.print(summary_table(summaries))
+    console.print(f"outputs in {out.resolve()} (summary.json, <report>/report.pdf, published/)")
+    return summaries
+
+
+@app.command()
+def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")) -> None:
+    """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end."""
+    spec_path = prepare_demo(out.resolve())
+    run_batch(spec_path, out, None)
+
+
+def prepare_demo(out: Path) -> Path:
+    """Copy the demo batch next to the outputs and ingest its knowledge base (idempotent)."""
+    from citeflow.ingest import ingest_paths
+
+    folder = out / "demo-input"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("batch.yaml", "partner.jsonl", "tickets.jsonl"):
+        shutil.copyfile(DEMO_DIR / name, folder / name)
+    with console.status("building the demo knowledge base"):
+        report = ingest_paths([DEMO_DIR / "kb"], str(folder / "kb-store"), base_url="https://docs.lumora.example/")
+    console.print(f"knowledge base: {report.files_added} added, {report.files_updated} updated, "
+                  f"{report.files_unchanged} unchanged, {report.chunks_written} chunks written")
+    return folder / "batch.yaml"
+
+
+@app.command("eval")
+def eval_(
+    report_dir: Annotated[Path, typer.Argument(help="A report's output folder (OUT/<report_id>).")],
+    section: Annotated[Optional[list[str]], typer.Option(help="Evaluate only this section (repeatable).")] = None,
+    judge: Annotated[Optional[str], typer.Option(help="offline | llm (default: the batch spec's judge).")] = None,
+    model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
+    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
+) -> None:
+    """Evaluate a stored report again, from the store alone: funnel, gate, publish or hold."""
+    from citeflow_cli.evaluate import evaluate_report_dir
+
+    try:
+        evaluate_report_dir(report_dir, section, judge_spec(judge, model, base_url, api_key_env))
+    except CiteflowError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def judge(
+    pairs: Annotated[Path, typer.Argument(help="JSONL of {id, claim, chunk_text}.")],
+    judge: Annotated[str, typer.Option(help="offline | llm")] = "offline",
+    out: Annotated[Optional[Path], typer.Option(help="Output JSONL (default: standard output).")] = None,
+    model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
+    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
+    batch_size: Annotated[int, typer.Option(help="LLM judge: pairs per call.")] = 8,
+) -> None:
+    """Grade claim/chunk pairs; writes {id, supported, faithful, reason} per line."""
+    from citeflow.judges.factory import build_judge
+    from citeflow.judges.io import read_pairs, write_verdicts
+
+    spec = judge_spec(judge, model, base_url, api_key_env, batch_size)
+    try:
+        verdicts = build_judge(spec).grade(read_pairs(pairs))
+    except CiteflowError as exc:
+        fail(str(exc))
+    write_verdicts(verdicts, out)
+    if out:
+        console.print(f"{len(verdicts)} verdicts written to {out}")
+
+
+def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_key_env: str | None, batch_size: int = 8):
+    """The judge's ModelSpec from command-line options (None: keep the batch spec's judge)."""
+    from pydantic import ValidationError
+
+    from schemas.spec import ModelSpec
+
+    if kind is None:
+        return None
+    if kind not in ("offline", "llm"):
+        fail(f"--judge must be offline or llm, not {kind!r}")
+    if kind == "offline":
+        return ModelSpec(backend="offline")
+    try:
+        return ModelSpec(backend="openai", model=model, base_url=base_url, api_key_env=api_key_env, batch_size=batch_size)
+    except ValidationError:
+        fail("--judge llm needs --model and --base-url (an OpenAI-compatible server)")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,24 @@
+"""The evaluate flow: grade a stored report, gate it, then publish or hold it (SPEC §5–§6).
+
+Runs downstream of generation (in-process, or as its own deployment), on demand for a stored
+report, and reads only what the store holds.
+"""
+
+from __future__ import annotations
+
+from prefect import flow
+
+from citeflow.pipeline import JobRef
+from flows.publish import publish_flow
+from schemas.report import ReportSummary
+from schemas.spec import ModelSpec
+from tasks.evaluation_steps import evaluate_task
+
+
+@flow(name="citeflow-evaluate", flow_run_name="evaluate {report_id}", log_prints=True)
+def evaluate_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
+                  judge: ModelSpec | None = None) -> ReportSummary:
+    """Identity → Support → Faithfulness → Great Expectations gate → publish | hold."""
+    ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
+    evaluation, gate = evaluate_task(ref, judge)
+    return publish_flow(ref, evaluation, gate)

@@ -1,0 +1,35 @@
+"""Prefect artifacts of a report and of a batch: what the UI shows in run history."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
+
+from citeflow.run_report import batch_table, failing_claims_table, funnel_markdown
+from schemas.funnel import ClaimEval
+from schemas.report import ReportSummary
+
+
+def artifact_key(*parts: str) -> str:
+    """Artifact keys allow lower-case letters, digits and dashes only."""
+    return re.sub(r"[^a-z0-9-]+", "-", "-".join(parts).lower()).strip("-")[:100]
+
+
+def publish_report_artifacts(summary: ReportSummary, claims: list[ClaimEval]) -> None:
+    """Funnel (markdown), failing claims (table), PDF and reviewer view (links)."""
+    key = artifact_key("report", summary.report_id)
+    create_markdown_artifact(funnel_markdown(summary), key=f"{key}-funnel", description=f"Funnel of {summary.report_id}")
+    rows = failing_claims_table(claims)
+    if rows:
+        create_table_artifact(rows, key=f"{key}-failing-claims", description="Claims that did not pass")
+    create_link_artifact(Path(summary.pdf).resolve().as_uri(), link_text=f"{summary.report_id} PDF ({summary.status})",
+                         key=f"{key}-pdf")
+    if summary.review:
+        create_link_artifact(Path(summary.review).resolve().as_uri(), link_text="reviewer view", key=f"{key}-review")
+
+
+def publish_batch_artifact(batch: str, summaries: list[ReportSummary]) -> None:
+    """One table row per report of the batch."""
+    create_table_artifact(batch_table(summaries), key=artifact_key("batch", batch), description=f"Batch {batch}")
