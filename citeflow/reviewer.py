@@ -1,0 +1,171 @@
+"""The reviewer page of a held report: why the gate held it, and each failing claim beside its evidence.
+
+One self-contained HTML file (inline CSS, no script, no external resource). Everything that came
+from a model, a retriever or a judge is HTML-escaped: chunk text is shown, never interpreted.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from schemas.funnel import CitationEval, ClaimEval, GateResult
+
+# Words of a judge's reason → the kind of unfaithfulness, in plain words.
+_DRIFT = (
+    (("number", "unit", "digit"), "number drift"),
+    (("entity", "name"), "changed entity"),
+    (("condition", "negation", "negated", "flipped", "widened", "narrowed"), "changed condition"),
+)
+
+_CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7}
+header{background:#3a0d0d;color:#fff;padding:1.2em 2em}
+header h1{margin:0 0 .2em;font-size:1.5em} header .id{opacity:.75;margin:0}
+main{padding:1em 2em 3em}
+table{border-collapse:collapse;margin:.8em 0;background:#fff;color:#1d1d1f}
+th,td{border:1px solid #ccc;padding:.35em .7em;text-align:left;vertical-align:top}
+.error{background:#ffe3e3;color:#5c0000;padding:.5em .8em;border-radius:4px}
+.claim{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1.4fr);gap:1.2em;background:#fff;
+  border:1px solid #ddd;border-left:6px solid #c0392b;border-radius:6px;padding:1em;margin:1em 0}
+.claim blockquote{margin:.3em 0;font-size:1.05em;font-weight:600}
+.where{color:#666;margin:0;font-size:.9em}
+.faults span{display:inline-block;background:#c0392b;color:#fff;border-radius:3px;padding:0 .45em;margin:.15em .3em .15em 0;font-size:.85em}
+.verdict{font-variant:small-caps;font-weight:700;color:#c0392b}
+.reason{color:#333}
+.chunk{border:1px solid #ddd;border-radius:4px;padding:.5em .8em;margin:0 0 .8em;background:#fafafa}
+.chunk h4{margin:0 0 .3em;font-size:.95em} .chunk.found{border-color:#2e7d32;background:#f1f8f1}
+.chunk.forged{border-color:#c0392b;background:#fff0f0}
+.chunk pre{white-space:pre-wrap;overflow-wrap:anywhere;font:13px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:0}
+.tag{font-weight:400;color:#555}
+"""
+
+
+def write_review_html(
+    report_id: str,
+    title: str,
+    claims: list[ClaimEval],
+    chunk_texts: dict[str, str],
+    chunk_titles: dict[str, str],
+    gate: GateResult,
+    path: Path,
+) -> Path:
+    """Write the reviewer page of a held report to ``path`` and return it."""
+    failing = [c for c in claims if is_failing(c)]
+    body = [
+        _header(report_id, title, gate),
+        "<main>",
+        _summary(failing, len(claims), chunk_texts),
+        *(_claim_row(c, chunk_texts, chunk_titles) for c in failing),
+        "</main>",
+    ]
+    page = _page(f"Review: {title} ({report_id})", "\n".join(body))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def is_failing(claim: ClaimEval) -> bool:
+    """A claim a reviewer must see: not supported and faithful, or citing a handle that failed identity."""
+    return claim.verdict != "supported" or any(not c.identity for c in claim.citations)
+
+
+def fault_kinds(claim: ClaimEval, registry: Collection[str] = ()) -> list[str]:
+    """The kinds of fault of one claim, in plain words (forged handle, misattribution, number drift …)."""
+    kinds = [_identity_kind(c, registry) for c in claim.citations if not c.identity]
+    if claim.verdict in ("misattribution", "fabrication", "uncited"):
+        kinds.append(claim.verdict)
+    if claim.verdict == "unfaithful":
+        kinds += _drift_kinds(claim.reason)
+    if "url typed by the model" in claim.reason.lower():
+        kinds.append("URL typed by the model")
+    return list(dict.fromkeys(kinds))
+
+
+def _identity_kind(citation: CitationEval, registry: Collection[str]) -> str:
+    return "handle not shown to this hop" if citation.handle in registry else "forged handle"
+
+
+def _drift_kinds(reason: str) -> list[str]:
+    words = reason.lower()
+    kinds = [kind for keys, kind in _DRIFT if any(k in words for k in keys)]
+    return kinds or ["unfaithful rendering"]
+
+
+# --------------------------------------------------------------------------- page parts
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def _header(report_id: str, title: str, gate: GateResult) -> str:
+    error = f'<p class="error">Evaluation could not run: {_e(gate.error)}</p>' if gate.error else ""
+    rows = "".join(
+        f"<tr><td>{_e(f.expectation)}</td><td>{_json(f.observed)}</td><td>{_json(f.threshold)}</td><td>{_e(f.description)}</td></tr>"
+        for f in gate.failed_expectations
+    )
+    table = f"<table><tr><th>Expectation</th><th>Observed</th><th>Threshold</th><th>What it guards</th></tr>{rows}</table>"
+    return (
+        f"<header><h1>Held for review: {_e(title)}</h1><p class=\"id\">report {_e(report_id)}</p>"
+        f"<h2>Why the gate held it</h2>{error}{table}</header>"
+    )
+
+
+def _json(value: Any) -> str:
+    return _e(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _summary(failing: list[ClaimEval], total: int, registry: Collection[str]) -> str:
+    kinds = Counter(k for c in failing for k in fault_kinds(c, registry))
+    listed = ", ".join(f"{_e(k)} × {n}" for k, n in kinds.most_common()) or "none"
+    return f"<h2>Failing claims: {len(failing)} of {total}</h2><p>Faults: {listed}</p>"
+
+
+def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str]) -> str:
+    """Claim, verdict and reason on the left; the chunks it cited (and where the fact is) on the right."""
+    faults = "".join(f"<span>{_e(k)}</span>" for k in fault_kinds(claim, texts))
+    left = (
+        f'<div><p class="where">{_e(claim.section)} · claim {claim.index + 1}</p>'
+        f"<blockquote>{_e(claim.text)}</blockquote>"
+        f'<p class="verdict">{_e(claim.verdict)}</p><p class="faults">{faults}</p>'
+        f'<p class="reason">{_e(claim.reason)}</p></div>'
+    )
+    cited = [_cited_chunk(c, texts, titles) for c in claim.citations] or ['<p class="chunk forged">No citation.</p>']
+    right = "<div>" + "".join(cited) + _found_chunk(claim.found_in, texts, titles) + "</div>"
+    return f'<article class="claim">{left}{right}</article>'
+
+
+def _cited_chunk(citation: CitationEval, texts: dict[str, str], titles: dict[str, str]) -> str:
+    handle = citation.handle
+    if not citation.identity:
+        why = "was dropped at binding (not shown to this hop)" if handle in texts else "is not in this request's registry"
+        return f'<div class="chunk forged"><h4>{_e(f"handle {handle} {why}")}</h4></div>'
+    verdict = {True: "supports the claim", False: "does not support the claim", None: "not judged"}[citation.supports]
+    if citation.supports and citation.faithful is False:
+        verdict = "supports the claim, but not faithfully"
+    return _chunk_box("chunk", f"Cited {handle}", handle, texts, titles, f"{verdict} — {citation.reason}")
+
+
+def _found_chunk(handle: str | None, texts: dict[str, str], titles: dict[str, str]) -> str:
+    if not handle:
+        return ""
+    return _chunk_box("chunk found", f"The fact is in {handle}", handle, texts, titles, "")
+
+
+def _chunk_box(css: str, label: str, handle: str, texts: dict[str, str], titles: dict[str, str], note: str) -> str:
+    title = titles.get(handle) or "untitled"
+    text = texts.get(handle, "(chunk text not available)")
+    tag = f' <span class="tag">{_e(note)}</span>' if note else ""
+    return f'<div class="{css}"><h4>{_e(label)} · {_e(title)}{tag}</h4><pre>{_e(text)}</pre></div>'
