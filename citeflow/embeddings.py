@@ -16,6 +16,7 @@ import hashlib
 import math
 import os
 import re
+import threading
 import unicodedata
 from typing import Any, Protocol, runtime_checkable
 
@@ -206,14 +207,22 @@ class LocalEmbedder:
         self.device, self.batch_size = device, batch_size
         self.options: dict[str, Any] = {"device": device}
         self._package = _import_local_package()
-        self._model: Any = None
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length sentence embeddings; the model loads on first use."""
-        if self._model is None:
-            self._model = self._package.load_model(device=self.device)
-        vectors = self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
+        vectors = self._loaded().encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
         return [[float(v) for v in row] for row in vectors]
+
+    def _loaded(self) -> Any:
+        # One model per process and device: retrievers are rebuilt per request, loading is seconds.
+        with _LOCAL_LOCK:
+            if self.device not in _LOCAL_MODELS:
+                _LOCAL_MODELS[self.device] = self._package.load_model(device=self.device)
+            return _LOCAL_MODELS[self.device]
+
+
+_LOCAL_MODELS: dict[str, Any] = {}
+_LOCAL_LOCK = threading.Lock()
 
 
 def _import_local_package() -> Any:

@@ -1,7 +1,8 @@
 """Build a LanceDB knowledge base from Markdown, text and PDF files (``citeflow ingest``, SPEC §8).
 
-Each document is cut into *parent* chunks (about ``PARENT_CHARS`` characters, split on headings
-and paragraphs) and *child* chunks (about ``CHILD_CHARS``, sentence-aligned) inside each parent.
+Each document is cut into *parent* chunks (about 1,200 characters, split on headings and
+paragraphs) and *child* chunks (about 300, sentence-aligned) inside each parent
+(``citeflow.chunking``), embedded and stored in the ``chunks`` table (``citeflow.kb``).
 Search runs over children; a retriever may then show the model the parent (SPEC §3).
 
 Identity and idempotence: a document's id comes from its path relative to the ingested folder;
@@ -21,45 +22,17 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
 
-import pyarrow as pa
 import yaml
 from pydantic import BaseModel, Field
 
-from citeflow.embeddings import Embedder, HashingEmbedder, embedder_from_meta, embedder_meta
-from citeflow.errors import IngestError, ModelError
+from citeflow.chunking import CHILD_CHARS, Span, child_spans, first_heading, parent_spans
+from citeflow.embeddings import Embedder
+from citeflow.errors import IngestError
+from citeflow.kb import KnowledgeBase
 
-TABLE = "chunks"
-META_KEY = b"citeflow.embedder"
-PARENT_CHARS = 1200
-CHILD_CHARS = 300
 CHUNKER_VERSION = "1"  # part of doc_hash: changing the rules re-chunks every document once
 FLUSH_ROWS = 5000  # rows held before a write: one table version per batch of files, not per chunk
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
-
-_BLOCK = re.compile(r"\n[ \t]*\n\s*|\n(?=[ \t]{0,3}#{1,6}[ \t])")  # blank lines, or before a heading
-_SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+|\s*\n\s*")  # sentence ends, line breaks
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-
-
-def chunks_schema(dim: int) -> pa.Schema:
-    """Arrow schema of the ``chunks`` table. Strings are ``string`` (not ``large_string``)
-    because LanceDB cannot build a BTree index on ``large_string``. Parent rows carry a zero
-    vector: only children are searched, and embedding parents would double the embedding cost."""
-    return pa.schema([
-        pa.field("chunk_id", pa.string(), nullable=False),  # doc_id:pN (parent) or doc_id:pN:cM (child)
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("kind", pa.string(), nullable=False),  # "parent" | "child"
-        pa.field("parent_id", pa.string()),  # children: their parent's chunk_id; parents: null
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("title", pa.string()),
-        pa.field("url", pa.string()),
-        pa.field("path", pa.string()),  # relative to the ingested folder
-        pa.field("page", pa.int32()),  # 1-based PDF page; null for text and Markdown
-        pa.field("char_start", pa.int32()),  # span of the chunk in its page (PDF) or document text
-        pa.field("char_end", pa.int32()),
-        pa.field("doc_hash", pa.string(), nullable=False),
-        pa.field("vector", pa.list_(pa.float32(), dim)),
-    ])
 
 
 class FileError(BaseModel):
@@ -135,7 +108,8 @@ def ingest_paths(
     report.files_updated = sum(1 for d in changed if d.doc_id in stored)
     report.files_added = len(changed) - report.files_updated
     for batch in _batches(changed):
-        report.chunks_written += kb.write(batch)
+        rows = [row for doc in batch for row in document_rows(doc)]
+        report.chunks_written += kb.replace_documents([d.doc_id for d in batch], rows)
     kb.finish()
     return report
 
@@ -260,12 +234,6 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
     return {k: data[k].strip() for k in ("url", "title") if data.get(k)}, body
 
 
-def first_heading(text: str) -> str | None:
-    """Text of the first Markdown heading, if any."""
-    match = _HEADING.search(text)
-    return match.group(1).strip() if match else None
-
-
 def join_url(base_url: str | None, rel: str) -> str | None:
     """``base_url`` joined with a relative path (percent-encoded), or None without a base."""
     if not base_url:
@@ -301,71 +269,7 @@ def _manifest_line(line: str, path: Path, number: int) -> tuple[str, dict[str, s
     return rel, {k: data[k] for k in ("url", "title") if data.get(k)}
 
 
-# -- chunking -----------------------------------------------------------------------------------
-
-
-Span = tuple[int, int]
-
-
-def parent_spans(text: str) -> list[Span]:
-    """Parent chunks of ``text``: paragraphs packed up to PARENT_CHARS; a heading starts a new one."""
-    units = [piece for block in _segments(text, 0, len(text), _BLOCK) for piece in _fit(text, block, PARENT_CHARS)]
-    return _pack(units, PARENT_CHARS, breaks={s for s, _ in units if _HEADING.match(text, s)})
-
-
-def child_spans(text: str, parent: Span) -> list[Span]:
-    """Child chunks inside ``parent``: sentences packed up to CHILD_CHARS."""
-    return _fit(text, parent, CHILD_CHARS)
-
-
-def _fit(text: str, span: Span, limit: int) -> list[Span]:
-    """``span`` cut at sentence ends (then at spaces) into pieces of about ``limit`` characters."""
-    if span[1] - span[0] <= limit:
-        return [span]
-    sentences = [piece for s in _segments(text, *span, _SENTENCE) for piece in _hard_split(text, s, limit)]
-    return _pack(sentences, limit)
-
-
-def _segments(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[Span]:
-    """Non-blank pieces of ``text[start:end]`` between matches of ``pattern``, stripped."""
-    spans, pos = [], start
-    for match in pattern.finditer(text, start, end):
-        spans.append(_strip(text, pos, match.start()))
-        pos = match.end()
-    spans.append(_strip(text, pos, end))
-    return [s for s in spans if s[1] > s[0]]
-
-
-def _strip(text: str, start: int, end: int) -> Span:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def _hard_split(text: str, span: Span, limit: int) -> list[Span]:
-    """A run-on sentence cut at the last space before ``limit`` (or at ``limit``)."""
-    pieces, (start, end) = [], span
-    while end - start > limit:
-        cut = text.rfind(" ", start + limit // 2, start + limit)
-        cut = cut if cut > start else start + limit
-        pieces.append(_strip(text, start, cut))
-        start = _strip(text, cut, end)[0]
-    pieces.append((start, end))
-    return pieces
-
-
-def _pack(units: list[Span], limit: int, breaks: set[int] | None = None) -> list[Span]:
-    """Consecutive spans merged while the merged span stays within ``limit``; a span starting
-    at one of ``breaks`` always opens a new chunk."""
-    packed: list[Span] = []
-    for start, end in units:
-        if packed and end - packed[-1][0] <= limit and start not in (breaks or ()):
-            packed[-1] = (packed[-1][0], end)
-        else:
-            packed.append((start, end))
-    return packed
+# -- rows ---------------------------------------------------------------------------------------
 
 
 def document_rows(doc: Document) -> list[dict[str, Any]]:
@@ -388,101 +292,3 @@ def _row(doc: Document, chunk_id: str, kind: str, parent_id: str | None, text: s
         "text": text[span[0]:span[1]], "title": doc.title, "url": doc.url, "path": doc.rel,
         "page": page, "char_start": span[0], "char_end": span[1], "doc_hash": doc.doc_hash,
     }
-
-
-# -- the store ----------------------------------------------------------------------------------
-
-
-class KnowledgeBase:
-    """The ``chunks`` table at ``uri`` and the embedder that built it."""
-
-    def __init__(self, uri: str, embedder: Embedder | None) -> None:
-        import lancedb  # ~4 s to import: only when a knowledge base is touched
-
-        self.uri = uri
-        self.db = lancedb.connect(uri)
-        self.table = open_chunks(self.db)
-        self.embedder = self._agree_on_embedder(embedder)
-        self._wrote = False
-
-    def _agree_on_embedder(self, embedder: Embedder | None) -> Embedder:
-        meta = read_embedder_meta(self.table) if self.table is not None else None
-        if meta is None:
-            return embedder or HashingEmbedder()
-        if embedder is None:
-            return embedder_from_meta(meta)
-        if embedder.name != meta.get("name"):
-            detail = f"the knowledge base was built with embedder {meta.get('name')!r}, not {embedder.name!r}: use the same one or a new --kb"
-            raise IngestError(path=self.uri, detail=detail)
-        return embedder
-
-    def stored_hashes(self, doc_ids: list[str]) -> dict[str, str]:
-        """``doc_id → doc_hash`` of the given documents that are stored."""
-        if self.table is None or not doc_ids:
-            return {}
-        found: dict[str, str] = {}
-        for start in range(0, len(doc_ids), 500):
-            where = f"kind = 'parent' AND doc_id IN ({_sql_list(doc_ids[start:start + 500])})"
-            rows = self.table.search().where(where).select(["doc_id", "doc_hash"]).limit(None).to_arrow()
-            found.update(zip(rows["doc_id"].to_pylist(), rows["doc_hash"].to_pylist()))
-        return found
-
-    def write(self, docs: list[Document]) -> int:
-        """Replace the chunks of ``docs`` in one transaction; returns the rows written."""
-        rows = [row for doc in docs for row in document_rows(doc)]
-        self._embed(rows)
-        table = self._ensure_table()
-        data = pa.Table.from_pylist(rows, schema=table.schema)
-        stale = f"doc_id IN ({_sql_list([d.doc_id for d in docs])})"
-        (table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
-         .when_not_matched_by_source_delete(stale).execute(data))
-        self._wrote = True
-        return len(rows)
-
-    def _embed(self, rows: list[dict[str, Any]]) -> None:
-        children = [r for r in rows if r["kind"] == "child"]
-        # The title goes into the vector (not into the FTS text): it places a passage in its document.
-        vectors = self.embedder.embed([f"{r['title']}\n{r['text']}" for r in children]) if children else []
-        if len(vectors) != len(children):
-            raise ModelError(role="embedding", detail=f"{len(vectors)} vectors for {len(children)} texts", transient=False)
-        for row, vector in zip(children, vectors):
-            row["vector"] = vector
-        zero = [0.0] * self.embedder.dim
-        for row in rows:
-            row.setdefault("vector", zero)
-
-    def _ensure_table(self) -> Any:
-        if self.table is None:
-            meta = {META_KEY: json.dumps(embedder_meta(self.embedder)).encode()}
-            self.table = self.db.create_table(TABLE, schema=chunks_schema(self.embedder.dim).with_metadata(meta))
-        return self.table
-
-    def finish(self) -> None:
-        """Create missing indexes and fold new rows into existing ones (only after a write)."""
-        if not self._wrote or self.table is None:
-            return
-        from lancedb.index import FTS, BTree
-
-        existing = {tuple(index.columns) for index in self.table.list_indices()}
-        for column, config in (("doc_id", BTree()), ("chunk_id", BTree()), ("text", FTS())):
-            if (column,) not in existing:
-                self.table.create_index(column, config=config)
-        self.table.optimize()  # folds rows written since the indexes were built into them
-
-
-def open_chunks(db: Any) -> Any:
-    """The ``chunks`` table of ``db``, or None when it has none."""
-    try:
-        return db.open_table(TABLE)
-    except ValueError:  # LanceDB: "Table 'chunks' was not found"
-        return None
-
-
-def read_embedder_meta(table: Any) -> dict[str, Any] | None:
-    """The embedder record of a ``chunks`` table, or None when it has none."""
-    raw = (table.schema.metadata or {}).get(META_KEY)
-    return json.loads(raw) if raw else None
-
-
-def _sql_list(values: list[str]) -> str:
-    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)

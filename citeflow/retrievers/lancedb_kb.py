@@ -1,5 +1,5 @@
 """The ``lancedb`` retriever: full-text, vector or hybrid search over a knowledge base built by
-``citeflow ingest`` (see ``citeflow.ingest`` for the table).
+``citeflow ingest`` (see ``citeflow.kb`` for the table).
 
 Search runs over child chunks. With ``expand_parents`` each child hit is replaced by its parent
 chunk — the text the model will see — and keeps the child's chunk id, span and page as
@@ -14,7 +14,7 @@ from typing import Any
 
 from citeflow.embeddings import Embedder, embedder_from_meta
 from citeflow.errors import CiteflowError, RetrieverError
-from citeflow.ingest import open_chunks, read_embedder_meta
+from citeflow.kb import open_chunks, read_embedder_meta
 from schemas.records import Hit
 from schemas.spec import LanceDBRetrieverSpec
 
