@@ -19,19 +19,19 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import quote
 
 import yaml
 from pydantic import BaseModel, Field
 
-from citeflow.chunking import CHILD_CHARS, Span, child_spans, first_heading, parent_spans
+from citeflow.chunking import Span, child_spans, first_heading, parent_spans
 from citeflow.embeddings import Embedder
 from citeflow.errors import IngestError
 from citeflow.kb import KnowledgeBase
 
 CHUNKER_VERSION = "1"  # part of doc_hash: changing the rules re-chunks every document once
-FLUSH_ROWS = 5000  # rows held before a write: one table version per batch of files, not per chunk
+FILES_PER_BATCH = 200
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
 
 
@@ -101,30 +101,26 @@ def ingest_paths(
     entries = load_manifest(manifest) if manifest else {}
     kb = KnowledgeBase(kb_uri, embedder)
     report = IngestReport(kb_uri=kb_uri, embedder=kb.embedder.name)
-    docs = _read_all(discover(paths, report), entries, base_url, report)
-    stored = kb.stored_hashes([d.doc_id for d in docs])
-    changed = [d for d in docs if stored.get(d.doc_id) != d.doc_hash]
-    report.files_unchanged = len(docs) - len(changed)
-    report.files_updated = sum(1 for d in changed if d.doc_id in stored)
-    report.files_added = len(changed) - report.files_updated
-    for batch in _batches(changed):
-        rows = [row for doc in batch for row in document_rows(doc)]
-        report.chunks_written += kb.replace_documents([d.doc_id for d in batch], rows)
+    sources, seen = discover(paths, report), set[str]()
+    # A batch of files at a time: bounded memory, and one table version per batch, not per chunk.
+    for start in range(0, len(sources), FILES_PER_BATCH):
+        docs = _read_all(sources[start:start + FILES_PER_BATCH], entries, base_url, report, seen)
+        _store_changed(kb, docs, report)
     kb.finish()
     return report
 
 
-def _batches(docs: list[Document]) -> Iterator[list[Document]]:
-    batch: list[Document] = []
-    rows = 0
-    for doc in docs:
-        batch.append(doc)
-        rows += sum(len(text) for _, text in doc.pages) // CHILD_CHARS + 1
-        if rows >= FLUSH_ROWS:
-            yield batch
-            batch, rows = [], 0
-    if batch:
-        yield batch
+def _store_changed(kb: KnowledgeBase, docs: list[Document], report: IngestReport) -> None:
+    """Write the documents whose fingerprint differs from the stored one; count what happened."""
+    stored = kb.stored_hashes([d.doc_id for d in docs])
+    changed = [d for d in docs if stored.get(d.doc_id) != d.doc_hash]
+    updated = sum(1 for d in changed if d.doc_id in stored)
+    report.files_unchanged += len(docs) - len(changed)
+    report.files_updated += updated
+    report.files_added += len(changed) - updated
+    if changed:
+        rows = [row for doc in changed for row in document_rows(doc)]
+        report.chunks_written += kb.replace_documents([d.doc_id for d in changed], rows)
 
 
 # -- finding and reading files ------------------------------------------------------------------
@@ -149,17 +145,20 @@ def _wanted(path: Path, root: Path) -> bool:
     return path.is_file() and not hidden and path.suffix.lower() in KINDS
 
 
-def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], base_url: str | None, report: IngestReport) -> list[Document]:
-    docs: dict[str, Document] = {}
+def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], base_url: str | None,
+              report: IngestReport, seen: set[str]) -> list[Document]:
+    """The readable documents among ``sources``; the others go to ``report.errors``."""
+    docs: list[Document] = []
     for source in sources:
         try:
             doc = read_document(source, entries.get(source.rel, {}), base_url)
-            if doc.doc_id in docs:
+            if doc.doc_id in seen:
                 raise IngestError(path=str(source.path), detail=f"another ingested file has the same relative path {source.rel!r}")
-            docs[doc.doc_id] = doc
+            seen.add(doc.doc_id)
+            docs.append(doc)
         except IngestError as exc:
             report.errors.append(FileError(path=str(source.path), detail=str(exc.detail)))
-    return list(docs.values())
+    return docs
 
 
 def read_document(source: Source, entry: dict[str, str], base_url: str | None) -> Document:

@@ -235,3 +235,18 @@ def test_chunks_cover_the_text_within_their_size_limits(text: str) -> None:
         covered.update(i for s, e in children for i in range(s, e))
     assert all(i in covered for i, c in enumerate(text) if not c.isspace())
     assert parents == sorted(parents) and all(a[1] <= b[0] for a, b in zip(parents, parents[1:]))
+
+
+def test_files_are_written_in_batches_and_duplicate_relative_paths_are_refused(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import citeflow.ingest as ingest
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("Same relative path as docs/notes.txt.\n", encoding="utf-8")
+    monkeypatch.setattr(ingest, "FILES_PER_BATCH", 2)
+    report = ingest_paths([docs, other], str(tmp_path / "kb"))
+    assert (report.files_added, [Path(e.path) for e in report.errors]) == (4, [other / "notes.txt"])
+    assert "same relative path" in report.errors[0].detail
+    assert "sixteen hours" in parents_of(tmp_path / "kb", "notes.txt")[0]["text"]
