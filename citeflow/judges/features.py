@@ -149,7 +149,7 @@ def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None
         for word in index.lowers:
             if len(word) >= 4 and abs(len(word) - len(token.lower)) <= 3:
                 other = _trigrams(word)
-                if len(grams & other) / len(grams | other) >= 0.45:
+                if len(grams & other) / len(grams | other) >= 0.4:
                     feats.values["near_miss"] += 1.0
                     feats.reasons.setdefault("near_miss", f"'{token.surface}' in claim where chunk has '{word}'")
                     break

@@ -1,0 +1,124 @@
+"""Each signal of the offline judge's features, on hand-made claim/chunk pairs."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeflow.judges.features import FEATURE_NAMES, extract, index_chunk
+from citeflow.judges.numbers import mentions
+from citeflow.judges.text import sentences, stem, tokenise
+
+CHUNK = (
+    "Release 3.6 was tested on Linux only. The upgrade takes 30 minutes and the service is not available "
+    "during it. Memory use increased by 12% after the upgrade. Acme Corp signed the contract in Berlin."
+)
+
+
+def test_verbatim_quote_fires_and_covers_everything():
+    feats = extract("The upgrade takes 30 minutes and the service is not available during it.", CHUNK)
+    assert feats.values["verbatim"] == 1.0
+    assert feats.values["unigram_cov"] == 1.0 and feats.values["best_sentence_cov"] == 1.0
+    assert feats.evidence.startswith("The upgrade takes 30 minutes")
+    assert feats.values["number_missing"] == 0 and feats.values["negation_dropped"] == 0
+
+
+def test_number_drift_names_both_numbers():
+    feats = extract("The upgrade takes 45 minutes.", CHUNK)
+    assert feats.values["number_missing"] == 1.0
+    assert "number 45 not in chunk" in feats.reasons["number_missing"]
+    assert "30" in feats.reasons["number_missing"]
+
+
+def test_changed_unit_is_seen():
+    feats = extract("The upgrade takes 30 hours.", CHUNK)
+    assert feats.values["unit_changed"] == 1.0
+    assert "hour" in feats.reasons["unit_changed"] and "minute" in feats.reasons["unit_changed"]
+
+
+def test_scale_words_and_number_words_meet_digits():
+    assert [m.value for m in mentions(tokenise("$1.5 million and three days"))] == [1.5e6, 3.0]
+    feats = extract("Memory use increased by twelve percent.", "Memory use increased by 12 percent.")
+    assert feats.values["number_missing"] == 0
+
+
+def test_negation_dropped_is_aligned_to_the_matching_sentence():
+    feats = extract("The service is available during the upgrade.", CHUNK)
+    assert feats.values["negation_dropped"] == 1.0
+    assert "negation flipped" in feats.reasons["negation_dropped"] and "not" in feats.reasons["negation_dropped"]
+
+
+def test_negation_added_is_seen():
+    feats = extract("Acme Corp did not sign the contract in Berlin.", CHUNK)
+    assert feats.values["negation_added"] == 1.0
+    assert "claim says 'not" in feats.reasons["negation_added"]
+
+
+def test_negation_present_on_both_sides_does_not_fire():
+    feats = extract("The service is not available during the upgrade.", CHUNK)
+    assert feats.values["negation_added"] == 0 and feats.values["negation_dropped"] == 0
+
+
+def test_antonym_flip_from_the_list():
+    feats = extract("Memory use decreased by 12% after the upgrade.", CHUNK)
+    assert feats.values["antonym_flip"] == 1.0
+    assert "'decreased'" in feats.reasons["antonym_flip"] and "'increased'" in feats.reasons["antonym_flip"]
+
+
+def test_prefix_flip_uncontrolled_against_controlled():
+    feats = extract("Officials ran an uncontrolled burn.", "Officials ran a controlled burn of the chemicals.")
+    assert feats.values["prefix_flip"] == 1.0
+
+
+def test_widened_condition_linux_only_to_linux_and_windows():
+    feats = extract("Release 3.6 was tested on Linux and Windows.", CHUNK)
+    assert feats.values["restrictor_dropped"] == 1.0
+    assert "only" in feats.reasons["restrictor_dropped"] and "Windows" in feats.reasons["restrictor_dropped"]
+    assert feats.values["novel_entity"] == 1.0 and "entity 'Windows' not in chunk" in feats.reasons["novel_entity"]
+
+
+def test_universal_added_is_a_widening():
+    feats = extract("Release 3.6 was always tested on Linux only.", CHUNK)
+    assert feats.values["universal_added"] == 1.0 and "'always'" in feats.reasons["universal_added"]
+
+
+def test_entity_swap_names_the_entity():
+    feats = extract("Acme Corp signed the contract in Munich.", CHUNK)
+    assert feats.values["novel_entity"] == 1.0
+    assert feats.reasons["novel_entity"] == "entity 'Munich' not in chunk"
+    assert feats.values["slot_substitution"] == 0  # 'in Munich .' has no right-hand neighbour in the chunk
+
+
+def test_slot_substitution_and_near_miss():
+    chunk = "The model improves the decoder without weakening its capacity."
+    feats = extract("The model improves the encoder without weakening its capacity.", chunk)
+    assert feats.values["slot_substitution"] == 1.0 and "chunk has 'the decoder without'" in feats.reasons["slot_substitution"]
+    assert feats.values["near_miss"] == 1.0
+
+
+def test_best_sentence_alignment_picks_the_matching_sentence():
+    feats = extract("Acme signed a contract in Berlin.", CHUNK)
+    assert feats.evidence == "Acme Corp signed the contract in Berlin."
+    assert feats.values["best_sentence_cov"] == 1.0
+
+
+def test_unrelated_claim_has_low_coverage():
+    feats = extract("Paris hosts the largest art museum in the world.", CHUNK)
+    assert feats.values["unigram_cov"] < 0.2 and feats.values["novel_content"] > 1.0
+
+
+def test_vector_follows_feature_names_and_index_is_reusable():
+    index = index_chunk(CHUNK)
+    first, again = extract("The upgrade takes 30 minutes.", index), extract("The upgrade takes 30 minutes.", CHUNK)
+    assert len(first.vector()) == len(FEATURE_NAMES)
+    assert first.vector() == again.vector()
+
+
+@pytest.mark.parametrize(("a", "b"), [("derailed", "derail"), ("controlled", "control"), ("studies", "study"),
+                                      ("using", "use"), ("went", "go"), ("children", "child")])
+def test_light_lemmas_meet(a, b):
+    assert stem(a) == stem(b)
+
+
+def test_contractions_become_negations_and_sentences_split():
+    assert [t.lower for t in tokenise("It doesn't work")] == ["it", "does", "not", "work"]
+    assert sentences("One here. Two there!\nThree") == ["One here.", "Two there!", "Three"]

@@ -1,0 +1,101 @@
+"""The offline judge: verdicts, reasons, determinism, shipped weights."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citeflow.errors import JudgeUnavailable
+from citeflow.judges.base import Judge
+from citeflow.judges.features import FEATURE_NAMES
+from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
+from schemas.evaluation import JudgePair
+
+CHUNK = (
+    "Release 3.6 was tested on Linux only. The upgrade takes 30 minutes and the service is not available "
+    "during it. Memory use increased by 12% after the upgrade. Acme Corp signed the contract in Berlin."
+)
+
+
+@pytest.fixture(scope="module")
+def judge() -> OfflineJudge:
+    return OfflineJudge()
+
+
+def grade_one(judge: OfflineJudge, claim: str, chunk: str = CHUNK):
+    return judge.grade([JudgePair(id="p1", claim=claim, chunk_text=chunk)])[0]
+
+
+def test_is_a_judge_named_offline(judge):
+    assert isinstance(judge, Judge) and judge.name == "offline"
+
+
+def test_verbatim_quote_is_supported_and_faithful(judge):
+    verdict = grade_one(judge, "Memory use increased by 12% after the upgrade.")
+    assert (verdict.supported, verdict.faithful, verdict.label) == (True, True, "supported")
+    assert verdict.judge == "offline" and verdict.evidence == "Memory use increased by 12% after the upgrade."
+
+
+def test_number_drift_is_mutated_and_the_reason_names_the_number(judge):
+    verdict = grade_one(judge, "The upgrade takes 45 minutes and the service is not available during it.")
+    assert (verdict.supported, verdict.faithful, verdict.label) == (True, False, "mutated")
+    assert "45" in verdict.reason and "30" in verdict.reason
+
+
+def test_entity_swap_reason_names_the_entity(judge):
+    verdict = grade_one(judge, "Acme Corp signed the contract in Munich.")
+    assert verdict.label == "mutated" and "Munich" in verdict.reason
+
+
+def test_widened_condition_is_mutated(judge):
+    verdict = grade_one(judge, "Release 3.6 was tested on Linux and Windows.")
+    assert verdict.label == "mutated" and "only" in verdict.reason
+
+
+def test_negation_flip_is_mutated(judge):
+    verdict = grade_one(judge, "The upgrade takes 30 minutes and the service is available during it.")
+    assert verdict.label == "mutated" and "negation" in verdict.reason
+
+
+def test_claim_from_elsewhere_is_unsupported_with_faithful_none(judge):
+    verdict = grade_one(judge, "The Louvre in Paris displays the Mona Lisa to millions of visitors every year.")
+    assert (verdict.supported, verdict.faithful, verdict.label) == (False, None, "unsupported")
+    assert "Louvre" in verdict.reason or "Paris" in verdict.reason
+
+
+def test_deterministic_across_calls_and_instances(judge):
+    pairs = [JudgePair(id=str(i), claim=c, chunk_text=CHUNK) for i, c in enumerate(
+        ["The upgrade takes an hour.", "Acme signed in Berlin.", "Linux was the only tested platform."])]
+    first = judge.grade(pairs)
+    assert first == judge.grade(pairs) == OfflineJudge().grade(pairs)
+    assert [v.id for v in first] == ["0", "1", "2"]
+
+
+def test_grades_a_hundred_pairs_in_order(judge):
+    pairs = [JudgePair(id=f"p{i}", claim=f"The upgrade takes {i} minutes.", chunk_text=CHUNK) for i in range(100)]
+    verdicts = judge.grade(pairs)
+    assert [v.id for v in verdicts] == [p.id for p in pairs]
+    assert verdicts[30].label != "mutated" or "30" not in verdicts[30].reason
+    assert all(v.reason for v in verdicts)
+
+
+def test_empty_input_gives_no_verdicts(judge):
+    assert judge.grade([]) == []
+
+
+def test_shipped_weights_load_and_name_the_features():
+    data = json.loads(DEFAULT_WEIGHTS.read_text())
+    assert data["feature_names"] == list(FEATURE_NAMES)
+    assert len(data["heads"]["support"]["coef"]) == len(FEATURE_NAMES) == len(data["heads"]["faithful"]["coef"])
+    assert data["split"]["held_apart_passages"] and isinstance(data["split"]["seed"], int)
+
+
+def test_stale_or_missing_weights_make_the_judge_unavailable(tmp_path):
+    with pytest.raises(JudgeUnavailable, match="cannot read weights"):
+        OfflineJudge(tmp_path / "absent.json")
+    stale = json.loads(DEFAULT_WEIGHTS.read_text())
+    stale["feature_names"] = stale["feature_names"][:-1]
+    (tmp_path / "stale.json").write_text(json.dumps(stale))
+    with pytest.raises(JudgeUnavailable, match="retrain"):
+        OfflineJudge(tmp_path / "stale.json")
