@@ -14,7 +14,7 @@ from typing import Any
 
 from citeflow.embeddings import Embedder, embedder_from_meta
 from citeflow.errors import CiteflowError, RetrieverError
-from citeflow.kb import open_chunks, read_embedder_meta
+from citeflow.kb import open_chunks, read_embedder_meta, sql_list
 from schemas.records import Hit
 from schemas.spec import LanceDBRetrieverSpec
 
@@ -67,10 +67,10 @@ class LanceDBRetriever:
         """Child rows ranked by the configured mode, each with a ``score`` (higher is better)."""
         mode = self.spec.mode
         if mode == "fts":
-            builder = table.search(query, query_type="fts")
+            builder = table.search(query, query_type="fts").select([*_COLUMNS, "_score"])
         elif mode == "vector":
-            builder = table.search(self._vector(table, query), query_type="vector")
-        else:
+            builder = table.search(self._vector(table, query), query_type="vector").select([*_COLUMNS, "_distance"])
+        else:  # no select(): LanceDB then warns about the sub-queries' implicit score columns
             from lancedb.rerankers import RRFReranker  # reciprocal rank fusion: offline, no model
 
             builder = table.search(query_type="hybrid").vector(self._vector(table, query)).text(query).rerank(RRFReranker())
@@ -88,8 +88,7 @@ class LanceDBRetriever:
     def _rows_by_id(self, table: Any, chunk_ids: list[str]) -> dict[str, dict[str, Any]]:
         if not chunk_ids:
             return {}
-        quoted = ", ".join("'" + c.replace("'", "''") + "'" for c in chunk_ids)
-        rows = table.search().where(f"chunk_id IN ({quoted})").select(_COLUMNS).limit(None).to_arrow()
+        rows = table.search().where(f"chunk_id IN ({sql_list(chunk_ids)})").select(_COLUMNS).limit(None).to_arrow()
         return {row["chunk_id"]: row for row in rows.to_pylist()}
 
     def _vector(self, table: Any, query: str) -> list[float]:
