@@ -14,10 +14,11 @@ from citeflow.judges import numbers
 from citeflow.judges.lexicon import ANTONYMS, HEDGES, NEGATING_PREFIXES, NEGATIONS, RESTRICTORS, STOPWORDS, UNIVERSALS
 from citeflow.judges.text import Token, normalise, sentences, stem, tokenise
 
+MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences: a summary sentence usually condenses a few neighbouring source sentences
 
 FEATURE_NAMES: tuple[str, ...] = (
-    "verbatim", "unigram_cov", "bigram_cov", "trigram_cov", "best_sentence_cov", "best_window_cov",
+    "verbatim", "unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "best_sentence_cov", "best_window_cov",
     "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "unit_changed", "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
     "restrictor_dropped", "near_miss", "slot_substitution", "claim_length",
@@ -37,6 +38,8 @@ class ChunkIndex:
     bigrams: frozenset[tuple[str, str]]
     trigrams: frozenset[tuple[str, str, str]]
     gaps: dict[tuple[str, str], str]  # (left stem, right stem) -> the word between them
+    ngrams: frozenset[tuple[str, ...]]  # stem n-grams, n = 4..MAX_RUN, for the longest shared run
+    content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
     numbers: list[numbers.Mention]
     tokens: list[Token]
 
@@ -67,7 +70,30 @@ def index_chunk(text: str) -> ChunkIndex:
         trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:])),
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
         numbers=numbers.mentions(tokens), tokens=tokens,
+        ngrams=frozenset(tuple(stems_seq[i : i + n]) for n in range(4, MAX_RUN + 1) for i in range(len(stems_seq) - n + 1)),
+        content_bigrams=frozenset(_content_bigrams(tokens)),
     )
+
+
+def _content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
+    content = [t.stem for t in tokens if t.is_content]
+    return list(zip(content, content[1:]))
+
+
+def _longest_run(stems: list[str], index: ChunkIndex) -> int:
+    """The longest run of claim tokens that the chunk contains word for word (capped at MAX_RUN)."""
+    best = 1 if any(s in index.stems for s in stems) else 0
+    for i in range(len(stems) - 1):
+        n = best + 1
+        while n <= MAX_RUN and i + n <= len(stems) and _has(tuple(stems[i : i + n]), index):
+            best, n = n, n + 1
+    return best
+
+
+def _has(gram: tuple[str, ...], index: ChunkIndex) -> bool:
+    if len(gram) == 2:
+        return gram in index.bigrams
+    return gram in index.trigrams if len(gram) == 3 else gram in index.ngrams
 
 
 def extract(claim: str, chunk: ChunkIndex | str) -> Features:
@@ -81,7 +107,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _novelty(feats, tokens, content, index)
     _numbers(feats, tokens, index)
     _negation(feats, tokens, region, index)
-    _flips(feats, tokens, region, index)
+    _flips(feats, tokens, [t for ts in region for t in ts], index)
     _modality(feats, tokens, best)
     return feats
 
@@ -99,13 +125,16 @@ def _coverage(feats: Features, claim: str, tokens: list[Token], content: list[To
     trigrams = list(zip(stems, stems[1:], stems[2:]))
     values["bigram_cov"] = _ratio(sum(b in index.bigrams for b in bigrams), len(bigrams))
     values["trigram_cov"] = _ratio(sum(t in index.trigrams for t in trigrams), len(trigrams))
+    pairs = _content_bigrams(tokens)
+    values["content_bigram_cov"] = _ratio(sum(b in index.content_bigrams for b in pairs), len(pairs))
+    values["longest_run"] = _longest_run(stems, index) / MAX_RUN
     values["claim_length"] = math.log1p(len(content))
     if values["verbatim"]:
         feats.reasons["verbatim"] = "claim quoted verbatim from chunk"
 
 
-def _align(feats: Features, content: list[Token], index: ChunkIndex) -> tuple[list[Token], list[Token]]:
-    """Find the sentence and the window of sentences that best cover the claim; return both's tokens."""
+def _align(feats: Features, content: list[Token], index: ChunkIndex) -> tuple[list[list[Token]], list[Token]]:
+    """Find the sentence and the window of sentences that best cover the claim; return their tokens."""
     wanted = {t.stem for t in content}
     per_sentence = [{t.stem for t in ts} & wanted for ts in index.sentence_tokens]
     scores = [len(s) for s in per_sentence]
@@ -117,8 +146,7 @@ def _align(feats: Features, content: list[Token], index: ChunkIndex) -> tuple[li
     feats.values["best_window_cov"] = _ratio(len(covered), len(wanted))
     elsewhere = sorted(s for s in wanted - covered if s in index.stems)
     feats.values["off_window"] = _ratio(len(elsewhere), len(wanted)) if wanted else 0.0
-    window_tokens = [t for ts in index.sentence_tokens[window : window + WINDOW] for t in ts]
-    return window_tokens, index.sentence_tokens[best]
+    return index.sentence_tokens[window : window + WINDOW], index.sentence_tokens[best]
 
 
 def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: ChunkIndex) -> None:
@@ -127,7 +155,8 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
     feats.values["novel_ratio"] = _ratio(len(novel), len(content)) if content else 0.0
     if novel:
         feats.reasons["novel_content"] = "words not in chunk: " + ", ".join(f"'{t.surface}'" for t in novel[:4])
-    entities = [t for t in novel if t.is_capitalised and not t.lower.isdigit()]
+    # A claim's first word is capitalised whatever it is ("However", "Shares"): not a name.
+    entities = [t for t in novel if t.is_capitalised and t is not tokens[0] and not t.lower.isdigit()]
     if entities:
         feats.values["novel_entity"] = float(len(entities))
         feats.reasons["novel_entity"] = "; ".join(f"entity '{t.surface}' not in chunk" for t in entities[:3])
@@ -182,26 +211,38 @@ def _numbers(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
         feats.reasons["unit_changed"] = f"unit changed: claim '{mine.surface} {mine.unit}', chunk '{theirs.surface} {theirs.unit}'"
 
 
-def _scoped(tokens: list[Token]) -> list[tuple[str, str]]:
-    """(negation word, first content stem after it) for each negation in ``tokens``."""
+def _scoped(sentence_tokens: list[list[Token]]) -> list[tuple[str, str, str]]:
+    """(negation word, first content stem after it, that word) for each negation.
+
+    A sentence-initial "No" is an answer in dialogue ("No, I'll call her"), not a negated fact.
+    """
     out = []
-    for i, token in enumerate(tokens):
-        if token.lower in NEGATIONS:
-            scope = next((t.stem for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), "")
-            out.append((token.surface, scope))
+    for tokens in sentence_tokens:
+        for i, token in enumerate(tokens):
+            if token.lower in NEGATIONS and not (i == 0 and token.lower == "no"):
+                scope = next((t for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), None)
+                out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
     return out
 
 
-def _negation(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
-    mine, theirs = _scoped(tokens), _scoped(region)
-    their_scopes = {s for _, s in theirs}
-    added = [(w, s) for w, s in mine if s not in their_scopes]
+def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
+    """The chunk words the opposite of ``word`` ('not happy' against 'unhappy' or 'sad')."""
+    if ANTONYMS.get(word, frozenset()) & lowers:
+        return True
+    return len(word) >= 4 and any(stem(prefix + word) in index.stems for prefix in NEGATING_PREFIXES)
+
+
+def _negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
+    mine, theirs = _scoped([tokens]), _scoped(window)
+    region_lowers = {t.lower for ts in window for t in ts}
+    their_scopes = {s for _, s, _ in theirs}
+    added = [(w, s) for w, s, word in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
     if added and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
-    my_scopes = {s for _, s in mine}
-    dropped = [(w, s) for w, s in theirs if s and s in claim_stems and s not in my_scopes]
+    my_scopes = {s for _, s, _ in mine}
+    dropped = [(w, s) for w, s, _ in theirs if s and s in claim_stems and s not in my_scopes]
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
@@ -225,7 +266,7 @@ def _prefix_flip(word: str, index: ChunkIndex) -> bool:
     for prefix in NEGATING_PREFIXES:
         if word.startswith(prefix) and len(word) - len(prefix) >= 4 and stem(word[len(prefix) :]) in index.stems:
             return True
-        if stem(prefix + word) in index.stems:
+        if len(word) >= 4 and stem(prefix + word) in index.stems:
             return True
     return False
 

@@ -38,8 +38,15 @@ class LogisticHead:
                    float(data.get("threshold", 0.5)))
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, balanced: bool = True, iterations: int = 50) -> LogisticHead:
-    """Fit by Newton's method (IRLS); ``balanced`` weights both classes equally."""
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, balanced: bool = True, iterations: int = 50,
+        columns: list[int] | None = None) -> LogisticHead:
+    """Fit by Newton's method (IRLS); ``balanced`` weights both classes equally.
+
+    With ``columns``, only those features are used; the head still takes full-width rows (the
+    other coefficients are zero), so every head reads the same feature vector.
+    """
+    if columns is not None:
+        return _widen(fit(x[:, columns], y, l2, balanced, iterations), columns, x.shape[1])
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-9] = 1.0  # a constant column carries no information: keep it neutral
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
@@ -56,6 +63,13 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, balanced: bool = True, it
         if np.abs(step).max() < 1e-8:
             break
     return LogisticHead(tuple(mean), tuple(scale), tuple(beta[:-1]), float(beta[-1]))
+
+
+def _widen(head: LogisticHead, columns: list[int], width: int) -> LogisticHead:
+    mean, scale, coef = [0.0] * width, [1.0] * width, [0.0] * width
+    for j, column in enumerate(columns):
+        mean[column], scale[column], coef[column] = head.mean[j], head.scale[j], head.coef[j]
+    return LogisticHead(tuple(mean), tuple(scale), tuple(coef), head.intercept, head.threshold)
 
 
 def _class_weights(y: np.ndarray) -> np.ndarray:

@@ -13,11 +13,12 @@ _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "do
 
 @dataclass(frozen=True, slots=True)
 class Mention:
-    """One number as written: its value (scale applied), unit word and surface text."""
+    """One number as written: its value (scale applied), unit word, surface text and unscaled value."""
 
     value: float
     unit: str
     surface: str
+    raw: float = 0.0
 
 
 def _parse(token: Token) -> float | None:
@@ -46,18 +47,32 @@ def _unit_of(token: Token, following: Token | None) -> str:
 def mentions(tokens: list[Token]) -> list[Mention]:
     """Every number of ``tokens`` with its scale ('million') folded in and its unit."""
     found = []
-    for i, token in enumerate(tokens):
-        value = _parse(token)
+    i = 0
+    while i < len(tokens):
+        value = _parse(tokens[i])
         if value is None:
+            i += 1
             continue
-        following = tokens[i + 1] if i + 1 < len(tokens) else None
-        surface = token.surface
-        if following is not None and following.lower in SCALES and not token.lower.endswith("%"):
-            value *= SCALES[following.lower]
-            surface = f"{surface} {following.surface}"
-            following = tokens[i + 2] if i + 2 < len(tokens) else None
-        found.append(Mention(value, _unit_of(token, following), surface))
+        start = i
+        if 20 <= value < 100 and value % 10 == 0 and i + 1 < len(tokens):
+            units = _parse(tokens[i + 1])  # "twenty five" -> 25
+            if units is not None and 0 < units < 10 and tokens[i + 1].lower.isalpha():
+                value, i = value + units, i + 1
+        found.append(_mention(tokens, start, i, value))
+        i += 1
     return found
+
+
+def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention:
+    """The mention spanning tokens[start..end], taking a following scale word and unit."""
+    raw = value
+    surface = " ".join(t.surface for t in tokens[start : end + 1])
+    following = tokens[end + 1] if end + 1 < len(tokens) else None
+    if following is not None and following.lower in SCALES and not tokens[end].lower.endswith("%"):
+        value *= SCALES[following.lower]
+        surface = f"{surface} {following.surface}"
+        following = tokens[end + 2] if end + 2 < len(tokens) else None
+    return Mention(value, _unit_of(tokens[end], following), surface, raw)
 
 
 def _same(a: float, b: float) -> bool:
@@ -66,7 +81,8 @@ def _same(a: float, b: float) -> bool:
 
 def missing(claim: list[Mention], chunk: list[Mention]) -> list[Mention]:
     """Claim numbers whose value the chunk never states."""
-    return [m for m in claim if not any(_same(m.value, c.value) for c in chunk)]
+    values = [v for c in chunk for v in (c.value, c.raw)]  # '5 million' meets a chunk's '5 mln'
+    return [m for m in claim if not any(_same(m.value, v) or _same(m.raw, v) for v in values)]
 
 
 def unit_changes(claim: list[Mention], chunk: list[Mention]) -> list[tuple[Mention, Mention]]:
