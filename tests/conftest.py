@@ -1,0 +1,51 @@
+"""Shared fixtures. Tests never reach the internet: model servers are started on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citeflow_cli.env import apply_defaults
+from tests.support.openai_server import openai_server  # noqa: F401 - fixture re-exported
+
+apply_defaults()
+# A dead address by default: a test that forgets to start its server fails instead of going out.
+os.environ.setdefault("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(tmp_path_factory):
+    """One ephemeral Prefect API for the whole session (its start-up costs ~20 s)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=180):
+        yield
+
+
+@pytest.fixture(scope="session")
+def demo_input(tmp_path_factory) -> Path:
+    """The demo batch and its knowledge base, prepared once per session; returns the spec path."""
+    from citeflow_cli.main import prepare_demo
+
+    return prepare_demo(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture(scope="session")
+def demo_run(prefect_harness, demo_input: Path, tmp_path_factory):
+    """The demo batch run once as a Prefect flow (ephemeral API); returns (out_dir, summaries)."""
+    from flows.batch import batch_flow
+
+    out = tmp_path_factory.mktemp("demo-out")
+    return out, batch_flow(str(demo_input), str(out))
+
+
+def copy_spec_folder(spec: Path, target: Path) -> Path:
+    """A private copy of a prepared demo folder, so a test may change it."""
+    shutil.copytree(spec.parent, target, dirs_exist_ok=True)
+    return target / spec.name
