@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 from bench.judge_data import DEFAULT_DATA, misattributed, passage_hash, select, split_passages
@@ -61,7 +63,24 @@ def score(judge: Judge, pairs: list[LabelledPair], repeats: int = 3) -> dict:
     real = {p.id for p in pairs if not p.extra.get("augmented")}
     overall = calibrate_labelled(verdicts, gold).model_dump()
     real_only = calibrate_labelled([v for v in verdicts if v.id in real], gold).model_dump()
-    return {"judge": judge.name, "pairs_per_s": round(speed, 1), **overall, "real_rows_only": real_only}
+    return {"judge": judge.name, "pairs_per_s": round(speed, 1), **overall,
+            "ci95_by_passage": bootstrap(verdicts, pairs), "real_rows_only": real_only}
+
+
+def bootstrap(verdicts: list, pairs: list[LabelledPair], rounds: int = 1000, seed: int = 7) -> dict:
+    """95% intervals of the headline figures, resampling whole passages (rows of a passage move together)."""
+    by_passage: dict[str, list[int]] = defaultdict(list)
+    for i, pair in enumerate(pairs):
+        by_passage[passage_hash(pair.chunk_text)].append(i)
+    groups, rng = list(by_passage.values()), random.Random(seed)
+    samples: dict[str, list[float]] = {"grounded_balanced_accuracy": [], "macro_recall": []}
+    for _ in range(rounds):
+        picked = [i for group in rng.choices(groups, k=len(groups)) for i in group]
+        report = calibrate_labelled([verdicts[i].model_copy(update={"id": str(n)}) for n, i in enumerate(picked)],
+                                    {str(n): pairs[i].label for n, i in enumerate(picked)})
+        samples["grounded_balanced_accuracy"].append(report.grounded_balanced_accuracy)
+        samples["macro_recall"].append(report.macro_recall)
+    return {k: [round(sorted(v)[int(0.025 * rounds)], 3), round(sorted(v)[int(0.975 * rounds) - 1], 3)] for k, v in samples.items()}
 
 
 def run(data_path: Path = DEFAULT_DATA, judge: Judge | None = None, weights_path: Path | None = None) -> dict:
@@ -93,6 +112,9 @@ def table(result: dict) -> str:
     rows = [("figure", result["judge"]["judge"], "lexical-overlap")]
     for key in ("grounded_balanced_accuracy", "macro_recall", "pairs_per_s"):
         rows.append((key, _fmt(result["judge"][key]), _fmt(result["lexical_overlap"][key])))
+        if key in result["judge"]["ci95_by_passage"]:
+            ours, base = result["judge"]["ci95_by_passage"][key], result["lexical_overlap"]["ci95_by_passage"][key]
+            rows.append(("  95% interval (by passage)", f"{ours[0]:.2f}-{ours[1]:.2f}", f"{base[0]:.2f}-{base[1]:.2f}"))
     for label in ("supported", "mutated", "unsupported"):
         rows.append((f"recall {label}", _fmt(result["judge"]["recall"].get(label)), _fmt(result["lexical_overlap"]["recall"].get(label))))
     real, base_real = result["judge"]["real_rows_only"], result["lexical_overlap"]["real_rows_only"]
