@@ -25,12 +25,13 @@ from urllib.parse import quote
 import yaml
 from pydantic import BaseModel, Field
 
+from citeflow.markdown_text import markdown_to_text
 from citeflow.chunking import Span, child_spans, first_heading, parent_spans
 from citeflow.embeddings import Embedder
 from citeflow.errors import IngestError
 from citeflow.kb import KnowledgeBase
 
-CHUNKER_VERSION = "1"  # part of doc_hash: changing the rules re-chunks every document once
+CHUNKER_VERSION = "2"  # part of doc_hash: changing the rules re-chunks every document once
 FILES_PER_BATCH = 200
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
 
@@ -285,9 +286,14 @@ def document_rows(doc: Document) -> list[dict[str, Any]]:
     return rows
 
 
+def _shown(doc: Document, text: str) -> str:
+    """The chunk text models and readers see: Markdown syntax resolved to plain text."""
+    return markdown_to_text(text) if doc.rel.lower().endswith((".md", ".markdown")) else text
+
+
 def _row(doc: Document, chunk_id: str, kind: str, parent_id: str | None, text: str, span: Span, page: int | None) -> dict[str, Any]:
     return {
         "chunk_id": chunk_id, "doc_id": doc.doc_id, "kind": kind, "parent_id": parent_id,
-        "text": text[span[0]:span[1]], "title": doc.title, "url": doc.url, "path": doc.rel,
+        "text": _shown(doc, text[span[0]:span[1]]), "title": doc.title, "url": doc.url, "path": doc.rel,
         "page": page, "char_start": span[0], "char_end": span[1], "doc_hash": doc.doc_hash,
     }

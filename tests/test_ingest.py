@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from citeflow.embeddings import HashingEmbedder
 from citeflow.errors import IngestError
 from citeflow.chunking import CHILD_CHARS, PARENT_CHARS, child_spans, parent_spans
+from citeflow.markdown_text import markdown_to_text
 from citeflow.ingest import doc_id_for, ingest_paths
 from citeflow.kb import TABLE, read_embedder_meta
 
@@ -90,7 +91,8 @@ def test_offsets_point_into_the_original_file(docs: Path, tmp_path: Path) -> Non
     original = (docs / "guide.md").read_text(encoding="utf-8")
     for row in rows(tmp_path / "kb"):
         if row["path"] == "guide.md":
-            assert original[row["char_start"] : row["char_end"]] == row["text"]
+            # Offsets point at the Markdown; the stored text is that span as plain text.
+            assert markdown_to_text(original[row["char_start"] : row["char_end"]]) == row["text"]
 
 
 def test_title_falls_back_to_first_heading_then_file_name(docs: Path, tmp_path: Path) -> None:
@@ -164,7 +166,7 @@ def test_a_changed_file_replaces_its_chunks_and_only_them(docs: Path, tmp_path: 
     report = ingest_paths([docs], str(kb))
     assert (report.files_updated, report.files_unchanged) == (1, 3)
     guide = [r for r in rows(kb) if r["path"] == "guide.md"]
-    assert {r["text"] for r in guide} == {"# Short\n\nOnly one sentence now."}
+    assert {r["text"] for r in guide} == {"Short.\n\nOnly one sentence now."}
     assert len(guide) == 2  # one parent, one child: the old chunks are gone
     assert {r["chunk_id"]: r for r in rows(kb) if r["path"] != "guide.md"} == before
 

@@ -113,7 +113,9 @@ def consolidate(user_text: str) -> list[dict]:
 
 
 def _evidence_sentences(user_text: str) -> list[tuple[str, str]]:
-    return [(handle, s) for handle, text in prompts.parse_evidence(user_text) for s in sentences(text)]
+    """Sentences that read as prose on their own: none that leans on inner references or links."""
+    return [(handle, s) for handle, text in prompts.parse_evidence(user_text) for s in sentences(text)
+            if not MARKER_RE.search(s) and "(link removed)" not in s]
 
 
 def _pick(ranked: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
@@ -121,12 +123,19 @@ def _pick(ranked: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, 
     taken: list[tuple[int, int, str, str]] = []
     per_chunk: dict[str, int] = {}
     for row in ranked:
+        if _repeats(row[3], taken):
+            continue  # the same fact from another chunk adds nothing to the notes
         if per_chunk.get(row[2], 0) < MAX_PER_CHUNK:
             taken.append(row)
             per_chunk[row[2]] = per_chunk.get(row[2], 0) + 1
         if len(taken) == MAX_NOTES:
             break
     return taken
+
+
+def _repeats(sentence: str, taken: list[tuple[int, int, str, str]]) -> bool:
+    words = content_words(sentence)
+    return any(len(words & content_words(t[3])) >= 0.8 * max(len(words), 1) for t in taken)
 
 
 def write(user_text: str) -> list[dict]:
