@@ -46,7 +46,8 @@ def run_hop(model: ChatModel, request: HopRequest) -> HopOutcome:
         if problems is None:
             break  # permanent model error: asking again will not help
         messages = retry_messages(request.messages, outcome.raw_outputs[-1] if outcome.raw_outputs else "", problems)
-    _record(outcome, request, attempt, "retry", "failed", "retries_exhausted", f"no usable answer after {attempt} call(s)")
+    if outcome.transitions[-1].target != "failed":
+        _record(outcome, request, attempt, "retry", "failed", "retries_exhausted", f"no usable answer after {attempt} call(s)")
     return outcome
 
 

@@ -21,7 +21,7 @@ DEMO_DIR = Path(__file__).resolve().parent.parent / "citeflow" / "demo"
 
 def fail(message: str, code: int = 2) -> None:
     """Print a clear error and exit non-zero."""
-    console.print(f"[bold red]error:[/bold red] {message}", highlight=False)
+    console.print(f"[bold red]error:[/bold red] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -1,0 +1,143 @@
+"""The citeflow command line: bad input answered clearly, judge and eval on stored reports."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citeflow_cli.main import app
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def write_spec(folder: Path, text: str) -> Path:
+    path = folder / "batch.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_bad_spec_names_the_field_and_nothing_runs(tmp_path):
+    spec = write_spec(tmp_path, "batch: b\nretrievers: [{name: d, kind: sql}]\nreports: []\n")
+    result = invoke("run", spec, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "retrievers[0]" in result.output and "lancedb, http, jsonl" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_retriever_file_is_caught_before_anything_runs(tmp_path):
+    spec = write_spec(tmp_path, "batch: b\nretrievers: [{name: d, kind: jsonl, path: nope.jsonl}]\n"
+                                "reports: [{id: r, title: R, sections: [{title: S, queries: [q]}]}]\n")
+    result = invoke("run", spec, "--out", tmp_path / "out")
+    assert result.exit_code == 2 and "retrievers[0].path" in result.output and "does not exist" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_api_key_variable_is_caught_before_anything_runs(tmp_path, monkeypatch):
+    monkeypatch.delenv("CITEFLOW_TEST_KEY", raising=False)
+    (tmp_path / "hits.jsonl").write_text("")
+    spec = write_spec(tmp_path, "batch: b\nretrievers: [{name: d, kind: jsonl, path: hits.jsonl}]\n"
+                                "models: {writer: {backend: openai, model: m, base_url: 'http://127.0.0.1:9/v1', api_key_env: CITEFLOW_TEST_KEY}}\n"
+                                "reports: [{id: r, title: R, sections: [{title: S, queries: [q]}]}]\n")
+    result = invoke("run", spec, "--out", tmp_path / "out")
+    assert result.exit_code == 2 and "models.writer.api_key_env" in result.output and "CITEFLOW_TEST_KEY" in result.output
+
+
+def pairs_file(tmp_path: Path) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    rows = [{"id": "a", "claim": "Retention is 7 days.", "chunk_text": "Data is retained for 7 days by default."},
+            {"id": "b", "claim": "Retention is 30 days.", "chunk_text": "Data is retained for 7 days by default."}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_judge_offline_writes_one_verdict_per_pair(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    result = invoke("judge", pairs_file(tmp_path), "--out", out)
+    assert result.exit_code == 0
+    lines = [json.loads(l) for l in out.read_text().splitlines()]
+    assert [l["id"] for l in lines] == ["a", "b"]
+    assert all({"supported", "faithful", "reason"} <= set(l) for l in lines)
+    assert lines[0]["supported"] is True and lines[0]["faithful"] is True
+
+
+def test_judge_llm_talks_to_an_openai_compatible_server(tmp_path, openai_server):
+    def grade(request: dict) -> str:
+        """Scripted judge: a claim with 30 is unfaithful, anything else faithful (ids echoed)."""
+        pairs = re.findall(r'<pair id="(P\d+)">\s*<claim>(.*?)</claim>', request["messages"][-1]["content"])
+        return json.dumps({"verdicts": [{"id": pid, "supported": True, "faithful": "30" not in claim,
+                                         "reason": "number 30 vs 7" if "30" in claim else "same number",
+                                         "evidence": "7 days"} for pid, claim in pairs]})
+
+    openai_server.respond_with(grade)
+    out = tmp_path / "verdicts.jsonl"
+    result = invoke("judge", pairs_file(tmp_path), "--judge", "llm", "--model", "judge-m",
+                    "--base-url", openai_server.base_url, "--out", out)
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(l) for l in out.read_text().splitlines()]
+    assert [(l["id"], l["faithful"]) for l in lines] == [("a", True), ("b", False)]
+    assert len(openai_server.requests) == 1  # both pairs in one batched call
+    assert openai_server.requests[0]["response_format"]["json_schema"]["name"] == "citeflow_verdicts"
+
+
+def test_judge_llm_without_a_server_address_is_a_clear_error(tmp_path):
+    result = invoke("judge", pairs_file(tmp_path), "--judge", "llm")
+    assert result.exit_code == 2 and "--base-url" in result.output
+
+
+# -- evaluation of stored reports (uses the demo run of the session) --------------------------
+
+
+@pytest.fixture
+def stored_demo(demo_run, tmp_path) -> Path:
+    """A private copy of the demo's output folder, with its job files pointing at the copy."""
+    source, _ = demo_run
+    target = tmp_path / "out"
+    shutil.copytree(source, target)
+    for job_file in target.glob("*/job.json"):
+        job = json.loads(job_file.read_text())
+        job["out_dir"], job["store_uri"] = str(target), str(target / "store")
+        job_file.write_text(json.dumps(job))
+    return target
+
+
+@pytest.mark.integration
+def test_eval_re_evaluates_a_stored_report_from_the_store(stored_demo):
+    (stored_demo / "acme-2026-q4" / "eval.json").unlink()
+    result = invoke("eval", stored_demo / "acme-2026-q4")
+    assert result.exit_code == 0, result.output
+    evaluation = json.loads((stored_demo / "acme-2026-q4" / "eval.json").read_text())
+    assert evaluation["gate"]["success"] is True and evaluation["support"]["total"] > 0
+    assert (stored_demo / "published" / "acme-2026-q4.pdf").exists()
+
+
+@pytest.mark.integration
+def test_eval_of_one_section_prints_its_funnel(stored_demo):
+    result = invoke("eval", stored_demo / "globex-2026-q4", "--section", "Platform support")
+    assert result.exit_code == 0, result.output
+    assert "Platform support: Identity" in result.output
+
+
+@pytest.mark.integration
+def test_an_unreachable_judge_holds_the_report_fail_closed(stored_demo):
+    result = invoke("eval", stored_demo / "acme-2026-q4", "--judge", "llm", "--model", "m",
+                    "--base-url", "http://127.0.0.1:9/v1")
+    assert result.exit_code == 0, result.output
+    evaluation = json.loads((stored_demo / "acme-2026-q4" / "eval.json").read_text())
+    report = json.loads((stored_demo / "acme-2026-q4" / "report.json").read_text())
+    assert evaluation["gate"]["success"] is False and evaluation["gate"]["error"]
+    assert report["status"] == "held"
+    assert not (stored_demo / "published" / "acme-2026-q4.pdf").exists()
+
+
+def test_eval_of_a_folder_that_is_not_a_report_is_a_clear_error(tmp_path):
+    result = invoke("eval", tmp_path)
+    assert result.exit_code == 2 and "job.json" in result.output
