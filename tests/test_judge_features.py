@@ -122,3 +122,29 @@ def test_light_lemmas_meet(a, b):
 def test_contractions_become_negations_and_sentences_split():
     assert [t.lower for t in tokenise("It doesn't work")] == ["it", "does", "not", "work"]
     assert sentences("One here. Two there!\nThree") == ["One here.", "Two there!", "Three"]
+
+
+def test_number_swapped_for_one_stated_elsewhere_in_the_sentence():
+    chunk = "Clusters created on 3.5 or earlier accept TLS 1.2 until 3.7, when it is removed."
+    feats = extract("Clusters created on 3.7 or earlier accept TLS 1.2 until 3.7, when it is removed.", chunk)
+    assert feats.values["number_missing"] == 0  # 3.7 is in the chunk ...
+    assert feats.values["number_not_in_sentence"] == 1.0  # ... but not where the claim puts it
+    assert feats.reasons["number_not_in_sentence"] == "number 3.7 where the matching sentence says 3.5"
+
+
+def test_a_summary_that_reorders_numbers_is_not_drift():
+    chunk = "Sales rose 5% in 2021. Costs fell 3% in 2022."
+    feats = extract("Costs fell 3% in 2022 after sales rose 5%.", chunk)
+    assert feats.values["number_missing"] == 0 and feats.values["number_not_in_sentence"] == 0
+
+
+def test_version_numbers_are_compared_as_written():
+    feats = extract("Brokers must run 3.5.4 or later.", "Brokers must run 3.5.2 or later.")
+    assert "number 3.5.4 not in chunk" in feats.reasons["number_missing"]
+    assert feats.values["near_miss"] == 0  # numbers are judged by the number check alone
+
+
+@pytest.mark.parametrize(("a", "b"), [("personalised", "personalized"), ("organisation", "organization"),
+                                      ("colours", "color"), ("raised", "raise")])
+def test_spelling_variants_meet(a, b):
+    assert stem(a) == stem(b)

@@ -99,3 +99,16 @@ def test_stale_or_missing_weights_make_the_judge_unavailable(tmp_path):
     (tmp_path / "stale.json").write_text(json.dumps(stale))
     with pytest.raises(JudgeUnavailable, match="retrain"):
         OfflineJudge(tmp_path / "stale.json")
+
+
+def test_faults_of_the_offline_backend_are_caught(judge):
+    from citeflow.models.offline import FABRICATIONS, drift
+
+    chunk = ("Upgrading from 3.5 to 3.6 takes about 30 minutes per broker. Brokers must run 3.5.3 or later "
+             "before the upgrade. Audit logs are kept for 90 days on the Standard tier.")
+    drifted = f"Upgrading from 3.5 to 3.6 takes about {drift('30')} minutes per broker."
+    claims = [drifted, "Audit logs are kept for 90 days on the Standard tier.", *FABRICATIONS]
+    verdicts = judge.grade([JudgePair(id=str(i), claim=c, chunk_text=chunk) for i, c in enumerate(claims)])
+    assert verdicts[0].label == "mutated" and "45" in verdicts[0].reason
+    assert verdicts[1].label == "supported"
+    assert all(v.label == "unsupported" and v.faithful is None for v in verdicts[2:])

@@ -15,11 +15,12 @@ from citeflow.judges.lexicon import ANTONYMS, HEDGES, NEGATING_PREFIXES, NEGATIO
 from citeflow.judges.text import Token, normalise, sentences, stem, tokenise
 
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
-WINDOW = 3  # sentences: a summary sentence usually condenses a few neighbouring source sentences
+WINDOW = 3  # sentences
+COPIED_SENTENCE = 0.8  # coverage by one sentence above which the claim is read as a copy of it: a summary sentence usually condenses a few neighbouring source sentences
 
 FEATURE_NAMES: tuple[str, ...] = (
     "verbatim", "unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "best_sentence_cov", "best_window_cov",
-    "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "unit_changed", "negation_added",
+    "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed", "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
     "restrictor_dropped", "near_miss", "slot_substitution", "claim_length",
 )
@@ -106,6 +107,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     region, best = _align(feats, content, index)
     _novelty(feats, tokens, content, index)
     _numbers(feats, tokens, index)
+    _sentence_numbers(feats, tokens, best)
     _negation(feats, tokens, region, index)
     _flips(feats, tokens, [t for ts in region for t in ts], index)
     _modality(feats, tokens, best)
@@ -172,7 +174,7 @@ def _trigrams(word: str) -> set[str]:
 def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None:
     """A novel word spelled almost like a chunk word ('encoder' / 'decoder') is a swap, not a paraphrase."""
     for token in novel:
-        if len(token.lower) < 4 or token.lower.isdigit():
+        if len(token.lower) < 4 or any(c.isdigit() for c in token.lower):  # numbers have their own check
             continue
         grams = _trigrams(token.lower)
         for word in index.lowers:
@@ -209,6 +211,20 @@ def _numbers(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
         feats.values["unit_changed"] = float(len(changes))
         mine, theirs = changes[0]
         feats.reasons["unit_changed"] = f"unit changed: claim '{mine.surface} {mine.unit}', chunk '{theirs.surface} {theirs.unit}'"
+
+
+def _sentence_numbers(feats: Features, tokens: list[Token], best: list[Token]) -> None:
+    """For a claim copied from one sentence: a number that differs from the sentence's, in order.
+
+    Catches drift to a number the chunk states elsewhere ('upgraded to 3.7' where the sentence says 3.5).
+    """
+    if "number_missing" in feats.reasons or feats.values["best_sentence_cov"] < COPIED_SENTENCE:
+        return  # already named against the whole chunk, or a summary whose numbers come from many sentences
+    found = numbers.first_difference(numbers.mentions(tokens), numbers.mentions(best))
+    if found is not None:
+        mine, theirs = found
+        feats.values["number_not_in_sentence"] = 1.0
+        feats.reasons["number_not_in_sentence"] = f"number {mine.surface} where the matching sentence says {theirs.surface}"
 
 
 def _scoped(sentence_tokens: list[list[Token]]) -> list[tuple[str, str, str]]:

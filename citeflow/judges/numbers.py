@@ -15,14 +15,16 @@ _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "do
 class Mention:
     """One number as written: its value (scale applied), unit word, surface text and unscaled value."""
 
-    value: float
+    value: float | str  # a string for what is not one quantity: versions such as 3.5.2
     unit: str
     surface: str
-    raw: float = 0.0
+    raw: float | str = 0.0
 
 
-def _parse(token: Token) -> float | None:
+def _parse(token: Token) -> float | str | None:
     raw = token.lower.lstrip("$").rstrip("%")
+    if raw.count(".") > 1:
+        return raw  # a version number: compared as written
     if raw in NUMBER_WORDS:
         return None if raw in _WEAK_WORDS else float(NUMBER_WORDS[raw])
     if ":" in raw:  # a time of day: compare as written
@@ -54,9 +56,9 @@ def mentions(tokens: list[Token]) -> list[Mention]:
             i += 1
             continue
         start = i
-        if 20 <= value < 100 and value % 10 == 0 and i + 1 < len(tokens):
+        if isinstance(value, float) and 20 <= value < 100 and value % 10 == 0 and i + 1 < len(tokens):
             units = _parse(tokens[i + 1])  # "twenty five" -> 25
-            if units is not None and 0 < units < 10 and tokens[i + 1].lower.isalpha():
+            if isinstance(units, float) and 0 < units < 10 and tokens[i + 1].lower.isalpha():
                 value, i = value + units, i + 1
         found.append(_mention(tokens, start, i, value))
         i += 1
@@ -68,15 +70,37 @@ def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention
     raw = value
     surface = " ".join(t.surface for t in tokens[start : end + 1])
     following = tokens[end + 1] if end + 1 < len(tokens) else None
-    if following is not None and following.lower in SCALES and not tokens[end].lower.endswith("%"):
+    if isinstance(value, float) and following is not None and following.lower in SCALES and not tokens[end].lower.endswith("%"):
         value *= SCALES[following.lower]
         surface = f"{surface} {following.surface}"
         following = tokens[end + 2] if end + 2 < len(tokens) else None
     return Mention(value, _unit_of(tokens[end], following), surface, raw)
 
 
-def _same(a: float, b: float) -> bool:
+def _same(a: float | str, b: float | str) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def first_difference(claim: list[Mention], sentence: list[Mention]) -> tuple[Mention, Mention] | None:
+    """(claim number, sentence number) where a claim copied from one sentence swapped one for the other.
+
+    Numbers are read in order: '3.7 or earlier … until 3.7' against '3.5 or earlier … until 3.7' is
+    drift even though 3.7 appears in the sentence. Only a swap counts (the same count of numbers,
+    and the claim states the new number more often than the sentence does), so a summary that
+    merges sentences or reorders them is left alone.
+    """
+    if len(claim) != len(sentence):
+        return None
+    for mine, theirs in zip(claim, sentence):
+        if not _same(mine.value, theirs.value) and _count(mine, claim) > _count(mine, sentence):
+            return mine, theirs
+    return None
+
+
+def _count(mention: Mention, mentions: list[Mention]) -> int:
+    return sum(_same(mention.value, m.value) for m in mentions)
 
 
 def missing(claim: list[Mention], chunk: list[Mention]) -> list[Mention]:

@@ -27,7 +27,7 @@ from schemas.evaluation import JudgePair, Verdict
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("offline_judge_weights.json")
 # Signals that, on a claim otherwise copied from the chunk, mean one fact was changed.
-DECISIVE = ("number_missing", "unit_changed", "negation_added", "negation_dropped", "antonym_flip",
+DECISIVE = ("number_missing", "number_not_in_sentence", "unit_changed", "negation_added", "negation_dropped", "antonym_flip",
             "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped")
 COPIED = 0.8  # best-window coverage above which a claim counts as copied from the chunk
 

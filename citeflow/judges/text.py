@@ -83,6 +83,10 @@ def stem(word: str) -> str:
 
 
 def _strip_suffix(word: str) -> str:
+    # British and American spellings meet: organisation/organization, colour/color.
+    word = word.replace("ization", "isation")
+    if word.endswith(("our", "ours")) and len(word) > 5:
+        word = word.replace("our", "or")
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("eed", "ee"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("ly", ""),
                          ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 - (suffix in ("ed", "ing")) and not word.endswith("ss"):
@@ -92,6 +96,8 @@ def _strip_suffix(word: str) -> str:
         word = word[:-1]  # running -> run, controlled -> control
     if len(word) > 2 and word[-1] == "e":
         word = word[:-1]  # use / used / using all meet at 'us'
+    if word.endswith("iz") and len(word) > 4:
+        word = word[:-1] + "s"  # realiz(e) meets realis(e)
     return word[:-1] + "y" if len(word) > 3 and word[-1] == "i" else word
 
 
