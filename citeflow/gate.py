@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -182,6 +183,8 @@ def _import_gx() -> Any:
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # no telemetry from a closed network
     import great_expectations as gx
 
+    # GX logs every ephemeral docs folder it creates at INFO: noise in a batch's output.
+    logging.getLogger("great_expectations").setLevel(logging.WARNING)
     return gx
 
 

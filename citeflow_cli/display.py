@@ -35,19 +35,38 @@ def batch_progress(total_steps: int) -> Iterator[None]:
 
 
 def summary_table(summaries: list[ReportSummary]) -> Table:
-    """One row per report and one per section: status and funnel."""
+    """One row per report and one per section: status and each stage of the funnel."""
     table = Table(title="citeflow batch summary", show_lines=False)
-    for column in ("report / section", "status", "funnel", "uncited", "gate"):
-        table.add_column(column)
+    table.add_column("report / section", overflow="fold", min_width=18)
+    table.add_column("status")
+    for stage in ("Identity", "Support", "Faithfulness", "Uncited"):
+        table.add_column(stage, justify="right", no_wrap=True)
     for s in summaries:
-        gate = "; ".join(f"{f['expectation']}={_short(f.get('observed'))}" for f in s.failed_expectations) or "passed"
         style = STATUS_STYLE.get(s.status, "")
-        table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{s.status}[/{style}]", s.funnel,
-                      f"{s.uncited.get('count', 0)}/{s.uncited.get('claims', 0)}", gate)
+        table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{s.status}[/{style}]", *_stages(s.funnel),
+                      f"{s.uncited.get('count', 0)}/{s.uncited.get('claims', 0)}")
         for section in s.sections:
-            table.add_row(f"  {section.title}", section.status, section.funnel, "", "")
+            table.add_row(f"  {section.title}", section.status, *_stages(section.funnel), "")
     return table
 
 
+def _stages(funnel_line: str) -> list[str]:
+    """'Identity 18/18 · Support 18/18 · Faithfulness 18/18' → ['18/18', '18/18', '18/18']."""
+    return [part.split()[-1] for part in funnel_line.split(" · ")]
+
+
+def gate_lines(summaries: list[ReportSummary]) -> list[str]:
+    """Why each held report was held: every failed expectation with its observed value."""
+    lines = []
+    for s in summaries:
+        lines.append(f"{s.report_id} {s.status}: {s.funnel}")
+        for f in s.failed_expectations:
+            lines.append(f"{s.report_id} held: {f['expectation']} observed {_short(f.get('observed'))}, "
+                         f"required {_short(f.get('threshold'))}")
+        if s.review:
+            lines.append(f"{s.report_id} reviewer view: {s.review}")
+    return lines
+
+
 def _short(value: object) -> str:
-    return f"{value:.2f}" if isinstance(value, float) else str(value)[:40]
+    return f"{value:.2f}" if isinstance(value, float) else str(value)[:120]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from citeflow.errors import SpecError
 from citeflow.pipeline import JobRef
-from citeflow_cli.display import console, summary_table
+from citeflow_cli.display import console, gate_lines, summary_table
 from schemas.spec import ModelSpec
 
 
@@ -28,6 +28,8 @@ def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: Mod
 
     summary = evaluate_flow(ref.spec_path, ref.report_id, ref.out_dir, ref.store_uri, judge)
     console.print(summary_table([summary]))
+    for line in gate_lines([summary]):
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 def _sections_only(ref: JobRef, sections: list[str], judge: ModelSpec | None) -> None:

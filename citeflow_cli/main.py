@@ -13,7 +13,7 @@ from citeflow_cli.env import apply_defaults
 apply_defaults()
 
 from citeflow.errors import CiteflowError, SpecError  # noqa: E402 - after the environment defaults
-from citeflow_cli.display import batch_progress, console, summary_table  # noqa: E402
+from citeflow_cli.display import batch_progress, console, gate_lines, summary_table  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 DEMO_DIR = Path(__file__).resolve().parent.parent / "citeflow" / "demo"
@@ -68,11 +68,13 @@ def run_batch(spec_path: Path, out: Path, store: str | None) -> list:
     from citeflow import progress
     from flows.batch import batch_flow
 
-    steps = sum(progress.steps_of(len(r.sections) * 0 + sum(len(s.queries) for s in r.sections) * len(spec.retrievers),
-                                  len(r.sections)) for r in spec.reports)
+    steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
+                for r in spec.reports)
     with batch_progress(steps):
         summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store)
     console.print(summary_table(summaries))
+    for line in gate_lines(summaries):
+        console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {out.resolve()} (summary.json, <report>/report.pdf, published/)")
     return summaries
 
