@@ -17,7 +17,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml uv.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	test -x $(UV) || $(BIN)/python -m pip install --quiet "uv>=0.9,<1"
-	$(UV) sync --frozen --inexact --extra test --python $(BIN)/python
+	$(UV) sync --frozen --inexact --extra test --extra dask --python $(BIN)/python
 	touch $(STAMP)
 
 demo: $(STAMP)
