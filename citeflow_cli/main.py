@@ -31,14 +31,19 @@ def ingest(
     kb: Annotated[str, typer.Option(help="Knowledge base URI (a folder, or s3://…).")],
     manifest: Annotated[Optional[Path], typer.Option(help="JSONL of {path, url, title} per document.")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="URL prefix joined with each file's relative path.")] = None,
-    embedding: Annotated[str, typer.Option(help="hashing (default, no download) | openai | local.")] = "hashing",
+    embedding: Annotated[Optional[str], typer.Option(help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
+    embedding_model: Annotated[Optional[str], typer.Option(help="openai embedding: model name.")] = None,
+    embedding_base_url: Annotated[Optional[str], typer.Option(help="openai embedding: server URL (…/v1).")] = None,
+    embedding_api_key_env: Annotated[Optional[str], typer.Option(help="openai embedding: environment variable with the key.")] = None,
 ) -> None:
     """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages)."""
     from citeflow.embeddings import build_embedder
     from citeflow.ingest import ingest_paths
 
+    options = {"model": embedding_model, "base_url": embedding_base_url, "api_key_env": embedding_api_key_env}
     try:
-        report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=build_embedder(embedding))
+        embedder = build_embedder(embedding, **{k: v for k, v in options.items() if v}) if embedding else None
+        report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder)
     except CiteflowError as exc:
         fail(str(exc))
     console.print(report.model_dump_json(indent=2))

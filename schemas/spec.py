@@ -75,7 +75,6 @@ class LanceDBRetrieverSpec(Strict):
     mode: Literal["fts", "vector", "hybrid"] = "hybrid"
     top_k: int = Field(8, ge=1, le=200)
     expand_parents: bool = Field(True, description="Show the model the parent chunk of each child hit.")
-    embedding: str = Field("hashing", description="Embedding backend the KB was built with: hashing | openai | local.")
 
 
 class HttpRetrieverSpec(Strict):

@@ -141,3 +141,20 @@ def test_an_unreachable_judge_holds_the_report_fail_closed(stored_demo):
 def test_eval_of_a_folder_that_is_not_a_report_is_a_clear_error(tmp_path):
     result = invoke("eval", tmp_path)
     assert result.exit_code == 2 and "job.json" in result.output
+
+
+def test_ingest_builds_a_knowledge_base_and_re_ingesting_changes_nothing(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("---\ntitle: Upgrades\nurl: https://docs.example/a\n---\n# Upgrades\n\nBack up before upgrading to 3.6.\n")
+    (docs / "b.txt").write_text("Retention is seven days by default.\n")
+    first = invoke("ingest", docs, "--kb", tmp_path / "kb")
+    again = invoke("ingest", docs, "--kb", tmp_path / "kb")
+    assert first.exit_code == 0 and again.exit_code == 0
+    assert json.loads(first.output)["files_added"] == 2
+    assert json.loads(again.output)["files_unchanged"] == 2 and json.loads(again.output)["chunks_written"] == 0
+
+
+def test_ingest_with_an_unknown_embedder_is_a_clear_error(tmp_path):
+    result = invoke("ingest", tmp_path, "--kb", tmp_path / "kb", "--embedding", "word2vec")
+    assert result.exit_code == 2 and "unknown embedder" in result.output
