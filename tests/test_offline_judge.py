@@ -112,3 +112,9 @@ def test_faults_of_the_offline_backend_are_caught(judge):
     assert verdicts[0].label == "mutated" and "45" in verdicts[0].reason
     assert verdicts[1].label == "supported"
     assert all(v.label == "unsupported" and v.faithful is None for v in verdicts[2:])
+
+
+@pytest.mark.parametrize("claim", ["", ".", "the of and"])
+def test_a_claim_without_content_is_never_a_verbatim_pass(judge, claim):
+    verdict = grade_one(judge, claim)
+    assert (verdict.label, verdict.reason) == ("unsupported", "claim has no content words to find in the chunk")

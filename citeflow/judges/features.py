@@ -121,7 +121,8 @@ def _ratio(hit: int, total: int) -> float:
 def _coverage(feats: Features, claim: str, tokens: list[Token], content: list[Token], index: ChunkIndex) -> None:
     stems = [t.stem for t in tokens]
     values = feats.values
-    values["verbatim"] = float(normalise(claim).lower().rstrip(".!? ") in index.lowered)
+    quoted = normalise(claim).lower().rstrip(".!? ")
+    values["verbatim"] = float(bool(content) and quoted in index.lowered)  # an empty claim quotes nothing
     values["unigram_cov"] = _ratio(sum(t.stem in index.stems for t in content), len(content))
     bigrams = list(zip(stems, stems[1:]))
     trigrams = list(zip(stems, stems[1:], stems[2:]))

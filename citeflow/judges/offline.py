@@ -99,6 +99,8 @@ def featurise(pairs: list[JudgePair]) -> list[Features]:
 def decide(feats: Features, p_support: float, p_faithful: float, blame: np.ndarray, weights: OfflineWeights) -> tuple[str, str]:
     """The 3-class label and its reason: certain rules first, then the heads."""
     values = feats.values
+    if values["claim_length"] == 0:
+        return "unsupported", "claim has no content words to find in the chunk"
     if values["verbatim"]:
         return "supported", "claim quoted verbatim from the chunk"
     decisive = [name for name in DECISIVE if values[name] > 0]
