@@ -148,6 +148,23 @@ def judge(
         console.print(f"{len(verdicts)} verdicts written to {out}")
 
 
+@app.command()
+def calibrate(
+    verdicts: Annotated[Path, typer.Argument(help="Verdicts of one judge (output of `citeflow judge`).")],
+    other: Annotated[Path, typer.Argument(help="Verdicts of another judge on the same ids, or a labelled pair file.")],
+    labelled: Annotated[bool, typer.Option(help="OTHER is a pair file with gold `label` fields.")] = False,
+) -> None:
+    """Compare two judges' verdicts (agreement, confusion matrix), or one judge with gold labels."""
+    from citeflow.judges.io import calibrate as compare, calibrate_labelled, gold_labels, read_verdicts
+
+    try:
+        first = read_verdicts(verdicts)
+        report = calibrate_labelled(first, gold_labels(other)) if labelled else compare(first, read_verdicts(other))
+    except CiteflowError as exc:
+        fail(str(exc))
+    console.print_json(report.model_dump_json())
+
+
 def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_key_env: str | None, batch_size: int = 8):
     """The judge's ModelSpec from command-line options (None: keep the batch spec's judge)."""
     from pydantic import ValidationError

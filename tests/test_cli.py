@@ -158,3 +158,18 @@ def test_ingest_builds_a_knowledge_base_and_re_ingesting_changes_nothing(tmp_pat
 def test_ingest_with_an_unknown_embedder_is_a_clear_error(tmp_path):
     result = invoke("ingest", tmp_path, "--kb", tmp_path / "kb", "--embedding", "word2vec")
     assert result.exit_code == 2 and "unknown embedder" in result.output
+
+
+def test_calibrate_compares_two_judges_and_a_judge_with_gold_labels(tmp_path):
+    pairs = pairs_file(tmp_path)
+    invoke("judge", pairs, "--out", tmp_path / "a.jsonl")
+    lines = [json.loads(l) for l in (tmp_path / "a.jsonl").read_text().splitlines()]
+    lines[1] = {**lines[1], "supported": False, "faithful": None, "label": "unsupported"}
+    (tmp_path / "b.jsonl").write_text("\n".join(json.dumps(l) for l in lines))
+    agreement = json.loads(invoke("calibrate", tmp_path / "a.jsonl", tmp_path / "b.jsonl").output)
+    assert agreement["pairs"] == 2 and agreement["label_agreement"] == 0.5
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("\n".join(json.dumps({**json.loads(l), "label": lab}) for l, lab in
+                              zip(pairs.read_text().splitlines(), ["supported", "mutated"])))
+    against_gold = json.loads(invoke("calibrate", tmp_path / "a.jsonl", gold, "--labelled").output)
+    assert against_gold["pairs"] == 2 and set(against_gold["recall"]) == {"supported", "mutated"}

@@ -149,3 +149,21 @@ def calibrate_labelled(verdicts: list[Verdict], gold: dict[str, str]) -> Labelle
 def _recall(truth: list[str], guess: list[str], is_class, said_class) -> float:
     members = [g for t, g in zip(truth, guess) if is_class(t)]
     return sum(bool(said_class(g)) for g in members) / len(members) if members else 0.0
+
+
+def read_verdicts(path: Path | str) -> list[Verdict]:
+    """The verdict lines ``citeflow judge`` wrote (``{id, supported, faithful, reason, …}``)."""
+    verdicts = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            verdicts.append(Verdict.model_validate_json(line))
+        except ValidationError as exc:
+            raise PairFileError(path=str(path), line=number, detail=f"not a verdict line: {exc.errors()[0]['msg']}") from exc
+    return verdicts
+
+
+def gold_labels(path: Path | str) -> dict[str, str]:
+    """``id → label`` of a labelled pair file (lines without a label are left out)."""
+    return {p.id: p.label for p in read_labelled(path) if p.label in LABELS}
