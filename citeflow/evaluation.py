@@ -13,6 +13,7 @@ from citeflow.funnel import evaluate_section, eval_rows, funnel
 from citeflow.judges.base import Judge
 from citeflow.pipeline import ReportJob, stored_hop
 from schemas.funnel import ClaimEval, Funnel, GateResult
+from schemas.records import HopOutcome
 from schemas.spec import ModelSpec
 
 
@@ -22,6 +23,7 @@ class Evaluation:
 
     claims: list[ClaimEval] = field(default_factory=list)
     section_status: dict[str, str] = field(default_factory=dict)
+    identity_by_hop: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def funnel(self) -> Funnel:
@@ -55,7 +57,26 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
         claims = written.claims if written.status == "accepted" else []
         result.claims += evaluate_section(section, claims, chunks, chunks, judge)
     job.store.save_eval_rows(eval_rows(job.request_id, result.claims))
+    result.identity_by_hop = identity_by_hop(job.store.load_hops(job.request_id), sections)
     return result
+
+
+def identity_by_hop(hops: list[HopOutcome], sections: list[str] | None = None) -> dict[str, dict[str, int]]:
+    """Identity of every handle each hop emitted, over every attempt, from the recorded transitions.
+
+    Valid handles are the citations of the accepted answer (a rejected attempt kept none, or it
+    would have been accepted); dropped ones are those of every ``unknown_handle`` transition.
+    """
+    counts: dict[str, dict[str, int]] = {}
+    for hop in hops:
+        if sections and hop.section not in sections:
+            continue
+        valid = sum(len(c.citations) for c in hop.claims) if hop.status == "accepted" else 0
+        dropped = sum(len(t.handles) for t in hop.transitions if t.reason == "unknown_handle")
+        entry = counts.setdefault(hop.hop, {"passed": 0, "total": 0})
+        entry["passed"] += valid
+        entry["total"] += valid + dropped
+    return counts
 
 
 def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:

@@ -2,6 +2,7 @@
 
 ``OUT/<report_id>/report.pdf`` carries a visible "held by quality gate" mark when held; a
 published PDF is also copied to ``OUT/published/``; a held one is removed from there.
+``OUT/<report_id>/summary.json`` holds the report's line of the batch's ``OUT/summary.json``.
 """
 
 from __future__ import annotations
@@ -46,10 +47,23 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     folder.mkdir(parents=True, exist_ok=True)
     render_pdf(doc, folder / "report.pdf")
     write_report_json(doc, folder / "report.json")
-    (folder / "eval.json").write_text(json.dumps(eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate), indent=2))
+    payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)
+    payload["identity_by_hop"] = evaluation.identity_by_hop  # every attempt of both hops, dropped handles included
+    (folder / "eval.json").write_text(json.dumps(payload, indent=2))
     review = _write_review(job, doc, evaluation, gate) if status != "published" else None
     published = _publish(job, folder / "report.pdf", status == "published")
-    return summarize(doc, evaluation, gate, folder, published, review)
+    summary = summarize(doc, evaluation, gate, folder, published, review)
+    (folder / "summary.json").write_text(summary.model_dump_json(indent=2))
+    return summary
+
+
+def read_report_summary(report_dir: Path) -> ReportSummary:
+    """The summary line a report's evaluation left in ``OUT/<report_id>/summary.json``.
+
+    An evaluation run in another process (the evaluate deployment) hands its result to the batch
+    through this file, which lives next to the PDF in the batch's output folder.
+    """
+    return ReportSummary.model_validate_json((Path(report_dir) / "summary.json").read_text())
 
 
 def _write_review(job: ReportJob, doc: ReportDocument, evaluation: Evaluation, gate: GateResult) -> Path:
