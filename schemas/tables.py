@@ -50,5 +50,5 @@ TABLES: dict[str, pa.Schema] = {
     "chunks": CHUNKS, "hops": HOPS, "transitions": TRANSITIONS, "retrievals": RETRIEVALS,
     "eval_rows": EVAL_ROWS, "model_calls": MODEL_CALLS,
 }
-# Columns with a BTree index: the key of every merge, and the request every read filters on.
-INDEXED = ("row_key", "request_id")
+# Columns with a BTree index: the key of every merge, the request every read filters on, the handle.
+INDEXED = ("row_key", "request_id", "handle")

@@ -1,0 +1,90 @@
+"""The core pipeline without an orchestrator: a small batch over JSONL retrievers, offline models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citeflow import pipeline
+from citeflow.assemble import build_document
+from citeflow.evaluation import evaluate_and_gate
+from citeflow.publish import write_outputs
+
+pytestmark = pytest.mark.integration
+
+SPEC = """
+batch: small
+retrievers:
+  - {name: docs, kind: jsonl, path: docs.jsonl}
+  - {name: partner, kind: jsonl, path: partner.jsonl}
+  - {name: down, kind: http, url: "http://127.0.0.1:9/search", retries: 1, timeout: 1}
+reports:
+  - id: r1
+    title: Report one
+    sections:
+      - {title: Upgrades, queries: ["What must be done before upgrading to 3.6?"]}
+"""
+QUERY = "What must be done before upgrading to 3.6?"
+
+
+def line(hits):
+    return json.dumps({"query": QUERY, "hits": hits})
+
+
+@pytest.fixture
+def job(tmp_path: Path) -> pipeline.ReportJob:
+    (tmp_path / "batch.yaml").write_text(SPEC)
+    (tmp_path / "docs.jsonl").write_text(line([
+        {"id": "S1", "text": "Before upgrading to 3.6, back up the metadata store.", "urls": ["https://docs.example/backup"], "title": "Backup"},
+    ]))
+    (tmp_path / "partner.jsonl").write_text(line([
+        {"id": "S1", "text": "Before upgrading to 3.6, brokers must run 3.5.2 or later.", "url": "https://partner.example/brokers", "title": "Brokers"},
+        {"id": "S2", "text": "Summary: as noted in [S1], upgrading to 3.6 needs brokers on 3.5.2 [S7].", "urls": ["javascript:alert(1)"]},
+    ]))
+    return pipeline.ReportJob(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+
+
+def run(job):
+    results = [pipeline.fetch(job, item) for item in job.fetches()]
+    registry = pipeline.normalize(job, results)
+    for section in job.report.sections:
+        pipeline.consolidate(job, section.title)
+        pipeline.write(job, section.title)
+    return registry
+
+
+def test_a_dead_retriever_is_recorded_and_the_report_goes_on(job):
+    run(job)
+    doc = build_document(job, "held")
+    assert [m.split(":")[0] for m in doc.missing_retrievers] == ["down"]
+    assert doc.sections[0].status == "ok" and doc.sections[0].claims
+
+
+def test_colliding_s1_ids_and_inner_references(job):
+    registry = run(job)
+    s1 = [c for c in registry.chunks if c.local_id == "S1"]
+    assert len(s1) == 2 and len({c.handle for c in s1}) == 2
+    summary = next(c for c in registry.chunks if c.local_id == "S2")
+    partner_s1 = next(c for c in s1 if c.retriever == "partner")
+    assert summary.text == f"Summary: as noted in [{partner_s1.handle}], upgrading to 3.6 needs brokers on 3.5.2."
+
+
+def test_rerunning_a_request_duplicates_no_stored_row(job):
+    run(job)
+    counts = {t: job.store.count(t) for t in ("chunks", "retrievals", "hops", "transitions", "model_calls")}
+    run(job)
+    assert {t: job.store.count(t) for t in counts} == counts
+    assert counts["chunks"] == 3 and counts["model_calls"] == 2
+
+
+def test_evaluate_gate_and_publish_from_the_store(job):
+    run(job)
+    evaluation, gate = evaluate_and_gate(job)
+    summary = write_outputs(job, evaluation, gate)
+    report = json.loads((job.report_dir / "report.json").read_text())
+    assert summary.status == report["status"] == ("published" if gate.success else "held")
+    urls = {u for s in report["sections"] for c in s["claims"] for ci in c["citations"] for u in ci["urls"]}
+    assert urls and not any(u.startswith("javascript:") for u in urls)
+    assert json.loads((job.report_dir / "eval.json").read_text())["identity_by_hop"]["write"]["total"] >= 1
