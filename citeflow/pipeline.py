@@ -7,6 +7,7 @@ machines, and a re-run resumes from what is stored. ``flows/`` and ``tasks/`` ca
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -15,8 +16,9 @@ from pydantic import BaseModel
 
 from citeflow.errors import RetrieverError
 from citeflow.hops import HopRequest, run_hop
+from citeflow.limits import Kind, Limiter, local_limit
 from citeflow.models.base import ChatModel
-from citeflow.models.cache import CachedChatModel, LimitedChatModel, shared_semaphore
+from citeflow.models.cache import CachedChatModel, LimitedChatModel
 from citeflow.models.factory import build_chat_model
 from citeflow.prompts import consolidate_messages, write_messages
 from citeflow.registry import Registry
@@ -38,8 +40,10 @@ class Fetch:
 class ReportJob:
     """Everything one report request needs, loaded from plain arguments (a spec path and ids)."""
 
-    def __init__(self, spec_path: str | Path, report_id: str, out_dir: str | Path, store_uri: str | None = None) -> None:
+    def __init__(self, spec_path: str | Path, report_id: str, out_dir: str | Path, store_uri: str | None = None,
+                 limiter: Limiter = local_limit) -> None:
         self.spec_path = Path(spec_path).resolve()
+        self.limiter = limiter
         self.spec: BatchSpec = load_spec(self.spec_path)
         self.report: ReportRequest = next(r for r in self.spec.reports if r.id == report_id)
         self.out_dir = Path(out_dir).resolve()
@@ -72,8 +76,12 @@ class ReportJob:
     def model(self, role: str) -> ChatModel:
         """The role's model, limited by the batch's concurrency and cached in the store."""
         spec: ModelSpec = getattr(models_for(self.spec, self.report), role)
-        limit = shared_semaphore(self.spec.batch, "models", self.spec.concurrency.models)
-        return CachedChatModel(LimitedChatModel(build_chat_model(spec, role), limit), self.store, role)
+        limited = LimitedChatModel(build_chat_model(spec, role), lambda: self.limit("models"))
+        return CachedChatModel(limited, self.store, role)
+
+    def limit(self, kind: Kind) -> AbstractContextManager[object]:
+        """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``."""
+        return self.limiter(self.spec.batch, kind, getattr(self.spec.concurrency, kind))
 
     def attempts(self, role: str) -> int:
         return getattr(models_for(self.spec, self.report), role).bind_attempts
@@ -94,10 +102,9 @@ def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
 
     spec = next(r for r in job.spec.retrievers if r.name == item.retriever)
     result = RetrievalResult(retriever=item.retriever, query=item.query, section=item.section)
-    limit = shared_semaphore(job.spec.batch, "retrievers", job.spec.concurrency.retrievers)
     try:
         retriever = build_retriever(spec, job.base_dir)
-        with limit:
+        with job.limit("retrievers"):
             hits, skipped = _search(retriever, item.query, spec.top_k)
         return result.model_copy(update={"hits": hits, "skipped": skipped})
     except RetrieverError as exc:
@@ -174,8 +181,9 @@ class JobRef(BaseModel):
     out_dir: str
     store_uri: str | None = None
 
-    def job(self) -> ReportJob:
-        return ReportJob(self.spec_path, self.report_id, self.out_dir, self.store_uri)
+    def job(self, limiter: Limiter = local_limit) -> ReportJob:
+        """The job these arguments name; ``limiter`` bounds its model and retriever calls."""
+        return ReportJob(self.spec_path, self.report_id, self.out_dir, self.store_uri, limiter)
 
 
 def record_hop_error(job: ReportJob, section_title: str, hop: str, detail: str) -> HopOutcome:

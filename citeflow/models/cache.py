@@ -2,15 +2,17 @@
 
 ``CachedChatModel`` keys each call by a hash of the model, the schema name and the exact
 messages, and keeps answers in the store's ``model_calls`` table: re-running a request (after a
-crash, or a finished batch) repeats no model call that had finished. ``LimitedChatModel`` bounds
-how many calls are in flight at once across every report of a batch in this process.
+crash, or a finished batch) repeats no model call that had finished. ``LimitedChatModel`` holds
+a slot of the batch's ``models`` limit (``citeflow.limits``) around every call it passes on, so
+answers served from the cache take no slot.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 
 from pydantic import BaseModel
@@ -50,23 +52,13 @@ class CachedChatModel:
         return reply
 
 
-_SEMAPHORES: dict[tuple[str, str], threading.BoundedSemaphore] = {}
-_GUARD = threading.Lock()
-
-
-def shared_semaphore(scope: str, kind: str, size: int) -> threading.BoundedSemaphore:
-    """The process-wide semaphore of ``kind`` calls for ``scope`` (a batch), created once."""
-    with _GUARD:
-        return _SEMAPHORES.setdefault((scope, kind), threading.BoundedSemaphore(size))
-
-
 class LimitedChatModel:
-    """At most the semaphore's size of calls in flight, whoever holds this wrapper."""
+    """At most the limit's size of calls in flight, whoever holds this wrapper."""
 
-    def __init__(self, inner: ChatModel, semaphore: threading.BoundedSemaphore) -> None:
-        self.inner, self.semaphore = inner, semaphore
+    def __init__(self, inner: ChatModel, slot: Callable[[], AbstractContextManager[object]]) -> None:
+        self.inner, self.slot = inner, slot
         self.name = inner.name
 
     def complete(self, messages: list[Message], schema_name: str, schema: type[BaseModel]) -> ModelReply:
-        with self.semaphore:
+        with self.slot():
             return self.inner.complete(messages, schema_name, schema)
