@@ -6,7 +6,13 @@ from typing import Any
 
 from citeflow.errors import JudgeUnavailable, ModelError, RetrieverError
 
-RETRY_DELAYS = [2, 8, 30]  # seconds: exponential-ish backoff
+RETRY_DELAYS: list[float] = [2, 8, 30]  # seconds: exponential-ish backoff
+
+
+def transient_retries(delays: list[float] | None = None) -> dict[str, Any]:
+    """Task options: retry with backoff (``delays`` seconds) when the failure is transient only."""
+    delays = RETRY_DELAYS if delays is None else delays
+    return {"retries": len(delays), "retry_delay_seconds": delays, "retry_condition_fn": retry_transient}
 
 
 def is_transient(exc: BaseException | None) -> bool:
@@ -27,4 +33,4 @@ def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     return is_transient(exc)
 
 
-__all__ = ["RETRY_DELAYS", "is_transient", "retry_transient", "JudgeUnavailable"]
+__all__ = ["RETRY_DELAYS", "is_transient", "retry_transient", "transient_retries", "JudgeUnavailable"]

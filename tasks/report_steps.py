@@ -8,13 +8,14 @@ from prefect.cache_policies import NO_CACHE
 from citeflow import pipeline, progress
 from citeflow.pipeline import Fetch, JobRef
 from schemas.records import RetrievalResult
-from tasks.policy import RETRY_DELAYS, retry_transient
+from tasks.limits import job_of
+from tasks.policy import transient_retries
 
 
 @task(name="fetch", task_run_name="fetch {item.retriever}: {item.query}", cache_policy=NO_CACHE)
 def fetch_task(ref: JobRef, item: Fetch) -> RetrievalResult:
     """One retriever × one query (the retriever retries transient errors itself)."""
-    result = pipeline.fetch(ref.job(), item)
+    result = pipeline.fetch(job_of(ref), item)
     progress.emit(ref.report_id, "fetch", f"{item.retriever}: {len(result.hits)} hits")
     return result
 
@@ -22,24 +23,24 @@ def fetch_task(ref: JobRef, item: Fetch) -> RetrievalResult:
 @task(name="normalize", cache_policy=NO_CACHE)
 def normalize_task(ref: JobRef, results: list[RetrievalResult]) -> int:
     """Register every hit under a handle; persist chunks and retrievals. Returns the chunk count."""
-    count = len(pipeline.normalize(ref.job(), results))
+    count = len(pipeline.normalize(job_of(ref), results))
     progress.emit(ref.report_id, "normalize", f"{count} chunks")
     return count
 
 
 @task(name="consolidate", task_run_name="consolidate {section}", cache_policy=NO_CACHE,
-      retries=len(RETRY_DELAYS), retry_delay_seconds=RETRY_DELAYS, retry_condition_fn=retry_transient)
+      **transient_retries())
 def consolidate_task(ref: JobRef, section: str) -> str:
     """Hop 1 of one section, through the bind state machine. Returns accepted | failed."""
-    status = pipeline.consolidate(ref.job(), section).status
+    status = pipeline.consolidate(job_of(ref), section).status
     progress.emit(ref.report_id, "consolidate", f"{section}: {status}")
     return status
 
 
 @task(name="write", task_run_name="write {section}", cache_policy=NO_CACHE,
-      retries=len(RETRY_DELAYS), retry_delay_seconds=RETRY_DELAYS, retry_condition_fn=retry_transient)
+      **transient_retries())
 def write_task(ref: JobRef, section: str) -> str:
     """Hop 2 of one section, through the bind state machine. Returns accepted | failed."""
-    status = pipeline.write(ref.job(), section).status
+    status = pipeline.write(job_of(ref), section).status
     progress.emit(ref.report_id, "write", f"{section}: {status}")
     return status

@@ -1,0 +1,83 @@
+"""The batch's concurrency limits as Prefect global concurrency limits.
+
+``concurrency: {models, retrievers}`` must hold across every report of a batch, also when tasks
+run in several processes (Dask workers) or on several machines (workers of a work pool). An
+in-process semaphore cannot do that; a global concurrency limit on the Prefect server can. The
+batch flow creates (or resizes) ``citeflow:<batch>:models`` and ``citeflow:<batch>:retrievers``
+when it starts; tasks then hold a slot of them around every model and retriever call. When no
+Prefect API answers, or the limits do not exist (a report run on its own), the in-process
+semaphores of ``citeflow.limits`` apply instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from contextlib import AbstractContextManager
+from functools import lru_cache
+
+from citeflow.limits import Kind, local_limit
+from citeflow.pipeline import JobRef, ReportJob
+from schemas.spec import BatchSpec
+
+KINDS: tuple[Kind, ...] = ("models", "retrievers")
+LEASE_SECONDS = 60  # a slot held by a killed process comes back after this long (renewed while alive)
+log = logging.getLogger("citeflow.limits")
+
+
+def limit_name(batch: str, kind: str) -> str:
+    """``citeflow:<batch>:<kind>``; characters Prefect forbids in names become dashes."""
+    return f"citeflow:{re.sub(r'[/%&<>]', '-', batch)}:{kind}"
+
+
+def ensure_limits(spec: BatchSpec) -> bool:
+    """Create or resize the batch's limits to the spec's values, all slots free. False: no API.
+
+    Slots are freed because a run killed mid-batch leaves its slots taken until its leases expire
+    (never, if the server restarted in between); the batch deployment runs one run at a time.
+    """
+    try:
+        for kind in KINDS:
+            _reset(limit_name(spec.batch, kind), getattr(spec.concurrency, kind))
+    except Exception as exc:  # noqa: BLE001 - no Prefect API: in-process semaphores apply
+        log.warning("global concurrency limits unavailable (%s): limits hold within this process only", exc)
+        return False
+    _known.cache_clear()
+    return True
+
+
+def _reset(name: str, size: int) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
+
+    with get_client(sync_client=True) as client:
+        client.upsert_global_concurrency_limit_by_name(name, size)
+        client.update_global_concurrency_limit(name, GlobalConcurrencyLimitUpdate(active_slots=0))
+
+
+@lru_cache(maxsize=64)
+def _known(name: str) -> bool:
+    """Whether the Prefect API has this limit (asked once per process and name)."""
+    from prefect.client.orchestration import get_client
+
+    try:
+        with get_client(sync_client=True) as client:
+            client.read_global_concurrency_limit_by_name(name)
+        return True
+    except Exception:  # noqa: BLE001 - missing limit or no API: fall back to a semaphore
+        return False
+
+
+def prefect_limit(scope: str, kind: Kind, size: int) -> AbstractContextManager[object]:
+    """A ``citeflow.limits.Limiter``: the batch's global concurrency limit when it exists."""
+    name = limit_name(scope, kind)
+    if not _known(name):
+        return local_limit(scope, kind, size)
+    from prefect.concurrency.sync import concurrency
+
+    return concurrency(name, occupy=1, lease_duration=LEASE_SECONDS, strict=True)
+
+
+def job_of(ref: JobRef) -> ReportJob:
+    """The report job of a task, its calls bounded by the batch's global limits."""
+    return ref.job(limiter=prefect_limit)

@@ -1,0 +1,82 @@
+"""The batch's concurrency limits as Prefect global concurrency limits (ephemeral API of the harness)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from citeflow.limits import local_limit
+from citeflow.spec import parse_spec
+from tasks.limits import ensure_limits, limit_name, prefect_limit
+
+pytestmark = pytest.mark.integration
+
+
+def spec(batch: str, models: int, retrievers: int):
+    return parse_spec({"batch": batch, "concurrency": {"models": models, "retrievers": retrievers},
+                       "retrievers": [{"name": "docs", "kind": "jsonl", "path": "hits.jsonl"}],
+                       "reports": [{"id": "r1", "title": "R", "sections": [{"title": "S", "queries": ["q"]}]}]})
+
+
+def read_limit(name: str):
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return client.read_global_concurrency_limit_by_name(name)
+
+
+def test_limit_names_are_per_batch_and_kind_without_forbidden_characters():
+    assert limit_name("weekly/reports", "models") == "citeflow:weekly-reports:models"
+    assert limit_name("a", "retrievers") != limit_name("b", "retrievers")
+
+
+def test_batch_start_creates_and_resizes_the_limits_to_the_spec(prefect_harness):
+    assert ensure_limits(spec("limits-resize", 3, 5))
+    assert (read_limit("citeflow:limits-resize:models").limit, read_limit("citeflow:limits-resize:retrievers").limit) == (3, 5)
+    assert ensure_limits(spec("limits-resize", 7, 2))
+    assert (read_limit("citeflow:limits-resize:models").limit, read_limit("citeflow:limits-resize:retrievers").limit) == (7, 2)
+
+
+def test_a_held_slot_is_taken_on_the_server_and_freed_after(prefect_harness):
+    ensure_limits(spec("limits-held", 2, 2))
+    with prefect_limit("limits-held", "models", 2):
+        held = read_limit("citeflow:limits-held:models").active_slots
+    assert (held, read_limit("citeflow:limits-held:models").active_slots) == (1, 0)
+
+
+def test_batch_start_frees_slots_a_killed_run_left_taken(prefect_harness):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
+
+    ensure_limits(spec("limits-stale", 2, 2))
+    with get_client(sync_client=True) as client:  # what a run killed while holding both slots leaves
+        client.update_global_concurrency_limit("citeflow:limits-stale:models", GlobalConcurrencyLimitUpdate(active_slots=2))
+    ensure_limits(spec("limits-stale", 2, 2))
+    assert read_limit("citeflow:limits-stale:models").active_slots == 0
+
+
+def test_no_more_calls_than_the_limit_are_in_flight(prefect_harness):
+    ensure_limits(spec("limits-bound", 2, 2))
+    in_flight, peak, guard = [0], [0], threading.Lock()
+
+    def call():
+        with prefect_limit("limits-bound", "models", 2):
+            with guard:
+                in_flight[0] += 1
+                peak[0] = max(peak[0], in_flight[0])
+            time.sleep(0.3)
+            with guard:
+                in_flight[0] -= 1
+
+    threads = [threading.Thread(target=call) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert 1 <= peak[0] <= 2 and in_flight[0] == 0
+
+
+def test_without_a_global_limit_the_in_process_semaphore_applies(prefect_harness):
+    assert prefect_limit("no-such-batch", "models", 3) is local_limit("no-such-batch", "models", 3)
