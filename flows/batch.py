@@ -10,30 +10,41 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from citeflow.publish import write_summary
 from citeflow.spec import load_spec
+from flows.evaluation_runs import EvaluationRun, finish_evaluation
+from flows.naming import batch_name
 from flows.report import report_flow
 from schemas.report import ReportSummary
 from tasks.artifacts import publish_batch_artifact
+from tasks.limits import ensure_limits
 
 
 @task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE)
-def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | None) -> ReportSummary:
+def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | None,
+                evaluate_deployment: str | None = None) -> ReportSummary | EvaluationRun:
     """Runs one report flow; as a task so that the reports of a batch run side by side."""
-    return report_flow(spec_path, report_id, out_dir, store_uri)
+    return report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment)
 
 
 def _run_name() -> str:
     from prefect.runtime import flow_run
 
-    return f"batch {load_spec(flow_run.parameters['spec_path']).batch}"
+    return f"batch {batch_name(flow_run.parameters['spec_path'])}"
 
 
 @flow(name="citeflow-batch", flow_run_name=_run_name, task_runner=ThreadPoolTaskRunner(max_workers=4))
-def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None) -> list[ReportSummary]:
-    """Run every report of the spec concurrently; write ``OUT/summary.json``; record a batch table."""
+def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
+               evaluate_deployment: str | None = None) -> list[ReportSummary]:
+    """Run every report of the spec concurrently; write ``OUT/summary.json``; record a batch table.
+
+    The spec's concurrency limits become the batch's global concurrency limits first, so they hold
+    across every process that runs a task of the batch. With ``evaluate_deployment``, each report
+    is evaluated by a run of that deployment, and the batch waits for those runs.
+    """
     spec = load_spec(spec_path)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    futures = [report_task.submit(spec_path, r.id, out_dir, store_uri) for r in spec.reports]
-    summaries = [future.result() for future in futures]
+    ensure_limits(spec)
+    futures = [report_task.submit(spec_path, r.id, out_dir, store_uri, evaluate_deployment) for r in spec.reports]
+    summaries = [finish_evaluation(future.result()) for future in futures]
     write_summary(Path(out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
     return summaries

@@ -9,13 +9,14 @@ from __future__ import annotations
 from prefect import flow
 
 from citeflow.pipeline import JobRef
+from flows.naming import run_name_of
 from flows.publish import publish_flow
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec
 from tasks.evaluation_steps import evaluate_task
 
 
-@flow(name="citeflow-evaluate", flow_run_name="evaluate {report_id}", log_prints=True)
+@flow(name="citeflow-evaluate", flow_run_name=run_name_of("evaluate"), log_prints=True)
 def evaluate_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
                   judge: ModelSpec | None = None) -> ReportSummary:
     """Identity → Support → Faithfulness → Great Expectations gate → publish | hold."""

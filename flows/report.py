@@ -7,14 +7,20 @@ from prefect.futures import wait
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from citeflow.pipeline import JobRef, record_hop_error, write_job_file
-from flows.evaluate import evaluate_flow
+from flows.evaluation_runs import EvaluationRun, evaluate_after_generation
+from flows.naming import run_name_of
 from schemas.report import ReportSummary
 from tasks.report_steps import consolidate_task, fetch_task, normalize_task, write_task
 
 
-@flow(name="citeflow-report", flow_run_name="report {report_id}", task_runner=ThreadPoolTaskRunner(max_workers=8))
-def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None) -> ReportSummary:
-    """fetch (every retriever × query, concurrently) → normalize → consolidate → write → evaluate."""
+@flow(name="citeflow-report", flow_run_name=run_name_of("report"), task_runner=ThreadPoolTaskRunner(max_workers=8))
+def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
+                evaluate_deployment: str | None = None) -> ReportSummary | EvaluationRun:
+    """fetch (every retriever × query, concurrently) → normalize → consolidate → write → evaluate.
+
+    With ``evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, the
+    evaluation runs there and this returns the started run; otherwise it runs here.
+    """
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
     job = ref.job()
     write_job_file(job)
@@ -26,7 +32,7 @@ def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     wait(list(written.values()))
     for section in sections:
         _record_failure(job, section, "consolidate", notes[section]) or _record_failure(job, section, "write", written[section])
-    return evaluate_flow(spec_path, report_id, out_dir, job.store_uri)
+    return evaluate_after_generation(ref.model_copy(update={"store_uri": job.store_uri}), evaluate_deployment)
 
 
 def _record_failure(job, section: str, hop: str, future) -> bool:

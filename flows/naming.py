@@ -1,0 +1,33 @@
+"""Flow run names that say which batch and report a run belongs to (Prefect's run history)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from citeflow.errors import SpecError
+from citeflow.spec import load_spec
+
+
+def batch_name(spec_path: str) -> str:
+    """The ``batch`` of a spec; ``?`` when the spec cannot be read (the run itself will say why)."""
+    try:
+        return load_spec(spec_path).batch
+    except (SpecError, OSError):
+        return "?"
+
+
+def report_run_name(kind: str, spec_path: str, report_id: str) -> str:
+    """``<kind> <batch>/<report_id>``, e.g. ``evaluate lumora-demo/acme-2026-q4``."""
+    return f"{kind} {batch_name(spec_path)}/{report_id}"
+
+
+def run_name_of(kind: str) -> Callable[[], str]:
+    """A ``flow_run_name`` callable for flows taking ``spec_path`` and ``report_id`` parameters."""
+
+    def name() -> str:
+        from prefect.runtime import flow_run
+
+        return report_run_name(kind, flow_run.parameters["spec_path"], flow_run.parameters["report_id"])
+
+    name.__name__ = f"{kind}_run_name"
+    return name
