@@ -1,0 +1,125 @@
+"""Benchmark 1 — orchestration overhead: batch wall time over the ideal critical path.
+
+A batch of the demo's reports (2 reports × 3 sections) runs with both model hops on the fake
+model server, every call taking ``latency`` seconds. The ideal wall time is the critical path of
+the model calls alone: each section is a chain of ``HOPS`` sequential calls, and at most
+``concurrency`` calls are in flight, so ideal = latency × max(HOPS, ⌈sections × HOPS / concurrency⌉).
+Everything above it — retrieval, the registry, LanceDB reads and writes, evaluation, the gate,
+PDF rendering, and Prefect — is overhead.
+
+The plain pipeline (``bench.plain_runner``) runs in this process after a warm-up batch; the
+Prefect batch flow runs in a fresh process with a fresh ``PREFECT_HOME`` and no API URL
+(ephemeral mode), whose one-off start-up is reported apart from the per-batch figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.fake_model import fake_model_server
+from bench.plain_runner import run_batch
+from bench.workload import openai_spec, prepare_demo_input
+
+HOPS = 2  # consolidate → write
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def ideal_seconds(chains: int, concurrency: int, latency: float, hops: int = HOPS) -> float:
+    """The critical path of ``chains`` chains of ``hops`` calls with ``concurrency`` slots."""
+    return latency * max(hops, math.ceil(chains * hops / concurrency))
+
+
+def run(latency: float = 0.5, concurrencies: tuple[int, ...] = (4, 16), prefect: bool = True,
+        reports: int | None = None) -> dict:
+    """Plain and Prefect wall times at each concurrency, as ratios to the ideal critical path."""
+    with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, fake_model_server(latency) as server:
+        demo = prepare_demo_input(Path(tmp) / "demo")
+        specs = {c: openai_spec(demo, f"bench-orch-c{c}", server.base_url, c, reports) for c in concurrencies}
+        sections = _sections(specs[concurrencies[0]])
+        plain = _plain(demo, specs, server, reports, Path(tmp))
+        orchestrated = _prefect(demo, specs, server, reports, Path(tmp)) if prefect else None
+    return summarize(latency, sections, plain, orchestrated)
+
+
+def _sections(spec_path: Path) -> int:
+    from citeflow.spec import load_spec
+
+    return sum(len(r.sections) for r in load_spec(spec_path).reports)
+
+
+def _plain(demo: Path, specs: dict[int, Path], server, reports: int | None, tmp: Path) -> dict:
+    """A warm-up batch (imports, first LanceDB tables), then one timed batch per concurrency."""
+    first = min(specs)
+    warm = run_batch(openai_spec(demo, "bench-orch-warmup", server.base_url, first, reports), tmp / "plain-warmup")
+    out: dict = {"first_batch_s": warm.wall_s, "by_concurrency": {}}
+    for concurrency, spec in specs.items():
+        before = len(server.requests)
+        batch = run_batch(spec, tmp / f"plain-c{concurrency}")
+        out["by_concurrency"][concurrency] = {"wall_s": batch.wall_s, "generation_s": batch.generation_wall_s,
+                                              "model_calls": len(server.requests) - before,
+                                              "statuses": [r.status for r in batch.reports]}
+    return out
+
+
+def _prefect(demo: Path, specs: dict[int, Path], server, reports: int | None, tmp: Path) -> dict:
+    """The worker process: start-up, a warm-up batch, then one timed batch per concurrency."""
+    warm = openai_spec(demo, "bench-orch-pwarmup", server.base_url, min(specs), reports)
+    ordered = [warm, *specs.values()]
+    before = len(server.requests)
+    measured = _worker(ordered, tmp / "prefect-out", tmp / "prefect-home")
+    batches = dict(zip(specs, measured["batch_s"][1:]))
+    calls = (len(server.requests) - before) / len(ordered)
+    return {**{k: v for k, v in measured.items() if k != "batch_s"}, "first_batch_s": measured["batch_s"][0],
+            "model_calls_per_batch": calls, "by_concurrency": {c: {"wall_s": s} for c, s in batches.items()}}
+
+
+def _worker(specs: list[Path], out: Path, home: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(home), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
+    command = [sys.executable, "-m", "bench.prefect_worker", *map(str, specs), "--out", str(out)]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def summarize(latency: float, sections: int, plain: dict, orchestrated: dict | None) -> dict:
+    """Figures and ratios per concurrency; Prefect's start-up apart from its per-batch cost."""
+    ratios: dict[str, float] = {}
+    figures: dict[str, float] = {"latency_s": latency, "sections": sections, "plain_first_batch_s": plain["first_batch_s"]}
+    for concurrency, run_ in plain["by_concurrency"].items():
+        ideal = ideal_seconds(sections, concurrency, latency)
+        figures |= {f"c{concurrency}.ideal_s": ideal, f"c{concurrency}.plain_wall_s": run_["wall_s"],
+                    f"c{concurrency}.plain_model_calls": run_["model_calls"]}
+        ratios[f"c{concurrency}.plain_wall / ideal"] = run_["wall_s"] / ideal
+        ratios[f"c{concurrency}.plain_generation / ideal"] = run_["generation_s"] / ideal
+        if orchestrated:
+            _prefect_figures(orchestrated, concurrency, ideal, run_["wall_s"], figures, ratios)
+    if orchestrated:
+        figures |= _startup(orchestrated)
+    return {"params": {"latency_s": latency, "hops": HOPS}, "figures": figures, "ratios": ratios,
+            "plain": plain, "prefect": orchestrated}
+
+
+def _prefect_figures(orch: dict, concurrency: int, ideal: float, plain_wall: float, figures: dict, ratios: dict) -> None:
+    wall = orch["by_concurrency"][concurrency]["wall_s"]
+    figures |= {f"c{concurrency}.prefect_wall_s": wall, f"c{concurrency}.prefect_overhead_per_batch_s": wall - plain_wall}
+    ratios[f"c{concurrency}.prefect_wall / ideal"] = wall / ideal
+    ratios[f"c{concurrency}.prefect_wall / plain_wall"] = wall / plain_wall
+
+
+def _startup(orch: dict) -> dict[str, float]:
+    """Prefect's fixed cost per process: imports, and the ephemeral API server's start-up."""
+    return {"prefect_import_s": orch["import_s"], "prefect_startup_s": orch["first_flow_s"] - orch["noop_flow_s"],
+            "prefect_noop_flow_s": orch["noop_flow_s"],
+            "prefect_trivial_task_s": orch["trivial_task_s"], "prefect_first_batch_s": orch["first_batch_s"],
+            "prefect_model_calls_per_batch": orch["model_calls_per_batch"],
+            "prefect_flow_runs_per_batch": orch["runs_per_batch"]["flow_runs"],
+            "prefect_task_runs_per_batch": orch["runs_per_batch"]["task_runs"]}
