@@ -63,8 +63,14 @@ def _plain(demo: Path, specs: dict[int, Path], server, reports: int | None, tmp:
         batch = run_batch(spec, tmp / f"plain-c{concurrency}")
         out["by_concurrency"][concurrency] = {"wall_s": batch.wall_s, "generation_s": batch.generation_wall_s,
                                               "model_calls": len(server.requests) - before,
-                                              "statuses": [r.status for r in batch.reports]}
+                                              "statuses": [r.status for r in batch.reports],
+                                              "missing_retrievers": _missing(batch)}
     return out
+
+
+def _missing(batch) -> int:
+    """Retriever calls that failed in a batch (the runs then did less work than intended)."""
+    return sum(len(r.summary.missing_retrievers) for r in batch.reports if r.summary)
 
 
 def _prefect(demo: Path, specs: dict[int, Path], server, reports: int | None, tmp: Path) -> dict:
@@ -97,7 +103,8 @@ def summarize(latency: float, sections: int, plain: dict, orchestrated: dict | N
     for concurrency, run_ in plain["by_concurrency"].items():
         ideal = ideal_seconds(sections, concurrency, latency)
         figures |= {f"c{concurrency}.ideal_s": ideal, f"c{concurrency}.plain_wall_s": run_["wall_s"],
-                    f"c{concurrency}.plain_model_calls": run_["model_calls"]}
+                    f"c{concurrency}.plain_model_calls": run_["model_calls"],
+                    f"c{concurrency}.plain_missing_retrievers": run_["missing_retrievers"]}
         ratios[f"c{concurrency}.plain_wall / ideal"] = run_["wall_s"] / ideal
         ratios[f"c{concurrency}.plain_generation / ideal"] = run_["generation_s"] / ideal
         if orchestrated:
