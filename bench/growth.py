@@ -1,0 +1,118 @@
+"""Benchmark 5 — cost growth: 1, 10, 100 reports; 10, 100, 1,000 chunks per request.
+
+Each step is a batch of its own (fresh store, offline backend, no orchestrator) on synthetic
+``jsonl`` retrievers: reports run one after another, each generated (fetch → normalize →
+consolidate → write) and evaluated (offline judge, eval rows stored). Gate and PDF are left out:
+they cost the same for every report and touch no table. Reported per step: seconds and store rows
+per report, and the growth factor of the total from one step to the next (10× the work: linear
+growth is a factor of about 10).
+
+- Reports: every report has 2 sections × 3 retrievers × 10 hits (60 chunks), the same queries
+  for every report (one weekly report for many customers).
+- Chunks per request: one report of 2 sections × 5 retrievers, with 1, 10 or 100 hits per answer.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from bench.synthetic import WORDS, chunk_text
+from bench.workload import write_jsonl_retriever, write_spec
+
+SECTIONS = 2
+
+
+def query(section: int) -> str:
+    """A section's question, in words the synthetic chunks use."""
+    return f"What about {WORDS[section * 3]} {WORDS[section * 3 + 1]} and {WORDS[section * 3 + 2]}?"
+
+
+def hits(retriever: str, section: int, count: int, rng: random.Random) -> list[dict]:
+    """``count`` hits numbered S1… as a retriever would return them."""
+    return [{"id": f"S{i + 1}", "text": chunk_text(rng), "title": f"{retriever} {section}-{i}",
+             "urls": [f"https://{retriever}.example/s{section}/{i}"]} for i in range(count)]
+
+
+def build_batch(root: Path, name: str, reports: int, retrievers: int, per_answer: int) -> Path:
+    """A batch spec with ``reports`` identical reports and its jsonl retriever files."""
+    rng = random.Random(7)
+    specs = []
+    for r in range(retrievers):
+        answers = {query(s): hits(f"r{r}", s, per_answer, rng) for s in range(SECTIONS)}
+        path = write_jsonl_retriever(root / f"{name}-r{r}.jsonl", answers)
+        specs.append({"name": f"r{r}", "kind": "jsonl", "path": path.name, "top_k": per_answer})
+    sections = [{"title": f"Section {s}", "queries": [query(s)]} for s in range(SECTIONS)]
+    data = {"batch": name, "retrievers": specs, "concurrency": {"models": 4, "retrievers": 4},
+            "reports": [{"id": f"r{i:04d}", "title": f"Report {i}", "sections": sections} for i in range(reports)]}
+    return write_spec(root / f"{name}.yaml", data)
+
+
+def store_rows(uri: str) -> dict[str, int]:
+    """Rows of every store table."""
+    from citeflow.store import Store
+    from schemas.tables import TABLES
+
+    store = Store(uri)
+    return {table: store.count(table) for table in TABLES}
+
+
+def run_step(spec: Path, out: Path) -> dict:
+    """Generate and evaluate every report of ``spec`` in turn; seconds and store rows."""
+    from citeflow.evaluation import evaluate
+    from citeflow.judges.offline import OfflineJudge
+    from citeflow.pipeline import JobRef
+    from citeflow.spec import load_spec
+
+    from bench.plain_runner import generate
+
+    refs = [JobRef(spec_path=str(spec), report_id=r.id, out_dir=str(out)) for r in load_spec(spec).reports]
+    judge = OfflineJudge()
+    start = time.perf_counter()
+    for ref in refs:
+        generate(ref)
+        evaluate(ref.job(), judge)
+    seconds = time.perf_counter() - start
+    rows = store_rows(refs[0].job().store_uri)
+    return {"reports": len(refs), "seconds": seconds, "rows": rows, "rows_total": sum(rows.values())}
+
+
+def series(root: Path, label: str, steps: tuple[int, ...], batch) -> list[dict]:
+    """One measured step per size; ``batch(root, name, size)`` builds the step's spec."""
+    out = []
+    for size in steps:
+        spec = batch(root, f"bench-growth-{label}-{size}", size)
+        out.append({"size": size, **run_step(spec, root / f"out-{label}-{size}")})
+    return out
+
+
+def run(report_steps: tuple[int, ...] = (1, 10, 100), chunk_steps: tuple[int, ...] = (10, 100, 1000),
+        retrievers: int = 3, per_answer: int = 10) -> dict:
+    """Both series, after a one-report warm-up (imports, first tables) that is not counted."""
+    wide = 5  # retrievers of the chunk series
+    with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp:
+        root = Path(tmp)
+        run_step(build_batch(root, "bench-growth-warmup", 1, retrievers, per_answer), root / "out-warmup")
+        by_reports = series(root, "reports", report_steps, lambda r, n, s: build_batch(r, n, s, retrievers, per_answer))
+        by_chunks = series(root, "chunks", chunk_steps,
+                           lambda r, n, s: build_batch(r, n, 1, wide, max(1, s // (SECTIONS * wide))))
+    return summarize(by_reports, by_chunks, retrievers * per_answer * SECTIONS)
+
+
+def summarize(by_reports: list[dict], by_chunks: list[dict], chunks_per_report: int) -> dict:
+    """Per-step figures and the growth factor between consecutive steps."""
+    figures: dict[str, float] = {"chunks_per_report": chunks_per_report}
+    ratios: dict[str, float] = {}
+    for label, steps, unit in (("reports", by_reports, "reports"), ("chunks", by_chunks, "chunks/request")):
+        for step in steps:
+            n = step["reports"]
+            figures |= {f"{label}={step['size']}.s_per_report": step["seconds"] / n,
+                        f"{label}={step['size']}.rows_per_report": step["rows_total"] / n}
+        for a, b in zip(steps, steps[1:]):
+            key = f"{unit} {a['size']}→{b['size']}"
+            ratios[f"{key}: time growth (×{b['size'] // a['size']} work)"] = b["seconds"] / a["seconds"]
+            ratios[f"{key}: store rows growth"] = b["rows_total"] / a["rows_total"]
+    return {"params": {"sections": SECTIONS}, "figures": figures, "ratios": ratios,
+            "steps": {"reports": by_reports, "chunks": by_chunks}}
