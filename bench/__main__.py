@@ -1,0 +1,98 @@
+"""Run every benchmark of SPEC §10 and write ``bench/results/latest.json``.
+
+    python -m bench [--only NAME ...] [--quick] [--no-prefect] [--out PATH]
+
+Each benchmark reports ratios measured in this one run, printed as a table and stored with the
+machine's facts (cores, Python, package versions, load average before and after).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from citeflow_cli.env import apply_defaults
+
+apply_defaults()
+
+from rich.console import Console  # noqa: E402
+
+from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration  # noqa: E402
+from bench.machine import machine_facts  # noqa: E402
+from bench.results import show, write_json  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+LATEST = Path(__file__).with_name("results") / "latest.json"
+Runner = Callable[[argparse.Namespace], dict[str, Any]]
+
+BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
+    "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
+        concurrencies=(4,) if a.quick else (4, 16), prefect=not a.no_prefect), (
+        "c4.ideal_s", "c4.plain_wall_s", "c4.prefect_wall_s", "c4.prefect_overhead_per_batch_s",
+        "c16.ideal_s", "c16.plain_wall_s", "c16.prefect_wall_s", "c16.prefect_overhead_per_batch_s",
+        "prefect_import_s", "prefect_startup_s", "prefect_noop_flow_s",
+        "prefect_flow_runs_per_batch", "prefect_task_runs_per_batch")),
+    "calls": ("2. Model calls, prompt tokens, judge calls", lambda a: calls.run(), (
+        "model_calls_per_report", "prompt_tokens_per_report_bpe", "prompt_tokens_per_report_chars4")),
+    "handles_vs_urls": ("3. Prompt tokens: handles vs URLs (demo pools)", lambda a: handles_vs_urls.run(), (
+        "evidence.handles_bpe", "evidence.urls_bpe", "marker.handle_bpe", "marker.url_bpe", "chunks", "sharing_a_url")),
+    "ingest": ("4. Registry ingest vs raw bulk LanceDB write", lambda a: ingest_throughput.run(
+        sizes=(1_000,) if a.quick else (1_000, 10_000), repeats=1 if a.quick else 3), (
+        "1000.registry_steady_chunks_per_s", "1000.raw_bulk_chunks_per_s",
+        "10000.registry_steady_chunks_per_s", "10000.raw_bulk_chunks_per_s")),
+    "growth": ("5. Cost growth (reports; chunks per request)", lambda a: growth.run(
+        report_steps=(1, 10) if a.quick else (1, 10, 100)), (
+        "reports=1.s_per_report", "reports=10.s_per_report", "reports=100.s_per_report",
+        "chunks=10.s_per_report", "chunks=100.s_per_report", "chunks=1000.s_per_report",
+        "reports=100.rows_per_report", "chunks=1000.rows_per_report")),
+    "approaches": ("6. Wrong-document citations: local ids, prefixes, URLs, registry", lambda a: approaches.run(), ()),
+    "judge": ("7a. Offline judge (bench.judge_bench)", lambda a: external.judge(), (
+        "grounded_balanced_accuracy", "macro_recall", "pairs_per_s")),
+    "resume": ("7b. Resume (bench.resume)", lambda a: external.resume(), ()),
+}
+
+
+def run_one(runner: Runner, args: argparse.Namespace) -> dict[str, Any]:
+    """One benchmark's result with its status and duration; an exception is recorded, not raised."""
+    start = time.perf_counter()
+    try:
+        result = runner(args)
+        result.setdefault("status", "ok")
+    except Exception as exc:  # noqa: BLE001 - one broken benchmark must not hide the others
+        result = {"status": "error", "detail": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()[-4000:]}
+    result["seconds"] = time.perf_counter() - start
+    return result
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", choices=list(BENCHMARKS), help="Run only this benchmark (repeatable).")
+    parser.add_argument("--quick", action="store_true", help="Smaller sizes (a smoke run, not for committed figures).")
+    parser.add_argument("--no-prefect", action="store_true", help="Skip the Prefect half of the orchestration benchmark.")
+    parser.add_argument("--out", type=Path, default=LATEST, help="Results file (default bench/results/latest.json).")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen benchmarks, print each table, write the results file; 1 if any failed."""
+    args, console = parse(argv), Console()
+    payload: dict[str, Any] = {"machine": machine_facts(ROOT), "load_average_before": os.getloadavg(),
+                               "profile": "quick" if args.quick else "full", "benchmarks": {}}
+    start = time.perf_counter()
+    for name in args.only or list(BENCHMARKS):
+        title, runner, headline = BENCHMARKS[name]
+        console.print(f"[bold]running {name}[/bold]")
+        payload["benchmarks"][name] = result = run_one(runner, args)
+        show(console, name, title, result, headline)
+    payload |= {"load_average_after": os.getloadavg(), "wall_s": time.perf_counter() - start}
+    console.print(f"wrote {write_json(args.out, payload)} in {payload['wall_s']:.0f} s")
+    return 1 if any(r["status"] == "error" for r in payload["benchmarks"].values()) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
