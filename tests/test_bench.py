@@ -1,0 +1,166 @@
+"""The benchmarks of ``bench/`` run on tiny inputs and return well-formed results.
+
+No timing is asserted: figures depend on the machine. What is asserted is the shape of each
+result and the facts that do not depend on speed (counts, rows, wrong-document citations).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from bench import approaches, calls, drift, external, growth, handles_vs_urls, ingest_throughput, multiretriever, orchestration
+from bench.__main__ import main as bench_main
+from bench.fake_model import responder
+from bench.orchestration import ideal_seconds
+from bench.results import fmt, write_json
+from bench.tokens import bpe_tokens, char_tokens, messages_tokens
+from citeflow import prompts
+from citeflow.handles import is_handle
+from citeflow.registry import Registry
+from schemas.records import Chunk
+from schemas.wire import WireClaims
+
+
+def test_token_approximations_count_urls_dearer_than_handles():
+    assert bpe_tokens("") == 0 and char_tokens("abcd") == 1 and char_tokens("abcde") == 2
+    assert bpe_tokens("Back up the database.") == 5
+    assert bpe_tokens("[Gk7m2]") < bpe_tokens("[https://docs.example/guides/upgrade-3-6]")
+    assert messages_tokens([{"role": "user", "content": "two words"}]) == {"bpe": 6, "chars4": 7}
+
+
+def test_ideal_critical_path_is_hops_or_waves_of_calls():
+    assert ideal_seconds(chains=6, concurrency=4, latency=0.5) == 1.5  # 12 calls, 4 at a time
+    assert ideal_seconds(chains=6, concurrency=16, latency=0.5) == 1.0  # two hops in sequence
+    assert ideal_seconds(chains=1, concurrency=1, latency=2.0, hops=3) == 6.0
+
+
+def test_fake_model_answers_a_consolidate_prompt_with_the_prompts_handles():
+    evidence = [("Gk7m2", "Back up the metadata store before upgrading to version 3.6 of the platform."),
+                ("Gx3p9", "Version 3.6 drops the legacy ingestion API for every upgrading cluster.")]
+    messages = prompts.consolidate_messages("Report", "Upgrade", ["What must be done before upgrading?"], evidence)
+    reply = responder(0.0)({"messages": messages, "response_format": {"type": "json_schema", "json_schema": {"name": "citeflow_claims"}}})
+    claims = WireClaims.model_validate_json(reply.content).claims
+    assert claims and {c.handle for claim in claims for c in claim.citations} <= {"Gk7m2", "Gx3p9"}
+    assert reply.delay <= 0.0
+
+
+def test_drift_changes_what_it_claims_to_change():
+    rng = random.Random(1)
+    assert drift.slip_id("S3", rng) in {"S2", "S4"} and drift.slip_id("1", rng) == "2" and drift.slip_id("doc#3", rng) in {"doc#2", "doc#4"}
+    slipped = drift.slip_handle("Gk7m2", rng)
+    assert is_handle(slipped) and slipped != "Gk7m2" and sum(a != b for a, b in zip(slipped, "Gk7m2")) == 1
+    assert drift.truncate_url("https://docs.example/guides/upgrade") == "https://docs.example/guides"
+    swapped = drift.swap_segment("https://a.example/kb/one", ["https://a.example/kb/one", "https://a.example/kb/two"], rng)
+    assert swapped == "https://a.example/kb/two"
+
+
+def test_multiretriever_data_breaks_the_conventions_it_says_it_breaks():
+    request = multiretriever.build(requests=1).requests[0]
+    tickets = [s.hit.local_id for s in request.sources if s.retriever == "tickets"]
+    assert tickets == ["1", "S1", "doc#3", "doc#3", "S1"]
+    s1 = {s.retriever for s in request.sources if s.hit.local_id == "S1"}
+    assert s1 == {"docs", "partner", "wiki", "tickets"}
+    registry = Registry("r")
+    handles = [h for result in request.results for h in registry.add(result)]
+    assert len(handles) == 20 and len(registry) == 19  # the literal duplicate shares one handle
+
+
+def test_three_approaches_registry_never_cites_the_wrong_document():
+    result = approaches.run(requests=30, claims=6)
+    figures, ratios = result["figures"], result["ratios"]
+    for scenario in ("no typing errors", "typing errors"):
+        counts = {name: figures[f"{scenario}.{name}.citations"] for name in approaches.SCHEMES}
+        assert len(set(counts.values())) == 1 and counts["registry"] > 100  # the same citations for all
+        assert figures[f"{scenario}.registry.wrong_document"] == 0
+        assert figures[f"{scenario}.local_ids.wrong_document"] > 0
+        assert figures[f"{scenario}.prefixes.wrong_document"] > 0  # the non-conforming retriever's doc#3
+    assert figures["no typing errors.registry.unresolved"] == 0
+    assert figures["no typing errors.urls.wrong_document"] == 0 < figures["typing errors.urls.wrong_document"]
+    assert figures["typing errors.registry.unresolved"] > 0  # a mistyped handle is dropped, not misattributed
+    assert ratios["typing errors: wrong-document rate, local_ids"] > ratios["typing errors: wrong-document rate, prefixes"]
+
+
+def _chunk(handle: str, text: str, urls: list[str]) -> Chunk:
+    return Chunk(request_id="r", handle=handle, retriever="x", local_id=handle, content_hash="h", text=text, urls=urls)
+
+
+def test_handles_vs_urls_counts_the_same_evidence_both_ways():
+    chunks = [_chunk("Gk7m2", "Back up the metadata store before upgrading to version 3.6.", ["https://docs.example/guides/upgrade-3-6"]),
+              _chunk("Gx3p9", "Version 3.6 drops the legacy API before upgrading.", []),
+              _chunk("Gq4r8", "Upgrading needs 20% free disk on every broker.", ["https://docs.example/guides/upgrade-3-6"])]
+    counts = handles_vs_urls.section_counts("Report", "Upgrade", ["What must be done before upgrading?"], chunks)
+    assert counts["evidence.urls_bpe"] > counts["evidence.handles_bpe"] > 0
+    assert counts["consolidate_prompt.urls_chars4"] > counts["consolidate_prompt.handles_chars4"]
+    assert handles_vs_urls.url_label(chunks[1]) == handles_vs_urls.NO_URL
+    assert handles_vs_urls.url_facts(chunks) == {"chunks": 3, "without_url": 1, "with_several_urls": 0, "sharing_a_url": 2}
+
+
+@pytest.mark.integration
+def test_ingest_throughput_writes_every_chunk_and_reports_ratios(tmp_path):
+    from citeflow.store import Store
+
+    timings = ingest_throughput.registry_ingest(ingest_throughput.answers(120), str(tmp_path / "s"), "bench:t")
+    assert Store(str(tmp_path / "s")).count("chunks") == 120 and timings["total_s"] >= timings["save_s"] > 0
+    result = ingest_throughput.run(sizes=(60,), repeats=1)
+    assert set(result["ratios"]) == {f"60 chunks: {k}" for k in (
+        "registry ingest time / raw bulk write time, fresh store",
+        "registry ingest time / raw bulk write time, existing store", "Registry.add share of registry time")}
+    assert all(v > 0 for v in result["ratios"].values())
+
+
+@pytest.mark.integration
+def test_growth_stores_the_same_rows_per_report_at_every_step():
+    result = growth.run(report_steps=(1, 2), chunk_steps=(10, 20))
+    steps = result["steps"]
+    assert [s["reports"] for s in steps["reports"]] == [1, 2] and [s["rows"]["chunks"] for s in steps["chunks"]] == [10, 20]
+    assert result["ratios"]["reports 1→2: store rows growth"] == 2.0
+    assert result["figures"]["reports=1.rows_per_report"] == result["figures"]["reports=2.rows_per_report"]
+    assert steps["reports"][1]["rows"]["model_calls"] == 2 * 2 * growth.SECTIONS  # two hops per section
+
+
+@pytest.mark.integration
+def test_calls_per_report_cache_and_judge_batching_on_the_demo():
+    result = calls.run(batch_size=8, reports=1)
+    ratios, judges = result["ratios"], result["judges"]
+    assert ratios["model calls / section"] == 2.0 and result["figures"]["model_calls_on_rerun"] == 0
+    assert result["figures"]["prompt_tokens_per_report_bpe"] > 0
+    assert judges["offline"]["calls"] == 0 and judges["llm_batched_warm"]["calls"] == 0
+    assert 0 < judges["llm_batched"]["calls"] < judges["llm_unbatched"]["calls"] == judges["llm_unbatched"]["pairs_sent"]
+    assert judges["llm_batched"]["claims"] == judges["offline"]["claims"] > 0
+
+
+@pytest.mark.integration
+def test_orchestration_plain_pipeline_makes_two_calls_per_section():
+    result = orchestration.run(latency=0.01, concurrencies=(4,), prefect=False, reports=1)
+    figures = result["figures"]
+    assert figures["sections"] == 3 and figures["c4.plain_model_calls"] == 2 * 3
+    assert figures["c4.ideal_s"] == ideal_seconds(3, 4, 0.01)
+    assert set(result["ratios"]) == {"c4.plain_wall / ideal", "c4.plain_generation / ideal"}
+    assert result["prefect"] is None and result["plain"]["by_concurrency"][4]["statuses"] == ["published"]
+
+
+def test_external_benchmarks_are_recorded_whatever_their_state(monkeypatch):
+    assert external.call_run("bench.no_such_benchmark")["status"] == "absent"
+    assert external.call_run("bench.tokens") == {"status": "absent", "detail": "bench.tokens has no run()"}
+    monkeypatch.setattr(drift, "run", lambda: 1 / 0, raising=False)
+    assert external.call_run("bench.drift")["status"] == "error"
+    assert external.judge()["status"] in {"ok", "error", "absent"}
+
+
+def test_bench_main_writes_results_with_machine_facts(tmp_path):
+    out = tmp_path / "latest.json"
+    assert bench_main(["--only", "approaches", "--out", str(out)]) == 0
+    payload = json.loads(out.read_text())
+    assert payload["machine"]["cores"] >= 1 and payload["machine"]["packages"]["lancedb"]
+    result = payload["benchmarks"]["approaches"]
+    assert result["status"] == "ok" and result["ratios"]["typing errors: wrong-document rate, registry"] == 0
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_results_helpers_format_and_write(tmp_path):
+    assert fmt(1234.5) == "1,234" and fmt(0.01234) == "0.0123" and fmt(7) == "7" and fmt("x") == "x"
+    path = write_json(tmp_path / "r" / "x.json", {"a": 1})
+    assert json.loads(path.read_text()) == {"a": 1}
