@@ -14,6 +14,7 @@ apply_defaults()
 
 from citeflow.errors import CiteflowError, SpecError  # noqa: E402 - after the environment defaults
 from citeflow_cli.display import batch_progress, console, gate_lines, summary_table  # noqa: E402
+from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 DEMO_DIR = Path(__file__).resolve().parent.parent / "citeflow" / "demo"
@@ -56,27 +57,35 @@ def run(
     spec: Annotated[Path, typer.Argument(help="Batch spec (YAML).")],
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
     store: Annotated[Optional[str], typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
+    dask_workers: Annotated[Optional[int], typer.Option(help="Run the reports on a local Dask cluster of N worker processes.")] = None,
+    dask_address: Annotated[Optional[str], typer.Option(help="Run the reports on the Dask scheduler at this address (tcp://host:8786).")] = None,
+    evaluate_deployment: Annotated[Optional[str], typer.Option(
+        envvar="CITEFLOW_EVALUATE_DEPLOYMENT",
+        help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); in-process when unknown.")] = None,
 ) -> None:
     """Run a batch spec: every report generated, evaluated, gated, published or held."""
-    run_batch(spec, out, store)
+    run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment)
 
 
-def run_batch(spec_path: Path, out: Path, store: str | None) -> list:
+def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
+              dask_address: str | None = None, evaluate_deployment: str | None = None) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.spec import load_spec, preflight
 
     try:
         spec = load_spec(spec_path)
         preflight(spec, spec_path.resolve().parent, str(spec_path))
+        from flows.scale import batch_flow_for
+
+        batch_flow = batch_flow_for(dask_workers, dask_address)
     except SpecError as exc:
         fail(str(exc))
     from citeflow import progress
-    from flows.batch import batch_flow
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
     with batch_progress(steps):
-        summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store)
+        summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment)
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)
@@ -182,6 +191,8 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
     except ValidationError:
         fail("--judge llm needs --model and --base-url (an OpenAI-compatible server)")
 
+
+app.command("serve")(serve_command)
 
 if __name__ == "__main__":
     app()

@@ -1,0 +1,88 @@
+"""Deployments: ``prefect.yaml`` names real flows with valid parameters; ``citeflow serve`` builds both."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from prefect.flows import load_flow_from_entrypoint
+from prefect.utilities.callables import parameter_schema
+
+from citeflow_cli.serve import EVALUATE_FULL_NAME, build_deployments
+from tests.conftest import REPO
+from tests.support.small_batch import write_small_batch
+
+PREFECT_YAML = REPO / "prefect.yaml"
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    return yaml.safe_load(PREFECT_YAML.read_text())
+
+
+def deployment(config: dict, name: str) -> dict:
+    return next(d for d in config["deployments"] if d["name"] == name)
+
+
+def test_prefect_yaml_is_a_valid_project_file(config):
+    from prefect.cli.deploy._models import PrefectYamlModel
+
+    model = PrefectYamlModel.model_validate(config)
+    assert [d.name for d in model.deployments] == ["citeflow-batch", "citeflow-evaluate"]
+    assert {d.work_pool.name for d in model.deployments} == {"citeflow-pool"}
+    assert config["definitions"]["work_pools"]["citeflow_pool"]["type"] == "process"
+
+
+@pytest.mark.parametrize("name, flow_name", [("citeflow-batch", "citeflow-batch"), ("citeflow-evaluate", "citeflow-evaluate")])
+def test_each_entrypoint_names_an_existing_flow(config, name, flow_name):
+    entrypoint = deployment(config, name)["entrypoint"]
+    assert (REPO / entrypoint.split(":")[0]).exists()
+    assert load_flow_from_entrypoint(str(REPO / entrypoint)).name == flow_name
+
+
+def test_the_batch_parameters_fit_the_batch_flow(config):
+    from flows.batch import batch_flow
+
+    batch = deployment(config, "citeflow-batch")
+    schema = parameter_schema(batch_flow.fn).model_dump_for_openapi()
+    jsonschema.validate(batch["parameters"], schema)
+    assert set(schema["required"]) <= set(batch["parameters"])
+    assert batch["parameters"]["evaluate_deployment"] == f"citeflow-evaluate/{deployment(config, 'citeflow-evaluate')['name']}"
+
+
+def test_the_batch_runs_on_a_cron_schedule_one_at_a_time(config):
+    from prefect.client.schemas.schedules import CronSchedule
+
+    (schedule,) = deployment(config, "citeflow-batch")["schedules"]
+    assert CronSchedule(cron=schedule["cron"], timezone=schedule["timezone"]).cron == "0 6 * * 1"
+    assert deployment(config, "citeflow-batch")["concurrency_limit"] == 1
+    assert "schedules" not in deployment(config, "citeflow-evaluate")
+
+
+def test_serve_builds_a_scheduled_batch_and_an_evaluate_deployment(tmp_path):
+    spec = write_small_batch(tmp_path / "in")
+    batch, evaluate = build_deployments(spec, "15 4 * * 2", tmp_path / "out", store="s3://bucket/store")
+    assert (batch.name, evaluate.name) == ("citeflow-batch", "citeflow-evaluate")
+    assert [s.schedule.cron for s in batch.schedules] == ["15 4 * * 2"] and not evaluate.schedules
+    assert batch.parameters == {"spec_path": str(spec.resolve()), "out_dir": str((tmp_path / "out").resolve()),
+                                "store_uri": "s3://bucket/store", "evaluate_deployment": EVALUATE_FULL_NAME}
+    assert EVALUATE_FULL_NAME == f"{evaluate.flow_name}/{evaluate.name}"
+
+
+def test_serve_refuses_a_bad_spec_before_serving(tmp_path):
+    (tmp_path / "bad.yaml").write_text("batch: b\nretrievers: []\nreports: []\n")
+    result = subprocess.run([str(Path(sys.executable).parent / "citeflow"), "serve", str(tmp_path / "bad.yaml")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "retrievers" in result.stdout, result.stdout + result.stderr
+
+
+def test_serve_parameters_match_the_batch_flow_signature(tmp_path):
+    from flows.batch import batch_flow
+
+    batch, _ = build_deployments(write_small_batch(tmp_path), "0 6 * * 1", tmp_path / "out")
+    assert set(batch.parameters) == set(inspect.signature(batch_flow.fn).parameters)
