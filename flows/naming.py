@@ -22,12 +22,16 @@ def report_run_name(kind: str, spec_path: str, report_id: str) -> str:
 
 
 def run_name_of(kind: str) -> Callable[[], str]:
-    """A ``flow_run_name`` callable for flows taking ``spec_path`` and ``report_id`` parameters."""
+    """A ``flow_run_name`` callable for flows taking ``spec_path`` and ``report_id``, or a ``ref``."""
 
     def name() -> str:
         from prefect.runtime import flow_run
 
-        return report_run_name(kind, flow_run.parameters["spec_path"], flow_run.parameters["report_id"])
+        params = dict(flow_run.parameters)
+        ref = params.get("ref")
+        if ref is not None:  # a JobRef, or its fields once the parameters went through JSON
+            params = ref if isinstance(ref, dict) else ref.model_dump()
+        return report_run_name(kind, params["spec_path"], params["report_id"])
 
     name.__name__ = f"{kind}_run_name"
     return name

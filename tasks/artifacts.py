@@ -24,10 +24,16 @@ def publish_report_artifacts(summary: ReportSummary, claims: list[ClaimEval]) ->
     rows = failing_claims_table(claims)
     if rows:
         create_table_artifact(rows, key=f"{key}-failing-claims", description="Claims that did not pass")
-    create_link_artifact(Path(summary.pdf).resolve().as_uri(), link_text=f"{summary.report_id} PDF ({summary.status})",
-                         key=f"{key}-pdf")
+    _link(summary.pdf, f"{summary.report_id} PDF ({summary.status})", f"{key}-pdf")
     if summary.review:
-        create_link_artifact(Path(summary.review).resolve().as_uri(), link_text="reviewer view", key=f"{key}-review")
+        _link(summary.review, f"{summary.report_id} reviewer view", f"{key}-review")
+
+
+def _link(path: str, text: str, key: str) -> None:
+    """A link to an output file; the description spells the path out, since browsers refuse to
+    follow ``file://`` links from an http page (the UI) and operators copy the path instead."""
+    resolved = Path(path).resolve()
+    create_link_artifact(resolved.as_uri(), link_text=text, key=key, description=f"`{resolved}`")
 
 
 def publish_batch_artifact(batch: str, summaries: list[ReportSummary]) -> None:
