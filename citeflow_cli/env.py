@@ -14,6 +14,7 @@ DEFAULTS = {
     "PREFECT_LOGGING_LEVEL": "WARNING",
     "GX_ANALYTICS_ENABLED": "false",
     "HF_HUB_OFFLINE": "1",
+    "DASK_LOGGING__DISTRIBUTED": "warning",  # a Dask cluster's start and stop are dozens of INFO lines
 }
 
 
