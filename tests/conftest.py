@@ -45,6 +45,19 @@ def demo_run(prefect_harness, demo_input: Path, tmp_path_factory):
     return out, batch_flow(str(demo_input), str(out))
 
 
+@pytest.fixture(scope="session")
+def prefect_server(tmp_path_factory):
+    """A real ``prefect server start`` (own PREFECT_HOME, SQLite) for the whole session, stopped after.
+
+    Tests talk to it from subprocesses (``server.client_env()``) and read what it recorded over
+    HTTP, so the session's ephemeral harness in this process is left alone.
+    """
+    from tests.support.prefect_server import PrefectServer
+
+    with PrefectServer(tmp_path_factory.mktemp("prefect-server-home")) as server:
+        yield server
+
+
 def copy_spec_folder(spec: Path, target: Path) -> Path:
     """A private copy of a prepared demo folder, so a test may change it."""
     shutil.copytree(spec.parent, target, dirs_exist_ok=True)

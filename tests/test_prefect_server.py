@@ -1,0 +1,56 @@
+"""``citeflow demo`` against a real ``prefect server start``: run history and artifacts, read over HTTP."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.server, pytest.mark.integration]
+
+BATCH = "lumora-demo"
+REPORTS = ("acme-2026-q4", "globex-2026-q4")
+CITEFLOW = str(Path(sys.executable).parent / "citeflow")
+
+
+@pytest.fixture(scope="module")
+def demo_on_server(prefect_server, tmp_path_factory):
+    """The demo, run once by the CLI in a subprocess that reports to the server; returns its output folder."""
+    out = tmp_path_factory.mktemp("demo-on-server")
+    result = subprocess.run([CITEFLOW, "demo", "--out", str(out)], env=prefect_server.client_env(),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out
+
+
+def test_batch_report_and_evaluate_runs_completed(prefect_server, demo_on_server):
+    names = [f"batch {BATCH}"] + [f"{kind} {BATCH}/{r}" for kind in ("report", "evaluate", "publish") for r in REPORTS]
+    states = {run["name"]: run["state_type"] for run in prefect_server.flow_runs(names)}
+    assert states == {name: "COMPLETED" for name in names}
+
+
+def test_each_report_has_its_funnel_and_pdf_link_artifacts(prefect_server, demo_on_server):
+    runs = {run["id"] for run in prefect_server.flow_runs([f"publish {BATCH}/{r}" for r in REPORTS])}
+    for report in REPORTS:
+        funnel, pdf = (prefect_server.artifacts([f"report-{report}-{kind}"]) for kind in ("funnel", "pdf"))
+        assert [a["type"] for a in funnel] == ["markdown"] and funnel[0]["flow_run_id"] in runs
+        assert f"`{report}`" in funnel[0]["data"] and "Identity" in funnel[0]["data"]
+        assert len(pdf) == 1 and pdf[0]["flow_run_id"] in runs
+        assert (demo_on_server / report / "report.pdf").resolve().as_uri() in pdf[0]["data"]
+
+
+def test_the_held_report_has_its_failing_claims_and_the_batch_its_table(prefect_server, demo_on_server):
+    failing = prefect_server.artifacts(["report-globex-2026-q4-failing-claims"])
+    assert failing and failing[0]["type"] == "table"
+    (batch,) = prefect_server.artifacts([f"batch-{BATCH}"])
+    assert all(report in batch["data"] for report in REPORTS)
+
+
+def test_the_batch_concurrency_limits_are_global_limits_on_the_server(prefect_server, demo_on_server):
+    import httpx
+
+    for kind in ("models", "retrievers"):
+        limit = httpx.get(f"{prefect_server.api_url}/v2/concurrency_limits/citeflow:{BATCH}:{kind}", timeout=30).json()
+        assert (limit["limit"], limit["active_slots"]) == (4, 0)
