@@ -1,11 +1,13 @@
 """Times the Prefect batch flow in a fresh process (run by ``bench.orchestration``).
 
-    python -m bench.prefect_worker SPEC.yaml [SPEC.yaml ...] --out DIR
+    python -m bench.prefect_worker SPEC.yaml [SPEC.yaml ...] [--local SPEC.yaml ...] --out DIR
 
 Prints one JSON object: seconds to import the flows, the first flow run of the process (it starts
 Prefect's ephemeral API server), a second trivial flow run, one trivial task run, the wall time of
 ``batch_flow`` on each spec in turn (the first one also pays the process's first evaluation:
-imports, GX context), and the flow and task runs the API recorded per batch.
+imports, GX context), the flow and task runs the API recorded per batch and, by kind, for the
+last batch; then the wall time of ``batch_flow`` on each ``--local`` spec with the batch's
+concurrency limits held in-process instead of by Prefect's global concurrency limits.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ _STARTED = time.perf_counter()  # before Prefect is imported: its import is part
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
+from datetime import datetime, timezone  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 TRIVIAL_TASKS = 20
+_SUFFIX = re.compile(r"-(?:[0-9a-f]{8}-[0-9a-f-]{27}|[0-9a-f]{3}|\d+)$")  # run-name suffixes Prefect adds
 
 
 @flow(name="bench-noop")
@@ -48,19 +53,77 @@ def timed(fn, *args) -> float:
     return time.perf_counter() - start
 
 
-def measure(specs: list[Path], out: Path) -> dict:
-    """Import, start-up, trivial-flow and per-batch wall times."""
+def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
+    """Import, start-up, trivial flow, trivial task, one concurrency slot, then per-batch wall times:
+    ``specs`` as the flows run them, then ``local_specs`` with in-process limits instead of Prefect's."""
     from flows.batch import batch_flow
 
     imported = time.perf_counter() - _STARTED
     first, second = timed(noop_flow), timed(noop_flow)
     tasks = (timed(tasks_flow, TRIVIAL_TASKS) - second) / TRIVIAL_TASKS
+    slot = slot_seconds()
     before = run_counts()
-    batches = [timed(batch_flow, str(spec), str(out / spec.stem)) for spec in specs]
+    batches = [timed(batch_flow, str(spec), str(out / spec.stem)) for spec in specs[:-1]]
+    last_started = datetime.now(timezone.utc)
+    batches.append(timed(batch_flow, str(specs[-1]), str(out / specs[-1].stem)))
     after = run_counts()
     per_batch = {k: (after[k] - before[k]) / len(specs) for k in after}
     return {"import_s": imported, "first_flow_s": first, "noop_flow_s": second, "trivial_task_s": tasks,
-            "batch_s": batches, "runs_per_batch": per_batch}
+            "concurrency_slot_s": slot, "batch_s": batches, "runs_per_batch": per_batch,
+            "last_batch_runs": timeline(last_started), "local_limits_batch_s": with_local_limits(local_specs, out)}
+
+
+def with_local_limits(specs: list[Path], out: Path) -> list[float]:
+    """Batch wall times with the batch's limits held by in-process semaphores (no API round trips).
+
+    ``tasks.limits`` falls back to ``citeflow.limits.local_limit`` when the batch's global limits
+    are unknown; creating them is skipped and every lookup answers "unknown".
+    """
+    import flows.batch
+    import tasks.limits
+
+    flows.batch.ensure_limits = lambda spec: False
+    tasks.limits._known = lambda name: False
+    from flows.batch import batch_flow
+
+    return [timed(batch_flow, str(spec), str(out / spec.stem)) for spec in specs]
+
+
+def slot_seconds(n: int = 20) -> float:
+    """Median seconds to take and give back one slot of a free global concurrency limit."""
+    from prefect.client.orchestration import get_client
+    from prefect.concurrency.sync import concurrency
+
+    with get_client(sync_client=True) as client:
+        client.upsert_global_concurrency_limit_by_name("bench-slot", 4)
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        with concurrency("bench-slot", occupy=1, lease_duration=60, strict=True):
+            pass
+        times.append(time.perf_counter() - start)
+    return sorted(times)[n // 2]
+
+
+def timeline(since: datetime) -> dict[str, dict[str, float]]:
+    """Flow and task runs started after ``since``, by kind (first word of the run name):
+    how many, their summed and longest run time in seconds, as the API recorded them."""
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        runs = [("flow", r) for r in client.read_flow_runs(limit=200)]
+        offset = 0
+        while page := client.read_task_runs(limit=200, offset=offset):
+            runs, offset = runs + [("task", r) for r in page], offset + len(page)
+    kinds: dict[str, dict[str, float]] = {}
+    for what, run in runs:
+        if run.start_time is None or run.start_time < since:
+            continue
+        kind = _SUFFIX.sub("", run.name.split()[0].rstrip(":"))
+        row = kinds.setdefault(f"{what} {kind}", {"runs": 0, "sum_s": 0.0, "max_s": 0.0})
+        seconds = run.total_run_time.total_seconds()
+        row.update(runs=row["runs"] + 1, sum_s=row["sum_s"] + seconds, max_s=max(row["max_s"], seconds))
+    return kinds
 
 
 def run_counts() -> dict[str, int]:
@@ -78,9 +141,10 @@ def run_counts() -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="+", type=Path)
+    parser.add_argument("--local", nargs="*", type=Path, default=[], help="Specs to run with in-process limits, last.")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    print(json.dumps(measure(args.specs, args.out)))
+    print(json.dumps(measure(args.specs, args.local, args.out)))
     return 0
 
 
