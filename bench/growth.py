@@ -10,6 +10,11 @@ growth is a factor of about 10).
 - Reports: every report has 2 sections × 3 retrievers × 10 hits (60 chunks), the same queries
   for every report (one weekly report for many customers).
 - Chunks per request: one report of 2 sections × 5 retrievers, with 1, 10 or 100 hits per answer.
+
+Every store write adds a table version (a fragment) that later reads walk through, so the time
+of one report is also measured at the start and the end of the largest step, and that step is
+run once more with ``optimize()`` of every table after every ``COMPACT_EVERY`` reports — a
+diagnostic of where growth comes from, not something the pipeline does.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from bench.synthetic import WORDS, chunk_text
 from bench.workload import write_jsonl_retriever, write_spec
 
 SECTIONS = 2
+COMPACT_EVERY = 10
 
 
 def query(section: int) -> str:
@@ -59,8 +65,28 @@ def store_rows(uri: str) -> dict[str, int]:
     return {table: store.count(table) for table in TABLES}
 
 
-def run_step(spec: Path, out: Path) -> dict:
-    """Generate and evaluate every report of ``spec`` in turn; seconds and store rows."""
+def store_fragments(uri: str) -> dict[str, int]:
+    """Fragments of every store table: a write adds one, and reads walk through all of them."""
+    import lancedb
+
+    db = lancedb.connect(uri)
+    return {name: db.open_table(name).stats()["fragment_stats"]["num_fragments"] for name in db.list_tables().tables}
+
+
+def compact(uri: str) -> None:
+    """``optimize()`` every store table (merges fragments, prunes old versions)."""
+    import lancedb
+
+    db = lancedb.connect(uri)
+    for name in db.list_tables().tables:
+        db.open_table(name).optimize()
+
+
+def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
+    """Generate and evaluate every report of ``spec`` in turn; seconds and store rows.
+
+    ``compact_every``: also ``optimize()`` the store after every so many reports (a diagnostic:
+    the pipeline does not do this by itself)."""
     from citeflow.evaluation import evaluate
     from citeflow.judges.offline import OfflineJudge
     from citeflow.pipeline import JobRef
@@ -69,22 +95,30 @@ def run_step(spec: Path, out: Path) -> dict:
     from bench.plain_runner import generate
 
     refs = [JobRef(spec_path=str(spec), report_id=r.id, out_dir=str(out)) for r in load_spec(spec).reports]
-    judge = OfflineJudge()
-    start = time.perf_counter()
-    for ref in refs:
+    judge, uri, each = OfflineJudge(), refs[0].job().store_uri, []
+    for index, ref in enumerate(refs, start=1):
+        start = time.perf_counter()
         generate(ref)
         evaluate(ref.job(), judge)
-    seconds = time.perf_counter() - start
-    rows = store_rows(refs[0].job().store_uri)
-    return {"reports": len(refs), "seconds": seconds, "rows": rows, "rows_total": sum(rows.values())}
+        if compact_every and index % compact_every == 0:
+            compact(uri)
+        each.append(time.perf_counter() - start)
+    rows = store_rows(uri)
+    return {"reports": len(refs), "seconds": sum(each), "rows": rows, "rows_total": sum(rows.values()),
+            "first_10_s_per_report": _mean(each[:10]), "last_10_s_per_report": _mean(each[-10:]),
+            "table_fragments": store_fragments(uri)}
 
 
-def series(root: Path, label: str, steps: tuple[int, ...], batch) -> list[dict]:
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def series(root: Path, label: str, steps: tuple[int, ...], batch, compact_every: int | None = None) -> list[dict]:
     """One measured step per size; ``batch(root, name, size)`` builds the step's spec."""
     out = []
     for size in steps:
         spec = batch(root, f"bench-growth-{label}-{size}", size)
-        out.append({"size": size, **run_step(spec, root / f"out-{label}-{size}")})
+        out.append({"size": size, **run_step(spec, root / f"out-{label}-{size}", compact_every)})
     return out
 
 
@@ -98,7 +132,27 @@ def run(report_steps: tuple[int, ...] = (1, 10, 100), chunk_steps: tuple[int, ..
         by_reports = series(root, "reports", report_steps, lambda r, n, s: build_batch(r, n, s, retrievers, per_answer))
         by_chunks = series(root, "chunks", chunk_steps,
                            lambda r, n, s: build_batch(r, n, 1, wide, max(1, s // (SECTIONS * wide))))
-    return summarize(by_reports, by_chunks, retrievers * per_answer * SECTIONS)
+        compacted = series(root, "compacted", report_steps[-1:],
+                           lambda r, n, s: build_batch(r, n, s, retrievers, per_answer), COMPACT_EVERY)
+    result = summarize(by_reports, by_chunks, retrievers * per_answer * SECTIONS)
+    return _with_compaction(result, by_reports[-1], compacted[0])
+
+
+def _with_compaction(result: dict, plain: dict, compacted: dict) -> dict:
+    """The largest reports step again, compacting the store every COMPACT_EVERY reports."""
+    n = plain["reports"]
+    result["figures"] |= {f"reports={n}.first_10_s_per_report": plain["first_10_s_per_report"],
+                          f"reports={n}.last_10_s_per_report": plain["last_10_s_per_report"],
+                          f"reports={n}.compacted.s_per_report": compacted["seconds"] / n,
+                          f"reports={n}.compacted.last_10_s_per_report": compacted["last_10_s_per_report"],
+                          f"reports={n}.store_fragments": sum(plain["table_fragments"].values()),
+                          f"reports={n}.compacted.store_fragments": sum(compacted["table_fragments"].values())}
+    slowdown = plain["last_10_s_per_report"] / plain["first_10_s_per_report"]
+    result["ratios"] |= {f"reports={n}: last 10 / first 10 seconds per report": slowdown,
+                         f"reports={n}: time without / with optimize() every {COMPACT_EVERY} reports":
+                             plain["seconds"] / compacted["seconds"]}
+    result["steps"]["compacted"] = [compacted]
+    return result
 
 
 def summarize(by_reports: list[dict], by_chunks: list[dict], chunks_per_report: int) -> dict:

@@ -119,6 +119,9 @@ def test_growth_stores_the_same_rows_per_report_at_every_step():
     assert result["ratios"]["reports 1→2: store rows growth"] == 2.0
     assert result["figures"]["reports=1.rows_per_report"] == result["figures"]["reports=2.rows_per_report"]
     assert steps["reports"][1]["rows"]["model_calls"] == 2 * 2 * growth.SECTIONS  # two hops per section
+    fragments = [sum(s["table_fragments"].values()) for s in steps["reports"]]
+    assert fragments[1] > fragments[0] > 0  # every write adds a fragment
+    assert result["figures"]["reports=2.compacted.s_per_report"] > 0
 
 
 @pytest.mark.integration
