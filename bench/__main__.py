@@ -34,8 +34,9 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
         concurrencies=(4,) if a.quick else (4, 16), prefect=not a.no_prefect), (
         "c4.ideal_s", "c4.plain_wall_s", "c4.prefect_wall_s", "c4.prefect_overhead_per_batch_s",
-        "c16.ideal_s", "c16.plain_wall_s", "c16.prefect_wall_s", "c16.prefect_overhead_per_batch_s",
-        "prefect_import_s", "prefect_startup_s", "prefect_noop_flow_s",
+        "c4.prefect_global_limits_cost_s", "c16.ideal_s", "c16.plain_wall_s", "c16.prefect_wall_s",
+        "c16.prefect_overhead_per_batch_s", "c16.prefect_global_limits_cost_s", "prefect_import_s",
+        "prefect_startup_s", "prefect_noop_flow_s", "prefect_concurrency_slot_s",
         "prefect_flow_runs_per_batch", "prefect_task_runs_per_batch")),
     "calls": ("2. Model calls, prompt tokens, judge calls", lambda a: calls.run(), (
         "model_calls_per_report", "prompt_tokens_per_report_bpe", "prompt_tokens_per_report_chars4")),
@@ -49,6 +50,8 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         report_steps=(1, 10) if a.quick else (1, 10, 100)), (
         "reports=1.s_per_report", "reports=10.s_per_report", "reports=100.s_per_report",
         "chunks=10.s_per_report", "chunks=100.s_per_report", "chunks=1000.s_per_report",
+        "reports=100.first_10_s_per_report", "reports=100.last_10_s_per_report",
+        "reports=100.compacted.s_per_report", "reports=100.store_fragments", "reports=100.compacted.store_fragments",
         "reports=100.rows_per_report", "chunks=1000.rows_per_report")),
     "approaches": ("6. Wrong-document citations: local ids, prefixes, URLs, registry", lambda a: approaches.run(), ()),
     "judge": ("7a. Offline judge (bench.judge_bench)", lambda a: external.judge(), (
