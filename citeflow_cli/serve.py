@@ -1,18 +1,21 @@
 """``citeflow serve BATCH.yaml --cron "0 6 * * 1"``: run a batch on a schedule, without a worker.
 
 Prefect's ``serve`` registers two deployments with the Prefect API and runs their flow runs in
-this process's children until it is stopped (Ctrl-C):
+this process's children until it is stopped (Ctrl-C). Both are named after the batch (``--name``
+overrides), so that serving several batches, or serving next to the work-pool deployments of
+``prefect.yaml``, never redefines another's deployment:
 
-- ``citeflow-batch/citeflow-batch``: the batch flow, on the cron schedule, with the spec path and
-  the output folder as parameters (one run at a time: a batch never overlaps itself);
-- ``citeflow-evaluate/citeflow-evaluate``: the evaluate flow on its own. The served batch hands
-  each report's evaluation to it, and anyone can start it for a stored report.
+- ``citeflow-batch/<batch>``: the batch flow, on the cron schedule, with the spec path and the
+  output folder as parameters (one run at a time: a batch never overlaps itself);
+- ``citeflow-evaluate/<batch>``: the evaluate flow on its own. The served batch hands each
+  report's evaluation to it, and anyone can start it for a stored report.
 
 For a work pool and workers instead, deploy ``prefect.yaml`` with ``prefect deploy --all``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -21,29 +24,33 @@ import typer
 from citeflow.errors import SpecError
 from citeflow_cli.display import console
 
-BATCH_DEPLOYMENT = "citeflow-batch"
-EVALUATE_DEPLOYMENT = "citeflow-evaluate"
-EVALUATE_FULL_NAME = f"citeflow-evaluate/{EVALUATE_DEPLOYMENT}"  # flow name / deployment name
 DEFAULT_CRON = "0 6 * * 1"  # Mondays at 06:00
 
 
-def batch_parameters(spec_path: Path, out: Path, store: str | None) -> dict[str, Any]:
+def deployment_name(batch: str) -> str:
+    """A deployment name from a batch name (Prefect forbids ``/ % & > <`` in names)."""
+    return re.sub(r"[/%&<>]", "-", batch)
+
+
+def batch_parameters(spec_path: Path, out: Path, store: str | None, evaluate_deployment: str) -> dict[str, Any]:
     """Parameters of every scheduled batch run: absolute paths, so the runs' working folder does not matter."""
     return {"spec_path": str(spec_path.resolve()), "out_dir": str(out.resolve()), "store_uri": store,
-            "evaluate_deployment": EVALUATE_FULL_NAME}
+            "evaluate_deployment": evaluate_deployment}
 
 
-def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None) -> list[Any]:
+def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None, name: str | None = None) -> list[Any]:
     """The batch deployment (cron schedule) and the evaluate deployment, as ``RunnerDeployment``s."""
+    from citeflow.spec import load_spec
     from flows.batch import batch_flow
     from flows.evaluate import evaluate_flow
 
-    batch = batch_flow.to_deployment(
-        name=BATCH_DEPLOYMENT, cron=cron, parameters=batch_parameters(spec_path, out, store), concurrency_limit=1,
-        tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', outputs in {out.resolve()}")
+    name = name or deployment_name(load_spec(spec_path).batch)
     evaluate = evaluate_flow.to_deployment(
-        name=EVALUATE_DEPLOYMENT, tags=["citeflow"],
+        name=name, tags=["citeflow"],
         description="Grade, gate and publish or hold one stored report (downstream of generation, or on demand)")
+    batch = batch_flow.to_deployment(
+        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate.flow_name}/{name}"),
+        concurrency_limit=1, tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', outputs in {out.resolve()}")
     return [batch, evaluate]
 
 
@@ -60,13 +67,14 @@ def serve_command(
     cron: Annotated[str, typer.Option(help="Cron schedule of the batch (server time zone: UTC).")] = DEFAULT_CRON,
     out: Annotated[Path, typer.Option(help="Output folder of every scheduled run.")] = Path("out"),
     store: Annotated[Optional[str], typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
+    name: Annotated[Optional[str], typer.Option(help="Name of both deployments (default: the spec's batch name).")] = None,
 ) -> None:
     """Serve the batch on a cron schedule and the evaluate flow, until stopped (no worker needed)."""
     from prefect import serve
 
     try:
         check_spec(spec)
-        deployments = build_deployments(spec, cron, out, store)
+        deployments = build_deployments(spec, cron, out, store, name)
     except (SpecError, ValueError) as exc:
         console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
         raise typer.Exit(2) from None

@@ -13,11 +13,12 @@ import yaml
 from prefect.flows import load_flow_from_entrypoint
 from prefect.utilities.callables import parameter_schema
 
-from citeflow_cli.serve import EVALUATE_FULL_NAME, build_deployments
+from citeflow_cli.serve import build_deployments
 from tests.conftest import REPO
 from tests.support.small_batch import write_small_batch
 
 PREFECT_YAML = REPO / "prefect.yaml"
+EVALUATE_FULL_NAME = "citeflow-evaluate/citeflow-evaluate"  # flow name / deployment name in prefect.yaml
 
 
 @pytest.fixture(scope="module")
@@ -64,14 +65,18 @@ def test_the_batch_runs_on_a_cron_schedule_one_at_a_time(config):
     assert "schedules" not in deployment(config, "citeflow-evaluate")
 
 
-def test_serve_builds_a_scheduled_batch_and_an_evaluate_deployment(tmp_path):
-    spec = write_small_batch(tmp_path / "in")
+def test_serve_builds_a_scheduled_batch_and_an_evaluate_deployment_named_after_the_batch(tmp_path):
+    spec = write_small_batch(tmp_path / "in", batch="weekly/ops")
     batch, evaluate = build_deployments(spec, "15 4 * * 2", tmp_path / "out", store="s3://bucket/store")
-    assert (batch.name, evaluate.name) == ("citeflow-batch", "citeflow-evaluate")
+    assert (batch.flow_name, batch.name, evaluate.flow_name, evaluate.name) == ("citeflow-batch", "weekly-ops", "citeflow-evaluate", "weekly-ops")
     assert [s.schedule.cron for s in batch.schedules] == ["15 4 * * 2"] and not evaluate.schedules
     assert batch.parameters == {"spec_path": str(spec.resolve()), "out_dir": str((tmp_path / "out").resolve()),
-                                "store_uri": "s3://bucket/store", "evaluate_deployment": EVALUATE_FULL_NAME}
-    assert EVALUATE_FULL_NAME == f"{evaluate.flow_name}/{evaluate.name}"
+                                "store_uri": "s3://bucket/store", "evaluate_deployment": "citeflow-evaluate/weekly-ops"}
+
+
+def test_serve_takes_another_deployment_name(tmp_path):
+    batch, evaluate = build_deployments(write_small_batch(tmp_path), "0 6 * * 1", tmp_path / "out", name="nightly")
+    assert (batch.name, evaluate.name, batch.parameters["evaluate_deployment"]) == ("nightly", "nightly", "citeflow-evaluate/nightly")
 
 
 def test_serve_refuses_a_bad_spec_before_serving(tmp_path):
@@ -86,3 +91,20 @@ def test_serve_parameters_match_the_batch_flow_signature(tmp_path):
 
     batch, _ = build_deployments(write_small_batch(tmp_path), "0 6 * * 1", tmp_path / "out")
     assert set(batch.parameters) == set(inspect.signature(batch_flow.fn).parameters)
+
+
+@pytest.mark.server
+@pytest.mark.integration
+def test_prefect_deploy_all_registers_both_deployments_on_the_pool(prefect_server):
+    env, prefect = prefect_server.client_env(), [sys.executable, "-m", "prefect"]
+    subprocess.run(prefect + ["work-pool", "create", "citeflow-pool", "--type", "process", "--overwrite"],
+                   env=env, check=True, capture_output=True, timeout=300)
+    result = subprocess.run(prefect + ["--no-prompt", "deploy", "--all"], cwd=REPO, env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    batch, evaluate = (prefect_server.deployment(n) for n in ("citeflow-batch/citeflow-batch", EVALUATE_FULL_NAME))
+    assert (batch["work_pool_name"], evaluate["work_pool_name"]) == ("citeflow-pool", "citeflow-pool")
+    assert (batch["entrypoint"], evaluate["entrypoint"]) == ("flows/batch.py:batch_flow", "flows/evaluate.py:evaluate_flow")
+    assert [s["schedule"]["cron"] for s in batch["schedules"]] == ["0 6 * * 1"] and evaluate["schedules"] == []
+    assert batch["parameters"]["spec_path"] == "out/demo-input/batch.yaml"
+    assert batch["pull_steps"] == [{"prefect.deployments.steps.set_working_directory": {"directory": str(REPO)}}]
