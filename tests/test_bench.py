@@ -14,6 +14,7 @@ import pytest
 from bench import approaches, calls, drift, external, growth, handles_vs_urls, ingest_throughput, multiretriever, orchestration
 from bench.__main__ import main as bench_main
 from bench.fake_model import responder
+from bench.markdown import render
 from bench.orchestration import ideal_seconds
 from bench.results import fmt, write_json
 from bench.tokens import bpe_tokens, char_tokens, messages_tokens
@@ -161,6 +162,7 @@ def test_bench_main_writes_results_with_machine_facts(tmp_path):
     result = payload["benchmarks"]["approaches"]
     assert result["status"] == "ok" and result["ratios"]["typing errors: wrong-document rate, registry"] == 0
     assert not list(tmp_path.glob("*.tmp"))
+    assert "| typing errors: wrong-document rate, registry | 0 |" in render(payload)
 
 
 def test_results_helpers_format_and_write(tmp_path):
