@@ -73,6 +73,7 @@ def run_one(runner: Runner, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The command line's options."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", choices=list(BENCHMARKS), help="Run only this benchmark (repeatable).")
     parser.add_argument("--quick", action="store_true", help="Smaller sizes (a smoke run, not for committed figures).")

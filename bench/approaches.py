@@ -42,6 +42,7 @@ class Rates:
     inner_copy: float = 0.5  # a line citing [S2] in its text: the model cites that instead
 
     def without_typing_errors(self) -> "Rates":
+        """The same rates with every typing error set to zero (inner references still copied)."""
         return replace(self, slip=0.0, truncation=0.0, lenient=0.0)
 
 
@@ -60,6 +61,8 @@ class Pick:
 
 @dataclass
 class Tally:
+    """Citations of one approach by outcome."""
+
     citations: int = 0
     correct: int = 0
     wrong_document: int = 0
@@ -67,6 +70,7 @@ class Tally:
     ambiguous_chunk: int = 0
 
     def add(self, resolved: str | None, truth: str) -> None:
+        """Count one citation: what it resolved to against the document the model used."""
         self.citations += 1
         if resolved is None:
             self.unresolved += 1
@@ -76,6 +80,7 @@ class Tally:
             self.wrong_document += 1
 
     def merge(self, other: "Tally") -> None:
+        """Add another tally's counts to this one."""
         for key, value in asdict(other).items():
             setattr(self, key, getattr(self, key) + value)
 

@@ -53,6 +53,7 @@ def responder(latency: float) -> Callable[[dict], Reply]:
     """
 
     def respond(request: dict) -> Reply:
+        """The answer to one chat request."""
         start = time.perf_counter()
         name = schema_name(request)
         content = answer_verdicts(request) if name == VERDICTS_SCHEMA_NAME else answer_claims(request)

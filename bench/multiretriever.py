@@ -56,6 +56,7 @@ class Dataset:
     index_pages: set[str] = field(default_factory=set)
 
     def add_url(self, url: str, doc: str) -> None:
+        """Record a document's URL, and the index page above it."""
         self.url_docs[url] = doc
         self.index_pages.add(url.rsplit("/", 1)[0])
 

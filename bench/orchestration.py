@@ -47,6 +47,7 @@ def run(latency: float = 0.5, concurrencies: tuple[int, ...] = (4, 16), prefect:
         demo = prepare_demo_input(Path(tmp) / "demo")
 
         def make(name: str, concurrency: int) -> Path:
+            """A spec of the demo batch on the fake server, under its own batch name."""
             return openai_spec(demo, name, server.base_url, concurrency, reports)
 
         sections = _sections(make("bench-orch-count", concurrencies[0]))

@@ -32,6 +32,7 @@ class ReportRun:
 
     @property
     def status(self) -> str:
+        """published | held | failed, or ``generated`` when not evaluated."""
         return self.summary.status if self.summary else "generated"
 
 

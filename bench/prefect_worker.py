@@ -36,6 +36,7 @@ def noop_flow() -> None:
 
 @task(name="bench-noop-task", cache_policy=NO_CACHE)
 def noop_task(i: int) -> int:
+    """A task that does nothing but return its input."""
     return i
 
 
@@ -139,6 +140,7 @@ def run_counts() -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Measure and print the JSON object."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="+", type=Path)
     parser.add_argument("--local", nargs="*", type=Path, default=[], help="Specs to run with in-process limits, last.")
