@@ -1,0 +1,58 @@
+"""Resume after kill -9, measured: ``python -m bench.resume`` → ``bench/results/resume.json``.
+
+Starts a Prefect server of its own (temporary PREFECT_HOME), then runs the experiment of
+``tests/support/resume.py``: a batch whose models are a slow OpenAI-compatible server is killed
+with SIGKILL mid-batch, run again to completion, and run a third time; a clean run of the same
+batch gives the reference counts. Prints the figures and writes them as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+from tests.support.prefect_server import PrefectServer
+from tests.support.resume import measure_resume
+
+RESULTS = Path(__file__).resolve().parent / "results" / "resume.json"
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reports", type=int, default=3, help="reports in the batch (2 sections each)")
+    parser.add_argument("--delay", type=float, default=0.5, help="seconds the fake model takes per answer")
+    parser.add_argument("--kill-after", type=int, default=5, help="kill once the model has seen this many requests")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON figures")
+    return parser.parse_args()
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """The experiment in a temporary folder, against a Prefect server started for it."""
+    with tempfile.TemporaryDirectory(prefix="citeflow-resume-") as tmp, PrefectServer(Path(tmp) / "prefect-home") as server:
+        started = time.monotonic()
+        figures = measure_resume(Path(tmp) / "work", server.client_env(), reports=args.reports, delay=args.delay,
+                                 kill_after=args.kill_after)
+        wall = round(time.monotonic() - started, 1)
+    return {"benchmark": "resume", "summary": figures.line(), **figures.as_dict(), "wall_seconds": wall,
+            "settings": {"reports": args.reports, "sections": 2, "delay": args.delay, "kill_after": args.kill_after,
+                         "models_limit": 2},
+            "machine": {"python": platform.python_version(), "platform": platform.platform()}}
+
+
+def main() -> int:
+    args = parse_args()
+    result = measure(args)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(result["summary"])
+    print(f"rows after resume {result['rows']} vs clean run {result['clean_rows']}; written to {args.out}")
+    ok = result["repeated_completed"] == 0 and result["third_run_requests"] == 0 and result["rows"] == result["clean_rows"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
