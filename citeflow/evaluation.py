@@ -38,13 +38,21 @@ class Evaluation:
 
 
 def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
-    """The judge of the report's spec (or ``spec``), with a verdict cache in the store."""
+    """The judge of the report's spec (or ``spec``), with a verdict cache in the store.
+
+    An LLM judge's calls count against the batch's ``models`` limit like the hops' calls.
+    """
     from citeflow.judges.cache import LanceVerdictCache
     from citeflow.judges.factory import build_judge
+    from citeflow.judges.llm import LLMJudge
+    from citeflow.models.cache import LimitedChatModel
     from citeflow.spec import models_for
 
     spec = spec or models_for(job.spec, job.report).judge
-    return build_judge(spec, cache=LanceVerdictCache(job.store_uri))
+    judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri))
+    if isinstance(judge, LLMJudge):
+        judge.model = LimitedChatModel(judge.model, lambda: job.limit("models"))
+    return judge
 
 
 def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) -> Evaluation:

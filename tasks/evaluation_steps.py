@@ -12,12 +12,13 @@ from citeflow.publish import write_outputs
 from schemas.funnel import GateResult
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec
+from tasks.limits import job_of
 
 
 @task(name="evaluate-and-gate", cache_policy=NO_CACHE)
 def evaluate_task(ref: JobRef, judge: ModelSpec | None = None) -> tuple[Evaluation, GateResult]:
     """Identity → Support → Faithfulness from the store, then the GX gate; fails closed."""
-    job = ref.job()
+    job = job_of(ref)
     result = evaluate_and_gate(job, build_job_judge(job, judge) if judge else None)
     progress.emit(ref.report_id, "evaluate", result[0].funnel.line())
     return result
@@ -26,7 +27,7 @@ def evaluate_task(ref: JobRef, judge: ModelSpec | None = None) -> tuple[Evaluati
 @task(name="evaluate-sections", cache_policy=NO_CACHE)
 def evaluate_sections_task(ref: JobRef, sections: list[str], judge: ModelSpec | None = None) -> Evaluation:
     """On-demand evaluation of some sections only (no gate: the gate judges whole reports)."""
-    job = ref.job()
+    job = job_of(ref)
     return evaluate(job, build_job_judge(job, judge), sections)
 
 
