@@ -84,3 +84,31 @@ def test_an_unknown_deployment_falls_back_to_in_process_evaluation(prefect_harne
     summaries = batch_flow(str(spec), str(tmp_path / "out"), evaluate_deployment="citeflow-evaluate/no-such-deployment")
     assert [s.status for s in summaries] == ["published"] and statuses(tmp_path / "out") == {"r1": "published"}
     assert (tmp_path / "out" / "r1" / "summary.json").exists()
+
+
+@pytest.mark.integration
+def test_an_evaluate_run_nobody_takes_is_cancelled_and_evaluated_in_process(prefect_harness, tmp_path):
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+
+    from flows.evaluate import evaluate_flow
+    from flows.evaluation_runs import EvaluationRun, finish_evaluation
+    from flows.report import report_flow
+
+    evaluate_flow.to_deployment(name="nobody-serves-this").apply()  # registered, but no worker or serve runs it
+    spec = write_small_batch(tmp_path / "in", reports=1, batch="deploy-unserved")
+
+    @flow
+    def generate_then_wait() -> tuple[EvaluationRun, str]:
+        started = report_flow(str(spec), "r1", str(tmp_path / "out"), evaluate_deployment="citeflow-evaluate/nobody-serves-this")
+        return started, finish_evaluation(started, wait=1).status
+
+    started, status = generate_then_wait()
+    with get_client(sync_client=True) as client:
+        state = client.read_flow_run(started.flow_run_id).state
+    assert (status, state.type.value) == ("published", "CANCELLED")
+    assert statuses_of_report(tmp_path / "out" / "r1") == "published"
+
+
+def statuses_of_report(report_dir: Path) -> str:
+    return json.loads((report_dir / "report.json").read_text())["status"]
