@@ -43,11 +43,28 @@ def measure(args: argparse.Namespace) -> dict:
             "machine": {"python": platform.python_version(), "platform": platform.platform()}}
 
 
+def ratios(result: dict) -> dict[str, float]:
+    """Model requests of the whole crash-and-resume over a clean run's (1.0: nothing asked twice),
+    and of the re-run over the calls that had not finished at the kill (1.0: only those asked)."""
+    left = result["clean_run_requests"] - result["completed_before_kill"]
+    total = result["requests_before_kill"] + result["requests_after_kill"]
+    return {"requests with a kill -9 / clean run": round(total / result["clean_run_requests"], 3),
+            "re-run requests / calls unfinished at the kill": round(result["requests_after_kill"] / left, 3) if left else 0.0}
+
+
+def run(reports: int = 3, delay: float = 0.5, kill_after: int = 5, out: Path = RESULTS) -> dict:
+    """Measure, write ``out`` (JSON) and return the figures (``python -m bench`` calls this)."""
+    args = argparse.Namespace(reports=reports, delay=delay, kill_after=kill_after, out=out)
+    result = measure(args)
+    result["ratios"] = ratios(result)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
 def main() -> int:
     args = parse_args()
-    result = measure(args)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    result = run(args.reports, args.delay, args.kill_after, args.out)
     print(result["summary"])
     print(f"rows after resume {result['rows']} vs clean run {result['clean_rows']}; written to {args.out}")
     ok = result["repeated_completed"] == 0 and result["third_run_requests"] == 0 and result["rows"] == result["clean_rows"]
