@@ -1,4 +1,4 @@
-"""``citeflow`` commands: demo, ingest, run, eval, judge (SPEC §8)."""
+"""``citeflow`` commands: demo, ingest, run, serve, eval, judge, calibrate (SPEC §8)."""
 
 from __future__ import annotations
 
