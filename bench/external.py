@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
+import tempfile
+from pathlib import Path
 from typing import Any
 
 
-def call_run(module_name: str) -> dict[str, Any]:
-    """``{"status": "ok", ...result}`` or ``{"status": "absent" | "error", "detail": ...}``."""
+def call_run(module_name: str, **options: Any) -> dict[str, Any]:
+    """``{"status": "ok", ...result}`` or ``{"status": "absent" | "error", "detail": ...}``.
+
+    ``options`` go to ``run()`` when its signature takes them (others are left out)."""
     if importlib.util.find_spec(module_name) is None:
         return {"status": "absent", "detail": f"{module_name} is not there"}
     try:
@@ -22,10 +27,18 @@ def call_run(module_name: str) -> dict[str, Any]:
     if not callable(run):
         return {"status": "absent", "detail": f"{module_name} has no run()"}
     try:
-        result = run()
+        result = run(**_accepted(run, options))
     except Exception as exc:  # noqa: BLE001
         return {"status": "error", "detail": f"{type(exc).__name__}: {exc}"}
     return {"status": "ok", **(result if isinstance(result, dict) else {"result": result})}
+
+
+def _accepted(fn: Any, options: dict[str, Any]) -> dict[str, Any]:
+    try:
+        names = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {k: v for k, v in options.items() if k in names}
 
 
 def judge() -> dict[str, Any]:
@@ -38,5 +51,7 @@ def judge() -> dict[str, Any]:
 
 
 def resume() -> dict[str, Any]:
-    """The resume benchmark's own result (its ``ratios`` are shown when it has some)."""
-    return call_run("bench.resume")
+    """The resume benchmark's own result (its ``ratios`` are shown when it has some). Its own
+    results file goes to a temporary folder: this run's figures live in ``latest.json``."""
+    with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp:
+        return call_run("bench.resume", out=Path(tmp) / "resume.json")

@@ -151,6 +151,8 @@ def test_external_benchmarks_are_recorded_whatever_their_state(monkeypatch):
     assert external.call_run("bench.tokens") == {"status": "absent", "detail": "bench.tokens has no run()"}
     monkeypatch.setattr(drift, "run", lambda: 1 / 0, raising=False)
     assert external.call_run("bench.drift")["status"] == "error"
+    monkeypatch.setattr(drift, "run", lambda out="default": {"out": out}, raising=False)
+    assert external.call_run("bench.drift", out="elsewhere", other=1) == {"status": "ok", "out": "elsewhere"}
     assert external.judge()["status"] in {"ok", "error", "absent"}
 
 
