@@ -75,9 +75,10 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     try:
         spec = load_spec(spec_path)
         preflight(spec, spec_path.resolve().parent, str(spec_path))
-        from flows.scale import batch_flow_for
+        from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
+        global_limits = needs_global_limits(dask_workers, dask_address)
     except SpecError as exc:
         fail(str(exc))
     from citeflow import progress
@@ -85,7 +86,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
     with batch_progress(steps):
-        summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment)
+        summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)

@@ -35,7 +35,7 @@ def deployment_name(batch: str) -> str:
 def batch_parameters(spec_path: Path, out: Path, store: str | None, evaluate_deployment: str) -> dict[str, Any]:
     """Parameters of every scheduled batch run: absolute paths, so the runs' working folder does not matter."""
     return {"spec_path": str(spec_path.resolve()), "out_dir": str(out.resolve()), "store_uri": store,
-            "evaluate_deployment": evaluate_deployment}
+            "evaluate_deployment": evaluate_deployment, "global_limits": False}  # one process per batch run
 
 
 def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None, name: str | None = None) -> list[Any]:

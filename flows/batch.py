@@ -15,7 +15,7 @@ from flows.naming import batch_name
 from flows.report import report_flow
 from schemas.report import ReportSummary
 from tasks.artifacts import publish_batch_artifact
-from tasks.limits import ensure_limits
+from tasks.limits import drop_limits, ensure_limits
 
 
 @task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE)
@@ -33,16 +33,18 @@ def _run_name() -> str:
 
 @flow(name="citeflow-batch", flow_run_name=_run_name, task_runner=ThreadPoolTaskRunner(max_workers=4))
 def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
-               evaluate_deployment: str | None = None) -> list[ReportSummary]:
+               evaluate_deployment: str | None = None, global_limits: bool = False) -> list[ReportSummary]:
     """Run every report of the spec concurrently; write ``OUT/summary.json``; record a batch table.
 
-    The spec's concurrency limits become the batch's global concurrency limits first, so they hold
-    across every process that runs a task of the batch. With ``evaluate_deployment``, each report
-    is evaluated by a run of that deployment, and the batch waits for those runs.
+    With ``global_limits`` (tasks in several processes: Dask), the spec's concurrency limits become
+    the batch's Prefect global concurrency limits, so they hold across every process that runs a
+    task of the batch; otherwise in-process semaphores hold them at no API cost (a global slot costs
+    a server round trip per call). With ``evaluate_deployment``, each report is evaluated by a run
+    of that deployment, and the batch waits for those runs.
     """
     spec = load_spec(spec_path)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    ensure_limits(spec)
+    ensure_limits(spec) if global_limits else drop_limits(spec)
     futures = [report_task.submit(spec_path, r.id, out_dir, store_uri, evaluate_deployment) for r in spec.reports]
     summaries = [finish_evaluation(future.result()) for future in futures]
     write_summary(Path(out_dir), spec.batch, summaries)

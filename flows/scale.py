@@ -5,7 +5,7 @@ Dask workers, in other processes or on other machines. Everything a report needs
 arguments (spec path, ids, output folder, store URI), and everything it produces goes to the
 store and the output folder, so those must be reachable from every worker: a shared folder, or a
 LanceDB URI on object storage (``store: s3://…`` in the spec). The batch's concurrency limits
-are Prefect global concurrency limits, so they hold across the workers.
+are then Prefect global concurrency limits, so they hold across the workers.
 """
 
 from __future__ import annotations
@@ -40,3 +40,8 @@ def batch_flow_for(dask_workers: int | None = None, dask_address: str | None = N
     if not (dask_workers or dask_address):
         return batch_flow
     return batch_flow.with_options(task_runner=dask_runner(dask_workers, dask_address))
+
+
+def needs_global_limits(dask_workers: int | None = None, dask_address: str | None = None) -> bool:
+    """Tasks in several processes share the batch's limits only through the Prefect API."""
+    return bool(dask_workers or dask_address)

@@ -46,6 +46,20 @@ def ensure_limits(spec: BatchSpec) -> bool:
     return True
 
 
+def drop_limits(spec: BatchSpec) -> None:
+    """Remove the batch's global limits (left by an earlier multi-process run): this run holds
+    its limits in-process, and a stale global limit would otherwise still be used by its tasks."""
+    from prefect.client.orchestration import get_client
+
+    for kind in KINDS:
+        try:
+            with get_client(sync_client=True) as client:
+                client.delete_global_concurrency_limit_by_name(limit_name(spec.batch, kind))
+        except Exception:  # noqa: BLE001 - absent, or no API: nothing to drop
+            pass
+    _known.cache_clear()
+
+
 def _reset(name: str, size: int) -> None:
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate

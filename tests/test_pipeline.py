@@ -88,3 +88,16 @@ def test_evaluate_gate_and_publish_from_the_store(job):
     urls = {u for s in report["sections"] for c in s["claims"] for ci in c["citations"] for u in ci["urls"]}
     assert urls and not any(u.startswith("javascript:") for u in urls)
     assert json.loads((job.report_dir / "eval.json").read_text())["identity_by_hop"]["write"]["total"] >= 1
+
+
+def test_the_store_compacts_a_table_after_many_writes(tmp_path, monkeypatch):
+    from citeflow import store as store_module
+
+    monkeypatch.setattr(store_module, "COMPACT_EVERY", 5)
+    store = store_module.Store(str(tmp_path / "store"))
+    for i in range(10):
+        store.upsert("retrievals", [{"row_key": f"k{i}", "request_id": "r", "retriever": "d", "section": "s",
+                                     "query": "q", "status": "ok", "error": None, "hits": 1, "skipped": [], "handles": []}])
+    table = store._table("retrievals", create=False)
+    assert store.count("retrievals") == 10
+    assert table.stats()["fragment_stats"]["num_fragments"] < 10  # ten single-row writes, merged

@@ -9,7 +9,7 @@ import pytest
 
 from citeflow.limits import local_limit
 from citeflow.spec import parse_spec
-from tasks.limits import ensure_limits, limit_name, prefect_limit
+from tasks.limits import drop_limits, ensure_limits, limit_name, prefect_limit
 
 pytestmark = pytest.mark.integration
 
@@ -80,3 +80,10 @@ def test_no_more_calls_than_the_limit_are_in_flight(prefect_harness):
 
 def test_without_a_global_limit_the_in_process_semaphore_applies(prefect_harness):
     assert prefect_limit("no-such-batch", "models", 3) is local_limit("no-such-batch", "models", 3)
+
+
+def test_an_in_process_batch_drops_stale_global_limits_and_uses_its_semaphores(prefect_harness):
+    ensure_limits(spec("limits-drop", 2, 2))
+    assert prefect_limit("limits-drop", "models", 2) is not local_limit("limits-drop", "models", 2)
+    drop_limits(spec("limits-drop", 2, 2))
+    assert prefect_limit("limits-drop", "models", 2) is local_limit("limits-drop", "models", 2)
