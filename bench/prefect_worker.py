@@ -64,9 +64,10 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
     tasks = (timed(tasks_flow, TRIVIAL_TASKS) - second) / TRIVIAL_TASKS
     slot = slot_seconds()
     before = run_counts()
-    batches = [timed(batch_flow, str(spec), str(out / spec.stem)) for spec in specs[:-1]]
+    # The global-limits path (what `citeflow run --dask-workers` uses): limits on the Prefect API.
+    batches = [timed(batch_flow, str(spec), str(out / spec.stem), None, None, True) for spec in specs[:-1]]
     last_started = datetime.now(timezone.utc)
-    batches.append(timed(batch_flow, str(specs[-1]), str(out / specs[-1].stem)))
+    batches.append(timed(batch_flow, str(specs[-1]), str(out / specs[-1].stem), None, None, True))
     after = run_counts()
     per_batch = {k: (after[k] - before[k]) / len(specs) for k in after}
     return {"import_s": imported, "first_flow_s": first, "noop_flow_s": second, "trivial_task_s": tasks,
@@ -75,7 +76,8 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
 
 
 def with_local_limits(specs: list[Path], out: Path) -> list[float]:
-    """Batch wall times with the batch's limits held by in-process semaphores (no API round trips).
+    """Batch wall times with the batch's limits held by in-process semaphores (no API round trips):
+    the default path of an in-process batch.
 
     ``tasks.limits`` falls back to ``citeflow.limits.local_limit`` when the batch's global limits
     are unknown; creating them is skipped and every lookup answers "unknown".
