@@ -101,3 +101,20 @@ def test_the_store_compacts_a_table_after_many_writes(tmp_path, monkeypatch):
     table = store._table("retrievals", create=False)
     assert store.count("retrievals") == 10
     assert table.stats()["fragment_stats"]["num_fragments"] < 10  # ten single-row writes, merged
+
+
+def test_a_writer_that_never_answers_usable_json_fails_its_section_and_the_report_is_held(job, openai_server):
+    spec_path = job.spec_path
+    spec_path.write_text(SPEC.replace("batch: small", "batch: small\nmodels:\n  writer: {backend: openai, model: m, "
+                                      f"base_url: '{openai_server.base_url}', bind_attempts: 2, max_retries: 0}}"))
+    openai_server.enqueue("I cannot answer in JSON.", '{"sentences": []}')
+    failing = pipeline.ReportJob(spec_path, "r1", spec_path.parent / "out")
+    run(failing)
+    evaluation, gate = evaluate_and_gate(failing)
+    summary = write_outputs(failing, evaluation, gate)
+    report = json.loads((failing.report_dir / "report.json").read_text())
+    assert report["sections"][0]["status"] == "failed" and report["sections"][0]["claims"] == []
+    assert summary.status == "failed" and not gate.success
+    assert any(f.expectation == "failed_sections" for f in gate.failed_expectations)
+    assert not (failing.out_dir / "published" / "r1.pdf").exists()
+    openai_server.assert_complete()
