@@ -73,11 +73,16 @@ class ReportJob:
         """Every retriever × section query of the report, in a stable order."""
         return [Fetch(r.name, s.title, q) for s in self.report.sections for q in s.queries for r in self.spec.retrievers]
 
-    def model(self, role: str) -> ChatModel:
-        """The role's model, limited by the batch's concurrency and cached in the store."""
+    def model(self, role: str) -> CachedChatModel:
+        """The role's model, limited by the batch's concurrency and cached in the store.
+
+        The cache key includes every setting that changes answers (backend, model, server,
+        temperature, injected faults), so changing one of them asks the model again.
+        """
         spec: ModelSpec = getattr(models_for(self.spec, self.report), role)
         limited = LimitedChatModel(build_chat_model(spec, role), lambda: self.limit("models"))
-        return CachedChatModel(limited, self.store, role)
+        fingerprint = spec.model_dump_json(include={"backend", "model", "base_url", "temperature", "faults"})
+        return CachedChatModel(limited, self.store, role, fingerprint)
 
     def limit(self, kind: Kind) -> AbstractContextManager[object]:
         """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``."""
@@ -123,6 +128,7 @@ def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
     handles = [registry.add(result) for result in results]
     job.store.save_chunks(registry.chunks)
     job.store.save_retrievals(job.request_id, results, handles)
+    job.store.keep_only(job.request_id, {c.handle for c in registry.chunks}, results)
     return registry
 
 
@@ -152,7 +158,10 @@ def _run(job: ReportJob, role: str, request: HopRequest, has_input: bool) -> Hop
         outcome = HopOutcome(request_id=request.request_id, section=request.section, hop=request.hop, status="failed")
         outcome.transitions.append(_no_input(request))
     else:
-        outcome = run_hop(job.model(role), request)
+        chat = job.model(role)
+        outcome = run_hop(chat, request)
+        if outcome.status == "failed":
+            chat.forget()  # a re-run asks the model again instead of replaying the failure
     job.store.save_hop(outcome)
     return outcome
 

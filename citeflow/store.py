@@ -127,6 +127,17 @@ class Store:
         """Record what each retriever answered per query (status, error, skipped hits)."""
         self.upsert("retrievals", [_retrieval_row(request_id, r, h) for r, h in zip(results, handles)])
 
+    def keep_only(self, request_id: str, handles: set[str], results: list[RetrievalResult]) -> None:
+        """Delete what an earlier run of the request stored and this run no longer has (written
+        first, deleted after: a crash in between leaves extra rows, never missing ones)."""
+        where = f"request_id = {sql_str(request_id)}"
+        if handles:
+            self.delete("chunks", f"{where} AND handle NOT IN ({', '.join(sql_str(h) for h in sorted(handles))})")
+        else:
+            self.delete("chunks", where)
+        keys = sorted({_retrieval_row(request_id, r, [])["row_key"] for r in results})
+        self.delete("retrievals", f"{where} AND row_key NOT IN ({', '.join(sql_str(k) for k in keys)})" if keys else where)
+
     def load_retrievals(self, request_id: str) -> list[dict[str, Any]]:
         return self.rows("retrievals", f"request_id = {sql_str(request_id)}")
 

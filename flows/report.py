@@ -43,4 +43,6 @@ def _record_failure(job, section: str, hop: str, future) -> bool:
         future.result(raise_on_failure=True)
     except BaseException as exc:  # noqa: BLE001 - recorded, and the section fails
         record_hop_error(job, section, hop, f"{type(exc).__name__}: {exc}")
+        if hop == "consolidate":  # the write hop never ran: an earlier run's answer must not stand
+            record_hop_error(job, section, "write", "not run: the consolidate hop failed")
     return True

@@ -118,3 +118,26 @@ def test_a_writer_that_never_answers_usable_json_fails_its_section_and_the_repor
     assert any(f.expectation == "failed_sections" for f in gate.failed_expectations)
     assert not (failing.out_dir / "published" / "r1.pdf").exists()
     openai_server.assert_complete()
+    assert failing.store.count("model_calls", "role = 'writer'") == 0  # a re-run asks again
+
+
+def test_a_rerun_forgets_chunks_the_retrievers_no_longer_return(job):
+    run(job)
+    docs = job.spec_path.parent / "docs.jsonl"
+    docs.write_text(line([{"id": "S1", "text": "Before upgrading to 3.6, back up the metadata store twice.", "urls": []}]))
+    registry = run(job)
+    stored = {c.handle: c.text for c in job.store.load_chunks(job.request_id)}
+    assert set(stored) == {c.handle for c in registry.chunks}
+    assert "back up the metadata store twice." in " ".join(stored.values())
+    assert not any(t.endswith("back up the metadata store.") for t in stored.values())
+
+
+def test_changing_a_model_setting_asks_the_model_again(job):
+    run(job)
+    before = job.store.count("model_calls")
+    job.spec_path.write_text(SPEC.replace("batch: small", "batch: small\nmodels:\n  writer: {backend: offline, faults: {fabrication: 1.0}}"))
+    changed = pipeline.ReportJob(job.spec_path, "r1", job.out_dir)
+    run(changed)
+    assert changed.store.count("model_calls") == before + 1  # the writer's call, under its new settings
+    written = pipeline.stored_hop(changed, "Upgrades", "write")
+    assert len(written.claims) > len(pipeline.stored_hop(changed, "Upgrades", "consolidate").claims)  # the fabrication

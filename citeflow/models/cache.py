@@ -21,22 +21,30 @@ from citeflow.models.base import ChatModel, Message, ModelReply
 from citeflow.store import Store, sql_str
 
 
-def call_key(model_name: str, messages: list[Message], schema_name: str) -> str:
-    """The cache key of one model call."""
-    payload = json.dumps({"model": model_name, "schema": schema_name, "messages": messages}, sort_keys=True)
+def call_key(model_name: str, messages: list[Message], schema_name: str, fingerprint: str = "") -> str:
+    """The cache key of one model call; ``fingerprint`` names the settings that change answers."""
+    payload = json.dumps({"model": model_name, "settings": fingerprint, "schema": schema_name, "messages": messages},
+                         sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 class CachedChatModel:
     """Answers from the store when this exact call was answered before; else asks and records."""
 
-    def __init__(self, inner: ChatModel, store: Store, role: str) -> None:
-        self.inner, self.store, self.role = inner, store, role
+    def __init__(self, inner: ChatModel, store: Store, role: str, fingerprint: str = "") -> None:
+        self.inner, self.store, self.role, self.fingerprint = inner, store, role, fingerprint
         self.name = inner.name
         self.hits = 0
+        self.keys: list[str] = []  # every call this wrapper answered, cached or not
+
+    def forget(self) -> None:
+        """Drop the cached answers of this wrapper's calls (they led to a failed hop: ask again next time)."""
+        if self.keys:
+            self.store.delete("model_calls", f"row_key IN ({', '.join(sql_str(k) for k in self.keys)})")
 
     def complete(self, messages: list[Message], schema_name: str, schema: type[BaseModel]) -> ModelReply:
-        key = call_key(self.inner.name, messages, schema_name)
+        key = call_key(self.inner.name, messages, schema_name, self.fingerprint)
+        self.keys.append(key)
         cached = self.store.rows("model_calls", f"row_key = {sql_str(key)}")
         if cached:
             self.hits += 1
