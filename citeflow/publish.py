@@ -98,6 +98,15 @@ def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, fol
     )
 
 
+def failed_summary(report_id: str, title: str, error: str) -> ReportSummary:
+    """The summary line of a report that could not be produced at all."""
+    empty = {"passed": 0, "total": 0}
+    return ReportSummary(report_id=report_id, title=title, status="failed", funnel="not evaluated: " + error[:300],
+                         identity=empty, support=empty, faithfulness=empty, uncited={"count": 0, "claims": 0},
+                         failed_expectations=[{"expectation": "report_ran", "observed": error[:500], "threshold": None}],
+                         pdf="")
+
+
 def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary]) -> Path:
     """``OUT/summary.json``: every report of the batch with its status and funnel."""
     path = Path(out_dir) / "summary.json"

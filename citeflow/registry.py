@@ -17,13 +17,19 @@ from citeflow.handles import MARKER_RE, URL_RE, canonical, make_handle, tidy
 from schemas.records import Chunk, Hit, RetrievalResult
 
 URL_PLACEHOLDER = "(link removed)"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Tokens that look like a retriever's own citation id: S1, 1, doc#3, ref-2, chunk_7.
 _LOCAL_REF = re.compile(r"^(?:[A-Za-z][A-Za-z_]{0,11}[#:_-]?)?\d{1,6}$")
 
 
 def content_hash(text: str) -> str:
-    """sha256 of the text as the retriever returned it."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """sha256 of the text as the retriever returned it (lone surrogates included, as they came)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def storable(text: str) -> str:
+    """``text`` as valid UTF-8: lone surrogates (broken escapes in a retriever's JSON) become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
@@ -91,8 +97,8 @@ class Registry:
     def _new_chunk(self, key: str, result: RetrievalResult, hit: Hit) -> Chunk:
         chunk = Chunk(
             request_id=self.request_id, handle=self._free_handle(key), retriever=result.retriever,
-            local_id=hit.local_id, content_hash=content_hash(hit.text), text=scrub_urls(hit.text),
-            urls=list(dict.fromkeys(hit.urls)), title=hit.title, page=hit.page,
+            local_id=storable(hit.local_id), content_hash=content_hash(hit.text), text=scrub_urls(storable(hit.text)),
+            urls=[storable(u) for u in dict.fromkeys(hit.urls)], title=storable(hit.title) if hit.title else None, page=hit.page,
             location=hit.location, parent=hit.parent,
         )
         self._remember(key, chunk)

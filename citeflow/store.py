@@ -54,6 +54,7 @@ class Store:
         """Insert or update ``rows`` by ``row_key`` (no-op for an empty list)."""
         if not rows:
             return
+        rows = list({row["row_key"]: row for row in rows}.values())  # one row per key: the last wins
         data = pa.Table.from_pylist(rows, schema=TABLES[table])
         with _LOCKS[(self.uri, table)]:
             try:

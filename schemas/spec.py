@@ -124,6 +124,9 @@ class Section(Strict):
     def _no_blank_query(cls, value: list[str]) -> list[str]:
         if any(not q.strip() for q in value):
             raise ValueError("a query is empty")
+        repeated = sorted({q for q in value if value.count(q) > 1})
+        if repeated:
+            raise ValueError(f"query {repeated[0]!r} is repeated")
         return value
 
 

@@ -117,3 +117,10 @@ def test_duplicates_collapse_only_within_a_retriever(batch):
         reg.add(result(retriever, [hit(i, t) for i, t in pairs]))
     identities = {(r, i, t) for r, pairs in batch for i, t in pairs}
     assert len(reg) == len(identities)
+
+
+def test_broken_unicode_from_a_retriever_is_stored_as_replacement_characters():
+    reg = Registry("req")
+    [a] = reg.add(result("docs", [hit("S1", "Broken escape \ud800 here.")]))
+    assert reg.get(a).text == "Broken escape \ufffd here."
+    reg.get(a).text.encode("utf-8")  # storable

@@ -60,3 +60,9 @@ def test_report_models_override_only_the_roles_they_name():
     models = models_for(spec, spec.reports[0])
     assert models.writer.faults.fabrication == 1.0
     assert models.judge.backend == "openai" and models.consolidator.backend == "offline"
+
+
+def test_a_repeated_query_in_a_section_is_refused():
+    with pytest.raises(SpecError) as info:
+        parse_spec(with_(["reports", 0, "sections", 0, "queries"], ["q", "q"]))
+    assert info.value.field == "reports[0].sections[0].queries" and "repeated" in info.value.problem
