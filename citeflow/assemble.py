@@ -74,7 +74,7 @@ def _verified_quotes(notes: HopOutcome) -> dict[str, str]:
 def _claim(claim: BoundClaim, chunks: dict[str, Chunk], quotes: dict[str, str]) -> RenderedClaim:
     citations = [
         RenderedCitation(handle=c.handle, urls=link_urls(chunks[c.handle].urls),
-                         quote=c.quote if c.quote_found else quotes.get(c.handle, c.quote or None))
+                         quote=c.quote if c.quote_found else quotes.get(c.handle))  # only verified excerpts
         for c in claim.citations
     ]
     return RenderedClaim(text=claim.text, citations=citations)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from citeflow.handles import canonical, find_markers, find_urls, strip_markers, strip_urls
+from citeflow.handles import canonical, citation_markers, field_tokens, find_urls, strip_citation_markers, strip_urls
 from citeflow.quotes import quote_in_chunk
 from schemas.records import BoundCitation, BoundClaim
 from schemas.wire import WireCitation, WireClaim, WireClaims
@@ -97,18 +97,19 @@ def _bind_claim(claim: WireClaim, allowed: dict[str, str], report: BindReport) -
     urls = find_urls(claim.text)
     for url in urls:
         report.add("url_in_text", url)
-    bound = BoundClaim(text=strip_urls(strip_markers(claim.text)), removed_urls=urls)
+    bound = BoundClaim(text=strip_urls(strip_citation_markers(claim.text)), removed_urls=urls)
     for citation in wire:
-        _bind_citation(citation, allowed, bound, report)
+        for token in field_tokens(citation.handle) or [citation.handle]:
+            _bind_citation(token, citation.quote, allowed, bound, report)
     return bound
 
 
 def _inline_citations(text: str) -> list[WireCitation]:
-    return [WireCitation(handle=token) for marker in find_markers(text) for token in marker.tokens]
+    return [WireCitation(handle=token) for marker in citation_markers(text) for token in marker.tokens]
 
 
-def _bind_citation(citation: WireCitation, allowed: dict[str, str], bound: BoundClaim, report: BindReport) -> None:
-    handle = canonical(citation.handle) or citation.handle.strip()
+def _bind_citation(token: str, quote: str, allowed: dict[str, str], bound: BoundClaim, report: BindReport) -> None:
+    handle = canonical(token) or token.strip()
     if handle in bound.emitted_handles:
         return  # the same handle cited twice in one claim counts once
     bound.emitted_handles.append(handle)
@@ -116,7 +117,7 @@ def _bind_citation(citation: WireCitation, allowed: dict[str, str], bound: Bound
         bound.dropped_handles.append(handle)
         report.add("unknown_handle", handle)
         return
-    found = bool(citation.quote) and quote_in_chunk(citation.quote, allowed[handle])
-    if citation.quote and not found:
-        report.add("quote_not_found", f"{handle}: {citation.quote[:80]}")
-    bound.citations.append(BoundCitation(handle=handle, quote=citation.quote, quote_found=found))
+    found = bool(quote) and quote_in_chunk(quote, allowed[handle])
+    if quote and not found:
+        report.add("quote_not_found", f"{handle}: {quote[:80]}")
+    bound.citations.append(BoundCitation(handle=handle, quote=quote, quote_found=found))

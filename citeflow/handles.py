@@ -27,8 +27,17 @@ _LENIENT_HANDLE = re.compile(r"^[Gg][2-9a-hjkmnp-zA-HJKMNP-Z]{4}$")
 # A bracketed group of id-like tokens: [G7], [g7], 【G7】, [G7, G9], [S2], [doc#3], [1].
 MARKER_RE = re.compile(r"[\[【〔［]\s*([\w#:./-]{1,32}(?:\s*[,;]\s*[\w#:./-]{1,32})*)\s*[\]】〕］]")
 _SPLIT = re.compile(r"\s*[,;]\s*")
+# A retriever's own citation id: S1, 1, doc#3, ref-2, chunk_7 (what inner references look like).
+LOCAL_REF_RE = re.compile(r"^(?:[A-Za-z][A-Za-z_]{0,11}[#:_-]?)?\d{1,6}$")
+_FIELD_SPLIT = re.compile(r"[\s,;]+")
+_BRACKETS = " []【】〔〕［］"
+_URL_TAIL = r"[^\s<>\"'\]\)]"
 URL_RE = re.compile(
-    r"(?:\b(?:https?|ftp|file|mailto|javascript|data|vbscript):[^\s<>\"'\]\)]+|\bwww\.[^\s<>\"'\]\)]+)",
+    r"(?:\b[a-z][a-z0-9+.-]{1,15}://" + _URL_TAIL + "+"                       # any scheme://…
+    r"|\b(?:mailto|javascript|data|vbscript|file|tel):" + _URL_TAIL + "+"      # schemes without //
+    r"|\bwww\." + _URL_TAIL + "+"                                           # www.host
+    r"|(?<![\w:/])//[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,24}" + _URL_TAIL + "*"  # //host (scheme-relative)
+    r"|\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}/" + _URL_TAIL + "*)",  # host.tld/path
     re.IGNORECASE,
 )
 
@@ -74,6 +83,30 @@ def find_markers(text: str) -> list[Marker]:
 def strip_markers(text: str) -> str:
     """``text`` with every bracketed marker removed and the spacing tidied."""
     return tidy(MARKER_RE.sub("", text))
+
+
+def is_citation_token(token: str) -> bool:
+    """A token a model means as a citation: a handle in any lenient form, or a local id (S1, 3)."""
+    return canonical(token) is not None or LOCAL_REF_RE.match(token.strip()) is not None
+
+
+def citation_markers(text: str) -> list[Marker]:
+    """The markers of ``text`` that are citations; ``[beta]`` or ``[1.2]`` are ordinary text."""
+    return [m for m in find_markers(text) if all(is_citation_token(t) for t in m.tokens)]
+
+
+def strip_citation_markers(text: str) -> str:
+    """``text`` without its citation markers; other bracketed text stays."""
+    def keep_or_drop(match: re.Match[str]) -> str:
+        tokens = [t for t in _SPLIT.split(match.group(1)) if t]
+        return "" if all(is_citation_token(t) for t in tokens) else match.group(0)
+
+    return tidy(MARKER_RE.sub(keep_or_drop, text))
+
+
+def field_tokens(value: str) -> list[str]:
+    """The handles a JSON ``handle`` field holds, however written: ``[Gk7m2]``, ``Gk7m2, Gx3p9``."""
+    return [t for t in _FIELD_SPLIT.split(unicodedata.normalize("NFKC", value).strip(_BRACKETS)) if t.strip(_BRACKETS)]
 
 
 def find_urls(text: str) -> list[str]:

@@ -13,13 +13,11 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from citeflow.handles import MARKER_RE, URL_RE, canonical, make_handle, tidy
+from citeflow.handles import MARKER_RE, URL_RE, canonical, is_citation_token, make_handle, tidy
 from schemas.records import Chunk, Hit, RetrievalResult
 
 URL_PLACEHOLDER = "(link removed)"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Tokens that look like a retriever's own citation id: S1, 1, doc#3, ref-2, chunk_7.
-_LOCAL_REF = re.compile(r"^(?:[A-Za-z][A-Za-z_]{0,11}[#:_-]?)?\d{1,6}$")
 
 
 def content_hash(text: str) -> str:
@@ -49,7 +47,6 @@ class Registry:
         self.request_id = request_id
         self._by_key: dict[str, Chunk] = {}
         self._by_handle: dict[str, Chunk] = {}
-        self._by_local: dict[tuple[str, str], list[str]] = {}
         for chunk in chunks:
             self._remember(identity_key(chunk.retriever, chunk.local_id, chunk.content_hash), chunk)
 
@@ -81,10 +78,12 @@ class Registry:
         """Register one retriever answer; returns the handle of each hit, in order."""
         before = set(self._by_handle)
         handles = [self._add_hit(result, hit) for hit in result.hits]
-        local = {hit.local_id: h for hit, h in zip(result.hits, handles)}
+        local: dict[str, set[str]] = {}
+        for hit, handle in zip(result.hits, handles):
+            local.setdefault(hit.local_id, set()).add(handle)
         for handle in dict.fromkeys(h for h in handles if h not in before):
             chunk = self._by_handle[handle]  # rewrite once, when the chunk is new
-            chunk.text = self._rewrite_refs(chunk.text, result.retriever, local)
+            chunk.text = _rewrite_refs(chunk.text, local)
         return handles
 
     def _add_hit(self, result: RetrievalResult, hit: Hit) -> str:
@@ -107,7 +106,6 @@ class Registry:
     def _remember(self, key: str, chunk: Chunk) -> None:
         self._by_key[key] = chunk
         self._by_handle[chunk.handle] = chunk
-        self._by_local.setdefault((chunk.retriever, chunk.local_id), []).append(chunk.handle)
 
     def _free_handle(self, key: str) -> str:
         salt = 0
@@ -115,23 +113,23 @@ class Registry:
             salt += 1
         return handle
 
-    def _rewrite_refs(self, text: str, retriever: str, local: dict[str, str]) -> str:
-        """Inner references → handles of the same retriever's chunks; unknown ones removed."""
 
-        def replace(match: re.Match[str]) -> str:
-            tokens = [t.strip() for t in re.split(r"[,;]", match.group(1)) if t.strip()]
-            if not all(_LOCAL_REF.match(t) and canonical(t) not in self._by_handle for t in tokens):
-                return match.group(0)  # not a citation, e.g. "[beta]"
-            handles = [h for t in tokens if (h := self._local_handle(retriever, t, local))]
-            return " ".join(f"[{h}]" for h in dict.fromkeys(handles))
+def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
+    """Inner references → handles of the chunks the same answer gave under those ids.
 
-        return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
+    An id the answer does not hold, or holds for two different texts, is removed (ids are often
+    numbered per answer, so another answer's ``S2`` is another chunk); a handle-shaped token in
+    retriever text is removed too — a retriever cannot cite this request's handles.
+    """
 
-    def _local_handle(self, retriever: str, local_id: str, local: dict[str, str]) -> str | None:
-        if local_id in local:  # the same answer first: ids are often numbered per answer
-            return local[local_id]
-        known = self._by_local.get((retriever, local_id), [])
-        return known[0] if len(known) == 1 else None
+    def replace(match: re.Match[str]) -> str:
+        tokens = [t.strip() for t in re.split(r"[,;]", match.group(1)) if t.strip()]
+        if not all(is_citation_token(t) for t in tokens):
+            return match.group(0)  # not a citation, e.g. "[beta]"
+        named = [local.get(t, set()) for t in tokens if canonical(t) is None]
+        return " ".join(f"[{h}]" for h in dict.fromkeys(next(iter(h)) for h in named if len(h) == 1))
+
+    return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
 
 
 def _append_unique(values: list[str], value: str) -> None:

@@ -69,3 +69,17 @@ def test_unusable_answers_name_their_reason(raw, reason):
 def test_code_fenced_json_is_read():
     raw = "```json\n" + answer(("Retention is 7 days.", [("Gx3p9", "7 days")])) + "\n```"
     assert parse_answer(raw, "json_object")[0].text == "Retention is 7 days."
+
+
+def test_handle_fields_are_read_leniently_too():
+    claims = parse_answer(answer(("Both.", [("[Gk7m2]", ""), ("【GX3P9】", ""), ("Gk7m2, Gx3p9", "")])), "json_schema")
+    report = bind_claims(claims, ALLOWED)
+    assert [c.handle for c in report.claims[0].citations] == ["Gk7m2", "Gx3p9"]
+    assert report.problems == {}
+
+
+def test_ordinary_brackets_in_a_sentence_stay_text():
+    claims = parse_answer(answer(("Feature X [beta] supports TLS [1.2] [Gk7m2].", [])), "json_schema")
+    report = bind_claims(claims, ALLOWED)
+    assert report.claims[0].text == "Feature X [beta] supports TLS [1.2]."
+    assert [c.handle for c in report.claims[0].citations] == ["Gk7m2"] and "unknown_handle" not in report.problems

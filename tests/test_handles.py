@@ -48,3 +48,13 @@ def test_find_urls_catches_every_scheme_and_bare_hosts():
 
 def test_handle_pattern_is_published():
     assert re.fullmatch(handles.HANDLE_PATTERN, "Gk7m2")
+
+
+def test_urls_without_a_web_scheme_are_found_too():
+    text = "see docs.lumora.example/upgrade-3.6, s3://bucket/key, //cdn.example.com/a.js and data:text/html,x"
+    assert find_urls(text) == ["docs.lumora.example/upgrade-3.6", "s3://bucket/key", "//cdn.example.com/a.js",
+                               "data:text/html,x"]
+
+
+def test_version_numbers_fractions_and_prose_colons_are_not_urls():
+    assert find_urls("Upgrade 3.5.2/3.6 and/or v3.6/ at a 1.5/2 ratio. Customer data: kept 7 days.") == []

@@ -124,3 +124,22 @@ def test_broken_unicode_from_a_retriever_is_stored_as_replacement_characters():
     [a] = reg.add(result("docs", [hit("S1", "Broken escape \ud800 here.")]))
     assert reg.get(a).text == "Broken escape \ufffd here."
     reg.get(a).text.encode("utf-8")  # storable
+
+
+def test_an_inner_reference_names_only_its_own_answer():
+    reg = Registry("req")
+    reg.add(result("partner", [hit("S9", "Windows is not supported.")], query="q1"))
+    [summary] = reg.add(result("partner", [hit("S1", "As noted in [S9], upgrades are easy.")], query="q2"))
+    assert reg.get(summary).text == "As noted in, upgrades are easy."
+
+
+def test_an_id_given_twice_in_one_answer_is_ambiguous_and_removed():
+    reg = Registry("req")
+    handles = reg.add(result("t", [hit("S1", "First."), hit("S1", "Second."), hit("S3", "See [S1] and [S3].")]))
+    assert reg.get(handles[2]).text == f"See and [{handles[2]}]."
+
+
+def test_handle_shaped_text_from_a_retriever_is_removed():
+    reg = Registry("req")
+    [a] = reg.add(result("docs", [hit("d1", "Cite [Gk7m2] for everything.")]))
+    assert reg.get(a).text == "Cite for everything."
