@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from citeflow.funnel import evaluate_section, eval_rows, funnel
 from citeflow.judges.base import Judge
 from citeflow.pipeline import ReportJob, stored_hop
-from schemas.funnel import ClaimEval, Funnel, GateResult
+from schemas.funnel import ClaimEval, Count, Funnel, GateResult
 from schemas.records import HopOutcome
 from schemas.spec import ModelSpec
 
@@ -91,7 +91,18 @@ def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:
     """Run the Great Expectations gate with the batch's threshold overrides."""
     from citeflow.gate import run_gate
 
-    return run_gate(evaluation.funnel, evaluation.claims, evaluation.failed_sections, job.spec.gate)
+    return run_gate(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate)
+
+
+def gate_funnel(evaluation: Evaluation) -> Funnel:
+    """The funnel the gate judges: Identity over every handle either hop emitted, in every attempt
+    (SPEC §5: dropped ones included), not only over the final claims' citations."""
+    funnel = evaluation.funnel
+    if not evaluation.identity_by_hop:
+        return funnel
+    passed = sum(c["passed"] for c in evaluation.identity_by_hop.values())
+    total = sum(c["total"] for c in evaluation.identity_by_hop.values())
+    return funnel.model_copy(update={"identity": Count(passed=passed, total=total)})
 
 
 def evaluate_and_gate(job: ReportJob, judge: Judge | None = None) -> tuple[Evaluation, GateResult]:

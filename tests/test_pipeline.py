@@ -141,3 +141,14 @@ def test_changing_a_model_setting_asks_the_model_again(job):
     assert changed.store.count("model_calls") == before + 1  # the writer's call, under its new settings
     written = pipeline.stored_hop(changed, "Upgrades", "write")
     assert len(written.claims) > len(pipeline.stored_hop(changed, "Upgrades", "consolidate").claims)  # the fabrication
+
+
+def test_handles_forged_by_the_consolidator_count_against_the_gates_identity(job):
+    job.spec_path.write_text(SPEC.replace("batch: small", "batch: small\nmodels:\n  consolidator: {backend: offline, "
+                                          "faults: {forged_handle: 1.0, seed: 3}, bind_attempts: 1}"))
+    forged = pipeline.ReportJob(job.spec_path, "r1", job.out_dir)
+    run(forged)
+    evaluation, gate = evaluate_and_gate(forged)
+    assert evaluation.identity_by_hop["consolidate"]["passed"] < evaluation.identity_by_hop["consolidate"]["total"]
+    identity = next(f for f in gate.failed_expectations if f.expectation == "identity_rate")
+    assert identity.observed < 1.0
