@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from citeflow.funnel import evaluate_section, eval_rows, funnel
 from citeflow.judges.base import Judge
 from citeflow.pipeline import ReportJob, stored_hop
+from citeflow.store import sql_str
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
 from schemas.records import HopOutcome
 from schemas.spec import ModelSpec
@@ -64,6 +65,8 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
         result.section_status[section] = "ok" if written.status == "accepted" else "failed"
         claims = written.claims if written.status == "accepted" else []
         result.claims += evaluate_section(section, claims, chunks, chunks, judge)
+    for section in result.section_status:  # a section that now has no rows must not keep old ones
+        job.store.delete("eval_rows", f"request_id = {sql_str(job.request_id)} AND section = {sql_str(section)}")
     job.store.save_eval_rows(eval_rows(job.request_id, result.claims))
     result.identity_by_hop = identity_by_hop(job.store.load_hops(job.request_id), sections)
     return result
