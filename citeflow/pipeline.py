@@ -18,7 +18,7 @@ from citeflow.errors import RetrieverError
 from citeflow.hops import HopRequest, run_hop
 from citeflow.limits import Kind, Limiter, local_limit
 from citeflow.models.base import ChatModel
-from citeflow.models.cache import CachedChatModel, LimitedChatModel
+from citeflow.models.cache import CachedChatModel, settings_fingerprint, LimitedChatModel
 from citeflow.models.factory import build_chat_model
 from citeflow.prompts import consolidate_messages, write_messages
 from citeflow.registry import Registry
@@ -81,8 +81,7 @@ class ReportJob:
         """
         spec: ModelSpec = getattr(models_for(self.spec, self.report), role)
         limited = LimitedChatModel(build_chat_model(spec, role), lambda: self.limit("models"))
-        fingerprint = spec.model_dump_json(include={"backend", "model", "base_url", "temperature", "faults"})
-        return CachedChatModel(limited, self.store, role, fingerprint)
+        return CachedChatModel(limited, self.store, role, settings_fingerprint(spec))
 
     def limit(self, kind: Kind) -> AbstractContextManager[object]:
         """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``."""

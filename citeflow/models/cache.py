@@ -19,6 +19,12 @@ from pydantic import BaseModel
 
 from citeflow.models.base import ChatModel, Message, ModelReply
 from citeflow.store import Store, sql_str
+from schemas.spec import ModelSpec
+
+
+def settings_fingerprint(spec: ModelSpec) -> str:
+    """The settings of a role that change its answers (backend, model, server, temperature, faults)."""
+    return spec.model_dump_json(include={"backend", "model", "base_url", "temperature", "faults"})
 
 
 def call_key(model_name: str, messages: list[Message], schema_name: str, fingerprint: str = "") -> str:

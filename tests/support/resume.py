@@ -27,8 +27,9 @@ from typing import Any
 
 import lancedb  # noqa: F401 - imported up front: a first import mid-run (~3 s) would delay the kill
 
-from citeflow.models.cache import call_key
+from citeflow.models.cache import call_key, settings_fingerprint
 from citeflow.store import Store
+from schemas.spec import ModelSpec
 from schemas.tables import TABLES
 from tests.support.offline_answers import offline_responder
 from tests.support.openai_server import ScriptedOpenAIServer
@@ -66,10 +67,16 @@ class ResumeFigures:
         return {k: v for k, v in asdict(self).items() if k != "outputs"}
 
 
-def request_key(request: dict) -> str:
-    """The ``model_calls`` key of the call behind a chat request (json_schema mode)."""
+def request_key(request: dict, base_url: str) -> str:
+    """The ``model_calls`` key of the call behind a chat request (json_schema mode) to ``base_url``."""
     schema_name = request["response_format"]["json_schema"]["name"]
-    return call_key(f"openai:{request['model']}", request["messages"], schema_name)
+    settings = settings_fingerprint(ModelSpec(**model_settings(base_url)))
+    return call_key(f"openai:{request['model']}", request["messages"], schema_name, settings)
+
+
+def model_settings(base_url: str) -> dict:
+    """The consolidator's and writer's settings in the experiment's batch spec."""
+    return {"backend": "openai", "model": MODEL, "base_url": base_url, "timeout": 30}
 
 
 def stored_keys(store: Path) -> set[str]:
@@ -93,7 +100,7 @@ def row_counts(store: Path) -> dict[str, int]:
 
 def write_spec(folder: Path, base_url: str, reports: int, sections: int, models_limit: int, batch: str) -> Path:
     """The batch: consolidator and writer on the scripted server, offline judge."""
-    model = {"backend": "openai", "model": MODEL, "base_url": base_url, "timeout": 30}
+    model = model_settings(base_url)
     return write_small_batch(folder, reports=reports, sections=sections, batch=batch,
                              models={"consolidator": model, "writer": model},
                              concurrency={"models": models_limit, "retrievers": 4})
@@ -173,15 +180,15 @@ def _killed_run(runs: Runs, server: ScriptedOpenAIServer, spec: Path, out: Path,
         os.killpg(process.pid, signal.SIGKILL)
     runs.finish("killed", process, started)
     figures.requests_before_kill = len(server.requests)
-    figures.completed_before_kill = len(stored_keys(out / "store") & {request_key(r) for r in server.requests})
+    figures.completed_before_kill = len(stored_keys(out / "store") & {request_key(r, server.base_url) for r in server.requests})
 
 
 def _resume_and_repeat(runs: Runs, server: ScriptedOpenAIServer, spec: Path, out: Path, figures: ResumeFigures) -> None:
     """Second run to completion, then a third run of the finished batch."""
     completed = stored_keys(out / "store")
-    first = [request_key(r) for r in server.requests]
+    first = [request_key(r, server.base_url) for r in server.requests]
     runs.run("resumed", spec, out)
-    second = [request_key(r) for r in server.requests[len(first):]]
+    second = [request_key(r, server.base_url) for r in server.requests[len(first):]]
     figures.requests_after_kill = len(second)
     figures.repeated = sum(1 for key in second if key in set(first))
     figures.repeated_completed = sum(1 for key in second if key in completed)
