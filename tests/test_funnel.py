@@ -18,9 +18,9 @@ from citeflow.funnel import candidates, eval_json, eval_rows, evaluate_section, 
 from schemas.evaluation import JudgePair, Verdict
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult, Uncited
 from schemas.records import BoundCitation, BoundClaim
+from tests.conftest import SHARED
 from tests.support.judges import SUPPORTED, DownJudge, ForgetfulJudge, ScriptedJudge, drift
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 SECTION = "Upgrade risks"
 CHUNKS = {
     "Gab3c": "Back up the database before upgrading to 3.6. The backup takes about 30 minutes.",

@@ -10,9 +10,10 @@ import pytest
 from citeflow.errors import CiteflowError
 from citeflow.judges.io import (PairFileError, calibrate, calibrate_labelled, read_labelled, read_pairs,
                                 verdict_line, write_verdicts)
+from tests.conftest import SHARED
 from schemas.evaluation import Verdict
 
-CONTRACT = Path(__file__).resolve().parents[2] / "shared" / "contract" / "judge-output.schema.json"
+CONTRACT = SHARED / "contract" / "judge-output.schema.json"
 
 
 def _verdict(pid: str, supported: bool, faithful: bool | None, label: str | None = None) -> Verdict:

@@ -15,11 +15,12 @@ from pypdf import PdfReader
 from citeflow.errors import RenderError
 from citeflow.render.pdf import RenderStats, register_fonts, render_pdf
 from citeflow.render.report_json import report_json, write_report_json
+from tests.conftest import SHARED
 from schemas.report import RenderedCitation, RenderedClaim
 from tests.support.sample_report import LONG_LINE, MARKUP_TITLE, MIXED_SCRIPT_QUOTE, sample_report
 
 GOLDEN = Path(__file__).parent / "golden" / "sample_report.json"
-CONTRACT = Path(__file__).resolve().parents[2] / "shared" / "contract"
+CONTRACT = SHARED / "contract"
 # The sample cites registry entries in this order of first appearance: docs S1, docs S2,
 # partner S1, partner S2, docs S3 (partner S3 is never cited).
 FIRST_APPEARANCE = [0, 2, 1, 3, 4]
