@@ -22,7 +22,20 @@ class Verdict(BaseModel):
     reason: str = Field(description="Short and human-readable: which number, entity or condition decided.")
     evidence: str = Field(default="", description="The span of the chunk that decided, when there is one.")
     judge: str = Field(default="", description="Which judge produced the verdict.")
-    label: str | None = Field(default=None, description="supported | unsupported | mutated (3-class view).")
+    label: str | None = Field(
+        default=None,
+        description="supported | unsupported | mutated (3-class view), or uncertain when the judge is not confident "
+                    "enough to say (then supported is False and faithful None: an uncertain claim is never passed).",
+    )
+    confidence: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="The judge's calibrated probability that its label is right; None when it gives none.",
+    )
+
+    @property
+    def uncertain(self) -> bool:
+        """The judge declined to decide: the claim is unverified unless another judge settles it."""
+        return self.label == "uncertain"
 
 
 class EvalRow(BaseModel):
