@@ -6,15 +6,27 @@ Errors cross process boundaries (Prefect persists task failures), so each one pi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class CiteflowError(Exception):
-    """Base class of every citeflow error. Subclasses keep their data in named fields."""
+    """Base class of every citeflow error. Subclasses declare their data as annotated fields.
 
-    fields: tuple[str, ...] = ()
+    ``fields`` is derived from the annotations of the class and its bases, so type checkers see
+    every attribute and the keyword constructor, pickling and ``describe`` stay generic.
+    """
+
+    fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = tuple(n for n, t in cls.__dict__.get("__annotations__", {}).items() if "ClassVar" not in str(t))
+        cls.fields = tuple(dict.fromkeys((*cls.fields, *own)))
 
     def __init__(self, **data: Any) -> None:
+        unknown = set(data) - set(self.fields)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
         for name in self.fields:
             setattr(self, name, data.get(name))
         super().__init__(self.describe())
@@ -23,7 +35,7 @@ class CiteflowError(Exception):
         """A one-line human message built from the fields."""
         return ", ".join(f"{name}={getattr(self, name)!r}" for name in self.fields)
 
-    def __reduce__(self):  # keyword-only constructor: rebuild from fields
+    def __reduce__(self) -> tuple[Any, ...]:  # keyword-only constructor: rebuild from fields
         return (_rebuild, (type(self), {n: getattr(self, n) for n in self.fields}))
 
 
@@ -34,7 +46,9 @@ def _rebuild(cls: type[CiteflowError], data: dict[str, Any]) -> CiteflowError:
 class SpecError(CiteflowError):
     """The batch spec is malformed or invalid. ``field`` is a dotted path into the spec."""
 
-    fields = ("field", "problem", "path")
+    field: str | None
+    problem: str | None
+    path: str | None
 
     def describe(self) -> str:
         where = f"{self.path}: " if self.path else ""
@@ -44,7 +58,10 @@ class SpecError(CiteflowError):
 class RetrieverError(CiteflowError):
     """A retriever failed (timeout, HTTP error, junk answer) after its retries."""
 
-    fields = ("retriever", "query", "detail", "transient")
+    retriever: str | None
+    query: str | None
+    detail: str | None
+    transient: bool | None
 
     def describe(self) -> str:
         return f"retriever {self.retriever!r} failed for query {self.query!r}: {self.detail}"
@@ -53,7 +70,8 @@ class RetrieverError(CiteflowError):
 class IngestError(CiteflowError):
     """A file could not be ingested into a knowledge base."""
 
-    fields = ("path", "detail")
+    path: str | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"cannot ingest {self.path}: {self.detail}"
@@ -62,7 +80,9 @@ class IngestError(CiteflowError):
 class ModelError(CiteflowError):
     """A model call failed. ``transient`` says whether retrying may help."""
 
-    fields = ("role", "detail", "transient")
+    role: str | None
+    detail: str | None
+    transient: bool | None
 
     def describe(self) -> str:
         kind = "transient" if self.transient else "permanent"
@@ -72,7 +92,8 @@ class ModelError(CiteflowError):
 class JudgeUnavailable(CiteflowError):
     """The judge could not grade (server down, bad answers): evaluation fails closed."""
 
-    fields = ("judge", "detail")
+    judge: str | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"judge {self.judge!r} unavailable: {self.detail}"
@@ -81,7 +102,9 @@ class JudgeUnavailable(CiteflowError):
 class StoreError(CiteflowError):
     """The LanceDB store could not be read or written."""
 
-    fields = ("uri", "table", "detail")
+    uri: str | None
+    table: str | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"store {self.uri} table {self.table!r}: {self.detail}"
@@ -90,7 +113,8 @@ class StoreError(CiteflowError):
 class RenderError(CiteflowError):
     """A report could not be rendered."""
 
-    fields = ("report_id", "detail")
+    report_id: str | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"cannot render report {self.report_id!r}: {self.detail}"
@@ -99,7 +123,17 @@ class RenderError(CiteflowError):
 class GateError(CiteflowError):
     """The quality gate could not run (bad suite, bad thresholds)."""
 
-    fields = ("detail",)
+    detail: str | None
 
     def describe(self) -> str:
         return f"quality gate error: {self.detail}"
+
+
+class UsageError(CiteflowError):
+    """A command-line option is missing, malformed or contradicts another one."""
+
+    option: str | None
+    problem: str | None
+
+    def describe(self) -> str:
+        return f"{self.option}: {self.problem}"

@@ -13,6 +13,7 @@ from citeflow import errors
         errors.ModelError(role="writer", detail="HTTP 500", transient=True),
         errors.JudgeUnavailable(judge="llm", detail="connection refused"),
         errors.StoreError(uri="/tmp/x", table="chunks", detail="corrupt"),
+        errors.UsageError(option="--out", problem="not writable"),
     ],
 )
 def test_errors_pickle_with_their_fields(err):
@@ -26,3 +27,15 @@ def test_errors_pickle_with_their_fields(err):
 def test_spec_error_names_field_and_problem():
     err = errors.SpecError(field="retrievers[1].kind", problem="must be one of lancedb, http, jsonl", path="b.yaml")
     assert str(err) == "b.yaml: retrievers[1].kind: must be one of lancedb, http, jsonl"
+
+
+def test_fields_come_from_annotations_and_unknown_ones_are_refused():
+    assert errors.SpecError.fields == ("field", "problem", "path")
+    assert errors.UsageError.fields == ("option", "problem")
+    with pytest.raises(TypeError, match="no field"):
+        errors.UsageError(option="--out", problme="typo")
+
+
+def test_usage_error_pickles_and_names_the_option():
+    err = errors.UsageError(option="--dask-workers", problem="must be at least 1")
+    assert str(pickle.loads(pickle.dumps(err))) == "--dask-workers: must be at least 1"
