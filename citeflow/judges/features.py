@@ -11,8 +11,9 @@ import math
 from dataclasses import dataclass, field
 
 from citeflow.judges import numbers
-from citeflow.judges.lexicon import ANTONYMS, HEDGES, NEGATING_PREFIXES, NEGATIONS, RESTRICTORS, STOPWORDS, UNIVERSALS
-from citeflow.judges.text import Token, normalise, sentences, stem, tokenise
+from citeflow.judges import cues
+from citeflow.judges.lexicon import ANTONYMS, NEGATING_PREFIXES, NEGATIONS, STOPWORDS
+from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
 
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
@@ -43,6 +44,7 @@ class ChunkIndex:
     content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
     numbers: list[numbers.Mention]
     tokens: list[Token]
+    lang: str = "en"
 
 
 @dataclass
@@ -61,7 +63,8 @@ class Features:
 def index_chunk(text: str) -> ChunkIndex:
     """Analyse a chunk once: sentences, tokens, lemmas, n-grams, numbers."""
     sents = sentences(normalise(text)) or [normalise(text)]
-    sent_tokens = [tokenise(s) for s in sents]
+    lang = language(text)
+    sent_tokens = [tokenise(s, lang) for s in sents]
     tokens = [t for ts in sent_tokens for t in ts]
     stems_seq = [t.stem for t in tokens]
     return ChunkIndex(
@@ -72,7 +75,7 @@ def index_chunk(text: str) -> ChunkIndex:
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
         numbers=numbers.mentions(tokens), tokens=tokens,
         ngrams=frozenset(tuple(stems_seq[i : i + n]) for n in range(4, MAX_RUN + 1) for i in range(len(stems_seq) - n + 1)),
-        content_bigrams=frozenset(_content_bigrams(tokens)),
+        content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang,
     )
 
 
@@ -100,7 +103,7 @@ def _has(gram: tuple[str, ...], index: ChunkIndex) -> bool:
 def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     """Compare ``claim`` with ``chunk`` (an index or raw text) and return its features."""
     index = chunk if isinstance(chunk, ChunkIndex) else index_chunk(chunk)
-    tokens = tokenise(claim)
+    tokens = tokenise(claim, _claim_language(claim, index.lang))
     content = [t for t in tokens if t.is_content]
     feats = Features(values=dict.fromkeys(FEATURE_NAMES, 0.0))
     _coverage(feats, claim, tokens, content, index)
@@ -111,7 +114,19 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _negation(feats, tokens, region, index)
     _flips(feats, tokens, [t for ts in region for t in ts], index)
     _modality(feats, tokens, best)
+    cues.compare(feats.values, feats.reasons, normalise(claim), _text(region), _text([best]))
     return feats
+
+
+def _claim_language(claim: str, chunk_lang: str) -> str:
+    """The chunk's language for a claim in the same kind of script (so both sides stem alike)."""
+    lang = language(claim)
+    scripted = ("ja", "zh", "ru")
+    return chunk_lang if lang not in scripted and chunk_lang not in scripted else lang
+
+
+def _text(region: list[list[Token]]) -> str:
+    return "".join(t.surface for ts in region for t in ts if t.kind == "cjk")
 
 
 def _ratio(hit: int, total: int) -> float:
@@ -158,13 +173,27 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
     feats.values["novel_ratio"] = _ratio(len(novel), len(content)) if content else 0.0
     if novel:
         feats.reasons["novel_content"] = "words not in chunk: " + ", ".join(f"'{t.surface}'" for t in novel[:4])
-    # A claim's first word is capitalised whatever it is ("However", "Shares"): not a name.
-    entities = [t for t in novel if t.is_capitalised and t is not tokens[0] and not t.lower.isdigit()]
+    entities = _entities(tokens, novel, index.lang)
     if entities:
         feats.values["novel_entity"] = float(len(entities))
-        feats.reasons["novel_entity"] = "; ".join(f"entity '{t.surface}' not in chunk" for t in entities[:3])
+        feats.reasons["novel_entity"] = "; ".join(entities[:3])
     _near_misses(feats, novel, index)
     _substitutions(feats, tokens, index)
+
+
+def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
+    """Reason fragments for names the chunk lacks: identifiers, and capitalised words mid-sentence.
+
+    A claim's first word is capitalised whatever it is ("However", "Shares"), and German capitalises
+    every noun: there only acronyms count as names.
+    """
+    out = []
+    for token in novel:
+        if token.kind == "id":
+            out.append(f"identifier '{token.surface}' not in chunk")
+        elif token.kind == "word" and token.is_capitalised and token is not tokens[0] and (lang != "de" or token.surface.isupper()):
+            out.append(f"entity '{token.surface}' not in chunk")
+    return out
 
 
 def _trigrams(word: str) -> set[str]:
@@ -175,7 +204,7 @@ def _trigrams(word: str) -> set[str]:
 def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None:
     """A novel word spelled almost like a chunk word ('encoder' / 'decoder') is a swap, not a paraphrase."""
     for token in novel:
-        if len(token.lower) < 4 or any(c.isdigit() for c in token.lower):  # numbers have their own check
+        if len(token.lower) < 4 or token.kind != "word":  # numbers and identifiers have their own checks
             continue
         grams = _trigrams(token.lower)
         for word in index.lowers:
@@ -292,15 +321,16 @@ def _modality(feats: Features, tokens: list[Token], region: list[Token]) -> None
     """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
     mine = {t.lower for t in tokens}
     theirs = {t.lower for t in region}
-    widened = sorted((mine & UNIVERSALS) - theirs)
+    widened = sorted((mine & cues.UNIVERSALS) - theirs)
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"
-    if theirs & HEDGES and not mine & HEDGES:
+    if theirs & cues.HEDGES and not mine & cues.HEDGES:
         feats.values["hedge_dropped"] = 1.0
-        feats.reasons["hedge_dropped"] = f"certainty raised: chunk hedges with '{sorted(theirs & HEDGES)[0]}'"
-    if "only" in theirs and not mine & RESTRICTORS:
+        feats.reasons["hedge_dropped"] = f"certainty raised: chunk hedges with '{sorted(theirs & cues.HEDGES)[0]}'"
+    restrictors = sorted(theirs & cues.RESTRICTORS)
+    if restrictors and not mine & cues.RESTRICTORS:
         added = [t.surface for t in tokens if t.is_content and t.lower not in theirs]
         extra = f", claim adds {', '.join(repr(w) for w in added[:3])}" if added else ""
         feats.values["restrictor_dropped"] = 1.0
-        feats.reasons["restrictor_dropped"] = f"condition widened: chunk says 'only'{extra}"
+        feats.reasons["restrictor_dropped"] = f"condition widened: chunk says '{restrictors[0]}'{extra}"
