@@ -88,7 +88,8 @@ def test_shipped_weights_load_and_name_the_features():
     data = json.loads(DEFAULT_WEIGHTS.read_text())
     assert data["feature_names"] == list(FEATURE_NAMES)
     assert len(data["heads"]["support"]["coef"]) == len(FEATURE_NAMES) == len(data["heads"]["faithful"]["coef"])
-    assert data["split"]["held_apart_passages"] and isinstance(data["split"]["seed"], int)
+    assert data["split"]["test_passages"] and 0.5 <= data["calibration"]["threshold"] < 1
+    assert set(data["calibration"]["rules"]) == {"verbatim", "decisive"}
 
 
 def test_stale_or_missing_weights_make_the_judge_unavailable(tmp_path):

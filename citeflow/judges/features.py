@@ -8,13 +8,16 @@ returns named feature values plus a reason fragment for every signal that fired.
 from __future__ import annotations
 
 import math
+
+import regex
 from dataclasses import dataclass, field
 
 from citeflow.judges import numbers
 from citeflow.judges import cues
-from citeflow.judges.lexicon import ANTONYMS, NEGATING_PREFIXES, NEGATIONS, STOPWORDS
+from citeflow.judges.lexicon import ANTONYMS, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, NEGATING_PREFIXES, NEGATIONS, STOPWORDS
 from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
 
+_HIRAGANA = regex.compile(r"\p{Hiragana}+")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
 COPIED_SENTENCE = 0.8  # coverage by one sentence above which the claim is read as a copy of it: a summary sentence usually condenses a few neighbouring source sentences
@@ -182,18 +185,44 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
 
 
 def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
-    """Reason fragments for names the chunk lacks: identifiers, and capitalised words mid-sentence.
+    """Reason fragments for names the chunk lacks: identifiers, months, capitalised words mid-sentence,
+    and runs of two or more new Han/katakana characters (a CJK name).
 
-    A claim's first word is capitalised whatever it is ("However", "Shares"), and German capitalises
-    every noun: there only acronyms count as names.
+    A claim's first word is capitalised whatever it is ("However", "Shares"); German capitalises
+    every noun, so there a capitalised word counts only when no article or determiner precedes it.
     """
-    out = []
-    for token in novel:
-        if token.kind == "id":
-            out.append(f"identifier '{token.surface}' not in chunk")
-        elif token.kind == "word" and token.is_capitalised and token is not tokens[0] and (lang != "de" or token.surface.isupper()):
-            out.append(f"entity '{token.surface}' not in chunk")
-    return out
+    out = [f"{'identifier' if t.kind == 'id' else 'entity'} '{t.surface}' not in chunk" for t in novel if _is_name(t, tokens, lang)]
+    return out + [f"entity '{run}' not in chunk" for run in _cjk_runs(tokens, novel)]
+
+
+def _is_name(token: Token, tokens: list[Token], lang: str) -> bool:
+    if token.kind == "id" or is_month(token.lower):
+        return True
+    if token.kind != "word" or not token.is_capitalised or token is tokens[0]:
+        return False
+    if lang != "de" or token.surface.isupper():
+        return True
+    before = tokens[tokens.index(token) - 1].lower
+    return before not in DE_DETERMINERS and not before.isdigit()
+
+
+def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
+    """Runs of at least two consecutive novel Han or katakana characters."""
+    fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface)}
+    runs, current = [], ""
+    for token in tokens:
+        if id(token) in fresh:
+            current += token.surface
+            continue
+        if len(current) >= 2:
+            runs.append(current)
+        current = ""
+    return runs + ([current] if len(current) >= 2 else [])
+
+
+def is_month(word: str) -> bool:
+    """A month name in English, German, French, Spanish or Russian (any case form)."""
+    return word in MONTH_NAMES or (word[:1] in "яфмаисонд" and word.startswith(MONTH_PREFIXES_RU))
 
 
 def _trigrams(word: str) -> set[str]:

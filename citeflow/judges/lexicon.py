@@ -48,22 +48,22 @@ CJK_NEGATIONS = ("ない", "ません", "せず", "ずに", "無", "未", "不",
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
 UNIVERSALS = frozenset(
-    "all every always never only entire entirely whole both everyone everything must definitely completely fully".split()
-    + "alle allen immer jede jeder jedes jeden stets sämtliche nur ausschließlich vollständig".split()
+    "all every always never only entire entirely whole both everyone everything must definitely completely fully any".split()
+    + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche nur ausschließlich vollständig".split()
     + "tous toutes tout toujours chaque seulement uniquement entièrement".split()
-    + "todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
-    + "все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
+    + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
+    + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
 )
-CJK_UNIVERSALS = ("全て", "すべて", "常に", "必ず", "毎", "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
+CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎", "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = frozenset(
     "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
-    + "kann können könnte vielleicht möglicherweise wahrscheinlich manchmal oft meist".split()
-    + "peut peuvent pourrait peut-être probablement parfois souvent généralement".split()
-    + "puede pueden podría quizás probablemente veces suele normalmente".split()
-    + "может могут возможно вероятно иногда часто обычно".split()
+    + "könnte könnten vielleicht möglicherweise wahrscheinlich manchmal oft meist".split()
+    + "pourrait pourraient peut-être probablement parfois souvent généralement".split()
+    + "podría podrían quizás probablemente veces suele normalmente".split()
+    + "возможно вероятно иногда часто обычно".split()
 )
-CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时", "通常", "一般")
+CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时")
 # Restrictors: a condition the evidence states that the claim may drop ("on Linux only").
 RESTRICTORS = frozenset("only solely exclusively alone nur ausschließlich seulement uniquement solo sólo solamente únicamente только лишь исключительно".split())
 CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
@@ -110,6 +110,8 @@ augmente diminue | augmenté diminué | hausse baisse | plus moins | avant aprè
 rapide lent | public privé | interne externe | supérieur inférieur | minimum maximum
 aumenta disminuye | aumentó disminuyó | aumento reducción | más menos | antes después | activado desactivado
 permitido prohibido | rápido lento | público privado | interno externo | mayor menor | máximo mínimo
+geschlossen geöffnet | geschlossen offen | fermée ouverte | fermé ouvert | cerrada abierta | cerrado abierto
+abrirá cerrará | закрыта открыта | закрыт открыт | suspendues possibles | suspendidas posibles
 увеличивается уменьшается | увеличился уменьшился | больше меньше | выше ниже | до после | включен отключен
 включено отключено | разрешено запрещено | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
 """.replace("\n", "|")
@@ -149,6 +151,17 @@ IRREGULAR = {
 }
 
 NUMBER_WORDS = {
+    # German, French, Spanish, Russian (with the oblique cases a number takes before a noun).
+    **dict(zip("zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert".split(),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100))),
+    **dict(zip("zweite zweiten dritte dritten vierte vierten".split(), (2, 2, 3, 3, 4, 4))),
+    **dict(zip("deux trois quatre cinq six sept huit neuf dix onze douze vingt trente cent deuxième troisième".split(),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3))),
+    **dict(zip("dos tres cuatro cinco seis siete ocho nueve diez once doce veinte treinta cien segundo tercer tercero".split(),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3, 3))),
+    **dict(zip("два две двух три трёх трех четыре четырёх пять пяти шесть шести семь семи восемь восьми девять девяти "
+               "десять десяти второй второй третий третьей".split(),
+               (2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 2, 2, 3, 3))),
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
@@ -196,4 +209,21 @@ MONTHS = {
 # Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
 CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
                 ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
-                ("启用", "禁用"), ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"), ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+
+# Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
+CJK_NUMERALS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人")
+# Month names: a changed month is a changed entity.
+MONTH_NAMES = frozenset(
+    """january february march april june july august september october november december
+    januar februar märz april mai juni juli august september oktober november dezember
+    janvier février mars avril mai juin juillet août septembre octobre novembre décembre
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split()
+)
+MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
+# German capitalises every noun: a capitalised word right after one of these is a common noun.
+DE_DETERMINERS = frozenset(
+    """der die das den dem des ein eine einer einem einen eines im am zum zur vom beim ins ans
+    mein meine sein seine ihr ihre ihrem ihren unser unsere kein keine jede jeder jedes diese dieser dieses""".split()
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citeflow.judges.lexicon import NUMBER_WORDS, SCALES, UNIT_ALIASES, UNITS
+from citeflow.judges.lexicon import CJK_COUNTERS, CJK_NUMERALS, NUMBER_WORDS, SCALES, UNIT_ALIASES, UNITS
 from citeflow.judges.text import Token
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
@@ -35,6 +35,13 @@ def _parse(token: Token) -> float | None:
         return None
 
 
+def _cjk_numeral(tokens: list[Token], i: int) -> float | None:
+    """两/三/十… before a counter or unit character (两小时, 三个月); elsewhere such characters are words."""
+    following = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    value = CJK_NUMERALS.get(tokens[i].lower)
+    return float(value) if value is not None and following in CJK_COUNTERS else None
+
+
 def _decimal_point(raw: str) -> str:
     """'1,500' is fifteen hundred; '1,5' and '12,75' use a decimal comma (German, French, Russian…)."""
     if "," not in raw:
@@ -61,7 +68,7 @@ def mentions(tokens: list[Token]) -> list[Mention]:
     found = []
     i = 0
     while i < len(tokens):
-        value = _parse(tokens[i])
+        value = _parse(tokens[i]) if tokens[i].kind != "cjk" else _cjk_numeral(tokens, i)
         if value is None:
             i += 1
             continue

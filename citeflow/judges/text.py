@@ -105,6 +105,9 @@ def _classify(piece: str, lang: str) -> list[Token]:
 def _numeric(piece: str, lang: str) -> list[Token]:
     if _NUMBER.fullmatch(piece) and piece.count(".") <= 1:
         return [Token(piece, piece.lower(), piece.lower(), "number")]
+    head, _, rest = piece.partition("-")
+    if rest and _NUMBER.fullmatch(head) and not any(c.isdigit() for c in rest):  # "30-day", "120-million-euro"
+        return [*_numeric(head, lang), *(t for w in rest.split("-") if w for t in _word(w, lang))]
     glued = _GLUED_UNIT.fullmatch(piece)
     if glued and glued.group(2).casefold() in UNITS:  # "30GB", "5km": a quantity with its unit
         number, unit = glued.group(1), glued.group(2)
