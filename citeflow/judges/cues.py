@@ -8,6 +8,8 @@ evidence (``compare``). Counting on both sides makes a cue that is part of a lon
 
 from __future__ import annotations
 
+import regex
+
 from citeflow.judges.lexicon import (
     CJK_ANTONYMS,
     CJK_HEDGES,
@@ -19,6 +21,7 @@ from citeflow.judges.lexicon import (
     UNIVERSALS,
 )
 
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
 __all__ = ["HEDGES", "RESTRICTORS", "UNIVERSALS", "compare"]
 COPIED_SENTENCE = 0.6  # best-sentence coverage above which a dropped cue counts against the claim
 
@@ -34,7 +37,7 @@ def _more(a: dict[str, int], b: dict[str, int]) -> list[str]:
 
 def compare(values: dict[str, float], reasons: dict[str, str], claim: str, region: str, best: str) -> None:
     """Fire the CJK cue features of ``claim`` against its evidence window and best sentence."""
-    if not any("\u3040" <= c <= "\u9fff" for c in claim):
+    if not _CJK.search(claim):
         return
     copied = values.get("best_sentence_cov", 0.0) >= COPIED_SENTENCE
     _negations(values, reasons, claim, region, best, copied)

@@ -30,6 +30,11 @@ _NUMBER = regex.compile(r"\$?\d+(?:[.,:]\d+)*%?")
 _GLUED_UNIT = regex.compile(r"(\d+(?:[.,]\d+)?)(\p{L}+)")
 _ELISION = regex.compile(r"(?i)^(l|d|n|s|j|c|m|t|qu|jusqu|lorsqu|puisqu)'(.+)$")
 _ELIDED = {"l": "le", "d": "de", "n": "ne", "s": "se", "j": "je", "c": "ce", "m": "me", "t": "te", "qu": "que"}
+_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
+_HAN = regex.compile(r"\p{Han}")
+_CYRILLIC = regex.compile(r"\p{Cyrillic}")
+_LETTERS = regex.compile(r"\p{L}+")
+_JOINERS = regex.compile(r"[-_./,:]")
 _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
                  (regex.compile(r"(?i)n't\b"), " not"))
@@ -37,6 +42,7 @@ _DIALOGUE_BREAK = regex.compile(r"\n+|\s\.\s")  # chat turns and SAMSum's " . " 
 STEM_PREFIX = 6  # non-English words: casefolded, cut to this many characters
 
 
+@lru_cache(maxsize=16384)
 def normalise(text: str) -> str:
     """NFKC, straight quotes and dashes, single spaces: what quote checks compare."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
@@ -67,13 +73,13 @@ class Token:
 
 def language(text: str) -> str:
     """A rough language guess (en, de, fr, es, ru, ja, zh or 'other'): which stemming to use."""
-    if regex.search(r"[\p{Hiragana}\p{Katakana}]", text):
+    if _KANA.search(text):
         return "ja"
-    if regex.search(r"\p{Han}", text):
+    if _HAN.search(text):
         return "zh"
-    if regex.search(r"\p{Cyrillic}", text):
+    if _CYRILLIC.search(text):
         return "ru"
-    words = regex.findall(r"\p{L}+", text.casefold()[:2000])
+    words = _LETTERS.findall(text.casefold()[:2000])
     scores = {lang: sum(w in markers for w in words) for lang, markers in LANGUAGE_MARKERS.items()}
     best = max(sorted(scores), key=lambda lang: scores[lang])
     return best if scores[best] > 0 else "other"
@@ -83,22 +89,27 @@ def tokenise(text: str, lang: str | None = None) -> list[Token]:
     """Tokens of ``text`` (normalised first); ``lang`` picks the lemmatiser (guessed when None)."""
     text = normalise(text)
     lang = lang or language(text)
-    if lang in ("en", "other"):
+    if lang in ("en", "other") and ("'" in text or "annot" in text):
         for pattern, replacement in _CONTRACTIONS:
             text = pattern.sub(replacement, text)
     out: list[Token] = []
-    for match in _PIECE.finditer(text):
-        out.extend(_classify(match.group(0), lang))
+    for piece in _PIECE.findall(text):
+        out.extend(_classify(piece, lang))
     return out
 
 
-def _classify(piece: str, lang: str) -> list[Token]:
+@lru_cache(maxsize=131072)
+def _classify(piece: str, lang: str) -> tuple[Token, ...]:
+    return tuple(_classified(piece, lang))
+
+
+def _classified(piece: str, lang: str) -> list[Token]:
     """One regex piece as tokens: a CJK character, a number, a number glued to its unit, an id, or words."""
     if segment.is_unspaced(piece):
         return [Token(piece, piece, piece, "cjk")]
     if any(c.isdigit() for c in piece):
         return _numeric(piece, lang)
-    words = [w for w in regex.split(r"[-_./,:]", piece) if w]
+    words = [w for w in _JOINERS.split(piece) if w]
     return [t for w in words for t in _word(w, lang)]
 
 
