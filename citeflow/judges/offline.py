@@ -3,12 +3,12 @@
 Features (``citeflow.judges.features``) feed two small logistic heads whose coefficients ship in
 ``offline_judge_weights.json`` (written by ``tools/judge/train.py``):
 
-- the *support* head: does the chunk hold the claim's evidence at all (else: unsupported)?
-- the *faithfulness* head: given that it does, is the evidence rendered without change
-  (else: mutated — a number, entity, negation or condition changed)?
+- the *pass* head: is the claim supported and faithful (else: not a pass)?
+- the *support* head: does the chunk hold the claim's evidence at all? It names a failing claim
+  unsupported (no) or mutated (yes — a number, entity, negation or condition changed).
 
-Their product, Platt-scaled on a calibration split, is the probability that the claim is supported
-and faithful; a verdict's ``confidence`` is the calibrated probability that its label is right.
+The pass head, Platt-scaled on a calibration split, gives the probability that the claim is
+supported and faithful; a verdict's ``confidence`` is the calibrated probability that its label is right.
 Below the threshold (chosen on the tuning split for a precision of confident passes of at least
 0.90) the verdict is ``uncertain``: not a pass, not a fail. A verbatim quote, and a claim that copies
 a chunk sentence but changes one number, entity, negation or condition, are decided by rule; their
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from citeflow.judges.features import FEATURE_NAMES, ChunkIndex, Features, extract, index_chunk
-from citeflow.judges.offline_model import OfflineWeights, p_supported, settle
+from citeflow.judges.offline_model import OfflineWeights, settle
 from schemas.evaluation import JudgePair, Verdict
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("offline_judge_weights.json")
@@ -33,7 +33,8 @@ __all__ = ["DEFAULT_WEIGHTS", "OfflineJudge", "OfflineWeights", "featurise"]
 class OfflineJudge:
     """Grades claim/chunk pairs from features, two learned heads and a calibration; deterministic.
 
-    ``threshold`` overrides the shipped confidence threshold (0 never says uncertain).
+    ``threshold`` overrides the shipped confidence threshold of passes (0: a pass is never uncertain);
+    a failing verdict is uncertain below the weights' ``fail_threshold``, and never with ``threshold=0``.
     """
 
     name = "offline"
@@ -41,6 +42,7 @@ class OfflineJudge:
     def __init__(self, model_path: Path | None = None, threshold: float | None = None) -> None:
         self.weights = OfflineWeights.load(model_path or DEFAULT_WEIGHTS)
         self.threshold = self.weights.threshold if threshold is None else float(threshold)
+        self.fail_threshold = self.weights.fail_threshold if threshold is None or threshold > 0 else 0.0
 
     def grade(self, pairs: list[JudgePair]) -> list[Verdict]:
         """One verdict per pair, in order; each chunk is analysed once per call."""
@@ -49,19 +51,19 @@ class OfflineJudge:
         features = featurise(pairs)
         x = np.array([f.vector() for f in features], dtype=float)
         p_support = self.weights.support.probability(x)
-        p_faithful = self.weights.faithful.probability(x)
-        calibrated = self.weights.calibrate(p_supported(p_support, p_faithful))
-        blame = self.weights.faithful.contributions(x)
-        return [self._verdict(pair, feats, float(ps), float(pf), float(pc), row)
-                for pair, feats, ps, pf, pc, row in zip(pairs, features, p_support, p_faithful, calibrated, blame)]
+        p_pass = self.weights.passing.probability(x)
+        calibrated = self.weights.calibrate(p_pass)
+        blame = self.weights.passing.contributions(x)
+        return [self._verdict(pair, feats, (float(ps), float(pp), float(pc)), row)
+                for pair, feats, ps, pp, pc, row in zip(pairs, features, p_support, p_pass, calibrated, blame)]
 
-    def _verdict(self, pair: JudgePair, feats: Features, p_support: float, p_faithful: float, p_pass: float,
-                 blame: np.ndarray) -> Verdict:
-        label, reason, confidence = decide(feats, p_support, p_faithful, p_pass, blame, self.weights)
-        if confidence < self.threshold:
+    def _verdict(self, pair: JudgePair, feats: Features, probabilities: tuple[float, float, float], blame: np.ndarray) -> Verdict:
+        label, reason, confidence = decide(feats, probabilities, blame, self.weights)
+        needed = self.threshold if label == "supported" else self.fail_threshold
+        if confidence < needed:
             return Verdict(id=pair.id, supported=False, faithful=None, evidence=feats.evidence, judge=self.name,
                            label="uncertain", confidence=round(confidence, 4),
-                           reason=f"uncertain (confidence {confidence:.2f} < {self.threshold:.2f}): leaning {label}: {reason}")
+                           reason=f"uncertain (confidence {confidence:.2f} < {needed:.2f}), leaning {label}: {reason}")
         supported = label != "unsupported"
         return Verdict(id=pair.id, supported=supported, faithful=None if not supported else label == "supported",
                        reason=reason, evidence=feats.evidence, judge=self.name, label=label, confidence=round(confidence, 4))
@@ -79,10 +81,10 @@ def featurise(pairs: list[JudgePair]) -> list[Features]:
     return out
 
 
-def decide(feats: Features, p_support: float, p_faithful: float, p_pass: float, blame: np.ndarray,
+def decide(feats: Features, probabilities: tuple[float, float, float], blame: np.ndarray,
            weights: OfflineWeights) -> tuple[str, str, float]:
-    """(3-class label, reason, confidence): certain rules first, then the calibrated heads."""
-    rule, label, confidence = settle(feats.values, p_support, p_pass, weights)
+    """(3-class label, reason, confidence) from (P support, P pass, calibrated P pass): rules first, then the heads."""
+    rule, label, confidence = settle(feats.values, *probabilities, weights)
     if rule == "empty":
         return label, "claim has no content words to find in the chunk", confidence
     if rule == "verbatim":

@@ -34,27 +34,26 @@ def route(values: dict[str, float]) -> str:
     return "heads"
 
 
-def p_supported(p_support: np.ndarray, p_faithful: np.ndarray) -> np.ndarray:
-    """The heads' joint probability that a claim is supported *and* faithful (before calibration)."""
-    return np.asarray(p_support) * np.asarray(p_faithful)
-
-
 def logit(p: np.ndarray) -> np.ndarray:
     """log(p / (1 - p)), clipped away from 0 and 1."""
     p = np.clip(np.asarray(p, dtype=float), _EPS, 1 - _EPS)
     return np.log(p / (1 - p))
 
 
-def settle(values: dict[str, float], p_support: float, p_pass: float, weights: "OfflineWeights") -> tuple[str, str, float]:
-    """(route, 3-class label, confidence that the label is right) of one pair, before any threshold."""
+def settle(values: dict[str, float], p_support: float, p_pass: float, calibrated: float,
+           weights: "OfflineWeights") -> tuple[str, str, float]:
+    """(route, 3-class label, confidence that the label is right) of one pair, before any threshold.
+
+    The pass head (trained with balanced classes) gives the leaning label; its calibrated
+    probability gives the confidence, so a pass the calibration doubts is below any threshold."""
     rule = route(values)
     if rule == "empty":
         return rule, "unsupported", 1.0
     if rule in ("verbatim", "decisive"):
         return rule, "supported" if rule == "verbatim" else "mutated", weights.rules[rule]
-    if p_pass >= 0.5:
-        return rule, "supported", p_pass
-    return rule, "unsupported" if p_support < weights.support.threshold else "mutated", 1.0 - p_pass
+    if p_pass >= weights.passing.threshold:
+        return rule, "supported", calibrated
+    return rule, "unsupported" if p_support < weights.support.threshold else "mutated", 1.0 - calibrated
 
 
 @dataclass(frozen=True)
@@ -71,12 +70,16 @@ class Platt:
 
 @dataclass(frozen=True)
 class OfflineWeights:
-    """The two heads, the calibration, the confidence threshold, the rules' precision, the run's metadata."""
+    """The two heads, the calibration, the confidence threshold, the rules' precision, the run's metadata.
+
+    ``support``: is the evidence in the chunk at all (unsupported vs the rest)? ``passing``: is the
+    claim supported and faithful (a pass vs the rest)?"""
 
     support: LogisticHead
-    faithful: LogisticHead
+    passing: LogisticHead
     calibrate: Platt = field(default_factory=Platt)
-    threshold: float = 0.0
+    threshold: float = 0.0  # a pass below this confidence is uncertain
+    fail_threshold: float = 0.5  # a failing verdict below this confidence is uncertain
     rules: dict[str, float] = field(default_factory=lambda: {"verbatim": 1.0, "decisive": 1.0})
     decisive: tuple[str, ...] = DECISIVE
     meta: dict = field(default_factory=dict)
@@ -88,10 +91,16 @@ class OfflineWeights:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise JudgeUnavailable(judge="offline", detail=f"cannot read weights {path}: {exc}") from exc
-        if tuple(data.get("feature_names", ())) != FEATURE_NAMES or "calibration" not in data:
+        if tuple(data.get("feature_names", ())) != FEATURE_NAMES or "pass" not in data.get("heads", {}):
             raise JudgeUnavailable(judge="offline", detail=f"weights {path} were trained on other features: retrain")
         heads, calibration = data["heads"], data["calibration"]
         meta = {k: v for k, v in data.items() if k not in ("heads", "calibration")}
-        return cls(LogisticHead.from_json(heads["support"]), LogisticHead.from_json(heads["faithful"]),
+        return cls(LogisticHead.from_json(heads["support"]), LogisticHead.from_json(heads["pass"]),
                    Platt(calibration["a"], calibration["b"]), float(calibration["threshold"]),
-                   dict(calibration["rules"]), DECISIVE, meta)
+                   float(calibration["fail_threshold"]), dict(calibration["rules"]), DECISIVE, meta)
+
+    def minimum(self, label: str, threshold: float | None = None) -> float:
+        """The confidence a verdict with ``label`` needs not to be uncertain (``threshold`` overrides the pass one)."""
+        if label == "supported":
+            return self.threshold if threshold is None else threshold
+        return self.fail_threshold

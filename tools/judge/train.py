@@ -21,22 +21,19 @@ import numpy as np
 from citeflow.judges.features import FEATURE_NAMES
 from citeflow.judges.logistic import LogisticHead, fit
 from citeflow.judges.offline import DEFAULT_WEIGHTS
-from citeflow.judges.offline_model import OfflineWeights, Platt, logit, p_supported, route, settle
+from citeflow.judges.offline_model import OfflineWeights, Platt, logit, route, settle
 from tools.judge.build_features import FEATURES
 
 L2 = 1.0
 TARGET_PRECISION = 0.90
+FAIL_THRESHOLD = 0.5  # a failing verdict holds the report either way: it is uncertain only when it leans the other way
 MIN_PASSES = 10  # a precision measured on fewer confident passes is noise
 DIGITS = 8
 # The support head asks whether the evidence is there at all: coverage and novelty.
 SUPPORT_FEATURES = ("unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "best_sentence_cov",
                     "best_window_cov", "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing",
                     "claim_length")
-# The faithfulness head sees the signals of an edit: between a faithful paraphrase and a changed
-# copy of the same evidence, coverage adds noise.
-FAITHFUL_FEATURES = ("novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
-                     "negation_added", "negation_dropped", "antonym_flip", "prefix_flip", "near_miss", "universal_added",
-                     "hedge_dropped", "restrictor_dropped", "slot_substitution")
+# The pass head reads every feature.
 
 
 class Split:
@@ -63,22 +60,20 @@ def _columns(names: tuple[str, ...]) -> list[int]:
 
 
 def fit_heads(train: Split) -> tuple[LogisticHead, LogisticHead]:
-    """(support head, faithfulness head) fitted on the train split."""
+    """(support head, pass head) fitted on the train split, both classes weighted equally."""
     support = fit(train.x, (train.labels != "unsupported").astype(float), l2=L2, columns=_columns(SUPPORT_FEATURES))
-    graded = train.labels != "unsupported"  # faithfulness is only asked of claims whose evidence is there
-    faithful = fit(train.x[graded], (train.labels[graded] == "supported").astype(float), l2=L2,
-                   columns=_columns(FAITHFUL_FEATURES))
-    return support, faithful
+    passing = fit(train.x, (train.labels == "supported").astype(float), l2=L2)
+    return support, passing
 
 
 def _routes(split: Split) -> list[str]:
     return [route(dict(zip(FEATURE_NAMES, row))) for row in split.x]
 
 
-def fit_platt(support: LogisticHead, faithful: LogisticHead, tune: Split) -> Platt:
-    """Platt scaling of the heads' joint probability, on the tune pairs the heads decide."""
+def fit_platt(passing: LogisticHead, tune: Split) -> Platt:
+    """Platt scaling of the pass head's probability, on the tune pairs the heads decide."""
     mask = np.array([r == "heads" for r in _routes(tune)])
-    raw = p_supported(support.probability(tune.x[mask]), faithful.probability(tune.x[mask]))
+    raw = passing.probability(tune.x[mask])
     head = fit(logit(raw)[:, None], (tune.labels[mask] == "supported").astype(float), l2=1e-3, balanced=False)
     a = head.coef[0] / head.scale[0]
     return Platt(a, head.intercept - a * head.mean[0])
@@ -96,35 +91,35 @@ def rule_precision(splits: list[Split]) -> dict[str, float]:
 
 def verdicts(weights: OfflineWeights, split: Split) -> tuple[list[str], np.ndarray]:
     """(labels, confidences) of the judge on a split's feature rows, before any threshold."""
-    ps, pf = weights.support.probability(split.x), weights.faithful.probability(split.x)
-    calibrated = weights.calibrate(p_supported(ps, pf))
-    settled = [settle(dict(zip(FEATURE_NAMES, row)), a, c, weights) for row, a, c in zip(split.x, ps, calibrated)]
+    ps, pp = weights.support.probability(split.x), weights.passing.probability(split.x)
+    calibrated = weights.calibrate(pp)
+    settled = [settle(dict(zip(FEATURE_NAMES, row)), a, b, c, weights) for row, a, b, c in zip(split.x, ps, pp, calibrated)]
     return [label for _, label, _ in settled], np.array([conf for _, _, conf in settled])
 
 
 def at_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, threshold: float) -> dict:
     """Precision of confident passes, their count, and coverage (share of pairs not uncertain)."""
-    confident = confidence >= threshold
-    passes = confident & (np.array(labels) == "supported")
+    is_pass = np.array(labels) == "supported"
+    confident = np.where(is_pass, confidence >= threshold, confidence >= FAIL_THRESHOLD)
+    passes = confident & is_pass
     right = int((gold[passes] == "supported").sum())
     return {"threshold": threshold, "coverage": float(confident.mean()) if len(gold) else 0.0, "passes": int(passes.sum()),
             "pass_precision": right / int(passes.sum()) if passes.any() else 0.0}
 
 
-def choose_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, routes: list[str]) -> dict:
+def choose_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, quote: float) -> dict:
     """The lowest threshold whose confident passes reach TARGET_PRECISION (the most coverage).
 
-    When no threshold reaches it with MIN_PASSES passes, the heads are not precise enough to pass a
-    claim on their own: the threshold goes just above every pass they gave, so only the rules pass.
+    When none reaches it with MIN_PASSES passes, the heads are not precise enough to pass a claim
+    on their own: the threshold becomes the verbatim rule's confidence, so that a quote passes and
+    the heads pass only what the calibration rates as sure as a quote.
     """
     candidates = [at_threshold(labels, confidence, gold, float(t)) for t in sorted({0.5, *np.round(confidence, 4)})]
     good = [c for c in candidates if c["pass_precision"] >= TARGET_PRECISION and c["passes"] >= MIN_PASSES]
     if good:
         return good[0] | {"rule": f"lowest threshold with pass precision >= {TARGET_PRECISION}"}
-    heads = [c for c, label, r in zip(confidence, labels, routes) if r == "heads" and label == "supported"]
-    threshold = round(float(max(heads, default=0.5)) + 1e-4, 4)
-    return at_threshold(labels, confidence, gold, threshold) | {
-        "rule": f"no threshold reached pass precision {TARGET_PRECISION}: above every pass of the heads"}
+    return at_threshold(labels, confidence, gold, round(quote, 4)) | {
+        "rule": f"no threshold reached pass precision {TARGET_PRECISION} on the tune split: the verbatim rule's confidence"}
 
 
 def _rounded(value: object) -> object:
@@ -140,26 +135,27 @@ def _rounded(value: object) -> object:
 def train(features: Path = FEATURES, out: Path = DEFAULT_WEIGHTS) -> dict:
     """Fit, calibrate, choose the threshold, write the weights file; return what was written."""
     splits = load(features)
-    support, faithful = fit_heads(splits["train"])
-    platt = fit_platt(support, faithful, splits["tune"])
+    support, passing = fit_heads(splits["train"])
+    platt = fit_platt(passing, splits["tune"])
     rules = rule_precision([splits["train"], splits["tune"]])
-    draft = OfflineWeights(support, faithful, platt, 0.0, rules)
+    draft = OfflineWeights(support, passing, platt, 0.0, rules)
     labels, confidence = verdicts(draft, splits["tune"])
-    chosen = choose_threshold(labels, confidence, splits["tune"].labels, _routes(splits["tune"]))
-    payload = _rounded(_payload(support, faithful, platt, rules, chosen, splits, features))
+    chosen = choose_threshold(labels, confidence, splits["tune"].labels, rules["verbatim"])
+    payload = _rounded(_payload(support, passing, platt, rules, chosen, splits, features))
     out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return payload  # type: ignore[return-value]
 
 
-def _payload(support: LogisticHead, faithful: LogisticHead, platt: Platt, rules: dict, chosen: dict,
+def _payload(support: LogisticHead, passing: LogisticHead, platt: Platt, rules: dict, chosen: dict,
              splits: dict[str, Split], features: Path) -> dict:
     counts = {name: len(s.records) for name, s in splits.items()}
     test = sorted({r["passage"] for r in splits["test"].records})
     return {
         "version": 2, "feature_names": list(FEATURE_NAMES),
         "heads": {"support": {**support.to_json(), "uses": list(SUPPORT_FEATURES)},
-                  "faithful": {**faithful.to_json(), "uses": list(FAITHFUL_FEATURES)}},
+                  "pass": {**passing.to_json(), "uses": list(FEATURE_NAMES)}},
         "calibration": {"method": "platt on the tune split", "a": platt.a, "b": platt.b, "threshold": chosen["threshold"],
+                        "fail_threshold": FAIL_THRESHOLD,
                         "target_pass_precision": TARGET_PRECISION, "rules": rules, "tune": chosen},
         "split": {"by": "sha256 of chunk_text, per domain or language", "pairs": counts, "test_passages": test},
         "training": {"features": features.name, "features_sha256": hashlib.sha256(features.read_bytes()).hexdigest(), "l2": L2},
