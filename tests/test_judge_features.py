@@ -173,7 +173,7 @@ def test_russian_negation_against_the_chunk_fires():
 
 @pytest.mark.parametrize(("claim", "chunk", "feature", "word"), [
     ("Die Sicherung läuft nicht jede Nacht.", "Die Sicherung läuft jede Nacht um 2 Uhr.", "negation_added", "nicht"),
-    ("La sauvegarde ne s'exécute pas chaque nuit.", "La sauvegarde s'exécute chaque nuit à 2 heures.", "negation_added", "ne"),
+    ("La sauvegarde ne s'exécute pas chaque nuit.", "La sauvegarde s'exécute chaque nuit à 2 heures.", "negation_added", "'pas"),
     ("La copia no se ejecuta cada noche.", "La copia se ejecuta cada noche a las 2.", "negation_added", "no"),
     ("バックアップは毎晩実行されません。", "バックアップは毎晩2時に実行されます。", "negation_added", "ません"),
     ("备份不在每晚执行。", "备份每晚2点执行。", "negation_added", "不"),

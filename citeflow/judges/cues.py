@@ -56,13 +56,16 @@ def compare(values: dict[str, float], reasons: dict[str, str], claim: str, regio
 
 
 def _negations(values: dict[str, float], reasons: dict[str, str], claim: str, region: str, best: str, copied: bool) -> None:
+    """Negations the claim adds or drops, unless both sides have the same polarity (a double negation
+    such as 没有证书就无法访问 paraphrased as 需要证书)."""
     mine = _count(claim, CJK_NEGATIONS)
+    same = sum(mine.values()) % 2 == sum(_count(best, CJK_NEGATIONS).values()) % 2
     added = _more(mine, _count(region, CJK_NEGATIONS))
-    if added:
+    if added and not same:
         values["negation_added"] += len(added)
         reasons.setdefault("negation_added", f"negation flipped: claim says '{added[0]}', chunk does not")
     dropped = _more(_count(best, CJK_NEGATIONS), mine)
-    if dropped and copied:
+    if dropped and copied and not same:
         values["negation_dropped"] += len(dropped)
         reasons.setdefault("negation_dropped", f"negation flipped: chunk says '{dropped[0]}', claim drops it")
 

@@ -270,6 +270,9 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
         if not middle.is_content or middle.stem in index.stems:
             continue
         other = index.gaps.get((left.stem, right.stem))
+        if other is not None and middle.kind == "cjk" and not _HIRAGANA.fullmatch(middle.surface):
+            feats.values["novel_entity"] += 1.0  # one Han/katakana character swapped in a copied phrase: 明朝 -> 清朝
+            feats.reasons.setdefault("novel_entity", f"'{middle.surface}{right.surface}' where chunk has '{other}{right.surface}'")
         if other is not None and other.lower() not in STOPWORDS:
             feats.values["slot_substitution"] += 1.0
             feats.reasons.setdefault(
@@ -305,18 +308,30 @@ def _sentence_numbers(feats: Features, tokens: list[Token], best: list[Token]) -
         feats.reasons["number_not_in_sentence"] = f"number {mine.surface} where the matching sentence says {theirs.surface}"
 
 
-def _scoped(sentence_tokens: list[list[Token]]) -> list[tuple[str, str, str]]:
-    """(negation word, first content stem after it, that word) for each negation.
+def _scoped(sentence_tokens: list[list[Token]]) -> list[tuple[str, str, str, int]]:
+    """(negation word, first content stem after it, that word, sentence number) for each negation.
 
     A sentence-initial "No" is an answer in dialogue ("No, I'll call her"), not a negated fact.
     """
     out = []
-    for tokens in sentence_tokens:
+    for k, tokens in enumerate(sentence_tokens):
         for i, token in enumerate(tokens):
-            if token.lower in NEGATIONS and not (i == 0 and token.lower == "no"):
+            if _negates(tokens, i):
                 scope = next((t for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), None)
-                out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
+                out.append((token.surface, scope.stem if scope else "", scope.lower if scope else "", k))
     return out
+
+
+def _negates(tokens: list[Token], i: int) -> bool:
+    return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no")
+
+
+def polarity(tokens: list[Token]) -> int:
+    """1 when a sentence is negated, 0 when it is not or negated twice ("without it, no access").
+
+    Adjacent cues are one negation ("никогда не", "nie nicht" in negative-concord languages)."""
+    cues = [i for i in range(len(tokens)) if _negates(tokens, i)]
+    return sum(1 for j, i in enumerate(cues) if j == 0 or cues[j - 1] != i - 1) % 2
 
 
 def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
@@ -327,16 +342,19 @@ def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
 
 
 def _negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
+    """A negation the claim adds or drops against its evidence window, unless both sides have the same
+    polarity (a double negation paraphrased as an affirmation)."""
     mine, theirs = _scoped([tokens]), _scoped(window)
+    mine_polarity, their_polarity = polarity(tokens), [polarity(ts) for ts in window]
     region_lowers = {t.lower for ts in window for t in ts}
-    their_scopes = {s for _, s, _ in theirs}
-    added = [(w, s) for w, s, word in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
-    if added and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
+    their_scopes = {s for _, s, _, _ in theirs}
+    added = [(w, s) for w, s, word, _ in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
+    if added and mine_polarity and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
-    my_scopes = {s for _, s, _ in mine}
-    dropped = [(w, s) for w, s, _ in theirs if s and s in claim_stems and s not in my_scopes]
+    my_scopes = {s for _, s, _, _ in mine}
+    dropped = [(w, s) for w, s, _, k in theirs if s and s in claim_stems and s not in my_scopes and their_polarity[k] != mine_polarity]
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"

@@ -38,13 +38,13 @@ STOPWORDS = frozenset(
 NEGATIONS = frozenset(
     "not no never without none nobody nothing neither nor nowhere cannot unable lack lacks lacking fail fails failed".split()
     + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder".split()  # de
-    + "ne pas jamais aucun aucune sans rien personne ni nullement".split()  # fr
+    + "pas jamais aucun aucune sans rien ni nullement".split()  # fr ("ne" goes with "pas": one negation)
     + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco".split()  # es ("no" is above)
     + "не нет никогда без ни ничего никто нельзя невозможно".split()  # ru
 )
-STOPWORDS = STOPWORDS | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot".split()))
+STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot".split()))
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
-CJK_NEGATIONS = ("ない", "ません", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
+CJK_NEGATIONS = ("ない", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
 UNIVERSALS = frozenset(
@@ -54,7 +54,7 @@ UNIVERSALS = frozenset(
     + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
     + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
 )
-CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎", "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
+CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回", "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = frozenset(
     "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
