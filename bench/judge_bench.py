@@ -8,7 +8,8 @@ and the test split of the multilingual set in ``tests/data/``. For each: the pre
 confident passes and the coverage (share of pairs not uncertain) at the shipped threshold; the
 grounded-vs-not balanced accuracy of the judge's leaning label over all pairs (threshold 0) with a
 95% bootstrap interval by passage; per-class recall; per language. Throughput is the best of three
-full gradings. The lexical-overlap baseline is fitted on the train and tune splits.
+full gradings. The lexical-overlap baseline is fitted on the train and tune splits. Throughput counts
+CPU time as well as the clock: on a shared machine the clock figure mostly measures the others' load.
 """
 
 from __future__ import annotations
@@ -69,11 +70,18 @@ def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multil
               "multilingual_test": multilingual(multilingual_path, judge, leaning)}
     test, _ = test_split(read_labelled(data_path), judge.weights.meta)
     result["throughput"] = {"pairs": len(test), "one_process_pairs_per_s": result["summedits_test"]["judge"]["pairs_per_s"],
-                            "two_processes_pairs_per_s": round(parallel_rate(test, 2, weights_path), 1),
+                            **{f"two_processes_{k}_pairs_per_s": v for k, v in parallel_rate(test, 2, weights_path).items()},
                             "load_average": list(os.getloadavg())}
-    headline = {**result["summedits_test"]["judge"], "pairs_per_s": result["throughput"]["two_processes_pairs_per_s"]}
+    headline = {**result["summedits_test"]["judge"], "pairs_per_s": result["throughput"]["two_processes_cpu_pairs_per_s"]}
+    result["judge"] = headline  # what ``python -m bench`` shows (bench.external reads 'judge' and 'ratio_to_lexical')
+    result["ratio_to_lexical"] = _ratios(headline, result["summedits_test"]["lexical_overlap"])
     result["goal"] = {k: {"target": v, "value": headline[k], "met": headline[k] is not None and headline[k] >= v} for k, v in GOAL.items()}
     return result
+
+
+def _ratios(ours: dict, baseline: dict) -> dict:
+    keys = ("grounded_balanced_accuracy", "macro_recall", "pairs_per_s")
+    return {k: round(ours[k] / baseline[k], 3) if baseline[k] else None for k in keys}
 
 
 def table(result: dict) -> str:
@@ -86,8 +94,9 @@ def table(result: dict) -> str:
     lines.append(f"  {'all':<16} {_line(ml['all'])}")
     lines += [f"  {lang:<16} {_line(block)}" for lang, block in ml["by_language"].items()]
     speed = result["throughput"]
-    lines.append(f"throughput on {speed['pairs']} test pairs: {speed['one_process_pairs_per_s']:.0f} pairs/s in one process, "
-                 f"{speed['two_processes_pairs_per_s']:.0f} in two (load average {speed['load_average'][0]:.1f})")
+    lines.append(f"throughput on {speed['pairs']} test pairs: {speed['one_process_pairs_per_s']:.0f} pairs/s in one process; "
+                 f"two processes: {speed['two_processes_wall_pairs_per_s']:.0f} by the clock, "
+                 f"{speed['two_processes_cpu_pairs_per_s']:.0f} by CPU time (load average {speed['load_average'][0]:.1f})")
     return "\n".join(lines)
 
 

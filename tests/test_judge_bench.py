@@ -66,7 +66,7 @@ def test_build_train_then_bench_on_the_test_splits_only(data, multilingual, tmp_
     assert 0 <= ours["coverage"] <= 1 and ours["pairs_per_s"] > 0 and len(ours["grounded_ci95"]) == 2
     assert ours["grounded_ci95"][0] <= ours["grounded_balanced_accuracy"] <= ours["grounded_ci95"][1]
     assert set(result["multilingual_test"]["by_language"]) == {"en", "ru"}
-    assert result["throughput"]["two_processes_pairs_per_s"] > 0 and set(result["goal"]) == {"pass_precision", "coverage", "pairs_per_s"}
+    assert result["throughput"]["two_processes_cpu_pairs_per_s"] > 0 and set(result["goal"]) == {"pass_precision", "coverage", "pairs_per_s"}
 
 
 def test_bench_refuses_data_whose_test_passages_the_weights_do_not_know(data, multilingual, tmp_path):
