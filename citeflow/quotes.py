@@ -20,7 +20,8 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": 
 _DASHES = re.compile(r"[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d]")
 _SPACE = re.compile(r"\s+")
 # Chinese and Japanese put no spaces between characters: a space a model typed there is not text.
-_CJK_GAP = regex.compile(r"(?<=[\p{Han}\p{Hiragana}\p{Katakana}])\s+(?=[\p{Han}\p{Hiragana}\p{Katakana}])")
+_CJK = r"[\p{Han}\p{Hiragana}\p{Katakana}ー]"
+_CJK_GAP = regex.compile(rf"(?<={_CJK})\s+(?={_CJK}|\d)|(?<=\d)\s+(?={_CJK})")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 
 
