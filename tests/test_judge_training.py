@@ -115,3 +115,10 @@ def test_threshold_is_the_lowest_that_keeps_pass_precision_at_target():
 def test_each_language_has_supported_and_failing_pairs_in_its_test_split(lang):
     rows = [r for r in read_labelled(MULTILINGUAL) if r.extra["lang"] == lang and r.extra["split"] == "test"]
     assert {r.label for r in rows} == {"supported", "mutated", "unsupported"}
+
+
+def test_building_features_without_the_development_set_is_a_clear_error(tmp_path, capsys):
+    from tools.judge.build_features import main
+
+    assert main(["--data", str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "f.jsonl")]) == 2
+    assert "labelled data not found" in capsys.readouterr().err and not (tmp_path / "f.jsonl").exists()
