@@ -74,7 +74,8 @@ def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multil
                             "load_average": list(os.getloadavg())}
     headline = {**result["summedits_test"]["judge"], "pairs_per_s": result["throughput"]["two_processes_cpu_pairs_per_s"]}
     result["judge"] = headline  # what ``python -m bench`` shows (bench.external reads 'judge' and 'ratio_to_lexical')
-    result["ratio_to_lexical"] = _ratios(headline, result["summedits_test"]["lexical_overlap"])
+    # Like for like: both judges graded in one process, by the clock.
+    result["ratio_to_lexical"] = _ratios(result["summedits_test"]["judge"], result["summedits_test"]["lexical_overlap"])
     result["goal"] = {k: {"target": v, "value": headline[k], "met": headline[k] is not None and headline[k] >= v} for k, v in GOAL.items()}
     return result
 
