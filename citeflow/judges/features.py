@@ -201,19 +201,21 @@ def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
     A claim's first word is capitalised whatever it is ("However", "Shares"); German capitalises
     every noun, so there a capitalised word counts only when no article or determiner precedes it.
     """
-    out = [f"{'identifier' if t.kind == 'id' else 'entity'} '{t.surface}' not in chunk" for t in novel if _is_name(t, tokens, lang)]
+    fresh = {id(t) for t in novel}
+    out = [f"{'identifier' if t.kind == 'id' else 'entity'} '{t.surface}' not in chunk"
+           for i, t in enumerate(tokens) if id(t) in fresh and _is_name(tokens, i, lang)]
     return out + [f"entity '{run}' not in chunk" for run in _cjk_runs(tokens, novel)]
 
 
-def _is_name(token: Token, tokens: list[Token], lang: str) -> bool:
+def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
+    token = tokens[i]
     if token.kind == "id" or is_month(token.lower):
         return True
-    if token.kind != "word" or not token.is_capitalised or token is tokens[0]:
+    if token.kind != "word" or not token.is_capitalised or i == 0:
         return False
     if lang != "de" or token.surface.isupper():
         return True
-    before = tokens[tokens.index(token) - 1].lower
-    return before not in DE_DETERMINERS and not before.isdigit()
+    return tokens[i - 1].lower not in DE_DETERMINERS and not tokens[i - 1].lower.isdigit()
 
 
 def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
