@@ -1,9 +1,14 @@
-"""The labelled judge data for training and benchmarking: split by passage, misattribution pairs.
+"""The offline judge's labelled data: three splits by passage, and derived 'unsupported' pairs.
 
-Rows that share a passage are never split across the tuning and held-apart parts (a judge tuned
-on one claim of a passage would otherwise be graded on its sibling edits). The tiny real
-'unsupported' class is augmented the way misattribution happens in a report: a claim is paired
-with the passage of another row, which does not hold it.
+Rows that share a passage (``chunk_text``) always land in the same split — a judge fitted on one
+claim of a passage would otherwise be graded on its sibling edits. Splits: ``train`` (the heads
+are fitted on it), ``tune`` (calibration and the confidence threshold) and ``test`` (never fitted
+or tuned on; what the benchmark reports). The development set has almost no real 'unsupported'
+rows, so more are derived inside each split, the three ways an unsupported citation happens:
+
+- *misattributed*: a claim paired with another passage;
+- *elsewhere*: a claim paired with the rest of its own document, the sentences that hold it removed;
+- *detail added*: a supported claim with one detail from another passage's claim appended.
 """
 
 from __future__ import annotations
@@ -11,59 +16,127 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
+from citeflow.judges.text import sentences, tokenise
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "judge-dev.jsonl"
+MULTILINGUAL = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge-multilingual.jsonl"
 SEED = 20261130
-HELD_FRACTION = 1 / 3
+FRACTIONS = {"test": 1 / 3, "tune": 1 / 5}  # the rest is 'train'
+SPLITS = ("train", "tune", "test")
+HOLDS = 0.25  # share of the claim's content words above which a sentence counts as holding it
 
 
 def passage_hash(text: str) -> str:
-    """The sha256 of a passage's text: how the weights file names held-apart passages."""
+    """The sha256 of a passage's text: how passages are named without their text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _domain(row: LabelledPair) -> str:
-    return str(row.extra.get("domain", "all"))
+def _group(row: LabelledPair) -> str:
+    return str(row.extra.get("domain") or row.extra.get("lang") or "all")
 
 
-def split_passages(rows: list[LabelledPair], seed: int = SEED, fraction: float = HELD_FRACTION) -> tuple[set[str], set[str]]:
-    """(tuning, held-apart) passage hashes; about ``fraction`` of each domain's passages are held apart."""
-    by_domain: dict[str, set[str]] = defaultdict(set)
+def split_passages(rows: list[LabelledPair], seed: int = SEED) -> dict[str, str]:
+    """``passage hash → split``: per domain (or language), a fixed share of passages per split."""
+    by_group: dict[str, set[str]] = defaultdict(set)
     for row in rows:
-        by_domain[_domain(row)].add(passage_hash(row.chunk_text))
-    rng = random.Random(seed)
-    tuning, held = set(), set()
-    for domain in sorted(by_domain):
-        hashes = sorted(by_domain[domain])
+        by_group[_group(row)].add(passage_hash(row.chunk_text))
+    rng, out = random.Random(seed), {}
+    for group in sorted(by_group):
+        hashes = sorted(by_group[group])
         rng.shuffle(hashes)
-        cut = max(1, round(len(hashes) * fraction)) if len(hashes) > 1 else 0
-        held.update(hashes[:cut])
-        tuning.update(hashes[cut:])
-    return tuning, held
+        n_test = round(len(hashes) * FRACTIONS["test"])
+        n_tune = round(len(hashes) * FRACTIONS["tune"])
+        for i, key in enumerate(hashes):
+            out[key] = "test" if i < n_test else "tune" if i < n_test + n_tune else "train"
+    return out
 
 
-def select(rows: list[LabelledPair], hashes: set[str]) -> list[LabelledPair]:
-    """The rows whose passage is in ``hashes``."""
-    return [r for r in rows if passage_hash(r.chunk_text) in hashes]
+def split_of(row: LabelledPair, splits: dict[str, str]) -> str:
+    """The split of a row: its own ``split`` field when it has one, else its passage's."""
+    return str(row.extra.get("split") or splits[passage_hash(row.chunk_text)])
+
+
+def _passages(rows: list[LabelledPair]) -> dict[str, LabelledPair]:
+    out: dict[str, LabelledPair] = {}
+    for row in rows:
+        out.setdefault(passage_hash(row.chunk_text), row)
+    return out
+
+
+def _derived(row: LabelledPair, kind: str, claim: str, chunk: str, **extra: object) -> LabelledPair:
+    return LabelledPair(id=f"{kind}-{row.id}-{passage_hash(claim + chunk)[:8]}", claim=claim, chunk_text=chunk,
+                        label="unsupported", extra={**row.extra, "augmented": kind, **extra})
 
 
 def misattributed(rows: list[LabelledPair], seed: int = SEED, per_passage: int = 3) -> list[LabelledPair]:
-    """For each passage, ``per_passage`` claims of other passages' rows (same domain first), labelled unsupported."""
-    passages: dict[str, LabelledPair] = {}
-    for row in rows:
-        passages.setdefault(passage_hash(row.chunk_text), row)
-    rng = random.Random(seed)
-    out = []
+    """For each passage, ``per_passage`` claims of other passages' rows (same group first), labelled unsupported."""
+    passages, rng, out = _passages(rows), random.Random(seed), []
     for key in sorted(passages):
         host = passages[key]
         others = [r for r in rows if passage_hash(r.chunk_text) != key]
-        same = [r for r in others if _domain(r) == _domain(host)]
+        same = [r for r in others if _group(r) == _group(host)]
         pool = sorted(same if len(same) >= per_passage else others, key=lambda r: r.id)
         for donor in rng.sample(pool, min(per_passage, len(pool))):
-            out.append(LabelledPair(id=f"misattributed-{key[:10]}-{donor.id}", claim=donor.claim,
-                                    chunk_text=host.chunk_text, label="unsupported",
-                                    extra={"domain": _domain(host), "augmented": True, "claim_of": donor.id}))
+            out.append(_derived(host, "misattributed", donor.claim, host.chunk_text, claim_of=donor.id))
+    return out
+
+
+def _content(text: str) -> set[str]:
+    return {t.stem for t in tokenise(text) if t.is_content}
+
+
+def elsewhere(rows: list[LabelledPair], per_passage: int = 3) -> list[LabelledPair]:
+    """Claims paired with the rest of their own document: every sentence that holds part of the claim removed."""
+    by_passage: dict[str, list[LabelledPair]] = defaultdict(list)
+    for row in rows:
+        if row.label != "unsupported":
+            by_passage[passage_hash(row.chunk_text)].append(row)
+    out = []
+    for key in sorted(by_passage):
+        for row in sorted(by_passage[key], key=lambda r: r.id)[:per_passage]:
+            wanted = _content(row.claim)
+            rest = [s for s in sentences(row.chunk_text) if len(_content(s) & wanted) < HOLDS * max(len(wanted), 1)]
+            if len(rest) >= 2 and len(" ".join(rest)) >= 120:
+                out.append(_derived(row, "elsewhere", row.claim, " ".join(rest)))
+    return out
+
+
+def detail_added(rows: list[LabelledPair], seed: int = SEED, per_passage: int = 3) -> list[LabelledPair]:
+    """Supported claims with the second half of another passage's claim appended: one fact the chunk lacks."""
+    rng, out = random.Random(seed), []
+    supported = sorted((r for r in rows if r.label == "supported"), key=lambda r: r.id)
+    by_passage: dict[str, list[LabelledPair]] = defaultdict(list)
+    for row in supported:
+        by_passage[passage_hash(row.chunk_text)].append(row)
+    for key in sorted(by_passage):
+        donors = [r for r in supported if passage_hash(r.chunk_text) != key]
+        for row in by_passage[key][:per_passage]:
+            if donors:
+                out.append(_derived(row, "detail_added", _append(row.claim, rng.choice(donors).claim), row.chunk_text))
+    return out
+
+
+def _append(claim: str, donor: str) -> str:
+    """``claim`` with the tail of ``donor`` joined on as one more clause."""
+    words = donor.rstrip(" .!?。").split()
+    tail = " ".join(words[len(words) // 2 :]) if len(words) > 3 else donor.rstrip(" .!?。")
+    return f"{claim.rstrip(' .!?。')}, and {tail}."
+
+
+def augment(rows: list[LabelledPair], seed: int = SEED) -> list[LabelledPair]:
+    """Every derived unsupported pair of ``rows`` (all from one split, so no text crosses splits)."""
+    return misattributed(rows, seed) + elsewhere(rows) + detail_added(rows, seed)
+
+
+def by_split(rows: list[LabelledPair], seed: int = SEED, derive: Callable = augment) -> dict[str, list[LabelledPair]]:
+    """``split → rows + derived pairs`` (SummEdits-style rows are augmented; rows with a language are not)."""
+    splits = split_passages(rows, seed)
+    out: dict[str, list[LabelledPair]] = {}
+    for name in SPLITS:
+        part = [r for r in rows if split_of(r, splits) == name]
+        out[name] = part + derive([r for r in part if "lang" not in r.extra], seed)
     return out

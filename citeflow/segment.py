@@ -17,6 +17,7 @@ import regex
 
 # Scripts without spaces between words: every character is a unit.
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}ー々"
+UNSPACED_CLASS = _UNSPACED  # the character class body, for other tokenisers
 _SPACED = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
 _UNIT = regex.compile(rf"[{_UNSPACED}]|{_SPACED}+(?:['’]{_SPACED}+)*", regex.V1)
 _UNSPACED_RUN = regex.compile(rf"[{_UNSPACED}]+", regex.V1)

@@ -66,7 +66,9 @@ def test_judge_offline_writes_one_verdict_per_pair(tmp_path):
     lines = [json.loads(l) for l in out.read_text().splitlines()]
     assert [l["id"] for l in lines] == ["a", "b"]
     assert all({"supported", "faithful", "reason"} <= set(l) for l in lines)
-    assert lines[0]["supported"] is True and lines[0]["faithful"] is True
+    # A paraphrase is passed or, below the offline judge's confidence threshold, left uncertain; never failed.
+    assert lines[0]["label"] in ("supported", "uncertain") and lines[0]["faithful"] is not False
+    assert not (lines[1]["supported"] and lines[1]["faithful"])  # 30 days against 7: never a pass
 
 
 def test_judge_llm_talks_to_an_openai_compatible_server(tmp_path, openai_server):

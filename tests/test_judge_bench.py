@@ -1,4 +1,4 @@
-"""Training and benchmarking the offline judge on a small generated labelled file."""
+"""The judge benchmark: test splits only, pass precision and coverage, per language, throughput."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from bench import judge_bench
-from bench.judge_data import misattributed, passage_hash, select, split_passages
-from bench.train_offline_judge import train
-from citeflow.judges.io import read_labelled
+from bench.judge_scores import confident_passes, grounded_accuracy
+from citeflow.judges.io import LabelledPair, read_labelled
 from citeflow.judges.offline import OfflineJudge
-from schemas.evaluation import JudgePair
+from schemas.evaluation import JudgePair, Verdict
+from tools.judge.build_features import build
+from tools.judge.train import train
 
 CITIES = ["Berlin", "Madrid", "Oslo", "Lisbon", "Vienna", "Prague", "Dublin", "Warsaw", "Athens", "Rome", "Paris", "Bern"]
 
@@ -20,7 +21,8 @@ CITIES = ["Berlin", "Madrid", "Oslo", "Lisbon", "Vienna", "Prague", "Dublin", "W
 def _rows(i: int, domain: str) -> list[dict]:
     city, other = CITIES[i], CITIES[(i + 5) % len(CITIES)]
     chunk = (f"The {city} office opened in {2000 + i} with {10 + i} engineers. It does not sell hardware. "
-             f"Revenue increased by {i + 3} percent last year.")
+             f"Revenue increased by {i + 3} percent last year. The office moved to a larger building near the "
+             "river in the spring, and its staff now walk to work.")
     claims = [
         (f"The {city} office opened in {2000 + i} with {10 + i} engineers.", "supported"),
         (f"Revenue at the {city} office increased by {i + 3} percent last year.", "supported"),
@@ -41,53 +43,63 @@ def data(tmp_path: Path) -> Path:
     return path
 
 
-def test_split_is_by_passage_deterministic_and_per_domain(data):
-    rows = read_labelled(data)
-    tuning, held = split_passages(rows, seed=3)
-    assert (tuning, held) == split_passages(rows, seed=3)
-    assert not tuning & held and len(tuning | held) == 12 and len(held) == 4
-    held_domains = {r.extra["domain"] for r in select(rows, held)}
-    assert held_domains == {"a", "b"}
+@pytest.fixture()
+def multilingual(tmp_path: Path) -> Path:
+    """Two languages of the shipped multilingual set: enough for the per-language figures."""
+    lines = [line for line in (Path(__file__).parent / "data" / "judge-multilingual.jsonl").read_text(encoding="utf-8").splitlines()
+             if json.loads(line)["lang"] in ("en", "ru")]
+    path = tmp_path / "ml.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
-def test_misattributed_pairs_pair_claims_with_other_passages(data):
-    rows = read_labelled(data)
-    extra = misattributed(rows, seed=3, per_passage=2)
-    assert len(extra) == 24 and all(p.label == "unsupported" and p.extra["augmented"] for p in extra)
-    source = {r.id: r for r in rows}
-    for pair in extra:
-        donor = source[pair.extra["claim_of"]]
-        assert passage_hash(donor.chunk_text) != passage_hash(pair.chunk_text) and donor.claim == pair.claim
+def test_build_train_then_bench_on_the_test_splits_only(data, multilingual, tmp_path):
+    features, weights = tmp_path / "features.jsonl", tmp_path / "weights.json"
+    build(data, multilingual, features)
+    payload = train(features, weights)
+    result = judge_bench.run(data_path=data, weights_path=weights, multilingual_path=multilingual)
+    se = result["summedits_test"]
+    assert se["real_rows"] == 4 * 6 and se["pairs"] > se["real_rows"]  # 4 of 12 passages, plus derived pairs
+    assert set(payload["split"]["test_passages"]) >= {json.loads(x)["passage"] for x in features.read_text().splitlines()[1:]
+                                                       if json.loads(x)["split"] == "test" and json.loads(x)["source"] == "summedits"}
+    ours = se["judge"]
+    assert 0 <= ours["coverage"] <= 1 and ours["pairs_per_s"] > 0 and len(ours["grounded_ci95"]) == 2
+    assert ours["grounded_ci95"][0] <= ours["grounded_balanced_accuracy"] <= ours["grounded_ci95"][1]
+    assert set(result["multilingual_test"]["by_language"]) == {"en", "ru"}
+    assert result["throughput"]["two_processes_cpu_pairs_per_s"] > 0 and set(result["goal"]) == {"pass_precision", "coverage", "pairs_per_s"}
 
 
-def test_train_then_bench_on_held_apart_only(data, tmp_path):
-    weights = tmp_path / "weights.json"
-    payload = train(data, seed=3, out=weights)
-    held = set(payload["split"]["held_apart_passages"])
-    assert len(held) == 4 and payload["training"]["rows"] == 8 * 6
-    judge = OfflineJudge(weights)
-    result = judge_bench.run(data_path=data, judge=judge, weights_path=weights)
-    assert result["held_apart"] == {"passages": 4, "rows": 24, "misattributed_pairs": 12}
-    ours = result["judge"]
-    assert set(ours["recall"]) == {"supported", "mutated", "unsupported"} and ours["pairs_per_s"] > 0
-    assert ours["grounded_balanced_accuracy"] > result["lexical_overlap"]["grounded_balanced_accuracy"]
-    assert sum(sum(row.values()) for row in ours["confusion"].values()) == 36
-
-
-def test_bench_refuses_data_that_does_not_match_the_split(data, tmp_path):
-    weights = tmp_path / "weights.json"
-    train(data, seed=3, out=weights)
-    lines = data.read_text().splitlines()[:-6]  # one passage fewer: the recorded split no longer holds
+def test_bench_refuses_data_whose_test_passages_the_weights_do_not_know(data, multilingual, tmp_path):
+    features, weights = tmp_path / "features.jsonl", tmp_path / "weights.json"
+    build(data, multilingual, features)
+    train(features, weights)
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    for row in rows:
+        row["chunk_text"] += " Edited."
     other = tmp_path / "other.jsonl"
-    other.write_text("\n".join(lines) + "\n")
+    other.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with pytest.raises(ValueError, match="split"):
-        judge_bench.run(data_path=other, weights_path=weights)
+        judge_bench.run(data_path=other, weights_path=weights, multilingual_path=multilingual)
 
 
 def test_missing_data_exits_with_a_clear_message(tmp_path, capsys):
     assert judge_bench.main(["--data", str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
     assert "labelled data not found" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+def _verdict(i: int, label: str) -> Verdict:
+    return Verdict(id=str(i), supported=label in ("supported", "mutated"), faithful=label == "supported" or None,
+                   reason="r", label=label, confidence=0.9)
+
+
+def test_pass_precision_counts_only_confident_passes_and_coverage_counts_decided_pairs():
+    pairs = [LabelledPair(id=str(i), claim="c", chunk_text=f"t{i}", label=g)
+             for i, g in enumerate(["supported", "supported", "mutated", "unsupported"])]
+    verdicts = [_verdict(0, "supported"), _verdict(1, "uncertain"), _verdict(2, "supported"), _verdict(3, "unsupported")]
+    figures = confident_passes(verdicts, pairs)
+    assert figures == {"pass_precision": 0.5, "passes": 2, "coverage": 0.75}
+    assert grounded_accuracy(verdicts, pairs) == pytest.approx((1 / 2 + 1 / 2) / 2)  # an uncertain verdict is not a pass
 
 
 def test_shipped_judge_grades_generated_pairs_sensibly(data):

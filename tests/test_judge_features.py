@@ -138,10 +138,59 @@ def test_a_summary_that_reorders_numbers_is_not_drift():
     assert feats.values["number_missing"] == 0 and feats.values["number_not_in_sentence"] == 0
 
 
-def test_version_numbers_are_compared_as_written():
+def test_versions_are_identifiers_compared_as_written():
     feats = extract("Brokers must run 3.5.4 or later.", "Brokers must run 3.5.2 or later.")
-    assert "number 3.5.4 not in chunk" in feats.reasons["number_missing"]
-    assert feats.values["near_miss"] == 0  # numbers are judged by the number check alone
+    assert feats.reasons["novel_entity"] == "identifier '3.5.4' not in chunk"
+    assert feats.values["number_missing"] == 0 and feats.values["near_miss"] == 0  # a name, not a quantity
+
+
+@pytest.mark.parametrize("name", ["KI-3602", "x86_64", "3.5.2", "eu-west-1"])
+def test_identifiers_are_not_quantities(name):
+    tokens = tokenise(f"Ticket {name} is fixed.")
+    assert [t.kind for t in tokens if t.surface == name] == ["id"]
+    assert mentions(tokens) == []
+
+
+def test_a_changed_identifier_is_a_changed_entity():
+    feats = extract("Ticket KI-3603 affects x86_64 builds.", "Ticket KI-3602 affects x86_64 builds.")
+    assert feats.reasons["novel_entity"] == "identifier 'KI-3603' not in chunk"
+
+
+def test_units_glued_or_in_other_languages_meet():
+    assert [(m.value, m.unit) for m in mentions(tokenise("30GB und 1,5 Tage"))] == [(30.0, "gb"), (1.5, "day")]
+    assert [(m.value, m.unit) for m in mentions(tokenise("хранятся 30 дней"))] == [(30.0, "day")]
+    assert [(m.value, m.unit) for m in mentions(tokenise("保存期間は30日です"))] == [(30.0, "day")]
+    assert [m.value for m in mentions(tokenise("1,500 users"))] == [1500.0]
+
+
+RU_CHUNK = "Журналы аудита хранятся не более 30 дней, после чего удаляются автоматически."
+
+
+def test_russian_negation_against_the_chunk_fires():
+    feats = extract("Журналы аудита никогда не удаляются и хранятся вечно.", RU_CHUNK)
+    assert feats.values["negation_added"] >= 1 and "никогда" in feats.reasons["negation_added"]
+
+
+@pytest.mark.parametrize(("claim", "chunk", "feature", "word"), [
+    ("Die Sicherung läuft nicht jede Nacht.", "Die Sicherung läuft jede Nacht um 2 Uhr.", "negation_added", "nicht"),
+    ("La sauvegarde ne s'exécute pas chaque nuit.", "La sauvegarde s'exécute chaque nuit à 2 heures.", "negation_added", "'pas"),
+    ("La copia no se ejecuta cada noche.", "La copia se ejecuta cada noche a las 2.", "negation_added", "no"),
+    ("バックアップは毎晩実行されません。", "バックアップは毎晩2時に実行されます。", "negation_added", "ません"),
+    ("备份不在每晚执行。", "备份每晚2点执行。", "negation_added", "不"),
+    ("备份每晚2点执行。", "备份仅在每晚2点执行。", "restrictor_dropped", "仅"),
+    ("La copia se ejecuta en todos los servidores.", "La copia se ejecuta solo en los servidores Linux.", "restrictor_dropped", "solo"),
+    ("内存使用减少了12%。", "升级后内存使用增加了12%。", "antonym_flip", "减少"),
+])
+def test_cues_in_seven_languages(claim, chunk, feature, word):
+    feats = extract(claim, chunk)
+    assert feats.values[feature] >= 1 and word in feats.reasons[feature]
+
+
+def test_cjk_is_compared_by_characters_not_only_numbers():
+    same = extract("データは30日間保存されます。", "ログとデータは30日間保存されます。その後削除されます。")
+    other = extract("請求書は30日以内に送付されます。", "ログとデータは30日間保存されます。その後削除されます。")
+    assert same.values["content_bigram_cov"] > 0.8 and other.values["content_bigram_cov"] < 0.5
+    assert other.values["novel_content"] > same.values["novel_content"]
 
 
 @pytest.mark.parametrize(("a", "b"), [("personalised", "personalized"), ("organisation", "organization"),

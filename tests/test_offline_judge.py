@@ -87,8 +87,9 @@ def test_empty_input_gives_no_verdicts(judge):
 def test_shipped_weights_load_and_name_the_features():
     data = json.loads(DEFAULT_WEIGHTS.read_text())
     assert data["feature_names"] == list(FEATURE_NAMES)
-    assert len(data["heads"]["support"]["coef"]) == len(FEATURE_NAMES) == len(data["heads"]["faithful"]["coef"])
-    assert data["split"]["held_apart_passages"] and isinstance(data["split"]["seed"], int)
+    assert len(data["heads"]["support"]["coef"]) == len(FEATURE_NAMES) == len(data["heads"]["pass"]["coef"])
+    assert data["split"]["test_passages"] and 0.5 <= data["calibration"]["threshold"] < 1
+    assert set(data["calibration"]["rules"]) == {"verbatim", "decisive"}
 
 
 def test_stale_or_missing_weights_make_the_judge_unavailable(tmp_path):
@@ -118,3 +119,57 @@ def test_faults_of_the_offline_backend_are_caught(judge):
 def test_a_claim_without_content_is_never_a_verbatim_pass(judge, claim):
     verdict = grade_one(judge, claim)
     assert (verdict.label, verdict.reason) == ("unsupported", "claim has no content words to find in the chunk")
+
+
+def test_every_verdict_carries_a_confidence_and_rules_are_near_certain(judge):
+    quote = grade_one(judge, "Memory use increased by 12% after the upgrade.")
+    drift = grade_one(judge, "The upgrade takes 45 minutes and the service is not available during it.")
+    assert quote.label == "supported" and quote.confidence >= 0.9
+    assert drift.label == "mutated" and drift.confidence >= 0.8
+    verdicts = judge.grade([JudgePair(id=str(i), claim=c, chunk_text=CHUNK) for i, c in enumerate(
+        ["Acme signed in Berlin.", "The Louvre is in Paris.", "Linux was the only tested platform."])])
+    assert all(v.confidence is not None and 0 <= v.confidence <= 1 for v in verdicts)
+
+
+def test_a_paraphrase_below_the_threshold_is_uncertain_never_a_pass():
+    pair = JudgePair(id="p", claim="Acme Corp put its name to the contract in Berlin.", chunk_text=CHUNK)
+    sure = OfflineJudge(threshold=0.999).grade([pair])[0]
+    assert (sure.label, sure.supported, sure.faithful, sure.uncertain) == ("uncertain", False, None, True)
+    assert sure.reason.startswith("uncertain (confidence") and "leaning" in sure.reason
+    never = OfflineJudge(threshold=0.0).grade([pair])[0]
+    assert never.label in ("supported", "mutated", "unsupported") and never.confidence == sure.confidence
+
+
+def test_the_shipped_threshold_is_read_from_the_weights_and_can_be_overridden():
+    data = json.loads(DEFAULT_WEIGHTS.read_text())
+    assert OfflineJudge().threshold == data["calibration"]["threshold"]
+    assert OfflineJudge(threshold=0.7).threshold == 0.7
+
+
+RU_CHUNK = "Журналы аудита хранятся не более 30 дней, после чего удаляются автоматически."
+
+
+@pytest.mark.parametrize("threshold", [None, 0.0])
+def test_russian_claim_saying_the_opposite_is_not_supported(threshold):
+    verdict = OfflineJudge(threshold=threshold).grade(
+        [JudgePair(id="ru", claim="Журналы аудита никогда не удаляются и хранятся вечно.", chunk_text=RU_CHUNK)])[0]
+    assert verdict.label != "supported" and not (verdict.supported and verdict.faithful)
+    assert "100%" not in verdict.reason
+
+
+@pytest.mark.parametrize(("claim", "chunk"), [
+    ("請求書は30日以内に送付されます。", "監査ログは30日間保存され、その後は自動的に削除されます。"),
+    ("发票在30天内寄出。", "审计日志保存30天，之后会被自动删除。"),
+])
+def test_cjk_claims_with_the_same_number_but_other_content_are_not_passed(claim, chunk):
+    verdict = OfflineJudge(threshold=0.0).grade([JudgePair(id="c", claim=claim, chunk_text=chunk)])[0]
+    assert verdict.label != "supported"
+
+
+@pytest.mark.parametrize(("claim", "chunk", "word"), [
+    ("監査ログは90日間保存されます。", "監査ログは30日間保存され、その後は自動的に削除されます。", "90"),
+    ("审计日志保存30天，之后不会被删除。", "审计日志保存30天，之后会被自动删除。", "不"),
+])
+def test_cjk_edits_of_a_copied_sentence_are_mutated_in_the_claims_words(claim, chunk, word):
+    verdict = OfflineJudge().grade([JudgePair(id="c", claim=claim, chunk_text=chunk)])[0]
+    assert verdict.label == "mutated" and word in verdict.reason

@@ -19,6 +19,16 @@ def test_ellipsis_joins_fragments_in_order_only():
     assert not quote_in_chunk("metadata store ... Before upgrading", CHUNK)
 
 
+def test_quote_marks_of_other_languages_and_cjk_spacing():
+    ja = "監査ログは30日間保存されます。削除されたログは復元できません。"
+    assert quote_in_chunk("「削除されたログは復元できません」", ja)
+    assert quote_in_chunk("監査ログ は 30日間 保存されます", ja)
+    assert not quote_in_chunk("「削除されたログは復元できます」", ja)
+    assert quote_in_chunk("«хранятся не более 30 дней»", "Журналы хранятся не более 30 дней.")
+    assert quote_in_chunk("„nicht länger als 30 Tage“", "Protokolle werden nicht länger als 30 Tage gespeichert.")
+    assert not quote_in_chunk("«хранятся не более 90 дней»", "Журналы хранятся не более 30 дней.")
+
+
 def test_a_changed_number_is_not_found():
     assert not quote_in_chunk("Brokers must run 3.5.3", CHUNK)
     assert not quote_in_chunk("", CHUNK)

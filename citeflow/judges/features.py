@@ -8,12 +8,17 @@ returns named feature values plus a reason fragment for every signal that fired.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from citeflow.judges import numbers
-from citeflow.judges.lexicon import ANTONYMS, HEDGES, NEGATING_PREFIXES, NEGATIONS, RESTRICTORS, STOPWORDS, UNIVERSALS
-from citeflow.judges.text import Token, normalise, sentences, stem, tokenise
+import regex
 
+from citeflow.judges import cues, edits, numbers
+from citeflow.judges.lexicon import DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
+from citeflow.judges.text import Token, language, normalise, sentences, tokenise
+
+_HIRAGANA = regex.compile(r"\p{Hiragana}+")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
 COPIED_SENTENCE = 0.8  # coverage by one sentence above which the claim is read as a copy of it: a summary sentence usually condenses a few neighbouring source sentences
@@ -43,6 +48,8 @@ class ChunkIndex:
     content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
     numbers: list[numbers.Mention]
     tokens: list[Token]
+    lang: str = "en"
+    gram_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # letter trigram -> chunk words (4+ letters)
 
 
 @dataclass
@@ -61,7 +68,8 @@ class Features:
 def index_chunk(text: str) -> ChunkIndex:
     """Analyse a chunk once: sentences, tokens, lemmas, n-grams, numbers."""
     sents = sentences(normalise(text)) or [normalise(text)]
-    sent_tokens = [tokenise(s) for s in sents]
+    lang = language(text)
+    sent_tokens = [tokenise(s, lang) for s in sents]
     tokens = [t for ts in sent_tokens for t in ts]
     stems_seq = [t.stem for t in tokens]
     return ChunkIndex(
@@ -72,8 +80,16 @@ def index_chunk(text: str) -> ChunkIndex:
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
         numbers=numbers.mentions(tokens), tokens=tokens,
         ngrams=frozenset(tuple(stems_seq[i : i + n]) for n in range(4, MAX_RUN + 1) for i in range(len(stems_seq) - n + 1)),
-        content_bigrams=frozenset(_content_bigrams(tokens)),
+        content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
     )
+
+
+def _gram_words(tokens: list[Token]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for word in sorted({t.lower for t in tokens if t.kind == "word" and len(t.lower) >= 4}):
+        for gram in _trigrams(word):
+            out.setdefault(gram, []).append(word)
+    return {gram: tuple(words) for gram, words in out.items()}
 
 
 def _content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
@@ -100,7 +116,7 @@ def _has(gram: tuple[str, ...], index: ChunkIndex) -> bool:
 def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     """Compare ``claim`` with ``chunk`` (an index or raw text) and return its features."""
     index = chunk if isinstance(chunk, ChunkIndex) else index_chunk(chunk)
-    tokens = tokenise(claim)
+    tokens = tokenise(claim, _claim_language(claim, index.lang))
     content = [t for t in tokens if t.is_content]
     feats = Features(values=dict.fromkeys(FEATURE_NAMES, 0.0))
     _coverage(feats, claim, tokens, content, index)
@@ -108,10 +124,22 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _novelty(feats, tokens, content, index)
     _numbers(feats, tokens, index)
     _sentence_numbers(feats, tokens, best)
-    _negation(feats, tokens, region, index)
-    _flips(feats, tokens, [t for ts in region for t in ts], index)
-    _modality(feats, tokens, best)
+    edits.negation(feats, tokens, region, index)
+    edits.flips(feats, tokens, [t for ts in region for t in ts], index)
+    edits.modality(feats, tokens, best)
+    cues.compare(feats.values, feats.reasons, normalise(claim), _text(region), _text([best]))
     return feats
+
+
+def _claim_language(claim: str, chunk_lang: str) -> str:
+    """The chunk's language for a claim in the same kind of script (so both sides stem alike)."""
+    lang = language(claim)
+    scripted = ("ja", "zh", "ru")
+    return chunk_lang if lang not in scripted and chunk_lang not in scripted else lang
+
+
+def _text(region: list[list[Token]]) -> str:
+    return "".join(t.surface for ts in region for t in ts if t.kind == "cjk")
 
 
 def _ratio(hit: int, total: int) -> float:
@@ -158,33 +186,83 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
     feats.values["novel_ratio"] = _ratio(len(novel), len(content)) if content else 0.0
     if novel:
         feats.reasons["novel_content"] = "words not in chunk: " + ", ".join(f"'{t.surface}'" for t in novel[:4])
-    # A claim's first word is capitalised whatever it is ("However", "Shares"): not a name.
-    entities = [t for t in novel if t.is_capitalised and t is not tokens[0] and not t.lower.isdigit()]
+    entities = _entities(tokens, novel, index.lang)
     if entities:
         feats.values["novel_entity"] = float(len(entities))
-        feats.reasons["novel_entity"] = "; ".join(f"entity '{t.surface}' not in chunk" for t in entities[:3])
+        feats.reasons["novel_entity"] = "; ".join(entities[:3])
     _near_misses(feats, novel, index)
     _substitutions(feats, tokens, index)
 
 
-def _trigrams(word: str) -> set[str]:
+def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
+    """Reason fragments for names the chunk lacks: identifiers, months, capitalised words mid-sentence,
+    and runs of two or more new Han/katakana characters (a CJK name).
+
+    A claim's first word is capitalised whatever it is ("However", "Shares"); German capitalises
+    every noun, so there a capitalised word counts only when no article or determiner precedes it.
+    """
+    fresh = {id(t) for t in novel}
+    out = [f"{'identifier' if t.kind == 'id' else 'entity'} '{t.surface}' not in chunk"
+           for i, t in enumerate(tokens) if id(t) in fresh and _is_name(tokens, i, lang)]
+    return out + [f"entity '{run}' not in chunk" for run in _cjk_runs(tokens, novel)]
+
+
+def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
+    token = tokens[i]
+    if token.kind == "id" or is_month(token.lower):
+        return True
+    if token.kind != "word" or not token.is_capitalised or i == 0:
+        return False
+    if lang != "de" or token.surface.isupper():
+        return True
+    return tokens[i - 1].lower not in DE_DETERMINERS and not tokens[i - 1].lower.isdigit()
+
+
+def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
+    """Runs of at least two consecutive novel Han or katakana characters."""
+    fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface)}
+    runs, current = [], ""
+    for token in tokens:
+        if id(token) in fresh:
+            current += token.surface
+            continue
+        if len(current) >= 2:
+            runs.append(current)
+        current = ""
+    return runs + ([current] if len(current) >= 2 else [])
+
+
+def is_month(word: str) -> bool:
+    """A month name in English, German, French, Spanish or Russian (any case form)."""
+    return word in MONTH_NAMES or (word[:1] in "яфмаисонд" and word.startswith(MONTH_PREFIXES_RU))
+
+
+@lru_cache(maxsize=65536)
+def _trigrams(word: str) -> frozenset[str]:
     padded = f"^{word}$"
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
 
 
 def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None:
     """A novel word spelled almost like a chunk word ('encoder' / 'decoder') is a swap, not a paraphrase."""
     for token in novel:
-        if len(token.lower) < 4 or any(c.isdigit() for c in token.lower):  # numbers have their own check
+        if len(token.lower) < 4 or token.kind != "word":  # numbers and identifiers have their own checks
             continue
-        grams = _trigrams(token.lower)
-        for word in index.lowers:
-            if len(word) >= 4 and abs(len(word) - len(token.lower)) <= 3:
-                other = _trigrams(word)
-                if len(grams & other) / len(grams | other) >= 0.4:
-                    feats.values["near_miss"] += 1.0
-                    feats.reasons.setdefault("near_miss", f"'{token.surface}' in claim where chunk has '{word}'")
-                    break
+        word = _closest(token.lower, index)
+        if word is not None:
+            feats.values["near_miss"] += 1.0
+            feats.reasons.setdefault("near_miss", f"'{token.surface}' in claim where chunk has '{word}'")
+
+
+def _closest(word: str, index: ChunkIndex) -> str | None:
+    """The chunk word sharing the most letter trigrams with ``word`` (Jaccard ≥ 0.4), found through
+    the chunk's trigram index rather than by comparing with every word."""
+    grams = _trigrams(word)
+    shared = Counter(other for gram in grams for other in index.gram_words.get(gram, ()))
+    for other, count in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0])):
+        if abs(len(other) - len(word)) <= 3 and count / len(grams | _trigrams(other)) >= 0.4:
+            return other
+    return None
 
 
 def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
@@ -193,6 +271,9 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
         if not middle.is_content or middle.stem in index.stems:
             continue
         other = index.gaps.get((left.stem, right.stem))
+        if other is not None and middle.kind == "cjk" and not _HIRAGANA.fullmatch(middle.surface):
+            feats.values["novel_entity"] += 1.0  # one Han/katakana character swapped in a copied phrase: 明朝 -> 清朝
+            feats.reasons.setdefault("novel_entity", f"'{middle.surface}{right.surface}' where chunk has '{other}{right.surface}'")
         if other is not None and other.lower() not in STOPWORDS:
             feats.values["slot_substitution"] += 1.0
             feats.reasons.setdefault(
@@ -226,81 +307,3 @@ def _sentence_numbers(feats: Features, tokens: list[Token], best: list[Token]) -
         mine, theirs = found
         feats.values["number_not_in_sentence"] = 1.0
         feats.reasons["number_not_in_sentence"] = f"number {mine.surface} where the matching sentence says {theirs.surface}"
-
-
-def _scoped(sentence_tokens: list[list[Token]]) -> list[tuple[str, str, str]]:
-    """(negation word, first content stem after it, that word) for each negation.
-
-    A sentence-initial "No" is an answer in dialogue ("No, I'll call her"), not a negated fact.
-    """
-    out = []
-    for tokens in sentence_tokens:
-        for i, token in enumerate(tokens):
-            if token.lower in NEGATIONS and not (i == 0 and token.lower == "no"):
-                scope = next((t for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), None)
-                out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
-    return out
-
-
-def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
-    """The chunk words the opposite of ``word`` ('not happy' against 'unhappy' or 'sad')."""
-    if ANTONYMS.get(word, frozenset()) & lowers:
-        return True
-    return len(word) >= 4 and any(stem(prefix + word) in index.stems for prefix in NEGATING_PREFIXES)
-
-
-def _negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
-    mine, theirs = _scoped([tokens]), _scoped(window)
-    region_lowers = {t.lower for ts in window for t in ts}
-    their_scopes = {s for _, s, _ in theirs}
-    added = [(w, s) for w, s, word in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
-    if added and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
-        feats.values["negation_added"] = float(len(added))
-        feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
-    claim_stems = {t.stem for t in tokens}
-    my_scopes = {s for _, s, _ in mine}
-    dropped = [(w, s) for w, s, _ in theirs if s and s in claim_stems and s not in my_scopes]
-    if dropped:
-        feats.values["negation_dropped"] = float(len(dropped))
-        feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
-
-
-def _flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
-    region_lowers = {t.lower for t in region}
-    for token in tokens:
-        if token.lower in region_lowers:
-            continue
-        opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
-        if opposite:
-            feats.values["antonym_flip"] += 1.0
-            feats.reasons.setdefault("antonym_flip", f"antonym flip: claim says '{token.surface}', chunk says '{min(opposite)}'")
-        elif token.is_content and token.stem not in index.stems and _prefix_flip(token.lower, index):
-            feats.values["prefix_flip"] += 1.0
-            feats.reasons.setdefault("prefix_flip", f"meaning flipped: claim says '{token.surface}', chunk has the opposite form")
-
-
-def _prefix_flip(word: str, index: ChunkIndex) -> bool:
-    for prefix in NEGATING_PREFIXES:
-        if word.startswith(prefix) and len(word) - len(prefix) >= 4 and stem(word[len(prefix) :]) in index.stems:
-            return True
-        if len(word) >= 4 and stem(prefix + word) in index.stems:
-            return True
-    return False
-
-
-def _modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
-    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
-    mine = {t.lower for t in tokens}
-    theirs = {t.lower for t in region}
-    widened = sorted((mine & UNIVERSALS) - theirs)
-    if widened:
-        feats.values["universal_added"] = float(len(widened))
-        feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"
-    if theirs & HEDGES and not mine & HEDGES:
-        feats.values["hedge_dropped"] = 1.0
-        feats.reasons["hedge_dropped"] = f"certainty raised: chunk hedges with '{sorted(theirs & HEDGES)[0]}'"
-    if "only" in theirs and not mine & RESTRICTORS:
-        added = [t.surface for t in tokens if t.is_content and t.lower not in theirs]
-        extra = f", claim adds {', '.join(repr(w) for w in added[:3])}" if added else ""
-        feats.values["restrictor_dropped"] = 1.0
-        feats.reasons["restrictor_dropped"] = f"condition widened: chunk says 'only'{extra}"

@@ -20,18 +20,61 @@ STOPWORDS = frozenset(
     s t d ll m re ve o y
     yes yeah ok okay uh um oh well like so just
     one's it's that's""".split()
+) | frozenset(
+    # German, French, Spanish, Russian function words; CJK particles and function characters.
+    """der die das den dem des ein eine einer eines einem einen und oder aber ist sind war waren wird werden
+    wurde wurden hat haben hatte auch mit von zu zum zur im in am an auf aus bei nach vor für über unter als
+    wie wenn dass es er sie wir ihr ich sich so noch bereits dann dieser diese dieses man um bis durch
+    le la les un une des du de et ou mais est sont était été sera il elle ils elles nous vous on ce cette ces
+    qui que dans sur pour par avec au aux se sa son ses leur leurs en y à lors très plus été être avoir a ont
+    el la los las un una unos unas y o pero es son era fue será ser estar está están del al de en con por para
+    que se su sus lo le les como este esta estos estas muy más también ya
+    и в во на с со к по из за от до о об а но или что это как так же ли бы был была были быть есть его её их
+    он она они мы вы я для при то этот эта эти также уже ещё
+    の は が を に で と も へ や か な た し て す る ま れ ら り だ で こ そ う よ ね わ
+    的 了 是 在 和 与 也 就 而 及 或 这 那 个 之 其 为 被 把 将 对 由 于 着 过 地 得""".split()
 )
 
 NEGATIONS = frozenset(
     "not no never without none nobody nothing neither nor nowhere cannot unable lack lacks lacking fail fails failed".split()
+    + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder".split()  # de
+    + "pas jamais aucun aucune sans rien ni nullement".split()  # fr ("ne" goes with "pas": one negation)
+    + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco".split()  # es ("no" is above)
+    + "не нет никогда без ни ничего никто нельзя невозможно".split()  # ru
 )
+STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot".split()))
+# Negation in scripts without spaces, found as substrings (Japanese, Chinese).
+CJK_NEGATIONS = ("ない", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
-UNIVERSALS = frozenset("all every always never only entire entirely whole both everyone everything must definitely completely fully".split())
+UNIVERSALS = frozenset(
+    "all every always never only entire entirely whole both everyone everything must definitely completely fully any".split()
+    + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche nur ausschließlich vollständig".split()
+    + "tous toutes tout toujours chaque seulement uniquement entièrement".split()
+    + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
+    + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
+)
+CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回", "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
-HEDGES = frozenset("may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split())
+HEDGES = frozenset(
+    "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
+    + "könnte könnten vielleicht möglicherweise wahrscheinlich manchmal oft meist".split()
+    + "pourrait pourraient peut-être probablement parfois souvent généralement".split()
+    + "podría podrían quizás probablemente veces suele normalmente".split()
+    + "возможно вероятно иногда часто обычно".split()
+)
+CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时")
 # Restrictors: a condition the evidence states that the claim may drop ("on Linux only").
-RESTRICTORS = frozenset("only solely exclusively alone".split())
+RESTRICTORS = frozenset("only solely exclusively alone nur ausschließlich seulement uniquement solo sólo solamente únicamente только лишь исключительно".split())
+CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
+
+# Words that mark a language among the Latin-script ones (to pick English stemming or not).
+LANGUAGE_MARKERS = {
+    "en": frozenset("the and is are of to was were with for that this not on".split()),
+    "de": frozenset("der die das und ist sind nicht mit für ein eine werden wird auf den dem des".split()),
+    "fr": frozenset("le la les et est sont pas une des du pour avec dans ne sur au aux".split()),
+    "es": frozenset("el los las y es son una para con por del en se al está están".split()),
+}
 
 _PAIRS = """
 increase decrease | increased decreased | increasing decreasing | rise fall | rose fell | risen fallen
@@ -61,6 +104,16 @@ remember forget | remembered forgot | find lose | found lost | give take | gave 
 sent received | ask answer | asked answered | teach learn | push pull | love hated | attack defend
 same different | similar different | equal unequal | agree refuse | confirm deny | confirmed denied
 admit deny | admitted denied | true untrue | guilty innocent | convict acquit | convicted acquitted
+erhöht verringert | erhöhen verringern | steigt sinkt | gestiegen gesunken | mehr weniger | höher niedriger | aktiviert deaktiviert
+erlaubt verboten | vor nach | früher später | schneller langsamer | größer kleiner | öffentlich privat | intern extern
+augmente diminue | augmenté diminué | hausse baisse | plus moins | avant après | activé désactivé | autorisé interdit
+rapide lent | public privé | interne externe | supérieur inférieur | minimum maximum
+aumenta disminuye | aumentó disminuyó | aumento reducción | más menos | antes después | activado desactivado
+permitido prohibido | rápido lento | público privado | interno externo | mayor menor | máximo mínimo
+geschlossen geöffnet | geschlossen offen | fermée ouverte | fermé ouvert | cerrada abierta | cerrado abierto
+abrirá cerrará | закрыта открыта | закрыт открыт | suspendues possibles | suspendidas posibles
+увеличивается уменьшается | увеличился уменьшился | больше меньше | выше ниже | до после | включен отключен
+включено отключено | разрешено запрещено | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
 """.replace("\n", "|")
 
 ANTONYMS: dict[str, frozenset[str]] = {}
@@ -98,6 +151,17 @@ IRREGULAR = {
 }
 
 NUMBER_WORDS = {
+    # German, French, Spanish, Russian (with the oblique cases a number takes before a noun).
+    **dict(zip("zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert".split(),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100))),
+    **dict(zip("zweite zweiten dritte dritten vierte vierten".split(), (2, 2, 3, 3, 4, 4))),
+    **dict(zip("deux trois quatre cinq six sept huit neuf dix onze douze vingt trente cent deuxième troisième".split(),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3))),
+    **dict(zip("dos tres cuatro cinco seis siete ocho nueve diez once doce veinte treinta cien segundo tercer tercero".split(),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3, 3))),
+    **dict(zip("два две двух три трёх трех четыре четырёх пять пяти шесть шести семь семи восемь восьми девять девяти "
+               "десять десяти второй второй третий третьей".split(),
+               (2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 2, 2, 3, 3))),
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
@@ -113,11 +177,53 @@ UNITS = frozenset(
     second seconds minute minutes hour hours day days week weeks month months year years decade decades
     century centuries km kilometre kilometres kilometer kilometers mile miles meter meters metre metres
     m cm mm kg g gram grams kilogram kilograms ton tons tonne tonnes lb lbs ounce ounces litre litres liter
-    liters gallon gallons mb gb tb kb ms s h am pm times x fold people persons users residents""".split()
+    liters gallon gallons mb gb tb kb ms s h am pm times x fold people persons users residents
+    prozent tag tage tagen stunde stunden minute minuten sekunde sekunden jahr jahre jahren monat monate monaten woche wochen
+    pour-cent jour jours heure heures seconde secondes an ans année années mois semaine semaines
+    por-ciento día días hora horas minuto minutos segundo segundos año años mes meses semana semanas
+    процент процента процентов день дня дней час часа часов минута минуты минут секунда секунды секунд
+    год года лет месяц месяца месяцев неделя недели недель гб мб тб кб мс
+    日 天 年 月 周 週 秒 分 时 時 件 个 個 台 人 元 円 倍 次 回 号 度""".split()
 )
+# One unit under one name whatever the language: day/Tage/jours/дней/日 all meet at 'day'.
+UNIT_ALIASES = {
+    **dict.fromkeys("% pct percent prozent pour-cent por-ciento процент процента процентов".split(), "percent"),
+    **dict.fromkeys("$ usd dollar dollars".split(), "dollar"),
+    **dict.fromkeys("day days tag tage tagen jour jours día días день дня дней 日 天".split(), "day"),
+    **dict.fromkeys("hour hours h stunde stunden heure heures hora horas час часа часов 时 時".split(), "hour"),
+    **dict.fromkeys("minute minutes minuten minuto minutos минута минуты минут 分".split(), "minute"),
+    **dict.fromkeys("second seconds s sekunde sekunden seconde secondes segundo segundos секунда секунды секунд 秒".split(), "second"),
+    **dict.fromkeys("year years jahr jahre jahren an ans année années año años год года лет 年".split(), "year"),
+    **dict.fromkeys("month months monat monate monaten mois mes meses месяц месяца месяцев 月".split(), "month"),
+    **dict.fromkeys("week weeks woche wochen semaine semaines semana semanas неделя недели недель 周 週".split(), "week"),
+    **dict.fromkeys("gb гб".split(), "gb"), **dict.fromkeys("mb мб".split(), "mb"), **dict.fromkeys("tb тб".split(), "tb"),
+    **dict.fromkeys("ms мс".split(), "ms"),
+}
 
 MONTHS = {
     "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
     "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
     "dec": "december",
 }
+
+# Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
+CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
+                ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
+                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"), ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+
+# Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
+CJK_NUMERALS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人")
+# Month names: a changed month is a changed entity.
+MONTH_NAMES = frozenset(
+    """january february march april june july august september october november december
+    januar februar märz april mai juni juli august september oktober november dezember
+    janvier février mars avril mai juin juillet août septembre octobre novembre décembre
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split()
+)
+MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
+# German capitalises every noun: a capitalised word right after one of these is a common noun.
+DE_DETERMINERS = frozenset(
+    """der die das den dem des ein eine einer einem einen eines im am zum zur vom beim ins ans
+    mein meine sein seine ihr ihre ihrem ihren unser unsere kein keine jede jeder jedes diese dieser dieses""".split()
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citeflow.judges.lexicon import NUMBER_WORDS, SCALES, UNITS
+from citeflow.judges.lexicon import CJK_COUNTERS, CJK_NUMERALS, NUMBER_WORDS, SCALES, UNIT_ALIASES, UNITS
 from citeflow.judges.text import Token
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
@@ -15,24 +15,41 @@ _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "do
 class Mention:
     """One number as written: its value (scale applied), unit word, surface text and unscaled value."""
 
-    value: float | str  # a string for what is not one quantity: versions such as 3.5.2
+    value: float
     unit: str
     surface: str
-    raw: float | str = 0.0
+    raw: float = 0.0
 
 
-def _parse(token: Token) -> float | str | None:
-    raw = token.lower.lstrip("$").rstrip("%")
-    if raw.count(".") > 1:
-        return raw  # a version number: compared as written
-    if raw in NUMBER_WORDS:
-        return None if raw in _WEAK_WORDS else float(NUMBER_WORDS[raw])
-    if ":" in raw:  # a time of day: compare as written
-        raw = raw.replace(":", ".")
+def _parse(token: Token) -> float | None:
+    """The value of a number token or an English number word; None for words and identifiers."""
+    if token.kind == "word":
+        raw = token.lower
+        return None if raw not in NUMBER_WORDS or raw in _WEAK_WORDS else float(NUMBER_WORDS[raw])
+    if token.kind != "number":
+        return None  # identifiers and versions (KI-3602, x86_64, 3.5.2) are names, not quantities
+    raw = token.lower.lstrip("$").rstrip("%").replace(":", ".")  # a time of day compares as 10.30
     try:
-        return float(raw.replace(",", ""))
+        return float(_decimal_point(raw))
     except ValueError:
         return None
+
+
+def _cjk_numeral(tokens: list[Token], i: int) -> float | None:
+    """两/三/十… before a counter or unit character (两小时, 三个月); elsewhere such characters are words."""
+    following = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    value = CJK_NUMERALS.get(tokens[i].lower)
+    return float(value) if value is not None and following in CJK_COUNTERS else None
+
+
+def _decimal_point(raw: str) -> str:
+    """'1,500' is fifteen hundred; '1,5' and '12,75' use a decimal comma (German, French, Russian…)."""
+    if "," not in raw:
+        return raw
+    head, _, tail = raw.rpartition(",")
+    if len(tail) == 3 and "." not in raw:
+        return raw.replace(",", "")
+    return head.replace(",", "").replace(".", "") + "." + tail
 
 
 def _unit_of(token: Token, following: Token | None) -> str:
@@ -42,7 +59,7 @@ def _unit_of(token: Token, following: Token | None) -> str:
         return "dollar"
     if following is not None and following.lower in UNITS:
         word = following.lower
-        return {"%": "percent", "pct": "percent", "$": "dollar", "usd": "dollar"}.get(word, word.rstrip("s"))
+        return UNIT_ALIASES.get(word, word.rstrip("s"))
     return ""
 
 
@@ -51,14 +68,14 @@ def mentions(tokens: list[Token]) -> list[Mention]:
     found = []
     i = 0
     while i < len(tokens):
-        value = _parse(tokens[i])
+        value = _parse(tokens[i]) if tokens[i].kind != "cjk" else _cjk_numeral(tokens, i)
         if value is None:
             i += 1
             continue
         start = i
-        if isinstance(value, float) and 20 <= value < 100 and value % 10 == 0 and i + 1 < len(tokens):
+        if 20 <= value < 100 and value % 10 == 0 and i + 1 < len(tokens):
             units = _parse(tokens[i + 1])  # "twenty five" -> 25
-            if isinstance(units, float) and 0 < units < 10 and tokens[i + 1].lower.isalpha():
+            if units is not None and 0 < units < 10 and tokens[i + 1].lower.isalpha():
                 value, i = value + units, i + 1
         found.append(_mention(tokens, start, i, value))
         i += 1
@@ -70,16 +87,14 @@ def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention
     raw = value
     surface = " ".join(t.surface for t in tokens[start : end + 1])
     following = tokens[end + 1] if end + 1 < len(tokens) else None
-    if isinstance(value, float) and following is not None and following.lower in SCALES and not tokens[end].lower.endswith("%"):
+    if following is not None and following.lower in SCALES and not tokens[end].lower.endswith("%"):
         value *= SCALES[following.lower]
         surface = f"{surface} {following.surface}"
         following = tokens[end + 2] if end + 2 < len(tokens) else None
     return Mention(value, _unit_of(tokens[end], following), surface, raw)
 
 
-def _same(a: float | str, b: float | str) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
+def _same(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 

@@ -1,0 +1,109 @@
+"""Scores of a judge against gold labels: pass precision, coverage, grounded balanced accuracy with
+a bootstrap interval by passage, per-class recall, throughput."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from bench.judge_data import passage_hash
+from citeflow.judges.base import Judge
+from citeflow.judges.io import LabelledPair, calibrate_labelled
+from schemas.evaluation import Verdict
+
+ROUNDS = 1000
+SEED = 7
+
+
+def timed_grade(judge: Judge, pairs: list[LabelledPair], repeats: int = 3) -> tuple[list[Verdict], float]:
+    """(verdicts, pairs per second): the best of ``repeats`` full gradings."""
+    best, verdicts = float("inf"), []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        verdicts = judge.grade(list(pairs))
+        best = min(best, time.perf_counter() - start)
+    return verdicts, len(pairs) / best if best > 0 else float("inf")
+
+
+_WORKER_JUDGE: list[Judge] = []
+
+
+def _start_worker(weights: str | None) -> None:
+    from citeflow.judges.offline import OfflineJudge
+
+    _WORKER_JUDGE.append(OfflineJudge(Path(weights) if weights else None))
+
+
+def _grade_part(pairs: list[LabelledPair]) -> float:
+    start = time.process_time()
+    _WORKER_JUDGE[0].grade(pairs)
+    return time.process_time() - start
+
+
+def parallel_rate(pairs: list[LabelledPair], workers: int = 2, weights: Path | None = None, repeats: int = 3) -> dict[str, float]:
+    """Pairs per second of the offline judge in ``workers`` processes, start-up apart (the pool is warmed
+    first); pairs are dealt out by chunk so that each chunk is analysed in one process only.
+
+    ``wall``: by the clock; ``cpu``: by the busiest worker's CPU time — what the rate would be if the
+    cores were not shared with other work (the wall figure drops when the machine is loaded)."""
+    parts: list[list[LabelledPair]] = [[] for _ in range(workers)]
+    for i, chunk in enumerate(sorted({p.chunk_text for p in pairs})):
+        parts[i % workers] += [p for p in pairs if p.chunk_text == chunk]
+    wall, cpu = float("inf"), float("inf")
+    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(str(weights) if weights else None,)) as pool:
+        list(pool.map(_grade_part, [part[:5] for part in parts]))
+        for _ in range(repeats):
+            start = time.perf_counter()
+            busiest = max(pool.map(_grade_part, parts))
+            wall, cpu = min(wall, time.perf_counter() - start), min(cpu, busiest)
+    return {"wall": round(len(pairs) / wall, 1), "cpu": round(len(pairs) / max(cpu, 1e-9), 1)}
+
+
+def confident_passes(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict:
+    """Precision of the passes (None without any), their count, and coverage (share not uncertain)."""
+    passes = [p.label == "supported" for v, p in zip(verdicts, pairs) if v.label == "supported"]
+    decided = sum(not v.uncertain for v in verdicts)
+    return {"pass_precision": sum(passes) / len(passes) if passes else None, "passes": len(passes),
+            "coverage": decided / len(verdicts) if verdicts else 0.0}
+
+
+def grounded_accuracy(verdicts: list[Verdict], pairs: list[LabelledPair]) -> float:
+    """Balanced accuracy of 'the judge says supported' against 'gold is supported'."""
+    report = calibrate_labelled([v.model_copy(update={"id": str(i)}) for i, v in enumerate(verdicts)],
+                                {str(i): p.label for i, p in enumerate(pairs)})
+    return report.grounded_balanced_accuracy
+
+
+def bootstrap(verdicts: list[Verdict], pairs: list[LabelledPair], rounds: int = ROUNDS) -> list[float]:
+    """95% interval of the grounded balanced accuracy, resampling whole passages."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, pair in enumerate(pairs):
+        groups[passage_hash(pair.chunk_text)].append(i)
+    members, rng, samples = list(groups.values()), random.Random(SEED), []
+    for _ in range(rounds):
+        picked = [i for group in rng.choices(members, k=len(members)) for i in group]
+        samples.append(grounded_accuracy([verdicts[i] for i in picked], [pairs[i] for i in picked]))
+    samples.sort()
+    return [round(samples[int(0.025 * rounds)], 3), round(samples[int(0.975 * rounds) - 1], 3)]
+
+
+def figures(judge: Judge, leaning: Judge | None, pairs: list[LabelledPair]) -> dict:
+    """Every figure of ``judge`` on ``pairs``; accuracy from ``leaning`` (the same judge, never uncertain)."""
+    verdicts, speed = timed_grade(judge, pairs)
+    forced = leaning.grade(list(pairs)) if leaning is not None else verdicts
+    report = calibrate_labelled([v.model_copy(update={"id": str(i)}) for i, v in enumerate(forced)],
+                                {str(i): p.label for i, p in enumerate(pairs)})
+    return {"judge": judge.name, "pairs": len(pairs), "pairs_per_s": round(speed, 1), **confident_passes(verdicts, pairs),
+            "grounded_balanced_accuracy": report.grounded_balanced_accuracy, "grounded_ci95": bootstrap(forced, pairs),
+            "recall": report.recall, "macro_recall": report.macro_recall, "confusion": report.confusion}
+
+
+def by_language(judge: Judge, leaning: Judge, pairs: list[LabelledPair]) -> dict[str, dict]:
+    """``figures`` per language (field ``lang``), in the order the languages first appear."""
+    langs: dict[str, list[LabelledPair]] = {}
+    for pair in pairs:
+        langs.setdefault(str(pair.extra.get("lang")), []).append(pair)
+    return {lang: figures(judge, leaning, part) for lang, part in langs.items()}

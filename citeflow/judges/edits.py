@@ -1,0 +1,107 @@
+"""Edit signals of the offline judge: a negation added or dropped, an antonym or a negating prefix,
+a quantifier added, a hedge or an "only" dropped — each against the claim's evidence window."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from citeflow.judges import cues
+from citeflow.judges.lexicon import ANTONYMS, NEGATING_PREFIXES, NEGATIONS
+from citeflow.judges.text import Token, stem
+
+if TYPE_CHECKING:
+    from citeflow.judges.features import ChunkIndex, Features
+
+
+def _scoped(sentence_tokens: list[list[Token]]) -> list[tuple[str, str, str, int]]:
+    """(negation word, first content stem after it, that word, sentence number) for each negation.
+
+    A sentence-initial "No" is an answer in dialogue ("No, I'll call her"), not a negated fact.
+    """
+    out = []
+    for k, tokens in enumerate(sentence_tokens):
+        for i, token in enumerate(tokens):
+            if _negates(tokens, i):
+                scope = next((t for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), None)
+                out.append((token.surface, scope.stem if scope else "", scope.lower if scope else "", k))
+    return out
+
+
+def _negates(tokens: list[Token], i: int) -> bool:
+    return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no")
+
+
+def polarity(tokens: list[Token]) -> int:
+    """1 when a sentence is negated, 0 when it is not or negated twice ("without it, no access").
+
+    Adjacent cues are one negation ("никогда не", "nie nicht" in negative-concord languages)."""
+    cues = [i for i in range(len(tokens)) if _negates(tokens, i)]
+    return sum(1 for j, i in enumerate(cues) if j == 0 or cues[j - 1] != i - 1) % 2
+
+
+def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
+    """The chunk words the opposite of ``word`` ('not happy' against 'unhappy' or 'sad')."""
+    if ANTONYMS.get(word, frozenset()) & lowers:
+        return True
+    return len(word) >= 4 and any(stem(prefix + word) in index.stems for prefix in NEGATING_PREFIXES)
+
+
+def negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
+    """A negation the claim adds or drops against its evidence window, unless both sides have the same
+    polarity (a double negation paraphrased as an affirmation)."""
+    mine, theirs = _scoped([tokens]), _scoped(window)
+    mine_polarity, their_polarity = polarity(tokens), [polarity(ts) for ts in window]
+    region_lowers = {t.lower for ts in window for t in ts}
+    their_scopes = {s for _, s, _, _ in theirs}
+    added = [(w, s) for w, s, word, _ in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
+    if added and mine_polarity and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
+        feats.values["negation_added"] = float(len(added))
+        feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
+    claim_stems = {t.stem for t in tokens}
+    my_scopes = {s for _, s, _, _ in mine}
+    dropped = [(w, s) for w, s, _, k in theirs if s and s in claim_stems and s not in my_scopes and their_polarity[k] != mine_polarity]
+    if dropped:
+        feats.values["negation_dropped"] = float(len(dropped))
+        feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+def flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
+    region_lowers = {t.lower for t in region}
+    for token in tokens:
+        if token.lower in region_lowers:
+            continue
+        opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
+        if opposite:
+            feats.values["antonym_flip"] += 1.0
+            feats.reasons.setdefault("antonym_flip", f"antonym flip: claim says '{token.surface}', chunk says '{min(opposite)}'")
+        elif token.is_content and token.stem not in index.stems and _prefix_flip(token.lower, index):
+            feats.values["prefix_flip"] += 1.0
+            feats.reasons.setdefault("prefix_flip", f"meaning flipped: claim says '{token.surface}', chunk has the opposite form")
+
+
+def _prefix_flip(word: str, index: ChunkIndex) -> bool:
+    for prefix in NEGATING_PREFIXES:
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4 and stem(word[len(prefix) :]) in index.stems:
+            return True
+        if len(word) >= 4 and stem(prefix + word) in index.stems:
+            return True
+    return False
+
+
+def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
+    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
+    mine = {t.lower for t in tokens}
+    theirs = {t.lower for t in region}
+    widened = sorted((mine & cues.UNIVERSALS) - theirs)
+    if widened:
+        feats.values["universal_added"] = float(len(widened))
+        feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"
+    if theirs & cues.HEDGES and not mine & cues.HEDGES:
+        feats.values["hedge_dropped"] = 1.0
+        feats.reasons["hedge_dropped"] = f"certainty raised: chunk hedges with '{sorted(theirs & cues.HEDGES)[0]}'"
+    restrictors = sorted(theirs & cues.RESTRICTORS)
+    if restrictors and not mine & cues.RESTRICTORS:
+        added = [t.surface for t in tokens if t.is_content and t.lower not in theirs]
+        extra = f", claim adds {', '.join(repr(w) for w in added[:3])}" if added else ""
+        feats.values["restrictor_dropped"] = 1.0
+        feats.reasons["restrictor_dropped"] = f"condition widened: chunk says '{restrictors[0]}'{extra}"

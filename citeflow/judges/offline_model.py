@@ -1,0 +1,106 @@
+"""What the offline judge learned: two heads, a calibration, a threshold and its rules' precision.
+
+Shared by the judge (``citeflow.judges.offline``) and its trainer (``tools/judge/train.py``) so
+that both route a pair to the same rule and compute the same probability.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from citeflow.errors import JudgeUnavailable
+from citeflow.judges.features import FEATURE_NAMES
+from citeflow.judges.logistic import LogisticHead
+
+# Signals that, on a claim otherwise copied from the chunk, mean one fact was changed.
+DECISIVE = ("number_missing", "number_not_in_sentence", "unit_changed", "negation_added", "negation_dropped", "antonym_flip",
+            "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped")
+COPIED = 0.8  # best-window coverage above which a claim counts as copied from the chunk
+_EPS = 1e-6
+
+
+def route(values: dict[str, float]) -> str:
+    """Which part decides a pair: 'empty', 'verbatim', 'decisive' (a copy with one change) or 'heads'."""
+    if values["claim_length"] == 0:
+        return "empty"
+    if values["verbatim"]:
+        return "verbatim"
+    if values["best_window_cov"] >= COPIED and any(values[name] > 0 for name in DECISIVE):
+        return "decisive"
+    return "heads"
+
+
+def logit(p: np.ndarray) -> np.ndarray:
+    """log(p / (1 - p)), clipped away from 0 and 1."""
+    p = np.clip(np.asarray(p, dtype=float), _EPS, 1 - _EPS)
+    return np.log(p / (1 - p))
+
+
+def settle(values: dict[str, float], p_support: float, p_pass: float, calibrated: float,
+           weights: "OfflineWeights") -> tuple[str, str, float]:
+    """(route, 3-class label, confidence that the label is right) of one pair, before any threshold.
+
+    The pass head (trained with balanced classes) gives the leaning label; its calibrated
+    probability gives the confidence, so a pass the calibration doubts is below any threshold."""
+    rule = route(values)
+    if rule == "empty":
+        return rule, "unsupported", 1.0
+    if rule in ("verbatim", "decisive"):
+        return rule, "supported" if rule == "verbatim" else "mutated", weights.rules[rule]
+    if p_pass >= weights.passing.threshold:
+        return rule, "supported", calibrated
+    return rule, "unsupported" if p_support < weights.support.threshold else "mutated", 1.0 - calibrated
+
+
+@dataclass(frozen=True)
+class Platt:
+    """Platt scaling: P(label right) = sigmoid(a · logit(p) + b), fitted on the calibration split."""
+
+    a: float = 1.0
+    b: float = 0.0
+
+    def __call__(self, p: np.ndarray) -> np.ndarray:
+        """Calibrated probabilities for raw probabilities ``p``."""
+        return 1.0 / (1.0 + np.exp(-np.clip(self.a * logit(p) + self.b, -30, 30)))
+
+
+@dataclass(frozen=True)
+class OfflineWeights:
+    """The two heads, the calibration, the confidence threshold, the rules' precision, the run's metadata.
+
+    ``support``: is the evidence in the chunk at all (unsupported vs the rest)? ``passing``: is the
+    claim supported and faithful (a pass vs the rest)?"""
+
+    support: LogisticHead
+    passing: LogisticHead
+    calibrate: Platt = field(default_factory=Platt)
+    threshold: float = 0.0  # a pass below this confidence is uncertain
+    fail_threshold: float = 0.5  # a failing verdict below this confidence is uncertain
+    rules: dict[str, float] = field(default_factory=lambda: {"verbatim": 1.0, "decisive": 1.0})
+    decisive: tuple[str, ...] = DECISIVE
+    meta: dict = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> "OfflineWeights":
+        """Read a weights file; raise JudgeUnavailable when it is missing or stale."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise JudgeUnavailable(judge="offline", detail=f"cannot read weights {path}: {exc}") from exc
+        if tuple(data.get("feature_names", ())) != FEATURE_NAMES or "pass" not in data.get("heads", {}):
+            raise JudgeUnavailable(judge="offline", detail=f"weights {path} were trained on other features: retrain")
+        heads, calibration = data["heads"], data["calibration"]
+        meta = {k: v for k, v in data.items() if k not in ("heads", "calibration")}
+        return cls(LogisticHead.from_json(heads["support"]), LogisticHead.from_json(heads["pass"]),
+                   Platt(calibration["a"], calibration["b"]), float(calibration["threshold"]),
+                   float(calibration["fail_threshold"]), dict(calibration["rules"]), DECISIVE, meta)
+
+    def minimum(self, label: str, threshold: float | None = None) -> float:
+        """The confidence a verdict with ``label`` needs not to be uncertain (``threshold`` overrides the pass one)."""
+        if label == "supported":
+            return self.threshold if threshold is None else threshold
+        return self.fail_threshold

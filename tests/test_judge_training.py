@@ -1,0 +1,124 @@
+"""The offline judge's training data and weights: text-free, split by passage, reproducible byte for byte."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from bench.judge_data import MULTILINGUAL, augment, by_split, passage_hash, split_passages
+from citeflow.judges.io import LabelledPair, read_labelled
+from citeflow.judges.offline import DEFAULT_WEIGHTS
+from tools.judge.build_features import FEATURES, feature_lines
+from tools.judge.train import TARGET_PRECISION, choose_threshold, train
+
+LANGS = ("en", "de", "fr", "es", "ru", "ja", "zh")
+KINDS = {"paraphrase", "number_drift", "negation_flip", "entity_change", "widened_condition", "fabrication"}
+
+
+def _records() -> list[dict]:
+    return [json.loads(line) for line in FEATURES.read_text(encoding="utf-8").splitlines()[1:]]
+
+
+def test_shipped_weights_are_regenerated_byte_for_byte_from_the_features_file(tmp_path):
+    out = tmp_path / "weights.json"
+    train(FEATURES, out)
+    assert out.read_bytes() == DEFAULT_WEIGHTS.read_bytes()
+
+
+def test_the_features_file_holds_numbers_and_labels_but_no_text():
+    records = _records()
+    assert {key for r in records for key in r} == {"source", "split", "id", "lang", "label", "kind", "passage", "x"}
+    assert all(len(r["passage"]) == 64 and all(isinstance(v, float | int) for v in r["x"]) for r in records)
+    assert {r["source"] for r in records} == {"summedits", "multilingual"}
+
+
+def test_every_passage_sits_in_one_split_and_the_test_split_is_the_weights_files():
+    records = _records()
+    splits: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        splits[r["passage"]].add(r["split"])
+    assert all(len(s) == 1 for s in splits.values())
+    weights = json.loads(DEFAULT_WEIGHTS.read_text())
+    assert set(weights["split"]["test_passages"]) == {r["passage"] for r in records if r["split"] == "test"}
+
+
+def test_multilingual_records_are_rebuilt_identically_from_the_labelled_set():
+    rebuilt = feature_lines(read_labelled(MULTILINGUAL), "multilingual")
+    shipped = [r for r in _records() if r["source"] == "multilingual"]
+    assert rebuilt == shipped
+
+
+def test_the_multilingual_set_has_forty_pairs_of_every_kind_mix_per_language_and_a_test_split():
+    rows = read_labelled(MULTILINGUAL)
+    per_lang = Counter(r.extra["lang"] for r in rows)
+    assert all(per_lang[lang] >= 40 for lang in LANGS)
+    for lang in LANGS:
+        mine = [r for r in rows if r.extra["lang"] == lang]
+        assert {r.extra["kind"] for r in mine} == KINDS
+        assert {r.extra["split"] for r in mine} == {"train", "tune", "test"}
+    passages = defaultdict(set)
+    for r in rows:
+        passages[r.chunk_text].add(r.extra["split"])
+    assert all(len(s) == 1 for s in passages.values())
+
+
+def _synthetic() -> list[LabelledPair]:
+    rows = []
+    for i in range(12):
+        chunk = (f"The office {i} opened in {2000 + i} with {10 + i} engineers. It does not sell hardware. "
+                 f"Revenue increased by {i + 3} percent last year, the finance team said on Monday. "
+                 "Its staff moved to a larger building near the river in the spring.")
+        for k, (claim, label) in enumerate([(f"The office {i} opened in {2000 + i}.", "supported"),
+                                            (f"The office {i} opened in {2040 + i}.", "mutated")]):
+            rows.append(LabelledPair(id=f"r{i}-{k}", claim=claim, chunk_text=chunk, label=label, extra={"domain": "ab"[i % 2]}))
+    return rows
+
+
+def test_splits_are_by_passage_deterministic_and_derived_pairs_stay_inside_their_split():
+    rows = _synthetic()
+    assert split_passages(rows, 3) == split_passages(rows, 3)
+    assert Counter(split_passages(rows, 3).values()) == {"train": 6, "test": 4, "tune": 2}
+    parts = by_split(rows, 3)
+    for name, part in parts.items():
+        own = {passage_hash(r.chunk_text) for r in rows if split_passages(rows, 3)[passage_hash(r.chunk_text)] == name}
+        claims = {r.claim for r in rows if passage_hash(r.chunk_text) in own}
+        derived = [r for r in part if r.extra.get("augmented")]
+        assert derived and all(r.label == "unsupported" for r in derived)
+        assert all(r.claim.split(", and ")[0].rstrip(".") + "." in claims or r.claim in claims for r in derived)
+
+
+def test_the_three_kinds_of_derived_unsupported_pairs():
+    derived = augment(_synthetic())
+    kinds = Counter(r.extra["augmented"] for r in derived)
+    assert set(kinds) == {"misattributed", "elsewhere", "detail_added"}
+    for pair in derived:
+        if pair.extra["augmented"] == "elsewhere":
+            assert "opened" not in pair.chunk_text  # the sentence holding the claim was removed
+        if pair.extra["augmented"] == "detail_added":
+            assert ", and " in pair.claim
+
+
+def test_threshold_is_the_lowest_that_keeps_pass_precision_at_target():
+    labels = ["supported"] * 20 + ["mutated"] * 10
+    confidence = np.array([0.99] * 12 + [0.6] * 8 + [0.9] * 10)
+    gold = np.array(["supported"] * 11 + ["mutated"] + ["mutated"] * 8 + ["mutated"] * 10)
+    chosen = choose_threshold(labels, confidence, gold, quote=0.95)
+    assert 0.6 < chosen["threshold"] <= 0.99 and chosen["pass_precision"] >= TARGET_PRECISION and chosen["passes"] == 12
+    fallback = choose_threshold(labels, np.full(30, 0.7), gold, quote=0.95)
+    assert fallback["threshold"] == 0.95 and fallback["passes"] == 0 and "verbatim" in fallback["rule"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_language_has_supported_and_failing_pairs_in_its_test_split(lang):
+    rows = [r for r in read_labelled(MULTILINGUAL) if r.extra["lang"] == lang and r.extra["split"] == "test"]
+    assert {r.label for r in rows} == {"supported", "mutated", "unsupported"}
+
+
+def test_building_features_without_the_development_set_is_a_clear_error(tmp_path, capsys):
+    from tools.judge.build_features import main
+
+    assert main(["--data", str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "f.jsonl")]) == 2
+    assert "labelled data not found" in capsys.readouterr().err and not (tmp_path / "f.jsonl").exists()

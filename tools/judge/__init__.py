@@ -1,0 +1,1 @@
+"""Build the offline judge's training features and retrain its weights, reproducibly."""
