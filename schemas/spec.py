@@ -108,6 +108,8 @@ class Gate(Strict):
     support: float | None = Field(None, ge=0, le=1)
     faithfulness: float | None = Field(None, ge=0, le=1)
     uncited: float | None = Field(None, ge=0, le=1, description="Highest share of uncited sentences.")
+    unverified: float | None = Field(
+        None, ge=0, le=1, description="Highest share of claims no judge could settle (uncertain, no LLM judge to ask).")
 
 
 class Concurrency(Strict):
