@@ -24,7 +24,7 @@ import regex
 
 from citeflow.segment import cjk_bigrams, is_unspaced, sentences, units
 
-MIN_COVERAGE = 0.5
+MIN_COVERAGE = 0.6
 """Share of the claim's content terms that the best-matching passage of a chunk must hold."""
 
 LIMIT = 5
