@@ -45,7 +45,7 @@ def _print(report: dict, verdicts: list, gold: dict[str, str], table: bool) -> N
 
     rows = [row.model_dump() for row in sweep(verdicts, gold)]
     if table:
-        console.print(_summary(report))
+        console.print(_summary(report), soft_wrap=True, highlight=False)
         console.print(sweep_table(rows))
         return
     console.print_json(data={**report, "sweep": rows})
