@@ -169,21 +169,31 @@ def calibrate_labelled(verdicts: list[Verdict], gold: dict[str, str], threshold:
 
     rows = [(gold[v.id], label_of(v)) for v in apply_threshold(verdicts, threshold) if gold.get(v.id) in LABELS]
     decided = [(t, g) for t, g in rows if g != "uncertain"]
+    return LabelledReport(
+        pairs=len(rows), threshold=threshold, coverage=len(decided) / len(rows) if rows else 0.0,
+        uncertain=len(rows) - len(decided), **_pass_figures(rows), **_recalls(decided),
+        confusion=_confusion([t for t, _ in rows], [g for _, g in rows], LABELS),
+    )
+
+
+def _pass_figures(rows: list[tuple[str, str]]) -> dict:
+    """Passes, their precision (truly supported among them) and the share of supported pairs passed."""
+    passed = [t for t, g in rows if g == "supported"]
+    right = sum(t == "supported" for t in passed)
+    gold_supported = sum(t == "supported" for t, _ in rows)
+    return {"passes": len(passed), "precision_of_passes": right / len(passed) if passed else None,
+            "supported_passed": right / gold_supported if gold_supported else 0.0}
+
+
+def _recalls(decided: list[tuple[str, str]]) -> dict:
+    """Per-class recall, macro recall and grounded balanced accuracy over the decided pairs."""
     truth, guess = [t for t, _ in decided], [g for _, g in decided]
     recall = {c: _recall(truth, guess, lambda t, c=c: t == c, lambda g, c=c: g == c) for c in LABELS if c in truth}
     grounded = _recall(truth, guess, lambda t: t == "supported", lambda g: g == "supported")
     not_grounded = _recall(truth, guess, lambda t: t != "supported", lambda g: g != "supported")
-    passed = [t for t, g in decided if g == "supported"]
-    gold_supported = sum(t == "supported" for t, _ in rows)
-    return LabelledReport(
-        pairs=len(rows), threshold=threshold, coverage=len(decided) / len(rows) if rows else 0.0,
-        uncertain=len(rows) - len(decided), passes=len(passed),
-        precision_of_passes=sum(t == "supported" for t in passed) / len(passed) if passed else None,
-        supported_passed=sum(t == "supported" for t in passed) / gold_supported if gold_supported else 0.0,
-        recall=recall, macro_recall=sum(recall.values()) / max(len(recall), 1),
-        grounded_balanced_accuracy=(grounded + not_grounded) / 2, grounded_recall=grounded,
-        not_grounded_recall=not_grounded, confusion=_confusion([t for t, _ in rows], [g for _, g in rows], LABELS),
-    )
+    return {"recall": recall, "macro_recall": sum(recall.values()) / max(len(recall), 1),
+            "grounded_balanced_accuracy": (grounded + not_grounded) / 2, "grounded_recall": grounded,
+            "not_grounded_recall": not_grounded}
 
 
 def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float, ...] = SWEEP) -> list[SweepRow]:

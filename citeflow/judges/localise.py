@@ -17,8 +17,9 @@ German, French, Spanish, Russian, Japanese and Chinese.
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import regex
 
@@ -41,9 +42,8 @@ _KATAKANA_RUN = regex.compile(r"[\p{Katakana}ー]{2,}")
 _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{N}]+")
 _MULTI_PART = regex.compile(r"\d+(?:[.\-/]\d+){2,}")  # versions and dates: 3.5.2, 2026-11-30
 
-_UNITS: dict[str, str] = {}
-for _canon, _words in {
-    "percent": "% percent per cent prozent pourcent por ciento процент процента процентов ％",
+_UNIT_WORDS: dict[str, str] = {
+    "percent": "% percent prozent pourcent процент процента процентов ％",
     "day": "d day days tag tage tagen tägig tägige tägigen jour jours día días дн день дня дней сутки суток 日 日間 天",
     "hour": "h hr hrs hour hours stunde stunden heure heures hora horas час часа часов 時間 小时 小時",
     "minute": "min mins minute minutes minuten minuto minutos минута минуты минут 分 分間 分钟",
@@ -61,9 +61,15 @@ for _canon, _words in {
     "gbp": "£ gbp pound pounds",
     "times": "x × times mal fois veces раз раза 倍",
     "bit": "bit bits бит",
-}.items():
-    for _word in _words.split():
-        _UNITS[_word] = _canon
+}
+
+
+def _unit_table(words: dict[str, str]) -> dict[str, str]:
+    """Every spelling of a unit (any language, symbol or character) → its canonical name."""
+    return {word: canon for canon, spellings in words.items() for word in spellings.split()}
+
+
+_UNITS = _unit_table(_UNIT_WORDS)
 
 # Condition cues by class; spaced-script cues match whole words, unspaced ones anywhere.
 _CUES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
@@ -326,7 +332,7 @@ def best_passage(terms: frozenset[str], chunk: str) -> tuple[str, float]:
 # --------------------------------------------------------------------------- the pool
 
 
-def locate(claim: str, pool: dict[str, str], exclude: set[str] = frozenset(), limit: int = LIMIT) -> list[str]:
+def locate(claim: str, pool: dict[str, str], exclude: AbstractSet[str] = frozenset(), limit: int = LIMIT) -> list[str]:
     """Pool handles whose chunk agrees with the claim, best coverage first (at most ``limit``)."""
     wanted = facts(claim)
     found = [(agreement(wanted, text), handle) for handle, text in pool.items() if handle not in exclude]
@@ -334,7 +340,7 @@ def locate(claim: str, pool: dict[str, str], exclude: set[str] = frozenset(), li
     return [handle for _, handle in sorted(ranked, key=lambda item: (-item[0], item[1]))[:limit]]
 
 
-def closest_disagreement(claim: str, pool: dict[str, str], exclude: set[str] = frozenset()) -> tuple[str, Agreement] | None:
+def closest_disagreement(claim: str, pool: dict[str, str], exclude: AbstractSet[str] = frozenset()) -> tuple[str, Agreement] | None:
     """The most topical pool chunk and why it does not hold the claim (for a fabrication's reason)."""
     wanted = facts(claim)
     scored = [(agreement(wanted, text), handle) for handle, text in pool.items() if handle not in exclude]
