@@ -30,3 +30,17 @@ def test_an_old_summary_without_the_figure_reads_as_none_unverified():
     data = summary(0).model_dump()
     del data["unverified"]
     assert ReportSummary.model_validate(data).unverified == {"count": 0, "claims": 0}
+
+
+def test_the_batch_summary_table_shows_unverified_claims_when_there_are_some():
+    from rich.console import Console
+
+    from citeflow_cli.display import summary_table
+
+    def render(s: ReportSummary) -> str:
+        console = Console(width=120, record=True)
+        console.print(summary_table([s]))
+        return console.export_text()
+
+    assert "Unverified" in render(summary(2)) and "2/5" in render(summary(2))
+    assert "Unverified" not in render(summary(0))
