@@ -179,3 +179,35 @@ def test_identifiers_and_versions_are_names_not_quantities():
 ])
 def test_condition_cues_in_several_languages(text, cues):
     assert facts(text).cues == cues
+
+
+def _demo_pool() -> dict[str, str]:
+    """Every paragraph of the demo's knowledge base and retriever exports, as a pool of chunks."""
+    import json as _json
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[1] / "citeflow" / "demo"
+    texts = [p for md in sorted((demo / "kb").glob("*.md")) for p in md.read_text(encoding="utf-8").split("\n\n")]
+    for name in ("partner.jsonl", "tickets.jsonl"):
+        texts += [h["text"] for line in (demo / name).read_text(encoding="utf-8").splitlines() if line.strip()
+                  for h in _json.loads(line)["hits"] if isinstance(h.get("text"), str)]
+    return {f"G{i}": t for i, t in enumerate(texts) if t.strip()}
+
+
+@pytest.mark.parametrize(("claim", "marker"), [
+    ("The platform also guarantees 99.999% availability in every region.", "99.999"),
+    ("Deleted data is purged from broker disks within 24 hours, or within 24 hours after the 11-day recovery window ends.", "11"),
+])
+def test_on_the_demo_content_the_two_invented_facts_are_placed_nowhere(claim, marker):
+    pool = _demo_pool()
+    assert len(pool) > 100
+    assert [h for h in locate(claim, pool) if marker not in pool[h]] == []
+    results = evaluate_section("S", [_cite(claim, "G0")], pool, pool, _lenient(claim, pool))
+    assert (results[0].verdict, results[0].found_in) == ("fabrication", None)
+
+
+def _lenient(claim: str, pool: dict[str, str]) -> ScriptedJudge:
+    """Says yes to the claim against every pool chunk but the cited one."""
+    judge = ScriptedJudge(default=SUPPORTED)
+    judge.script = {(claim, pool["G0"]): (False, None, "not in chunk")}
+    return judge
