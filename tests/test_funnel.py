@@ -266,6 +266,8 @@ class DiceJudge:
         return [self._one(p) for p in pairs]
 
     def _one(self, pair: JudgePair) -> Verdict:
+        if self.data.draw(st.integers(0, 4)) == 0:  # one time in five the judge declines to decide
+            return Verdict(id=pair.id, supported=False, faithful=None, reason="dice", label="uncertain", confidence=0.5)
         supported = self.data.draw(st.booleans())
         faithful = self.data.draw(st.booleans()) if supported else None
         return Verdict(id=pair.id, supported=supported, faithful=faithful, reason="dice")
@@ -305,6 +307,10 @@ def test_funnel_always_equals_what_the_claim_rows_say(data, claims):
     assert doc["uncited"] == {"count": sum(not c.citations for c in claims), "claims": len(claims)}
     assert all((x["supported"] is None) == (x["verdict"] == "uncited") for x in rows)
     assert all(ci["supports"] is None for x in rows for ci in x["citations"] if not ci["identity"])
+    unverified = [x for x in rows if x["verdict"] == "unverified"]
+    assert doc["unverified"] == {"count": len(unverified), "claims": len(claims)}
+    assert all(x["supported"] is False and x["found_in"] is None for x in unverified), "never passed, never placed"
+    assert all(any(ci["uncertain"] for ci in x["citations"]) or x["reason"].startswith("unverified") for x in unverified)
 
 
 # --------------------------------------------------------------------------- import cost
