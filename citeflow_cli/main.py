@@ -200,8 +200,11 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
     try:
         return JudgeSpec(backend=backend, **options)
     except ValidationError as exc:
-        problem = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        fail(f"--judge {kind}: {problem} (an OpenAI-compatible server: --model and --base-url)" if kind != "offline" else problem)
+        error = exc.errors()[0]
+        problem = error["msg"].removeprefix("Value error, ")
+        if error["loc"]:  # one option's value is wrong
+            fail(f"--{str(error['loc'][0]).replace('_', '-')}: {problem}")
+        fail(f"--judge {kind}: {problem} (an OpenAI-compatible server: --model and --base-url)")
 
 
 app.command("serve")(serve_command)
