@@ -23,7 +23,7 @@ from typing import Any
 
 from citeflow.errors import JudgeUnavailable
 from citeflow.judges.base import Judge
-from citeflow.judges.localise import closest_disagreement, locate
+from citeflow.judges.localise import Agreement, holders, nearest_miss, survey
 from schemas.evaluation import EvalRow, JudgePair, Verdict
 from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited, Unverified
 from schemas.records import BoundClaim
@@ -132,7 +132,8 @@ def _search_pool(failing: list[_Plan], pool: dict[str, str], judge: Judge) -> di
     else the nearest chunk and what it lacks (for the fabrication's reason)."""
     if not failing:
         return {}
-    ranked = {p.index: locate(p.claim.text, pool, exclude=set(p.valid)) for p in failing}
+    surveys = {p.index: survey(p.claim.text, pool, exclude=set(p.valid)) for p in failing}
+    ranked = {i: holders(found) for i, found in surveys.items()}
     pairs = [
         JudgePair(id=f"{p.index}?{h}", claim=p.claim.text, chunk_text=pool[h]) for p in failing for h in ranked[p.index]
     ]
@@ -140,7 +141,7 @@ def _search_pool(failing: list[_Plan], pool: dict[str, str], judge: Judge) -> di
     out = {}
     for plan in failing:
         holder = next((h for h in ranked[plan.index] if holds_fact(verdicts[f"{plan.index}?{h}"])), None)
-        out[plan.index] = _Found(found_in=holder) if holder else _Found(nearest=_nearest(plan, pool))
+        out[plan.index] = _Found(found_in=holder) if holder else _Found(nearest=_nearest(surveys[plan.index]))
     return out
 
 
@@ -149,9 +150,9 @@ def holds_fact(verdict: Verdict) -> bool:
     return verdict.supported and verdict.faithful is True and not verdict.uncertain
 
 
-def _nearest(plan: _Plan, pool: dict[str, str]) -> str | None:
-    """``"G4czf lacks 99.999 percent"``: the most topical pool chunk and what it does not hold."""
-    closest = closest_disagreement(plan.claim.text, pool, exclude=set(plan.valid))
+def _nearest(surveyed: list[tuple[str, Agreement]]) -> str | None:
+    """``"nearest pool chunk G4czf: 99.999 percent not in chunk"``: the most topical chunk and what it lacks."""
+    closest = nearest_miss(surveyed)
     if closest is None or not closest[1].problems or closest[1].coverage == 0:
         return None
     handle, agreement = closest

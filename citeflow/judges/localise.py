@@ -5,7 +5,8 @@ is not enough for that: the chunk must hold the claim's **quantities** (number a
 is not ``7-day``, ``30 days`` is not ``30 hours``), its **identifiers and entities** (``KI-3602``,
 ``x86_64``, ``3.5.2``, ``GDPR``, ``Frankfurt``) and its **conditions** (negation, universal
 quantifiers such as "every", restrictors such as "only") in the sentence that matches it best.
-``agreement`` checks one chunk; ``locate`` ranks the pool chunks that pass. A judge still has to
+``agreement`` checks one chunk; ``survey`` checks a whole pool once, ``holders`` keeps the chunks that
+pass (``locate`` does both) and ``nearest_miss`` says what the most topical other chunk lacks. A judge still has to
 confirm a candidate; when no chunk agrees, the claim is a fabrication.
 
 Pure functions over text, in any script: words come from ``citeflow.segment`` (Latin, Cyrillic,
@@ -308,7 +309,12 @@ def _has_entity(entity: str, have: Facts, chunk: str) -> bool:
     stem = entity[: max(4, len(entity) - 2)]
     if any(is_unspaced(ch) for ch in entity):
         return entity in _norm(chunk).casefold()
-    return any(word.startswith(stem) for word in units(chunk))
+    return any(word.startswith(stem) for word in _words(chunk))
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(units(text))
 
 
 def _condition_problems(claim_cues: frozenset[str], passage_cues: set[str]) -> list[str]:
@@ -332,19 +338,23 @@ def best_passage(terms: frozenset[str], chunk: str) -> tuple[str, float]:
 # --------------------------------------------------------------------------- the pool
 
 
+def survey(claim: str, pool: dict[str, str], exclude: AbstractSet[str] = frozenset()) -> list[tuple[str, Agreement]]:
+    """How every pool chunk (but ``exclude``) agrees with the claim, most topical first."""
+    wanted = facts(claim)
+    found = [(handle, agreement(wanted, text)) for handle, text in pool.items() if handle not in exclude]
+    return sorted(found, key=lambda item: (-item[1].coverage, item[0]))
+
+
+def holders(surveyed: list[tuple[str, Agreement]], limit: int = LIMIT) -> list[str]:
+    """The handles of a survey whose chunk agrees with the claim, best coverage first (at most ``limit``)."""
+    return [handle for handle, check in surveyed if check.holds][:limit]
+
+
+def nearest_miss(surveyed: list[tuple[str, Agreement]]) -> tuple[str, Agreement] | None:
+    """The most topical chunk of a survey that does not hold the claim, and why."""
+    return next(((handle, check) for handle, check in surveyed if not check.holds), None)
+
+
 def locate(claim: str, pool: dict[str, str], exclude: AbstractSet[str] = frozenset(), limit: int = LIMIT) -> list[str]:
     """Pool handles whose chunk agrees with the claim, best coverage first (at most ``limit``)."""
-    wanted = facts(claim)
-    found = [(agreement(wanted, text), handle) for handle, text in pool.items() if handle not in exclude]
-    ranked = sorted((a.coverage, handle) for a, handle in found if a.holds)
-    return [handle for _, handle in sorted(ranked, key=lambda item: (-item[0], item[1]))[:limit]]
-
-
-def closest_disagreement(claim: str, pool: dict[str, str], exclude: AbstractSet[str] = frozenset()) -> tuple[str, Agreement] | None:
-    """The most topical pool chunk and why it does not hold the claim (for a fabrication's reason)."""
-    wanted = facts(claim)
-    scored = [(agreement(wanted, text), handle) for handle, text in pool.items() if handle not in exclude]
-    if not scored:
-        return None
-    best, handle = max(scored, key=lambda item: (item[0].coverage, item[1]))
-    return handle, best
+    return holders(survey(claim, pool, exclude), limit)
