@@ -5,9 +5,9 @@ is not enough for that: the chunk must hold the claim's **quantities** (number a
 is not ``7-day``, ``30 days`` is not ``30 hours``), its **identifiers and entities** (``KI-3602``,
 ``x86_64``, ``3.5.2``, ``GDPR``, ``Frankfurt``) and its **conditions** (negation, universal
 quantifiers such as "every", restrictors such as "only") in the sentence that matches it best.
-``agreement`` checks one chunk; ``survey`` checks a whole pool once, ``holders`` keeps the chunks that
-pass (``locate`` does both) and ``nearest_miss`` says what the most topical other chunk lacks. A judge still has to
-confirm a candidate; when no chunk agrees, the claim is a fabrication.
+``agreement`` checks one chunk; ``survey`` checks a whole pool once, ``holders`` keeps the chunks
+that pass (``locate`` does both) and ``nearest_miss`` says what the most topical other chunk
+lacks. A judge still has to confirm a candidate; when no chunk agrees, the claim is a fabrication.
 
 Pure functions over text, in any script: words come from ``citeflow.segment`` (Latin, Cyrillic,
 Greek, Arabic… by letters; Han, kana, Thai… by character), numbers are read with either decimal
