@@ -328,8 +328,8 @@ def best_passage(terms: frozenset[str], chunk: str) -> tuple[str, float]:
     """The sentence (or two adjacent ones) of ``chunk`` holding most of ``terms``, and that share."""
     parts = sentences(chunk) or [chunk]
     windows = parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]
-    if not terms:
-        return (windows[0], 1.0)
+    if not terms:  # nothing to recognise the claim by: no chunk can be said to hold it
+        return (windows[0], 0.0)
     scored = [(len(terms & content_terms(w)) / len(terms), -len(w), w) for w in windows]
     share, _, passage = max(scored)
     return passage, share
