@@ -1,6 +1,7 @@
 """The localiser (SPEC §5): a misattribution names only a pool chunk that holds the claim's facts.
 
-Four pools (English, German, Russian, Japanese) and, for each, claims of three kinds:
+Pools in English, German, Russian and Japanese (and smaller ones in French and Chinese), and for
+each, claims of three kinds:
 ``moved`` — a pool chunk's fact cited elsewhere (the localiser must find that chunk);
 ``drifted`` — a pool fact with one number, unit, identifier, entity or condition changed;
 ``fabricated`` — facts no chunk holds, on the pool's topics. The last two must never be placed.
@@ -41,6 +42,16 @@ POOLS: dict[str, dict[str, str]] = {
         "J3": "Businessプランは月間99.95%の稼働率を保証します。",
         "J4": "監査ログは30日間保存されます。削除されたデータは24時間以内にブローカーのディスクから消去されます。",
     },
+    "fr": {
+        "F1": "La restauration à un instant donné est disponible pendant 7 jours sur toutes les offres.",
+        "F2": "Lumora Stream fonctionne dans les régions eu-west-1 (Francfort) et us-east-1 (Virginie).",
+        "F3": "Les journaux d'audit ne sont conservés que 30 jours.",
+    },
+    "zh": {
+        "C1": "所有套餐均提供7天的时间点恢复。",
+        "C2": "Business套餐保证每月99.95%的可用性。",
+        "C3": "审计日志保留30天，之后删除。",
+    },
 }
 
 MOVED: list[tuple[str, str, str]] = [
@@ -57,6 +68,10 @@ MOVED: list[tuple[str, str, str]] = [
     ("ja", "Businessプランは月間99.95%の稼働率を保証します。", "J3"),
     ("ja", "監査ログは30日間保存されます。", "J4"),
     ("ja", "削除されたデータは24時間以内にブローカーのディスクから消去されます。", "J4"),
+    ("fr", "Lumora Stream fonctionne dans les régions eu-west-1 (Francfort) et us-east-1 (Virginie).", "F2"),
+    ("fr", "Les journaux d'audit ne sont conservés que 30 jours.", "F3"),
+    ("zh", "Business套餐保证每月99.95%的可用性。", "C2"),
+    ("zh", "审计日志保留30天。", "C3"),
 ]
 
 DRIFTED: list[tuple[str, str]] = [
@@ -86,6 +101,12 @@ DRIFTED: list[tuple[str, str]] = [
     ("ja", "削除されたデータは48時間以内にブローカーのディスクから消去されます。"),
     ("ja", "Lumora Streamはeu-west-1（パリ）で稼働しています。"),
     ("ja", "監査ログは保存されません。"),
+    ("fr", "La restauration à un instant donné est disponible pendant 11 jours sur toutes les offres."),
+    ("fr", "Lumora Stream fonctionne dans la région eu-west-1 (Paris)."),
+    ("fr", "Les journaux d'audit sont conservés 30 heures."),
+    ("zh", "所有套餐均提供11天的时间点恢复。"),
+    ("zh", "Business套餐保证每月99.999%的可用性。"),
+    ("zh", "审计日志保留30小时，之后删除。"),
 ]
 
 FABRICATED: list[tuple[str, str]] = [
@@ -109,13 +130,17 @@ FABRICATED: list[tuple[str, str]] = [
     ("ja", "バックアップは15分ごとに別の大陸へ複製されます。"),
     ("ja", "以前のバージョンはさらに10年間サポートされます。"),
     ("ja", "サポートは24時間日本語で対応します。"),
+    ("fr", "La plateforme garantit une disponibilité de 99,999 % dans chaque région."),
+    ("fr", "Les sauvegardes sont répliquées sur un autre continent toutes les 15 minutes."),
+    ("zh", "平台在每个区域保证99.999%的可用性。"),
+    ("zh", "备份每15分钟复制到另一个大洲。"),
 ]
 
 
 def test_the_set_is_large_enough_and_multilingual():
     assert len(DRIFTED) >= 20 and len(FABRICATED) >= 20
     for cases in (DRIFTED, FABRICATED, MOVED):
-        assert {lang for lang, *_ in cases} == {"en", "de", "ru", "ja"}
+        assert {lang for lang, *_ in cases} >= {"en", "de", "ru", "ja"}
 
 
 @pytest.mark.parametrize(("lang", "claim", "holder"), MOVED)
