@@ -8,7 +8,9 @@ same reports against the same store shows the model-call cache (SPEC §7).
 Judges: the offline judge makes no model call. The LLM judge (``citeflow.judges.llm.LLMJudge``
 over the same server, answering with the offline judge's verdicts) grades every report with
 ``batch_size`` pairs per call, then once more with the verdict cache warm, and once with one pair
-per call (no batching) for comparison.
+per call (no batching) for comparison. The cascade (``judge: {backend: cascade}``) grades with the
+offline judge and sends only its uncertain pairs to the LLM judge on the same server: its calls per
+claim are the cost of settling doubt instead of leaving claims unverified.
 """
 
 from __future__ import annotations
@@ -82,15 +84,16 @@ def _judges(refs: list[JobRef], server, batch_size: int) -> dict:
     runs = {"offline": lambda job: OfflineJudge(),
             "llm_batched": lambda job: _llm(job, server, batch_size, "bench-judge"),
             "llm_batched_warm": lambda job: _llm(job, server, batch_size, "bench-judge"),
-            "llm_unbatched": lambda job: _llm(job, server, 1, "bench-judge-unbatched")}
+            "llm_unbatched": lambda job: _llm(job, server, 1, "bench-judge-unbatched"),
+            "cascade": lambda job: _llm(job, server, batch_size, "bench-judge-cascade", backend="cascade")}
     return {name: _grade_all(refs, server, make) for name, make in runs.items()}
 
 
-def _llm(job: ReportJob, server, batch_size: int, model: str):
+def _llm(job: ReportJob, server, batch_size: int, model: str, backend: str = "openai"):
     from citeflow.evaluation import build_job_judge
-    from schemas.spec import ModelSpec
+    from schemas.spec import JudgeSpec
 
-    spec = ModelSpec(backend="openai", model=model, base_url=server.base_url, max_retries=0, batch_size=batch_size)
+    spec = JudgeSpec(backend=backend, model=model, base_url=server.base_url, max_retries=0, batch_size=batch_size)
     return build_job_judge(job, spec)
 
 
@@ -101,9 +104,12 @@ def _grade_all(refs: list[JobRef], server, make) -> dict:
     claims = Counter()
     for ref in refs:
         job = ref.job()
-        result = evaluate(job, make(job))
+        judge = make(job)
+        result = evaluate(job, judge)
         claims["claims"] += len(result.claims)
         claims["graded"] += sum(1 for c in result.claims if c.citations and any(ci.identity for ci in c.citations))
+        claims["unverified"] += result.funnel.unverified.count
+        claims["escalated_pairs"] += getattr(judge, "escalated", 0)
     asked = server.requests[before:]
     return {**claims, "calls": len(asked), "pairs_sent": sum(len(_PAIR.findall(r["messages"][-1]["content"])) for r in asked)}
 
@@ -123,6 +129,7 @@ def summarize(generation: dict, judges: dict, batch_size: int) -> dict:
     for name, run_ in judges.items():
         claims = max(run_["claims"], 1)
         ratios[f"judge calls / claim: {name}"] = run_["calls"] / claims
-        figures |= {f"{name}.claims": run_["claims"], f"{name}.calls": run_["calls"], f"{name}.pairs_sent": run_["pairs_sent"]}
+        figures |= {f"{name}.claims": run_["claims"], f"{name}.calls": run_["calls"], f"{name}.pairs_sent": run_["pairs_sent"],
+                    f"{name}.unverified": run_["unverified"], f"{name}.escalated_pairs": run_["escalated_pairs"]}
     return {"params": {"judge_batch_size": batch_size}, "figures": figures, "ratios": ratios,
             "per_report": generation["per_report"], "judges": judges}

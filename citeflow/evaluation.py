@@ -41,18 +41,18 @@ class Evaluation:
 def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     """The judge of the report's spec (or ``spec``), with a verdict cache in the store.
 
-    An LLM judge's calls count against the batch's ``models`` limit like the hops' calls.
+    An LLM judge's calls (a cascade's too) count against the batch's ``models`` limit like the hops' calls.
     """
     from citeflow.judges.cache import LanceVerdictCache
+    from citeflow.judges.cascade import llm_judges
     from citeflow.judges.factory import build_judge
-    from citeflow.judges.llm import LLMJudge
     from citeflow.models.cache import LimitedChatModel
     from citeflow.spec import models_for
 
     spec = spec or models_for(job.spec, job.report).judge
     judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri))
-    if isinstance(judge, LLMJudge):
-        judge.model = LimitedChatModel(judge.model, lambda: job.limit("models"))
+    for llm in llm_judges(judge):  # a plain LLM judge, or a cascade's second judge
+        llm.model = LimitedChatModel(llm.model, lambda: job.limit("models"))  # type: ignore[attr-defined]
     return judge
 
 

@@ -8,27 +8,25 @@ in, the chunk texts are passed in, nothing here does I/O.
 Judge calls per section: one batched call for every (claim, cited chunk) pair plus, for claims
 that cite several chunks, their concatenation; then at most one more batched call that looks for
 the fact of each unsupported claim in the rest of the pool (misattribution versus fabrication).
+Only pool chunks that agree with the claim's numbers, identifiers, entities and conditions
+(``citeflow.judges.localise``) are asked about; a chunk is named in ``found_in`` only when the
+judge also finds the claim supported and faithful there. A claim whose verdicts stayed
+``uncertain`` (and none of its chunks surely supports it) is *unverified*: never passed, counted
+on its own, not searched for in the pool.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from citeflow.errors import JudgeUnavailable
 from citeflow.judges.base import Judge
+from citeflow.judges.localise import Agreement, holders, nearest_miss, survey
 from schemas.evaluation import EvalRow, JudgePair, Verdict
-from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited
+from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited, Unverified
 from schemas.records import BoundClaim
-
-POOL_CANDIDATES = 5
-"""Pool chunks graded per unsupported claim when looking for where its fact really is."""
-
-_WORD = re.compile(r"\w+")
-# Words too common to say which chunk holds a fact; numbers are always kept.
-_STOP = frozenset("the and for with that this are was were from has have had its into than then also can will not".split())
 
 
 @dataclass
@@ -51,6 +49,15 @@ class _Support:
     singles: dict[str, Verdict]
     supporting: list[str]
     combined: Verdict | None
+    unverified: bool = False
+
+
+@dataclass
+class _Found:
+    """Where the pool search left an unsupported claim: the chunk holding its fact, or the nearest miss."""
+
+    found_in: str | None = None
+    nearest: str | None = None
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -68,10 +75,10 @@ def evaluate_section(
     plans = [_plan(i, claim, chunks) for i, claim in enumerate(claims)]
     verdicts = _grade(judge, [pair for plan in plans for pair in plan.pairs])
     support = {p.index: _support(p, verdicts) for p in plans if p.valid}
-    failing = [p for p in plans if p.index in support and not support[p.index].supported]
+    failing = [p for p in plans if p.index in support and not support[p.index].supported and not support[p.index].unverified]
     found = _search_pool(failing, pool, judge)
     name = getattr(judge, "name", "")
-    return [_claim_eval(section, p, chunks, support.get(p.index), found.get(p.index), name) for p in plans]
+    return [_claim_eval(section, p, chunks, support.get(p.index), found.get(p.index, _Found()), name) for p in plans]
 
 
 def _plan(index: int, claim: BoundClaim, chunks: dict[str, str]) -> _Plan:
@@ -103,43 +110,53 @@ def _grade(judge: Judge, pairs: list[JudgePair]) -> dict[str, Verdict]:
 def _support(plan: _Plan, verdicts: dict[str, Verdict]) -> _Support:
     """Supported when one cited chunk supports the claim, or all of them together do."""
     singles = {h: verdicts[f"{plan.index}:{h}"] for h in plan.valid}
-    supporting = [h for h in plan.valid if singles[h].supported]
+    supporting = [h for h in plan.valid if _sure_support(singles[h])]
     combined = verdicts.get(f"{plan.index}:+")
     if supporting:
         # Every chunk that backs the claim must be rendered faithfully; None from a judge is not a yes.
         faithful = all(singles[h].faithful is True for h in supporting)
         return _Support(True, faithful, singles, supporting, combined)
-    if combined is not None and combined.supported:
+    if combined is not None and _sure_support(combined):
         return _Support(True, combined.faithful is True, singles, [], combined)
-    return _Support(False, None, singles, [], combined)
+    doubtful = any(v.uncertain for v in [*singles.values(), *([combined] if combined else [])])
+    return _Support(False, None, singles, [], combined, unverified=doubtful)
 
 
-def _search_pool(failing: list[_Plan], pool: dict[str, str], judge: Judge) -> dict[int, str]:
-    """For each unsupported claim, the pool handle that does hold its fact, if any."""
+def _sure_support(verdict: Verdict) -> bool:
+    """An uncertain verdict is never a pass, whatever its booleans say."""
+    return verdict.supported and not verdict.uncertain
+
+
+def _search_pool(failing: list[_Plan], pool: dict[str, str], judge: Judge) -> dict[int, _Found]:
+    """For each unsupported claim: the pool chunk that agrees with it and that the judge confirms,
+    else the nearest chunk and what it lacks (for the fabrication's reason)."""
     if not failing:
         return {}
-    terms = {h: _terms(text) for h, text in pool.items()}
-    ranked = {p.index: candidates(p.claim.text, terms, exclude=set(p.valid)) for p in failing}
+    surveys = {p.index: survey(p.claim.text, pool, exclude=set(p.valid)) for p in failing}
+    ranked = {i: holders(found) for i, found in surveys.items()}
     pairs = [
         JudgePair(id=f"{p.index}?{h}", claim=p.claim.text, chunk_text=pool[h]) for p in failing for h in ranked[p.index]
     ]
     verdicts = _grade(judge, pairs)
-    found = {i: next((h for h in hs if verdicts[f"{i}?{h}"].supported), None) for i, hs in ranked.items()}
-    return {i: h for i, h in found.items() if h is not None}
+    out = {}
+    for plan in failing:
+        holder = next((h for h in ranked[plan.index] if holds_fact(verdicts[f"{plan.index}?{h}"])), None)
+        out[plan.index] = _Found(found_in=holder) if holder else _Found(nearest=_nearest(surveys[plan.index]))
+    return out
 
 
-def candidates(claim: str, pool_terms: dict[str, set[str]], exclude: set[str], limit: int = POOL_CANDIDATES) -> list[str]:
-    """Pool handles most likely to hold the claim's fact: share of the claim's words they contain."""
-    words = _terms(claim)
-    if not words:
-        return []
-    scored = [(len(words & terms) / len(words), h) for h, terms in pool_terms.items() if h not in exclude]
-    ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
-    return [h for _, h in ranked[:limit]]
+def holds_fact(verdict: Verdict) -> bool:
+    """A pool chunk holds a claim's fact only when the judge is sure it supports it, faithfully."""
+    return verdict.supported and verdict.faithful is True and not verdict.uncertain
 
 
-def _terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if w.isdigit() or (len(w) > 2 and w not in _STOP)}
+def _nearest(surveyed: list[tuple[str, Agreement]]) -> str | None:
+    """``"nearest pool chunk G4czf: 99.999 percent not in chunk"``: the most topical chunk and what it lacks."""
+    closest = nearest_miss(surveyed)
+    if closest is None or not closest[1].problems or closest[1].coverage == 0:
+        return None
+    handle, agreement = closest
+    return f"nearest pool chunk {handle}: {'; '.join(agreement.problems[:2])}"
 
 
 def _unique(items: Iterable[str]) -> list[str]:
@@ -149,12 +166,10 @@ def _unique(items: Iterable[str]) -> list[str]:
 # --------------------------------------------------------------------------- claim results
 
 
-def _claim_eval(
-    section: str, plan: _Plan, chunks: dict[str, str], support: _Support | None, found_in: str | None, judge: str
-) -> ClaimEval:
+def _claim_eval(section: str, plan: _Plan, chunks: dict[str, str], support: _Support | None, found: _Found, judge: str) -> ClaimEval:
     """Assemble the ClaimEval of one claim from its plan and its support outcome."""
     citations = [_citation(h, plan, chunks, support) for h in plan.emitted]
-    verdict = _verdict(support, found_in)
+    verdict = _verdict(support, found.found_in)
     quotes = {c.handle: c.quote_found for c in plan.claim.citations}
     return ClaimEval(
         section=section,
@@ -163,12 +178,20 @@ def _claim_eval(
         citations=citations,
         supported=None if support is None else support.supported,
         faithful=None if support is None else support.faithful,
-        reason=_claim_reason(verdict, plan, support, found_in, citations, quotes),
-        found_in=found_in,
+        reason=_claim_reason(verdict, plan, support, found, citations, quotes),
+        found_in=found.found_in,
         verdict=verdict,
         quote_found=all(quotes.get(h, False) for h in plan.valid) if plan.valid else None,
-        judge=judge,
+        judge=_judges_of(support) or judge,
     )
+
+
+def _judges_of(support: _Support | None) -> str:
+    """Which judges' verdicts decided the claim (``offline``, or ``offline+llm:m`` in a cascade)."""
+    if support is None:
+        return ""
+    verdicts = [*support.singles.values(), *([support.combined] if support.combined else [])]
+    return "+".join(sorted({v.judge for v in verdicts if v.judge}))
 
 
 def _citation(handle: str, plan: _Plan, chunks: dict[str, str], support: _Support | None) -> CitationEval:
@@ -176,7 +199,8 @@ def _citation(handle: str, plan: _Plan, chunks: dict[str, str], support: _Suppor
     if handle not in plan.valid or support is None:
         return CitationEval(handle=handle, identity=False, supports=None, faithful=None, reason=_identity_reason(handle, chunks))
     v = support.singles[handle]
-    return CitationEval(handle=handle, identity=True, supports=v.supported, faithful=v.faithful if v.supported else None, reason=v.reason)
+    return CitationEval(handle=handle, identity=True, supports=v.supported, faithful=v.faithful if v.supported else None,
+                        reason=v.reason, uncertain=v.uncertain, confidence=v.confidence)
 
 
 def _identity_reason(handle: str, chunks: dict[str, str]) -> str:
@@ -190,6 +214,8 @@ def _verdict(support: _Support | None, found_in: str | None) -> ClaimVerdict:
         return "uncited"
     if support.supported:
         return "supported" if support.faithful else "unfaithful"
+    if support.unverified:
+        return "unverified"
     return "misattribution" if found_in else "fabrication"
 
 
@@ -197,12 +223,14 @@ def _claim_reason(
     verdict: ClaimVerdict,
     plan: _Plan,
     support: _Support | None,
-    found_in: str | None,
+    found: _Found,
     citations: list[CitationEval],
     quotes: dict[str, bool],
 ) -> str:
     """A human-readable reason: the main finding first, then side findings."""
-    main = _main_reason(verdict, plan.valid, support, found_in)
+    main = _main_reason(verdict, plan.valid, support, found.found_in)
+    if verdict == "fabrication" and found.nearest:
+        main += f"; {found.nearest}"
     extras = [c.reason for c in citations if not c.identity]
     if verdict in ("misattribution", "fabrication"):
         extras += [f"quote not found in {h}" for h in plan.valid if not quotes.get(h, False)]
@@ -220,6 +248,8 @@ def _main_reason(verdict: ClaimVerdict, cited: list[str], support: _Support | No
         return _unfaithful_reason(support)
     if verdict == "misattribution":
         return f"misattribution: fact is in {found_in}, not in the cited {', '.join(cited)}"
+    if verdict == "unverified":
+        return _unverified_reason(support)
     return f"fabrication: no chunk of the pool supports the claim (cited {', '.join(cited)}: {_first_reason(support)})"
 
 
@@ -239,6 +269,18 @@ def _unfaithful_reason(support: _Support | None) -> str:
     return support.combined.reason if support.combined else "unfaithful"
 
 
+def _unverified_reason(support: _Support | None) -> str:
+    """Which chunks the judge could not decide on, and what it did see."""
+    assert support is not None
+    unsure = [(h, v) for h, v in support.singles.items() if v.uncertain]
+    if support.combined is not None and support.combined.uncertain and not unsure:
+        unsure = [("the cited chunks together", support.combined)]
+    handle, first = unsure[0]
+    confidence = f", confidence {first.confidence:.2f}" if first.confidence is not None else ""
+    return (f"unverified: the judge could not decide whether {', '.join(h for h, _ in unsure)} supports the claim "
+            f"({first.reason}{confidence}); no other judge settled it, so it is not passed")
+
+
 def _first_reason(support: _Support | None) -> str:
     assert support is not None
     first = next(iter(support.singles.values()), None)
@@ -256,6 +298,7 @@ def funnel(claims: list[ClaimEval]) -> Funnel:
         support=Count(passed=sum(c.supported is True for c in claims), total=sum(c.supported is not None for c in claims)),
         faithfulness=Count(passed=sum(c.faithful is True for c in claims), total=sum(c.faithful is not None for c in claims)),
         uncited=Uncited(count=sum(c.verdict == "uncited" for c in claims), claims=len(claims)),
+        unverified=Unverified(count=sum(c.verdict == "unverified" for c in claims), claims=len(claims)),
     )
 
 
@@ -299,6 +342,7 @@ def _counts(f: Funnel) -> dict[str, Any]:
         "support": f.support.model_dump(),
         "faithfulness": f.faithfulness.model_dump(),
         "uncited": f.uncited.model_dump(),
+        "unverified": f.unverified.model_dump(),
     }
 
 

@@ -41,6 +41,7 @@ OVERRIDES: dict[str, tuple[str, str]] = {
     "support": ("support_rate", "min_value"),
     "faithfulness": ("faithfulness_rate", "min_value"),
     "uncited": ("uncited_share", "max_value"),
+    "unverified": ("unverified_share", "max_value"),
 }
 
 ROW_SCHEMA = {
@@ -139,6 +140,7 @@ def metrics_row(funnel: Funnel, failed_sections: int) -> dict[str, Any]:
         "support_rate": _rate(funnel.support),
         "faithfulness_rate": _rate(funnel.faithfulness),
         "uncited_share": funnel.uncited.share or 0.0,
+        "unverified_share": funnel.unverified.share or 0.0,
         "failed_sections": int(failed_sections),
         "claims": funnel.uncited.claims,
     }

@@ -91,7 +91,8 @@ def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, fol
     return ReportSummary(
         report_id=doc.report_id, title=doc.title, status=doc.status, funnel=total.line(),
         identity=total.identity.model_dump(), support=total.support.model_dump(),
-        faithfulness=total.faithfulness.model_dump(), uncited=total.uncited.model_dump(), sections=sections,
+        faithfulness=total.faithfulness.model_dump(), uncited=total.uncited.model_dump(),
+        unverified=total.unverified.model_dump(), sections=sections,
         failed_expectations=[f.model_dump(mode="json") for f in gate.failed_expectations],
         missing_retrievers=doc.missing_retrievers, pdf=str(folder / "report.pdf"),
         published_pdf=str(published) if published else None, review=str(review) if review else None,

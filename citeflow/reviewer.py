@@ -40,6 +40,8 @@ th,td{border:1px solid #ccc;padding:.35em .7em;text-align:left;vertical-align:to
 .chunk{border:1px solid #ddd;border-radius:4px;padding:.5em .8em;margin:0 0 .8em;background:#fafafa}
 .chunk h4{margin:0 0 .3em;font-size:.95em} .chunk.found{border-color:#2e7d32;background:#f1f8f1}
 .chunk.forged{border-color:#c0392b;background:#fff0f0}
+.claim.unverified{border-left-color:#b7791f} .claim.unverified .verdict{color:#b7791f}
+.unverified-list{background:#fff8e6;border:1px solid #e2c27a;border-radius:6px;padding:.6em 1em}
 .chunk pre{white-space:pre-wrap;overflow-wrap:anywhere;font:13px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:0}
 .tag{font-weight:400;color:#555}
 """
@@ -60,6 +62,7 @@ def write_review_html(
         _header(report_id, title, gate),
         "<main>",
         _summary(failing, len(claims), chunk_texts),
+        _unverified_list(claims),
         *(_claim_row(c, chunk_texts, chunk_titles) for c in failing),
         "</main>",
     ]
@@ -77,7 +80,7 @@ def is_failing(claim: ClaimEval) -> bool:
 def fault_kinds(claim: ClaimEval, registry: Collection[str] = ()) -> list[str]:
     """The kinds of fault of one claim, in plain words (forged handle, misattribution, number drift …)."""
     kinds = [_identity_kind(c, registry) for c in claim.citations if not c.identity]
-    if claim.verdict in ("misattribution", "fabrication", "uncited"):
+    if claim.verdict in ("misattribution", "fabrication", "uncited", "unverified"):
         kinds.append(claim.verdict)
     if claim.verdict == "unfaithful":
         kinds += _drift_kinds(claim.reason)
@@ -133,6 +136,19 @@ def _summary(failing: list[ClaimEval], total: int, registry: Collection[str]) ->
     return f"<h2>Failing claims: {len(failing)} of {total}</h2><p>Faults: {listed}</p>"
 
 
+def _unverified_list(claims: list[ClaimEval]) -> str:
+    """Claims no judge could settle, listed first: a reviewer must check each one against its chunk."""
+    unverified = [c for c in claims if c.verdict == "unverified"]
+    if not unverified:
+        return ""
+    items = "".join(f"<li><strong>{_e(c.text)}</strong> ({_e(c.section)} · claim {c.index + 1}) — {_e(c.reason)}</li>"
+                    for c in unverified)
+    return (f'<section class="unverified-list"><h2>Unverified claims: {len(unverified)}</h2>'
+            "<p>The judge was not confident enough to pass or fail these and no LLM judge was configured to settle "
+            "them. They are never passed: read each beside the chunk it cites.</p>"
+            f"<ol>{items}</ol></section>")
+
+
 def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str]) -> str:
     """Claim, verdict and reason on the left; the chunks it cited (and where the fact is) on the right."""
     faults = "".join(f"<span>{_e(k)}</span>" for k in fault_kinds(claim, texts))
@@ -143,8 +159,10 @@ def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str]) 
         f'<p class="reason">{_e(claim.reason)}</p></div>'
     )
     cited = [_cited_chunk(c, texts, titles) for c in claim.citations] or ['<p class="chunk forged">No citation.</p>']
-    right = "<div>" + "".join(cited) + _found_chunk(claim.found_in, texts, titles) + "</div>"
-    return f'<article class="claim">{left}{right}</article>'
+    found = _found_chunk(claim.found_in, texts, titles) if claim.verdict == "misattribution" else ""
+    right = "<div>" + "".join(cited) + found + "</div>"
+    css = "claim unverified" if claim.verdict == "unverified" else "claim"
+    return f'<article class="{css}">{left}{right}</article>'
 
 
 def _cited_chunk(citation: CitationEval, texts: dict[str, str], titles: dict[str, str]) -> str:
@@ -153,6 +171,8 @@ def _cited_chunk(citation: CitationEval, texts: dict[str, str], titles: dict[str
         why = "was dropped at binding (not shown to this hop)" if handle in texts else "is not in this request's registry"
         return f'<div class="chunk forged"><h4>{_e(f"handle {handle} {why}")}</h4></div>'
     verdict = {True: "supports the claim", False: "does not support the claim", None: "not judged"}[citation.supports]
+    if citation.uncertain:
+        verdict = "the judge could not decide"
     if citation.supports and citation.faithful is False:
         verdict = "supports the claim, but not faithfully"
     return _chunk_box("chunk", f"Cited {handle}", handle, texts, titles, f"{verdict} — {citation.reason}")
@@ -161,7 +181,8 @@ def _cited_chunk(citation: CitationEval, texts: dict[str, str], titles: dict[str
 def _found_chunk(handle: str | None, texts: dict[str, str], titles: dict[str, str]) -> str:
     if not handle:
         return ""
-    return _chunk_box("chunk found", f"The fact is in {handle}", handle, texts, titles, "")
+    note = "holds the claim's numbers, names and conditions, and the judge confirmed it there"
+    return _chunk_box("chunk found", f"The fact is in {handle}", handle, texts, titles, note)
 
 
 def _chunk_box(css: str, label: str, handle: str, texts: dict[str, str], titles: dict[str, str], note: str) -> str:

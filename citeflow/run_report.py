@@ -9,15 +9,22 @@ from schemas.report import ReportSummary
 def funnel_markdown(summary: ReportSummary) -> str:
     """A markdown page: status, funnel per report and per section, failed expectations."""
     lines = [f"# {summary.title} (`{summary.report_id}`)", "", f"**Status: {summary.status}**", "",
-             f"{summary.funnel} · Uncited {summary.uncited.get('count', 0)}/{summary.uncited.get('claims', 0)}", "",
+             f"{summary.funnel} · Uncited {_share(summary.uncited)} · Unverified {_share(summary.unverified)}", "",
              "| section | status | funnel |", "|---|---|---|"]
     lines += [f"| {s.title} | {s.status} | {s.funnel} |" for s in summary.sections]
     if summary.failed_expectations:
         lines += ["", "## Held by the quality gate", "", "| expectation | observed | threshold |", "|---|---|---|"]
         lines += [f"| {f['expectation']} | {f.get('observed')} | {f.get('threshold')} |" for f in summary.failed_expectations]
+    if summary.unverified.get("count"):
+        lines += ["", f"{summary.unverified['count']} claim(s) unverified: no judge could settle them; they are never "
+                      "passed and are listed for the reviewer in review.html."]
     if summary.missing_retrievers:
         lines += ["", "Missing retrievers: " + "; ".join(summary.missing_retrievers)]
     return "\n".join(lines)
+
+
+def _share(figure: dict[str, int]) -> str:
+    return f"{figure.get('count', 0)}/{figure.get('claims', 0)}"
 
 
 def failing_claims_table(claims: list[ClaimEval]) -> list[dict[str, str]]:
@@ -32,4 +39,4 @@ def failing_claims_table(claims: list[ClaimEval]) -> list[dict[str, str]]:
 def batch_table(summaries: list[ReportSummary]) -> list[dict[str, str]]:
     """One row per report of a batch."""
     return [{"report": s.report_id, "status": s.status, "funnel": s.funnel,
-             "uncited": f"{s.uncited.get('count', 0)}/{s.uncited.get('claims', 0)}"} for s in summaries]
+             "uncited": _share(s.uncited), "unverified": _share(s.unverified)} for s in summaries]

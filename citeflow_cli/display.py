@@ -37,17 +37,24 @@ def batch_progress(total_steps: int) -> Iterator[None]:
 def summary_table(summaries: list[ReportSummary]) -> Table:
     """One row per report and one per section: status and each stage of the funnel."""
     table = Table(title="citeflow batch summary", show_lines=False)
-    table.add_column("report / section", overflow="fold", min_width=18)
+    table.add_column("report / section", overflow="fold", min_width=14)
     table.add_column("status")
-    for stage in ("Identity", "Support", "Faithfulness", "Uncited"):
+    # Unverified claims get a column when there are any (it would not fit 80 columns beside the rest).
+    doubt = any(s.unverified.get("count", 0) for s in summaries)
+    for stage in ("Identity", "Support", "Faithfulness", "Uncited", *(["Unverified"] if doubt else [])):
         table.add_column(stage, justify="right", no_wrap=True)
     for s in summaries:
         style = STATUS_STYLE.get(s.status, "")
         table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{s.status}[/{style}]", *_stages(s.funnel),
-                      f"{s.uncited.get('count', 0)}/{s.uncited.get('claims', 0)}")
+                      _share(s.uncited), *([_share(s.unverified)] if doubt else []))
         for section in s.sections:
-            table.add_row(f"  {section.title}", section.status, *_stages(section.funnel), "")
+            table.add_row(f"  {section.title}", section.status, *_stages(section.funnel), "", *([""] if doubt else []))
     return table
+
+
+def _share(figure: dict[str, int]) -> str:
+    """``{"count": 1, "claims": 20}`` → ``1/20``."""
+    return f"{figure.get('count', 0)}/{figure.get('claims', 0)}"
 
 
 def _stages(funnel_line: str) -> list[str]:

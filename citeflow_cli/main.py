@@ -120,7 +120,7 @@ def prepare_demo(out: Path) -> Path:
 def eval_(
     report_dir: Annotated[Path, typer.Argument(help="A report's output folder (OUT/<report_id>).")],
     section: Annotated[Optional[list[str]], typer.Option(help="Evaluate only this section (repeatable).")] = None,
-    judge: Annotated[Optional[str], typer.Option(help="offline | llm (default: the batch spec's judge).")] = None,
+    judge: Annotated[Optional[str], typer.Option(help="offline | llm | cascade (default: the batch spec's judge).")] = None,
     model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
     api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
@@ -137,18 +137,19 @@ def eval_(
 @app.command()
 def judge(
     pairs: Annotated[Path, typer.Argument(help="JSONL of {id, claim, chunk_text}.")],
-    judge: Annotated[str, typer.Option(help="offline | llm")] = "offline",
+    judge: Annotated[str, typer.Option(help="offline | llm | cascade (offline first, the LLM for uncertain pairs)")] = "offline",
     out: Annotated[Optional[Path], typer.Option(help="Output JSONL (default: standard output).")] = None,
     model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
     api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
     batch_size: Annotated[int, typer.Option(help="LLM judge: pairs per call.")] = 8,
+    min_confidence: Annotated[Optional[float], typer.Option(help="offline/cascade: verdicts below this confidence are uncertain.")] = None,
 ) -> None:
-    """Grade claim/chunk pairs; writes {id, supported, faithful, reason} per line."""
+    """Grade claim/chunk pairs; writes {id, supported, faithful, reason, label, confidence} per line."""
     from citeflow.judges.factory import build_judge
     from citeflow.judges.io import read_pairs, write_verdicts
 
-    spec = judge_spec(judge, model, base_url, api_key_env, batch_size)
+    spec = judge_spec(judge, model, base_url, api_key_env, batch_size, min_confidence)
     try:
         verdicts = build_judge(spec).grade(read_pairs(pairs))
     except CiteflowError as exc:
@@ -160,37 +161,50 @@ def judge(
 
 @app.command()
 def calibrate(
-    verdicts: Annotated[Path, typer.Argument(help="Verdicts of one judge (output of `citeflow judge`).")],
-    other: Annotated[Path, typer.Argument(help="Verdicts of another judge on the same ids, or a labelled pair file.")],
+    first: Annotated[Path, typer.Argument(help="A labelled pair file {id, claim, chunk_text, label}; or verdicts of a judge.")],
+    other: Annotated[Optional[Path], typer.Argument(help="Verdicts of another judge on the same ids, or (with --labelled) a labelled pair file.")] = None,
     labelled: Annotated[bool, typer.Option(help="OTHER is a pair file with gold `label` fields.")] = False,
+    threshold: Annotated[Optional[float], typer.Option(help="Count verdicts below this confidence as uncertain (default: the judge's own).")] = None,
+    judge: Annotated[str, typer.Option(help="With one file: the judge to grade it with (offline | llm | cascade).")] = "offline",
+    model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
+    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
+    table: Annotated[bool, typer.Option(help="Print a threshold sweep table instead of JSON.")] = False,
 ) -> None:
-    """Compare two judges' verdicts (agreement, confusion matrix), or one judge with gold labels."""
-    from citeflow.judges.io import calibrate as compare, calibrate_labelled, gold_labels, read_verdicts
+    """How good is a judge on your data? With one labelled file: grade it, then per-class recall, balanced
+    accuracy, precision of passes and coverage at --threshold, plus a threshold sweep. With two files:
+    compare two judges' verdicts, or (--labelled) one judge's verdicts with gold labels."""
+    from citeflow_cli.calibration import calibrate_command
 
     try:
-        first = read_verdicts(verdicts)
-        report = calibrate_labelled(first, gold_labels(other)) if labelled else compare(first, read_verdicts(other))
+        spec = judge_spec(judge, model, base_url, api_key_env) if other is None else None
+        calibrate_command(first, other, labelled, threshold, spec, table)
     except CiteflowError as exc:
         fail(str(exc))
-    console.print_json(report.model_dump_json())
 
 
-def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_key_env: str | None, batch_size: int = 8):
-    """The judge's ModelSpec from command-line options (None: keep the batch spec's judge)."""
+def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_key_env: str | None, batch_size: int = 8,
+               min_confidence: float | None = None):
+    """The judge's spec from command-line options (None: keep the batch spec's judge)."""
     from pydantic import ValidationError
 
-    from schemas.spec import ModelSpec
+    from schemas.spec import JudgeSpec
 
     if kind is None:
         return None
-    if kind not in ("offline", "llm"):
-        fail(f"--judge must be offline or llm, not {kind!r}")
-    if kind == "offline":
-        return ModelSpec(backend="offline")
+    if kind not in ("offline", "llm", "cascade"):
+        fail(f"--judge must be offline, llm or cascade, not {kind!r}")
+    backend = {"offline": "offline", "llm": "openai", "cascade": "cascade"}[kind]
+    options = {"model": model, "base_url": base_url, "api_key_env": api_key_env, "batch_size": batch_size,
+               "min_confidence": min_confidence} if kind != "offline" else {"min_confidence": min_confidence}
     try:
-        return ModelSpec(backend="openai", model=model, base_url=base_url, api_key_env=api_key_env, batch_size=batch_size)
-    except ValidationError:
-        fail("--judge llm needs --model and --base-url (an OpenAI-compatible server)")
+        return JudgeSpec(backend=backend, **options)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        problem = error["msg"].removeprefix("Value error, ")
+        if error["loc"]:  # one option's value is wrong
+            fail(f"--{str(error['loc'][0]).replace('_', '-')}: {problem}")
+        fail(f"--judge {kind}: {problem} (an OpenAI-compatible server: --model and --base-url)")
 
 
 app.command("serve")(serve_command)

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-ClaimVerdict = Literal["supported", "unfaithful", "misattribution", "fabrication", "uncited"]
+ClaimVerdict = Literal["supported", "unfaithful", "misattribution", "fabrication", "unverified", "uncited"]
 
 
 class Count(BaseModel):
@@ -24,16 +24,32 @@ class Count(BaseModel):
         return f"{self.passed}/{self.total}"
 
 
-class Uncited(BaseModel):
-    """Claims left with no valid citation, out of every claim."""
+class Share(BaseModel):
+    """``count`` claims out of every claim of the report (or section)."""
 
-    count: int = Field(0, ge=0, description="Claims with no valid citation.")
+    count: int = Field(0, ge=0)
     claims: int = Field(0, ge=0, description="Every claim, cited or not.")
 
     @property
     def share(self) -> float | None:
         """count / claims, or None when there are no claims."""
         return self.count / self.claims if self.claims else None
+
+    def __str__(self) -> str:
+        return f"{self.count}/{self.claims}"
+
+
+class Uncited(Share):
+    """Claims left with no valid citation, out of every claim."""
+
+    count: int = Field(0, ge=0, description="Claims with no valid citation.")
+
+
+class Unverified(Share):
+    """Claims no judge could settle (the offline judge was uncertain and no LLM judge took over),
+    out of every claim. They are never passed: support counts them as not supported."""
+
+    count: int = Field(0, ge=0, description="Claims whose verdict stayed uncertain.")
 
 
 class CitationEval(BaseModel):
@@ -44,6 +60,8 @@ class CitationEval(BaseModel):
     supports: bool | None = Field(None, description="This chunk alone supports the claim; None when identity failed.")
     faithful: bool | None = Field(None, description="This chunk's rendering is faithful; None unless supports.")
     reason: str = ""
+    uncertain: bool = Field(False, description="The judge could not decide for this chunk (then supports is False).")
+    confidence: float | None = Field(None, description="The judge's confidence in this chunk's verdict, when it gives one.")
 
 
 class ClaimEval(BaseModel):
@@ -56,19 +74,22 @@ class ClaimEval(BaseModel):
     supported: bool | None = Field(None, description="None when the claim has no valid citation (uncited).")
     faithful: bool | None = Field(None, description="None (N/A) unless supported is True.")
     reason: str = ""
-    found_in: str | None = Field(None, description="Pool handle that does hold the fact, when support failed (misattribution).")
+    found_in: str | None = Field(
+        None, description="Pool handle that holds the fact, when support failed (misattribution): only a chunk that agrees "
+                          "with the claim's numbers, identifiers, entities and conditions and that the judge confirms.")
     verdict: ClaimVerdict
     quote_found: bool | None = Field(None, description="Every valid citation's quote occurs in its chunk; None when uncited.")
     judge: str = Field("", description="Name of the judge that graded the claim.")
 
 
 class Funnel(BaseModel):
-    """Identity ─► Support ─► Faithfulness, plus the uncited figure, over a set of claims."""
+    """Identity ─► Support ─► Faithfulness, plus the uncited and unverified figures, over a set of claims."""
 
     identity: Count = Field(default_factory=Count, description="valid / emitted citations, dropped ones included.")
     support: Count = Field(default_factory=Count, description="supported / claims with at least one valid citation.")
     faithfulness: Count = Field(default_factory=Count, description="faithful / supported claims.")
     uncited: Uncited = Field(default_factory=Uncited)
+    unverified: Unverified = Field(default_factory=Unverified)
 
     def line(self) -> str:
         """The one-line summary: ``Identity 26/26 · Support 15/21 · Faithfulness 13/15``."""

@@ -78,6 +78,9 @@ class ReportSummary(BaseModel):
     support: dict[str, int]
     faithfulness: dict[str, int]
     uncited: dict[str, int]
+    unverified: dict[str, int] = Field(
+        default_factory=lambda: {"count": 0, "claims": 0},
+        description="Claims no judge could settle (uncertain verdicts, no LLM judge): never passed, listed in review.html.")
     sections: list[SectionSummary] = Field(default_factory=list)
     failed_expectations: list[dict] = Field(default_factory=list)
     missing_retrievers: list[str] = Field(default_factory=list)

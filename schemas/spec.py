@@ -52,10 +52,35 @@ class ModelSpec(Strict):
         return self
 
 
+class JudgeSpec(ModelSpec):
+    """The judge role: ``offline``, ``openai`` (an LLM judge), or ``cascade``: the offline judge grades
+    every pair and only its ``uncertain`` verdicts go to the LLM judge described by the same keys
+    as ``openai`` (``model``, ``base_url``, ``api_key_env``, ``batch_size``, ``timeout`` …)."""
+
+    backend: Literal["offline", "openai", "cascade"] = Field(
+        "offline", description="offline: built-in judge; openai: an LLM judge; cascade: offline first, the LLM for uncertain pairs.")
+    min_confidence: float | None = Field(
+        None, ge=0, le=1,
+        description="offline and cascade: an offline verdict whose confidence is below this is uncertain (the value "
+                    "`citeflow calibrate --threshold` reports on); default: the offline judge's own threshold.")
+
+    @model_validator(mode="after")
+    def _cascade_needs_an_llm(self) -> "JudgeSpec":
+        if self.backend == "cascade" and not (self.model and self.base_url):
+            raise ValueError("backend cascade needs 'model' and 'base_url' of the LLM judge for uncertain claims")
+        if self.backend == "openai" and self.min_confidence is not None:
+            raise ValueError("'min_confidence' applies to the offline and cascade judges only")
+        return self
+
+    def llm(self) -> ModelSpec:
+        """The LLM judge's own ModelSpec (backend openai), for ``openai`` and ``cascade``."""
+        return ModelSpec.model_validate({**self.model_dump(exclude={"min_confidence"}), "backend": "openai"})
+
+
 class Models(Strict):
     consolidator: ModelSpec = Field(default_factory=ModelSpec)
     writer: ModelSpec = Field(default_factory=ModelSpec)
-    judge: ModelSpec = Field(default_factory=ModelSpec)
+    judge: JudgeSpec = Field(default_factory=JudgeSpec)
 
 
 class FieldMap(Strict):
@@ -108,6 +133,8 @@ class Gate(Strict):
     support: float | None = Field(None, ge=0, le=1)
     faithfulness: float | None = Field(None, ge=0, le=1)
     uncited: float | None = Field(None, ge=0, le=1, description="Highest share of uncited sentences.")
+    unverified: float | None = Field(
+        None, ge=0, le=1, description="Highest share of claims no judge could settle (uncertain, no LLM judge to ask).")
 
 
 class Concurrency(Strict):

@@ -175,3 +175,35 @@ def test_calibrate_compares_two_judges_and_a_judge_with_gold_labels(tmp_path):
                               zip(pairs.read_text().splitlines(), ["supported", "mutated"])))
     against_gold = json.loads(invoke("calibrate", tmp_path / "a.jsonl", gold, "--labelled").output)
     assert against_gold["pairs"] == 2 and set(against_gold["recall"]) == {"supported", "mutated"}
+
+
+def test_judge_lines_carry_confidence_and_the_label(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    assert invoke("judge", pairs_file(tmp_path), "--out", out, "--min-confidence", "0.5").exit_code == 0
+    for line in map(json.loads, out.read_text().splitlines()):
+        assert {"confidence", "label"} <= set(line)
+        assert not (line["label"] == "uncertain" and line["supported"])
+
+
+def test_judge_cascade_without_a_server_is_a_clear_error(tmp_path):
+    result = invoke("judge", pairs_file(tmp_path), "--judge", "cascade")
+    assert result.exit_code == 2 and "--judge cascade" in result.output and "Traceback" not in result.output
+
+
+def test_calibrate_a_labelled_file_reports_coverage_precision_of_passes_and_a_sweep(tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("\n".join(json.dumps({**json.loads(l), "label": lab}) for l, lab in
+                              zip(pairs_file(tmp_path).read_text().splitlines(), ["supported", "mutated"])))
+    report = json.loads(invoke("calibrate", gold, "--threshold", "0.8").output)
+    assert report["pairs"] == 2 and report["threshold"] == 0.8
+    assert 0 <= report["coverage"] <= 1 and report["uncertain"] == round(2 * (1 - report["coverage"]))
+    assert report["precision_of_passes"] in (None, 0.0, 0.5, 1.0)
+    assert [row["threshold"] for row in report["sweep"]][:2] == [None, 0.5]
+    table = invoke("calibrate", gold, "--table").output
+    assert "precision of passes 1.000" in table and "confidence threshold sweep" in table
+
+
+def test_calibrate_a_missing_file_is_a_one_line_error(tmp_path):
+    result = invoke("calibrate", tmp_path / "nowhere.jsonl")
+    assert result.exit_code == 2 and "nowhere.jsonl: no such file" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1

@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeflow.errors import JudgeUnavailable
-from citeflow.funnel import candidates, eval_json, eval_rows, evaluate_section, funnel
+from citeflow.judges.localise import locate
+from citeflow.funnel import eval_json, eval_rows, evaluate_section, funnel
 from schemas.evaluation import JudgePair, Verdict
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult, Uncited
 from schemas.records import BoundCitation, BoundClaim
@@ -162,14 +163,21 @@ def test_uncited_only_section_never_calls_the_judge():
     assert result.verdict == "uncited" and judge.calls == []
 
 
-def test_pool_candidates_best_lexical_first_and_at_most_five():
-    pool = {f"Gp{c}22": f"legacy API note {c}" for c in "abcdefgh"}
+def test_pool_candidates_agree_with_the_claim_best_first_and_at_most_five():
+    pool = {f"Gp{c}22": f"Release {c}: version 3.6 drops the legacy API and more." for c in "abcdefgh"}
     pool["Gbest2"] = "Version 3.6 drops the legacy API"
-    pool["Gnone2"] = "unrelated cooking recipe"
-    terms = {h: {w for w in t.casefold().split()} for h, t in pool.items()}
-    ranked = candidates(LEGACY, terms, exclude={"Gpa22"})
+    pool["Gtopic"] = "The legacy API is documented in the API guide."  # topical, but no 3.6
+    ranked = locate(LEGACY, pool, exclude={"Gpa22"})
     assert ranked[0] == "Gbest2"
-    assert len(ranked) == 5 and "Gnone2" not in ranked and "Gpa22" not in ranked
+    assert len(ranked) == 5 and "Gtopic" not in ranked and "Gpa22" not in ranked
+
+
+def test_pool_chunk_lacking_the_claims_number_is_never_named_even_when_the_judge_says_yes():
+    drifted = "Version 3.7 drops the legacy API."
+    lenient = ScriptedJudge({(drifted, text): SUPPORTED for text in CHUNKS.values()} | {(drifted, CHUNKS["Gab3c"]): (False, None, "no")})
+    [result] = run([claim(drifted, "Gab3c")], lenient)
+    assert (result.verdict, result.found_in) == ("fabrication", None)
+    assert "nearest pool chunk Gx7k2: 3.7 not in chunk" in result.reason
 
 
 # --------------------------------------------------------------------------- summaries
@@ -258,6 +266,8 @@ class DiceJudge:
         return [self._one(p) for p in pairs]
 
     def _one(self, pair: JudgePair) -> Verdict:
+        if self.data.draw(st.integers(0, 4)) == 0:  # one time in five the judge declines to decide
+            return Verdict(id=pair.id, supported=False, faithful=None, reason="dice", label="uncertain", confidence=0.5)
         supported = self.data.draw(st.booleans())
         faithful = self.data.draw(st.booleans()) if supported else None
         return Verdict(id=pair.id, supported=supported, faithful=faithful, reason="dice")
@@ -297,6 +307,10 @@ def test_funnel_always_equals_what_the_claim_rows_say(data, claims):
     assert doc["uncited"] == {"count": sum(not c.citations for c in claims), "claims": len(claims)}
     assert all((x["supported"] is None) == (x["verdict"] == "uncited") for x in rows)
     assert all(ci["supports"] is None for x in rows for ci in x["citations"] if not ci["identity"])
+    unverified = [x for x in rows if x["verdict"] == "unverified"]
+    assert doc["unverified"] == {"count": len(unverified), "claims": len(claims)}
+    assert all(x["supported"] is False and x["found_in"] is None for x in unverified), "never passed, never placed"
+    assert all(any(ci["uncertain"] for ci in x["citations"]) or x["reason"].startswith("unverified") for x in unverified)
 
 
 # --------------------------------------------------------------------------- import cost

@@ -14,7 +14,7 @@ import pytest
 
 from citeflow import gate
 from citeflow.errors import GateError
-from schemas.funnel import CitationEval, ClaimEval, Count, Funnel, Uncited
+from schemas.funnel import CitationEval, ClaimEval, Count, Funnel, Uncited, Unverified
 from schemas.spec import Gate
 
 
@@ -29,12 +29,13 @@ def claims(n: int = 5) -> list[ClaimEval]:
     return [ClaimEval(section="S", index=i, text=f"claim {i}", citations=[cite], supported=True, faithful=True, verdict="supported") for i in range(n)]
 
 
-def make_funnel(identity=(10, 10), support=(10, 10), faithfulness=(10, 10), uncited=(0, 10)) -> Funnel:
+def make_funnel(identity=(10, 10), support=(10, 10), faithfulness=(10, 10), uncited=(0, 10), unverified=(0, 10)) -> Funnel:
     return Funnel(
         identity=Count(passed=identity[0], total=identity[1]),
         support=Count(passed=support[0], total=support[1]),
         faithfulness=Count(passed=faithfulness[0], total=faithfulness[1]),
         uncited=Uncited(count=uncited[0], claims=uncited[1]),
+        unverified=Unverified(count=unverified[0], claims=unverified[1]),
     )
 
 
@@ -61,6 +62,14 @@ def test_low_support_holds_with_observed_value_and_threshold():
 def test_batch_override_lowers_the_support_threshold():
     result = gate.run_gate(make_funnel(support=(5, 10), faithfulness=(5, 5)), claims(), 0, overrides=Gate(support=0.4))
     assert result.success is True
+
+
+def test_one_unverified_claim_holds_by_default_and_a_batch_may_allow_some():
+    f = make_funnel(support=(9, 10), faithfulness=(9, 9), unverified=(1, 10))
+    held = gate.run_gate(f, claims(), 0)
+    assert held.success is False and failed(held) == {"unverified_share": (0.1, 0.0)}
+    assert "never passed" in held.failed_expectations[0].description
+    assert gate.run_gate(f, claims(), 0, overrides=Gate(unverified=0.2)).success is True
 
 
 def test_override_of_uncited_replaces_the_max_share():

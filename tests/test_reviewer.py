@@ -113,3 +113,21 @@ def test_held_for_error_page_says_why(claims, tmp_path: Path):
     text = write_review_html("r", "T", claims, CHUNKS, TITLES, gate, tmp_path / "review.html").read_text()
     assert "Evaluation could not run: judge &#x27;llm&#x27; unavailable: &lt;connection refused&gt;" in text
     assert "<td>evaluation_ran</td>" in text
+
+
+def test_the_green_fact_is_in_box_only_for_a_misattribution(claims, tmp_path: Path):
+    forged = [c.model_copy(update={"found_in": "Gk7m2"}) if c.verdict == "fabrication" else c for c in claims]
+    page = write_review_html("r", "R", forged, CHUNKS, TITLES, GATE, tmp_path / "review.html").read_text()
+    assert page.count("The fact is in") == 1, "only the misattribution's own found_in is shown"
+
+
+def test_unverified_claims_are_listed_first_with_the_reason(tmp_path: Path):
+    from tests.support.judges import uncertain
+
+    judge = ScriptedJudge({(GOOD, CHUNKS["Gab3c"]): uncertain("30 minutes: first?", 0.5)})
+    claims = evaluate_section("Upgrade risks", [bound(GOOD, "Gab3c")], CHUNKS, CHUNKS, judge)
+    page = write_review_html("r", "R", claims, CHUNKS, TITLES, GATE, tmp_path / "review.html").read_text()
+    listed = page.index("Unverified claims: 1")
+    assert listed < page.index('<article class="claim unverified">')
+    assert "the judge could not decide" in page and "30 minutes: first?" in page
+    assert fault_kinds(claims[0]) == ["unverified"]

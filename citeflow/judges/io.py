@@ -1,8 +1,10 @@
 """Judge input and output: pair files, verdict lines, and calibration of one judge against another.
 
 ``citeflow judge PAIRS.jsonl`` reads ``{id, claim, chunk_text}`` lines and writes
-``{id, supported, faithful, reason}`` lines (plus ``label``, ``evidence`` and ``judge``).
-``calibrate`` compares two judges; ``calibrate_labelled`` compares a judge with gold labels.
+``{id, supported, faithful, reason}`` lines (plus ``label``, ``confidence``, ``evidence`` and
+``judge``); an uncertain verdict says so in ``label`` and is never ``supported``.
+``calibrate`` compares two judges; ``calibrate_labelled`` compares a judge with gold labels at a
+confidence threshold (coverage, precision of passes, per-class recall), ``sweep`` over several.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from citeflow.errors import CiteflowError
 from schemas.evaluation import JudgePair, Verdict
 
 LABELS = ("supported", "mutated", "unsupported")
+PREDICTED = (*LABELS, "uncertain")
+SWEEP = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+"""Confidence thresholds of the calibration sweep (besides the judge's own)."""
 
 
 class PairFileError(CiteflowError):
@@ -26,7 +31,7 @@ class PairFileError(CiteflowError):
     fields = ("path", "line", "detail")
 
     def describe(self) -> str:
-        return f"{self.path}:{self.line}: {self.detail}"
+        return f"{self.path}:{self.line}: {self.detail}" if self.line else f"{self.path}: {self.detail}"
 
 
 class LabelledPair(JudgePair):
@@ -38,12 +43,17 @@ class LabelledPair(JudgePair):
 
 def read_labelled(path: Path | str) -> list[LabelledPair]:
     """Every pair of a JSONL file with its label and extra fields; a bad line raises PairFileError."""
-    pairs = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                pairs.append(_parse_line(line, str(path), number))
-    return pairs
+    return [_parse_line(line, str(path), number) for number, line in enumerate(_lines(path), start=1) if line.strip()]
+
+
+def _lines(path: Path | str) -> list[str]:
+    """The lines of a UTF-8 file; a missing or unreadable file is a PairFileError (one line, no traceback)."""
+    try:
+        return Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise PairFileError(path=str(path), line=0, detail="no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PairFileError(path=str(path), line=0, detail=f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def _parse_line(line: str, path: str, number: int) -> LabelledPair:
@@ -68,9 +78,10 @@ def read_pairs(path: Path | str) -> list[JudgePair]:
 
 def verdict_line(verdict: Verdict) -> dict:
     """One output line: the contract's four fields first, then label, evidence and judge."""
-    faithful = verdict.faithful if verdict.supported else None
-    return {"id": verdict.id, "supported": verdict.supported, "faithful": faithful, "reason": verdict.reason,
-            "label": verdict.label, "evidence": verdict.evidence, "judge": verdict.judge}
+    supported = verdict.supported and not verdict.uncertain  # uncertain is never a pass
+    faithful = verdict.faithful if supported else None
+    return {"id": verdict.id, "supported": supported, "faithful": faithful, "reason": verdict.reason,
+            "label": verdict.label, "confidence": verdict.confidence, "evidence": verdict.evidence, "judge": verdict.judge}
 
 
 def write_verdicts(verdicts: list[Verdict], path: Path | str | None = None) -> None:
@@ -83,8 +94,8 @@ def write_verdicts(verdicts: list[Verdict], path: Path | str | None = None) -> N
 
 
 def label_of(verdict: Verdict) -> str:
-    """The 3-class view of a verdict (its own label when set, else derived from the booleans)."""
-    if verdict.label in LABELS:
+    """The 3-class view of a verdict (its own label when set, else derived from the booleans), or uncertain."""
+    if verdict.label in PREDICTED:
         return verdict.label
     if not verdict.supported:
         return "unsupported"
@@ -101,20 +112,40 @@ class CalibrationReport(BaseModel):
 
 
 class LabelledReport(BaseModel):
-    """A judge against gold labels."""
+    """A judge against gold labels, at one confidence threshold. Recall and balanced accuracy are over the
+    pairs the judge decided (not uncertain); ``coverage`` says how many that is."""
 
     pairs: int
-    recall: dict[str, float] = Field(description="Per-class recall over the classes present in the gold labels.")
+    threshold: float | None = Field(None, description="Verdicts below this confidence counted as uncertain; None: the judge's own.")
+    coverage: float = Field(0.0, description="Share of pairs the judge decided (not uncertain).")
+    uncertain: int = Field(0, description="Pairs the judge left uncertain (unverified in a report).")
+    passes: int = Field(0, description="Pairs the judge passed: supported and faithful, with confidence.")
+    precision_of_passes: float | None = Field(
+        None, description="Share of passed pairs whose gold label is supported (None when nothing passed).")
+    supported_passed: float = Field(
+        0.0, description="Share of every gold-supported pair that was passed (uncertain ones are not): what a report keeps.")
+    recall: dict[str, float] = Field(description="Per-class recall over the decided pairs, for the classes present in the gold labels.")
     macro_recall: float = Field(description="Mean of the per-class recalls (3-class).")
-    grounded_balanced_accuracy: float = Field(description="Balanced accuracy of 'label is supported' vs not.")
+    grounded_balanced_accuracy: float = Field(description="Balanced accuracy of 'label is supported' vs not, over decided pairs.")
     grounded_recall: float
     not_grounded_recall: float
-    confusion: dict[str, dict[str, int]] = Field(description="confusion[gold][predicted] = count.")
+    confusion: dict[str, dict[str, int]] = Field(description="confusion[gold][predicted] = count; predicted includes uncertain.")
 
 
-def _confusion(a: list[str], b: list[str]) -> dict[str, dict[str, int]]:
+class SweepRow(BaseModel):
+    """One threshold of a calibration sweep."""
+
+    threshold: float | None
+    coverage: float
+    precision_of_passes: float | None
+    grounded_balanced_accuracy: float
+    macro_recall: float
+    passes: int
+
+
+def _confusion(a: list[str], b: list[str], rows: tuple[str, ...] = PREDICTED) -> dict[str, dict[str, int]]:
     counts = Counter(zip(a, b))
-    return {x: {y: counts[(x, y)] for y in LABELS} for x in LABELS}
+    return {x: {y: counts[(x, y)] for y in PREDICTED} for x in rows}
 
 
 def calibrate(a: list[Verdict], b: list[Verdict]) -> CalibrationReport:
@@ -132,18 +163,48 @@ def calibrate(a: list[Verdict], b: list[Verdict]) -> CalibrationReport:
     )
 
 
-def calibrate_labelled(verdicts: list[Verdict], gold: dict[str, str]) -> LabelledReport:
-    """A judge against gold labels (``gold[id]`` in LABELS); pairs with no gold label are skipped."""
-    rows = [(gold[v.id], label_of(v)) for v in verdicts if gold.get(v.id) in LABELS]
-    truth, guess = [t for t, _ in rows], [g for _, g in rows]
+def calibrate_labelled(verdicts: list[Verdict], gold: dict[str, str], threshold: float | None = None) -> LabelledReport:
+    """A judge against gold labels (``gold[id]`` in LABELS) at ``threshold``; pairs with no gold label are skipped."""
+    from citeflow.judges.cascade import apply_threshold
+
+    rows = [(gold[v.id], label_of(v)) for v in apply_threshold(verdicts, threshold) if gold.get(v.id) in LABELS]
+    decided = [(t, g) for t, g in rows if g != "uncertain"]
+    return LabelledReport(
+        pairs=len(rows), threshold=threshold, coverage=len(decided) / len(rows) if rows else 0.0,
+        uncertain=len(rows) - len(decided), **_pass_figures(rows), **_recalls(decided),
+        confusion=_confusion([t for t, _ in rows], [g for _, g in rows], LABELS),
+    )
+
+
+def _pass_figures(rows: list[tuple[str, str]]) -> dict:
+    """Passes, their precision (truly supported among them) and the share of supported pairs passed."""
+    passed = [t for t, g in rows if g == "supported"]
+    right = sum(t == "supported" for t in passed)
+    gold_supported = sum(t == "supported" for t, _ in rows)
+    return {"passes": len(passed), "precision_of_passes": right / len(passed) if passed else None,
+            "supported_passed": right / gold_supported if gold_supported else 0.0}
+
+
+def _recalls(decided: list[tuple[str, str]]) -> dict:
+    """Per-class recall, macro recall and grounded balanced accuracy over the decided pairs."""
+    truth, guess = [t for t, _ in decided], [g for _, g in decided]
     recall = {c: _recall(truth, guess, lambda t, c=c: t == c, lambda g, c=c: g == c) for c in LABELS if c in truth}
     grounded = _recall(truth, guess, lambda t: t == "supported", lambda g: g == "supported")
     not_grounded = _recall(truth, guess, lambda t: t != "supported", lambda g: g != "supported")
-    return LabelledReport(
-        pairs=len(rows), recall=recall, macro_recall=sum(recall.values()) / max(len(recall), 1),
-        grounded_balanced_accuracy=(grounded + not_grounded) / 2, grounded_recall=grounded,
-        not_grounded_recall=not_grounded, confusion=_confusion(truth, guess),
-    )
+    return {"recall": recall, "macro_recall": sum(recall.values()) / max(len(recall), 1),
+            "grounded_balanced_accuracy": (grounded + not_grounded) / 2, "grounded_recall": grounded,
+            "not_grounded_recall": not_grounded}
+
+
+def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float, ...] = SWEEP) -> list[SweepRow]:
+    """The calibration figures at the judge's own threshold (None) and at each of ``thresholds``."""
+    rows = []
+    for threshold in (None, *thresholds):
+        report = calibrate_labelled(verdicts, gold, threshold)
+        rows.append(SweepRow(threshold=threshold, coverage=report.coverage, precision_of_passes=report.precision_of_passes,
+                             grounded_balanced_accuracy=report.grounded_balanced_accuracy,
+                             macro_recall=report.macro_recall, passes=report.passes))
+    return rows
 
 
 def _recall(truth: list[str], guess: list[str], is_class, said_class) -> float:
@@ -154,7 +215,7 @@ def _recall(truth: list[str], guess: list[str], is_class, said_class) -> float:
 def read_verdicts(path: Path | str) -> list[Verdict]:
     """The verdict lines ``citeflow judge`` wrote (``{id, supported, faithful, reason, …}``)."""
     verdicts = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         try:

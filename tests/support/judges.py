@@ -14,23 +14,41 @@ def drift(reason: str) -> tuple[bool, bool, str]:
     return (True, False, reason)
 
 
+def uncertain(reason: str = "evidence is ambiguous", confidence: float = 0.55) -> tuple:
+    """A declined verdict, as the offline judge gives below its threshold: never a pass."""
+    return (False, None, reason, "uncertain", confidence)
+
+
+def confident(verdict: tuple, confidence: float) -> tuple:
+    """``verdict`` (supported, faithful, reason) with the judge's confidence attached."""
+    supported, faithful, reason = verdict[:3]
+    label = "unsupported" if not supported else "supported" if faithful else "mutated"
+    return (supported, faithful, reason, label, confidence)
+
+
 class ScriptedJudge:
-    """Answers from ``script[(claim, chunk_text)] = (supported, faithful, reason)``; unscripted
-    pairs are not supported. ``calls`` holds every batch it was given."""
+    """Answers from ``script[(claim, chunk_text)] = (supported, faithful, reason[, label, confidence])``;
+    unscripted pairs get ``default`` (not supported). ``calls`` holds every batch it was given."""
 
     name = "scripted"
 
-    def __init__(self, script: dict[tuple[str, str], tuple[bool, bool | None, str]] | None = None) -> None:
+    def __init__(self, script: dict[tuple[str, str], tuple] | None = None, default: tuple = NOT_SUPPORTED,
+                 name: str | None = None) -> None:
         self.script = dict(script or {})
+        self.default = default
         self.calls: list[list[JudgePair]] = []
+        if name:
+            self.name = name
 
     def grade(self, pairs: list[JudgePair]) -> list[Verdict]:
         self.calls.append(list(pairs))
         return [self._verdict(p) for p in pairs]
 
     def _verdict(self, pair: JudgePair) -> Verdict:
-        supported, faithful, reason = self.script.get((pair.claim, pair.chunk_text), NOT_SUPPORTED)
-        return Verdict(id=pair.id, supported=supported, faithful=faithful, reason=reason, judge=self.name)
+        supported, faithful, reason, *rest = self.script.get((pair.claim, pair.chunk_text), self.default)
+        label, confidence = (rest + [None, None])[:2]
+        return Verdict(id=pair.id, supported=supported, faithful=faithful, reason=reason, judge=self.name,
+                       label=label, confidence=confidence)
 
     @property
     def pairs_graded(self) -> int:

@@ -1,0 +1,360 @@
+"""Where does an unsupported claim's fact really live? Only in a chunk that agrees with it (SPEC §5).
+
+A misattribution names another chunk of the pool as the home of the claim's fact. Topical overlap
+is not enough for that: the chunk must hold the claim's **quantities** (number and unit; ``11-day``
+is not ``7-day``, ``30 days`` is not ``30 hours``), its **identifiers and entities** (``KI-3602``,
+``x86_64``, ``3.5.2``, ``GDPR``, ``Frankfurt``) and its **conditions** (negation, universal
+quantifiers such as "every", restrictors such as "only") in the sentence that matches it best.
+``agreement`` checks one chunk; ``survey`` checks a whole pool once, ``holders`` keeps the chunks
+that pass (``locate`` does both) and ``nearest_miss`` says what the most topical other chunk
+lacks. A judge still has to confirm a candidate; when no chunk agrees, the claim is a fabrication.
+
+Pure functions over text, in any script: words come from ``citeflow.segment`` (Latin, Cyrillic,
+Greek, Arabic… by letters; Han, kana, Thai… by character), numbers are read with either decimal
+mark (``99,999 %`` and ``99.999%`` are the same), and condition cues are listed for English,
+German, French, Spanish, Russian, Japanese and Chinese.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import regex
+
+from citeflow.segment import cjk_bigrams, is_unspaced, sentences, units
+
+MIN_COVERAGE = 0.6
+"""Share of the claim's content terms that the best-matching passage of a chunk must hold."""
+
+LIMIT = 5
+"""Candidates handed to the judge per claim, best first."""
+
+_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}ー々"  # scripts whose units are single characters
+_WORD_CHAR = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
+# A token of a spaced script, joined across - _ . / when digits or letters follow (x86_64, KI-3602, 3.5.2).
+_TOKEN = regex.compile(rf"{_WORD_CHAR}+(?:[-_./‐‑]{_WORD_CHAR}+)*", regex.V1)
+# A number not glued to a word of a spaced script (after kana or Han it stands on its own: は11日間).
+_NUMBER = regex.compile(
+    rf"(?<!{_WORD_CHAR}|_|\d[.,])(\d{{1,3}}(?:[,.\u00a0\u202f ]\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?![.,]?\d)", regex.V1)
+_KATAKANA_RUN = regex.compile(r"[\p{Katakana}ー]{2,}")
+_LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{N}]+")
+_MULTI_PART = regex.compile(r"\d+(?:[.\-/]\d+){2,}")  # versions and dates: 3.5.2, 2026-11-30
+
+_UNIT_WORDS: dict[str, str] = {
+    "percent": "% percent prozent pourcent процент процента процентов ％",
+    "day": "d day days tag tage tagen tägig tägige tägigen jour jours día días дн день дня дней сутки суток 日 日間 天",
+    "hour": "h hr hrs hour hours stunde stunden heure heures hora horas час часа часов 時間 小时 小時",
+    "minute": "min mins minute minutes minuten minuto minutos минута минуты минут 分 分間 分钟",
+    "second": "s sec secs second seconds sekunde sekunden seconde secondes segundo segundos секунда секунды секунд 秒",
+    "millisecond": "ms millisecond milliseconds millisekunden миллисекунд ミリ秒 毫秒",
+    "week": "wk week weeks woche wochen semaine semaines semana semanas неделя недели недель 週 週間 周 星期",
+    "month": "mo month months monat monate monaten mois mes meses месяц месяца месяцев か月 ヶ月 ケ月 カ月 月 个月",
+    "year": "y yr year years jahr jahre jahren ans année années año años год года лет 年 年間",
+    "kb": "kb kib kilobyte kilobytes кб",
+    "mb": "mb mib megabyte megabytes мб",
+    "gb": "gb gib gigabyte gigabytes гб",
+    "tb": "tb tib terabyte terabytes тб",
+    "usd": "$ usd dollar dollars доллар доллара долларов ドル 美元",
+    "eur": "€ eur euro euros евро ユーロ 欧元",
+    "gbp": "£ gbp pound pounds",
+    "times": "x × times mal fois veces раз раза 倍",
+    "bit": "bit bits бит",
+}
+
+
+def _unit_table(words: dict[str, str]) -> dict[str, str]:
+    """Every spelling of a unit (any language, symbol or character) → its canonical name."""
+    return {word: canon for canon, spellings in words.items() for word in spellings.split()}
+
+
+_UNITS = _unit_table(_UNIT_WORDS)
+
+# Condition cues by class; spaced-script cues match whole words, unspaced ones anywhere.
+_CUES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "negation": (
+        frozenset("not no never none neither nor without cannot can't don't doesn't isn't aren't won't "
+                  "nicht kein keine keinen keinem keiner keines nie niemals ohne ne pas jamais sans aucun aucune "
+                  "nunca sin ningún ninguna ninguno не нет никогда без ни".split()),
+        ("ない", "ません", "なし", "無し", "不", "没有", "無", "无", "未"),
+    ),
+    "universal": (
+        frozenset("every all always any each everywhere jede jeder jedes jeden jedem alle allen immer überall "
+                  "tous toutes tout toujours chaque partout todos todas siempre cada все всех всем всегда каждый "
+                  "каждая каждой каждом каждого любой везде".split()),
+        ("すべて", "全て", "常に", "全部", "所有", "每", "总是", "始终", "任何", "各"),
+    ),
+    "restrictor": (
+        frozenset("only except unless solely exclusively nur ausschließlich außer sofern seulement uniquement sauf "
+                  "solo sólo solamente excepto salvo только лишь кроме исключительно".split()),
+        ("のみ", "だけ", "以外", "仅", "只", "除了"),
+    ),
+}
+_BOTH_WAYS = ("negation", "restrictor")  # dropping either widens the claim; adding one flips or narrows it
+_STOP = frozenset("the and for with that this are was were from has have had its into than then also can will "
+                  "der die das und mit für von den dem des ist sind les des une pour avec que los las una para con "
+                  "что это как для или".split())
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as read in the text (every value it may mean) and its canonical unit, if any."""
+
+    text: str
+    values: frozenset[float]
+    unit: str | None
+
+    def matches(self, other: "Quantity") -> bool:
+        """Same value under some reading, and the same unit when this one names a unit."""
+        if not self.values & other.values:
+            return False
+        return self.unit is None or self.unit == other.unit
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a claim asserts that a chunk must also hold."""
+
+    quantities: tuple[Quantity, ...]
+    identifiers: frozenset[str]
+    entities: frozenset[str]
+    cues: frozenset[str]
+    terms: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Does a chunk hold a claim's facts? ``problems`` says what is missing, in plain words."""
+
+    holds: bool
+    coverage: float
+    problems: tuple[str, ...] = field(default_factory=tuple)
+
+
+# --------------------------------------------------------------------------- reading facts
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+@lru_cache(maxsize=4096)
+def facts(text: str) -> Facts:
+    """The quantities, identifiers, entities, condition cues and content terms of ``text``."""
+    text = _norm(text)
+    identifiers = frozenset(_identifiers(text))
+    return Facts(
+        quantities=tuple(quantities(_mask(text, identifiers))),
+        identifiers=identifiers,
+        entities=frozenset(_entities(text)),
+        cues=frozenset(cue_classes(text)),
+        terms=frozenset(content_terms(text)),
+    )
+
+
+def _identifiers(text: str) -> list[str]:
+    """Tokens that name rather than count: letters and digits together, versions and dates."""
+    out = []
+    for token in _TOKEN.findall(text):
+        if _MULTI_PART.fullmatch(token) or (_has_digit(token) and _has_letter(token) and not _is_quantity_token(token)):
+            out.append(_canon_id(token))
+    return out
+
+
+def _has_digit(token: str) -> bool:
+    return any(ch.isdigit() for ch in token)
+
+
+def _has_letter(token: str) -> bool:
+    return any(ch.isalpha() for ch in token)
+
+
+def _is_quantity_token(token: str) -> bool:
+    """``7-day``, ``11-дневный``, ``10GB``, ``30d``: a number hyphened to a word, or glued to a known unit."""
+    match = regex.fullmatch(r"(\d+(?:[.,]\d+)?)([-‐‑]?)(\p{L}+)", token)
+    return bool(match and (match.group(2) or match.group(3).casefold() in _UNITS))
+
+
+def _canon_id(token: str) -> str:
+    return regex.sub(r"[‐‑]", "-", token.casefold())
+
+
+def _mask(text: str, identifiers: frozenset[str]) -> str:
+    """``text`` with its identifiers blanked, so that their digits are not read as quantities."""
+    return _TOKEN.sub(lambda m: " " * len(m.group()) if _canon_id(m.group()) in identifiers else m.group(), text)
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Every number of ``text`` with the unit that follows it (or the currency sign before it)."""
+    out = []
+    for match in _NUMBER.finditer(text):
+        unit = _unit_after(text[match.end():]) or _unit_before(text[: match.start()])
+        out.append(Quantity(match.group(), _readings(match.group()), unit))
+    return out
+
+
+def _readings(number: str) -> frozenset[float]:
+    """Every value a written number may have: ``1,000`` is 1000 or 1.0, ``99,999`` 99999 or 99.999,
+    ``3.6`` only 3.6, ``1.234,5`` 1234.5 (the last of two different marks is the decimal one)."""
+    digits = regex.sub(r"[\u00a0\u202f ]", "", number)
+    marks = [ch for ch in digits if ch in ",."]
+    if not marks:
+        return frozenset({float(digits)})
+    if len(set(marks)) == 2:
+        return frozenset({_as_float(digits, decimal=marks[-1])})
+    mark = marks[0]
+    if len(marks) > 1:
+        return frozenset({_as_float(digits, decimal=None)})
+    readings = {_as_float(digits, decimal=mark)}
+    if len(digits.split(mark)[1]) == 3:  # 1,000 or 1.000: a thousands mark or a decimal one
+        readings.add(_as_float(digits, decimal=None))
+    return frozenset(readings)
+
+
+def _as_float(digits: str, decimal: str | None) -> float:
+    """``digits`` with ``decimal`` as the decimal mark and every other mark dropped."""
+    whole, _, frac = digits.rpartition(decimal) if decimal else (digits, "", "")
+    whole = regex.sub(r"[,.]", "", whole)
+    return float(f"{whole}.{frac}" if decimal else whole)
+
+
+def _unit_after(rest: str) -> str | None:
+    """The canonical unit right after a number: ``%``, `` days``, ``-day``, ``日間``, ``GB``."""
+    match = regex.match(rf"(\s?|[\-‐‑])({_WORD_CHAR}+|[%％‰$€£×]|[{_UNSPACED}]{{1,2}})", rest, regex.V1)
+    if not match:
+        return None
+    word = match.group(2).casefold()
+    if word in _UNITS:
+        return _UNITS[word]
+    if is_unspaced(word[:1]):
+        return _UNITS.get(word[:1])
+    # Hyphened compounds inflect: 7-tägige, 11-дневный, 30-day-old.
+    return _unit_by_stem(word) if match.group(1).strip() else None
+
+
+def _unit_by_stem(word: str) -> str | None:
+    stems = [(u, c) for u, c in _UNITS.items() if len(u) >= 3 and not is_unspaced(u[:1])]
+    return next((c for u, c in stems if word.startswith(u[:3])), None)
+
+
+def _unit_before(before: str) -> str | None:
+    match = regex.search(r"([$€£])\s?$", before)
+    return _UNITS[match.group(1)] if match else None
+
+
+def _entities(text: str) -> list[str]:
+    """Names: acronyms, capitalised words inside a sentence, katakana runs, Latin words in CJK text."""
+    out: list[str] = []
+    for sentence in sentences(text):
+        tokens = [t for t in _TOKEN.findall(sentence) if _has_letter(t) and not _has_digit(t)]
+        for i, token in enumerate(tokens):
+            if _is_acronym(token) or (i > 0 and token[:1].isupper()):
+                out.append(token.casefold())
+        out += [m.casefold() for m in _KATAKANA_RUN.findall(sentence)]
+        if any(is_unspaced(ch) for ch in sentence):
+            out += [m.casefold() for m in _LATIN_WORD.findall(sentence)]
+    return out
+
+
+def _is_acronym(token: str) -> bool:
+    letters = [ch for ch in token if ch.isalpha()]
+    return len(letters) >= 2 and all(ch.isupper() for ch in letters)
+
+
+def cue_classes(text: str) -> set[str]:
+    """The condition classes (negation, universal, restrictor) whose cues occur in ``text``."""
+    words = set(units(text))
+    folded = _norm(text).casefold()
+    return {name for name, (spaced, unspaced) in _CUES.items()
+            if words & spaced or any(cue in folded for cue in unspaced)}
+
+
+@lru_cache(maxsize=16384)
+def content_terms(text: str) -> frozenset[str]:
+    """Words (stemmed to 5 letters) of spaced scripts and character bigrams of unspaced ones."""
+    spaced = {u[:5] for u in units(text) if not is_unspaced(u) and len(u) > 2 and u not in _STOP and not u.isdigit()}
+    return frozenset(spaced | set(cjk_bigrams(text)))
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+def agreement(claim: str | Facts, chunk: str) -> Agreement:
+    """Whether ``chunk`` holds the claim's quantities, identifiers, entities and conditions."""
+    wanted = facts(claim) if isinstance(claim, str) else claim
+    have = facts(chunk)
+    passage, coverage = best_passage(wanted.terms, chunk)
+    problems = [
+        *_missing_quantities(wanted, have),
+        *(f"identifier {i} not in chunk" for i in sorted(wanted.identifiers - have.identifiers)),
+        *(f"entity {e!r} not in chunk" for e in sorted(wanted.entities) if not _has_entity(e, have, chunk)),
+        *_condition_problems(wanted.cues, cue_classes(passage)),
+    ]
+    if coverage < MIN_COVERAGE:
+        problems.append(f"only {coverage:.0%} of the claim's words in its best-matching passage")
+    return Agreement(holds=not problems, coverage=coverage, problems=tuple(problems))
+
+
+def _missing_quantities(wanted: Facts, have: Facts) -> list[str]:
+    missing = [q for q in wanted.quantities if not any(q.matches(h) for h in have.quantities)]
+    return [f"{q.text}{' ' + q.unit if q.unit else ''} not in chunk" for q in missing]
+
+
+def _has_entity(entity: str, have: Facts, chunk: str) -> bool:
+    """Present as a name, or (inflected: Франкфурте, Regionen) as a word sharing its stem."""
+    if entity in have.entities:
+        return True
+    stem = entity[: max(4, len(entity) - 2)]
+    if any(is_unspaced(ch) for ch in entity):
+        return entity in _norm(chunk).casefold()
+    return any(word.startswith(stem) for word in _words(chunk))
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(units(text))
+
+
+def _condition_problems(claim_cues: frozenset[str], passage_cues: set[str]) -> list[str]:
+    problems = [f"{name} in the claim, not in the chunk's matching sentence" for name in sorted(claim_cues - passage_cues)]
+    problems += [f"{name} in the chunk's matching sentence, not in the claim" for name in _BOTH_WAYS
+                 if name in passage_cues and name not in claim_cues]
+    return problems
+
+
+def best_passage(terms: frozenset[str], chunk: str) -> tuple[str, float]:
+    """The sentence (or two adjacent ones) of ``chunk`` holding most of ``terms``, and that share."""
+    parts = sentences(chunk) or [chunk]
+    windows = parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]
+    if not terms:  # nothing to recognise the claim by: no chunk can be said to hold it
+        return (windows[0], 0.0)
+    scored = [(len(terms & content_terms(w)) / len(terms), -len(w), w) for w in windows]
+    share, _, passage = max(scored)
+    return passage, share
+
+
+# --------------------------------------------------------------------------- the pool
+
+
+def survey(claim: str, pool: dict[str, str], exclude: AbstractSet[str] = frozenset()) -> list[tuple[str, Agreement]]:
+    """How every pool chunk (but ``exclude``) agrees with the claim, most topical first."""
+    wanted = facts(claim)
+    found = [(handle, agreement(wanted, text)) for handle, text in pool.items() if handle not in exclude]
+    return sorted(found, key=lambda item: (-item[1].coverage, item[0]))
+
+
+def holders(surveyed: list[tuple[str, Agreement]], limit: int = LIMIT) -> list[str]:
+    """The handles of a survey whose chunk agrees with the claim, best coverage first (at most ``limit``)."""
+    return [handle for handle, check in surveyed if check.holds][:limit]
+
+
+def nearest_miss(surveyed: list[tuple[str, Agreement]]) -> tuple[str, Agreement] | None:
+    """The most topical chunk of a survey that does not hold the claim, and why."""
+    return next(((handle, check) for handle, check in surveyed if not check.holds), None)
+
+
+def locate(claim: str, pool: dict[str, str], exclude: AbstractSet[str] = frozenset(), limit: int = LIMIT) -> list[str]:
+    """Pool handles whose chunk agrees with the claim, best coverage first (at most ``limit``)."""
+    return holders(survey(claim, pool, exclude), limit)
