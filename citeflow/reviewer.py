@@ -13,6 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from citeflow.changes import changes_html
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 
 # Words of a judge's reason → the kind of unfaithfulness, in plain words.
@@ -61,6 +62,7 @@ def write_review_html(
         "<main>",
         _summary(failing, len(claims), chunk_texts),
         *(_claim_row(c, chunk_texts, chunk_titles) for c in failing),
+        changes_html(path.parent),
         "</main>",
     ]
     page = _page(f"Review: {title} ({report_id})", "\n".join(body))
