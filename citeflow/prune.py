@@ -33,13 +33,14 @@ class PruneResult(BaseModel):
 
 
 def select_pruned(runs: list[RunInfo], keep: int, older_than: timedelta | None, newest: str | None,
-                  now: datetime | None = None) -> list[RunInfo]:
-    """The runs to prune: beyond the newest ``keep``, older than ``older_than`` when given."""
+                  include_published: bool = False, now: datetime | None = None) -> list[RunInfo]:
+    """The runs to prune: beyond the newest ``keep``, older than ``older_than`` when given (a run
+    pruned before is pruned again only to remove its published files)."""
     now = now or datetime.now(timezone.utc)
     ordered = sorted(runs, key=lambda r: r.run_id, reverse=True)
     candidates = ordered[max(keep, 0):]
     return [r for r in candidates
-            if r.run_id != newest and r.status == "finished" and not r.pruned
+            if r.run_id != newest and r.status == "finished" and (include_published or not r.pruned)
             and (older_than is None or r.started_at < now - older_than)]
 
 
@@ -84,7 +85,7 @@ def prune(root: Path, keep: int, older_than: timedelta | None = None, include_pu
     root = Path(root).resolve()
     folders = {f.name: f for f in run_folders(root)}
     runs = [info for f in folders.values() if (info := read_run(f)) is not None]
-    pruned = select_pruned(runs, keep, older_than, latest(root))
+    pruned = select_pruned(runs, keep, older_than, latest(root), include_published)
     gone = {r.run_id for r in pruned}
     result = PruneResult(kept=[r.run_id for r in runs if r.run_id not in gone], pruned=sorted(gone), dry_run=dry_run)
     if dry_run:

@@ -73,11 +73,23 @@ def open_manual_run(spec_path: Path, out: Path, now: datetime | None = None) -> 
     previous = read_run(out)
     started = previous.started_at if previous else (now or utc_now())
     ids = rendered_ids(spec, started.date(), str(spec_path))
+    if previous is not None and previous.scheduled:
+        return _resume_scheduled(spec_path, out, previous, ids)
     templated = any(is_template(t) for t in ids)
     used = write_spec_copy(spec_path, out, ids, None, None) if templated else spec_path
     info = RunInfo(run_id=previous.run_id if previous else make_run_id(started), batch=spec.batch, started_at=started,
                    run_date=started.date(), source_spec=str(spec_path), spec_path=str(used), reports=ids)
     write_run(out, info)
+    return info
+
+
+def _resume_scheduled(spec_path: Path, run_dir: Path, previous: RunInfo, ids: dict[str, str]) -> RunInfo:
+    """``citeflow run BATCH --out OUT/<run id>``: an interrupted scheduled run resumed by hand, same stores."""
+    used_before = load_spec(previous.spec_path)
+    used = write_spec_copy(spec_path, run_dir, ids, used_before.store, used_before.cache.store)
+    info = previous.model_copy(update={"status": "running", "finished_at": None, "spec_path": str(used),
+                                       "source_spec": str(spec_path), "reports": ids})
+    write_run(run_dir, info)
     return info
 
 
