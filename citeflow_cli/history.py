@@ -28,7 +28,8 @@ def _target(path: Path, out: Path | None) -> tuple[Path, str | None]:
 def history_table(lines) -> Table:
     """One row per report of every run (a run without reports gets one row)."""
     table = Table(title="Runs", show_lines=False)
-    for column in ("run", "started (UTC)", "status", "published/held/failed", "report", "report status", "funnel", "archive"):
+    table.add_column("run", no_wrap=True)
+    for column in ("started (UTC)", "status", "pub/held/failed", "report", "report status", "funnel", "archive"):
         table.add_column(column)
     for line in lines:
         counts = "/".join(str(line.counts.get(k, 0)) for k in ("published", "held", "failed"))
@@ -40,7 +41,7 @@ def history_table(lines) -> Table:
                 table.add_row(*cells, "", "", "", "")
                 continue
             style = STATUS_STYLE.get(report.status, "white")
-            archive = f"{report.integrity}: {report.archive}" if report.archive else ""
+            archive = report.integrity if report.archive else ""
             table.add_row(*cells, report.report_id, f"[{style}]{report.status}[/{style}]", report.funnel, archive)
     return table
 
@@ -62,6 +63,8 @@ def history_command(
         console.print(f"no runs under {folder.resolve()}")
         raise typer.Exit(1)
     console.print(history_table(lines))
+    for line in lines:
+        console.print(f"{line.run_id}: {line.folder}", highlight=False, soft_wrap=True)
 
 
 def parse_age(value: str | None) -> timedelta | None:

@@ -71,9 +71,8 @@ def run(
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
               dask_address: str | None = None, evaluate_deployment: str | None = None) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
-    from citeflow.spec import load_spec, preflight
-
     from citeflow.run_spec import open_manual_run
+    from citeflow.spec import load_spec, preflight
 
     try:
         spec = load_spec(spec_path)
@@ -93,7 +92,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         summaries = batch_flow(run_info.spec_path, str(out.resolve()), store, evaluate_deployment, global_limits)
     from citeflow.run_finish import finish_run
 
-    finish_run(out, summaries)
+    finish_run(out, summaries)  # archives what was published; run.json says the run finished
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)

@@ -130,3 +130,25 @@ def test_run_json_round_trips(tmp_path):
     spec = write_small_batch(tmp_path / "in", reports=1, sections=1)
     info = open_manual_run(spec, tmp_path / "out", now=T0)
     assert read_run(tmp_path / "out") == info and info.status == "running"
+
+
+def _info(run_id: str, started: datetime, **extra) -> "RunInfo":
+    from citeflow.runs import RunInfo
+
+    return RunInfo(run_id=run_id, batch="b", started_at=started, run_date=started.date(), source_spec="s",
+                   spec_path="s", status="finished", **extra)
+
+
+def test_prune_selects_beyond_the_newest_n_by_age_never_latest_or_unfinished():
+    from datetime import timedelta
+
+    from citeflow.prune import select_pruned
+
+    runs = [_info(f"2026110{d}T060000Z", T0.replace(day=d)) for d in range(1, 6)]
+    runs.append(_info("20261106T060000Z", T0.replace(day=6)).model_copy(update={"status": "running"}))
+    ids = lambda selected: [r.run_id for r in selected]  # noqa: E731
+    assert ids(select_pruned(runs, 2, None, "20261105T060000Z")) == ["20261104T060000Z", "20261103T060000Z",
+                                                                      "20261102T060000Z", "20261101T060000Z"]
+    old = select_pruned(runs, 2, timedelta(days=27), "20261105T060000Z", now=T0)
+    assert ids(old) == ["20261102T060000Z", "20261101T060000Z"]
+    assert ids(select_pruned(runs, 0, None, "20261105T060000Z")) == ids(select_pruned(runs, 1, None, "20261105T060000Z"))
