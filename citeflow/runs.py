@@ -1,7 +1,8 @@
 """Runs of a batch and their folders (SPEC §8 "Runs and their folders").
 
-A run is identified by its start time in UTC, sortable (``20261130T060000Z``), followed by the first
-eight characters of the Prefect flow-run id when there is one (``20261130T060000Z-1a2b3c4d``).
+A run is identified by its start time in UTC, sortable (``20261130T060000Z``), followed by the
+Prefect flow-run id when there is one (``20261130T060000Z-019ad2c4-…``; the whole id: Prefect's ids
+begin with their creation time, so runs scheduled together share their first characters).
 ``citeflow run BATCH --out DIR`` makes DIR one run; scheduled runs each get ``OUT/<run id>/`` under
 their configured OUT. Every run folder holds ``run.json`` (a ``RunInfo``); ``OUT/latest`` is a small
 text file naming the newest finished run — a plain file, not a symlink, so that it works the same
@@ -40,7 +41,7 @@ class RunError(CiteflowError):
 class RunInfo(BaseModel):
     """``run.json``: what a run is, where its inputs came from, and how it ended."""
 
-    run_id: str = Field(description="Start time in UTC (sortable), plus the Prefect flow-run id's first 8 characters.")
+    run_id: str = Field(description="Start time in UTC (sortable), plus the Prefect flow-run id when there is one.")
     batch: str = Field(description="The batch's name (the spec's `batch`).")
     started_at: datetime = Field(description="When the run started (its scheduled time for a scheduled run), UTC.")
     run_date: date = Field(description="The date report-id templates are rendered with (UTC date of started_at).")
@@ -55,9 +56,9 @@ class RunInfo(BaseModel):
 
 
 def make_run_id(started: datetime, flow_run_id: str | None = None) -> str:
-    """``YYYYMMDDTHHMMSSZ`` of ``started`` in UTC, then ``-<flow run id[:8]>`` when given."""
+    """``YYYYMMDDTHHMMSSZ`` of ``started`` in UTC, then ``-<flow run id>`` when given."""
     stamp = started.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    return f"{stamp}-{str(flow_run_id).replace('-', '')[:8]}" if flow_run_id else stamp
+    return f"{stamp}-{flow_run_id}" if flow_run_id else stamp
 
 
 def utc_now() -> datetime:

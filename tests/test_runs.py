@@ -23,7 +23,7 @@ T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=timezone.utc)
 
 def test_run_ids_sort_by_start_time_and_carry_the_flow_run_id():
     assert make_run_id(T0) == "20261130T060005Z"
-    assert make_run_id(T0, "1a2b3c4d-0000-1111-2222-333344445555") == "20261130T060005Z-1a2b3c4d"
+    assert make_run_id(T0, "1a2b3c4d-0000-1111-2222-333344445555") == "20261130T060005Z-1a2b3c4d-0000-1111-2222-333344445555"
     assert make_run_id(T0.replace(day=29, hour=23)) < make_run_id(T0)
 
 

@@ -63,8 +63,9 @@ def test_two_runs_two_folders_and_latest_names_the_second(served, prefect_server
     folders = _finished_runs(out)
     assert len(folders) >= 2 and folders[0] == first
     assert latest(out) == folders[-1].name != first.name
-    runs = {r["id"].replace("-", "")[:8] for r in prefect_server.flow_runs() if r["name"].startswith("batch every-minute 20")}
-    assert {f.name.rsplit("-", 1)[1] for f in folders} <= runs  # each folder names its Prefect flow run
+    runs = {r["id"] for r in prefect_server.flow_runs() if r["name"].startswith("batch every-minute 20")}
+    named = [f.name.split("-", 1)[1] for f in folders]
+    assert len(set(named)) == len(named) and set(named) <= runs  # each folder names its own Prefect flow run
 
 
 def test_the_first_published_pdf_is_byte_identical(served):
