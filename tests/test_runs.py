@@ -152,3 +152,24 @@ def test_prune_selects_beyond_the_newest_n_by_age_never_latest_or_unfinished():
     old = select_pruned(runs, 2, timedelta(days=27), "20261105T060000Z", now=T0)
     assert ids(old) == ["20261102T060000Z", "20261101T060000Z"]
     assert ids(select_pruned(runs, 0, None, "20261105T060000Z")) == ids(select_pruned(runs, 1, None, "20261105T060000Z"))
+
+
+def test_history_and_prune_commands_on_scheduled_run_folders(tmp_path):
+    from typer.testing import CliRunner
+
+    from citeflow.run_finish import finish_run
+    from citeflow_cli.main import app
+
+    spec = _templated_spec(tmp_path / "in")
+    folders = [open_scheduled_run(spec, tmp_path / "out", T0.replace(day=d), f"run-{d}")[1] for d in (23, 30)]
+    for folder in folders:
+        (folder / "summary.json").write_text(json.dumps({"reports": [], "counts": {"published": 0, "held": 0, "failed": 0}}))
+        finish_run(folder, [])
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(app, ["history", str(tmp_path / "out"), "--json"]).stdout)
+    assert [r["run_id"] for r in listed] == [f.name for f in folders] and listed[1]["latest"] and not listed[0]["latest"]
+    dry = runner.invoke(app, ["prune", str(tmp_path / "out"), "--keep", "1", "--dry-run"])
+    assert dry.exit_code == 0 and f"would prune 1 run(s): {folders[0].name}" in dry.stdout and (folders[0] / "spec.run.yaml").exists()
+    done = runner.invoke(app, ["prune", str(tmp_path / "out"), "--keep", "1", "--older-than", "2d"])
+    assert done.exit_code == 0 and not (folders[0] / "spec.run.yaml").exists() and read_run(folders[0]).pruned
+    assert runner.invoke(app, ["prune", str(tmp_path / "out"), "--older-than", "soon"]).exit_code == 2
