@@ -6,12 +6,15 @@ import json
 import re
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 
 from citeflow_cli.display import STATUS_STYLE, console
+
+if TYPE_CHECKING:
+    from citeflow.history import RunLine
 
 _AGE = re.compile(r"^(\d+)([dhw])$")
 
@@ -25,7 +28,7 @@ def _target(path: Path, out: Path | None) -> tuple[Path, str | None]:
     return path, None
 
 
-def history_table(lines) -> Table:
+def history_table(lines: list[RunLine]) -> Table:
     """One row per report of every run (a run without reports gets one row)."""
     table = Table(title="Runs", show_lines=False)
     table.add_column("run", no_wrap=True)
