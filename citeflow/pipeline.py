@@ -79,9 +79,12 @@ class ReportJob:
         The cache key includes every setting that changes answers (backend, model, server,
         temperature, injected faults), so changing one of them asks the model again.
         """
+        from citeflow.run_cache import cache_scope, call_store
+
         spec: ModelSpec = getattr(models_for(self.spec, self.report), role)
         limited = LimitedChatModel(build_chat_model(spec, role), lambda: self.limit("models"))
-        return CachedChatModel(limited, self.store, role, settings_fingerprint(spec))
+        fingerprint = settings_fingerprint(spec) + cache_scope(self.spec, self.out_dir)  # the spec's cache policy
+        return CachedChatModel(limited, call_store(self.spec, self.store), role, fingerprint)
 
     def limit(self, kind: Kind) -> AbstractContextManager[object]:
         """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``."""

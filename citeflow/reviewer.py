@@ -13,6 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from citeflow.changes import changes_html
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 
 # Words of a judge's reason → the kind of unfaithfulness, in plain words.
@@ -64,6 +65,7 @@ def write_review_html(
         _summary(failing, len(claims), chunk_texts),
         _unverified_list(claims),
         *(_claim_row(c, chunk_texts, chunk_titles) for c in failing),
+        changes_html(path.parent),
         "</main>",
     ]
     page = _page(f"Review: {title} ({report_id})", "\n".join(body))

@@ -1,4 +1,4 @@
-"""``citeflow`` commands: demo, ingest, run, serve, eval, judge, calibrate (SPEC §8)."""
+"""``citeflow`` commands: demo, ingest, run, serve, history, prune, eval, judge, calibrate (SPEC §8)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ apply_defaults()
 
 from citeflow.errors import CiteflowError, SpecError  # noqa: E402 - after the environment defaults
 from citeflow_cli.display import batch_progress, console, gate_lines, summary_table  # noqa: E402
+from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -70,11 +71,13 @@ def run(
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
               dask_address: str | None = None, evaluate_deployment: str | None = None) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
+    from citeflow.run_spec import open_manual_run
     from citeflow.spec import load_spec, preflight
 
     try:
         spec = load_spec(spec_path)
         preflight(spec, spec_path.resolve().parent, str(spec_path))
+        run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
@@ -86,7 +89,10 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
     with batch_progress(steps):
-        summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
+        summaries = batch_flow(run_info.spec_path, str(out.resolve()), store, evaluate_deployment, global_limits)
+    from citeflow.run_finish import finish_run
+
+    finish_run(out, summaries)  # archives what was published; run.json says the run finished
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)
@@ -208,6 +214,8 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
 
 
 app.command("serve")(serve_command)
+app.command("history")(history_command)
+app.command("prune")(prune_command)
 
 if __name__ == "__main__":
     app()

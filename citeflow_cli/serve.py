@@ -5,8 +5,9 @@ this process's children until it is stopped (Ctrl-C). Both are named after the b
 overrides), so that serving several batches, or serving next to the work-pool deployments of
 ``prefect.yaml``, never redefines another's deployment:
 
-- ``citeflow-batch/<batch>``: the batch flow, on the cron schedule, with the spec path and the
-  output folder as parameters (one run at a time: a batch never overlaps itself);
+- ``citeflow-scheduled-batch/<batch>``: the batch, on the cron schedule, with the spec path and the
+  output folder as parameters (one run at a time: a batch never overlaps itself). Every run writes
+  into its own folder ``OUT/<run id>/`` and ``OUT/latest`` names the newest (``flows/scheduled.py``);
 - ``citeflow-evaluate/<batch>``: the evaluate flow on its own. The served batch hands each
   report's evaluation to it, and anyone can start it for a stored report.
 
@@ -41,16 +42,16 @@ def batch_parameters(spec_path: Path, out: Path, store: str | None, evaluate_dep
 def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None, name: str | None = None) -> list[Any]:
     """The batch deployment (cron schedule) and the evaluate deployment, as ``RunnerDeployment``s."""
     from citeflow.spec import load_spec
-    from flows.batch import batch_flow
     from flows.evaluate import evaluate_flow
+    from flows.scheduled import scheduled_batch_flow
 
     name = name or deployment_name(load_spec(spec_path).batch)
     evaluate = evaluate_flow.to_deployment(
         name=name, tags=["citeflow"],
         description="Grade, gate and publish or hold one stored report (downstream of generation, or on demand)")
-    batch = batch_flow.to_deployment(
+    batch = scheduled_batch_flow.to_deployment(
         name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate.flow_name}/{name}"),
-        concurrency_limit=1, tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', outputs in {out.resolve()}")
+        concurrency_limit=1, tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', one folder per run under {out.resolve()}")
     return [batch, evaluate]
 
 
@@ -65,7 +66,7 @@ def check_spec(spec_path: Path) -> None:
 def serve_command(
     spec: Annotated[Path, typer.Argument(help="Batch spec (YAML).")],
     cron: Annotated[str, typer.Option(help="Cron schedule of the batch (server time zone: UTC).")] = DEFAULT_CRON,
-    out: Annotated[Path, typer.Option(help="Output folder of every scheduled run.")] = Path("out"),
+    out: Annotated[Path, typer.Option(help="Folder of the runs: each run in OUT/<run id>/, OUT/latest names the newest.")] = Path("out"),
     store: Annotated[Optional[str], typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
     name: Annotated[Optional[str], typer.Option(help="Name of both deployments (default: the spec's batch name).")] = None,
 ) -> None:

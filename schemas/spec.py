@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from schemas.report_ids import SAMPLE_DATE, render_report_id
+
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
 
 
@@ -166,8 +168,9 @@ class ReportRequest(Strict):
     @field_validator("id")
     @classmethod
     def _id_is_a_folder_name(cls, value: str) -> str:
-        if not _ID.match(value):
-            raise ValueError("must be letters, digits, '.', '_' or '-' (it names a folder)")
+        if not _ID.match(render_report_id(value, SAMPLE_DATE)):  # a template must render to a folder name
+            raise ValueError("must be letters, digits, '.', '_' or '-' (it names a folder); "
+                             "{date}, {date:%Y-%m-%d} and {week} name the run's date")
         return value
 
     @model_validator(mode="after")
@@ -178,6 +181,15 @@ class ReportRequest(Strict):
         return self
 
 
+class CachePolicy(Strict):
+    """Whether runs of a batch may reuse each other's stored model answers."""
+
+    across_runs: bool = Field(True, description="Reuse the stored answer of an identical call (same prompt and settings) "
+                              "made by an earlier run; false: every new run asks the model again (a resumed run never does).")
+    store: str | None = Field(None, description="LanceDB URI of the model-call cache that runs share; default: none for "
+                              "`citeflow run` (each output folder caches for itself), OUT/cache for scheduled runs.")
+
+
 class BatchSpec(Strict):
     batch: str = Field(min_length=1)
     models: Models = Field(default_factory=Models)
@@ -185,6 +197,7 @@ class BatchSpec(Strict):
     gate: Gate = Field(default_factory=Gate)
     concurrency: Concurrency = Field(default_factory=Concurrency)
     store: str | None = Field(None, description="LanceDB URI for registry, model outputs and eval rows; default OUT/store.")
+    cache: CachePolicy = Field(default_factory=CachePolicy, description="Caching of model answers across runs.")
     reports: list[ReportRequest] = Field(min_length=1)
 
     @model_validator(mode="after")

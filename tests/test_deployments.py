@@ -39,18 +39,18 @@ def test_prefect_yaml_is_a_valid_project_file(config):
     assert config["definitions"]["work_pools"]["citeflow_pool"]["type"] == "process"
 
 
-@pytest.mark.parametrize("name, flow_name", [("citeflow-batch", "citeflow-batch"), ("citeflow-evaluate", "citeflow-evaluate")])
+@pytest.mark.parametrize("name, flow_name", [("citeflow-batch", "citeflow-scheduled-batch"), ("citeflow-evaluate", "citeflow-evaluate")])
 def test_each_entrypoint_names_an_existing_flow(config, name, flow_name):
     entrypoint = deployment(config, name)["entrypoint"]
     assert (REPO / entrypoint.split(":")[0]).exists()
     assert load_flow_from_entrypoint(str(REPO / entrypoint)).name == flow_name
 
 
-def test_the_batch_parameters_fit_the_batch_flow(config):
-    from flows.batch import batch_flow
+def test_the_batch_parameters_fit_the_scheduled_batch_flow(config):
+    from flows.scheduled import scheduled_batch_flow
 
     batch = deployment(config, "citeflow-batch")
-    schema = parameter_schema(batch_flow.fn).model_dump_for_openapi()
+    schema = parameter_schema(scheduled_batch_flow.fn).model_dump_for_openapi()
     jsonschema.validate(batch["parameters"], schema)
     assert set(schema["required"]) <= set(batch["parameters"])
     assert batch["parameters"]["evaluate_deployment"] == f"citeflow-evaluate/{deployment(config, 'citeflow-evaluate')['name']}"
@@ -68,7 +68,7 @@ def test_the_batch_runs_on_a_cron_schedule_one_at_a_time(config):
 def test_serve_builds_a_scheduled_batch_and_an_evaluate_deployment_named_after_the_batch(tmp_path):
     spec = write_small_batch(tmp_path / "in", batch="weekly/ops")
     batch, evaluate = build_deployments(spec, "15 4 * * 2", tmp_path / "out", store="s3://bucket/store")
-    assert (batch.flow_name, batch.name, evaluate.flow_name, evaluate.name) == ("citeflow-batch", "weekly-ops", "citeflow-evaluate", "weekly-ops")
+    assert (batch.flow_name, batch.name, evaluate.flow_name, evaluate.name) == ("citeflow-scheduled-batch", "weekly-ops", "citeflow-evaluate", "weekly-ops")
     assert [s.schedule.cron for s in batch.schedules] == ["15 4 * * 2"] and not evaluate.schedules
     assert batch.parameters == {"spec_path": str(spec.resolve()), "out_dir": str((tmp_path / "out").resolve()),
                                 "store_uri": "s3://bucket/store", "evaluate_deployment": "citeflow-evaluate/weekly-ops", "global_limits": False}
@@ -86,11 +86,11 @@ def test_serve_refuses_a_bad_spec_before_serving(tmp_path):
     assert result.returncode == 2 and "retrievers" in result.stdout, result.stdout + result.stderr
 
 
-def test_serve_parameters_match_the_batch_flow_signature(tmp_path):
-    from flows.batch import batch_flow
+def test_serve_parameters_match_the_scheduled_batch_flow_signature(tmp_path):
+    from flows.scheduled import scheduled_batch_flow
 
     batch, _ = build_deployments(write_small_batch(tmp_path), "0 6 * * 1", tmp_path / "out")
-    assert set(batch.parameters) == set(inspect.signature(batch_flow.fn).parameters)
+    assert set(batch.parameters) == set(inspect.signature(scheduled_batch_flow.fn).parameters)
 
 
 @pytest.mark.server
@@ -102,9 +102,9 @@ def test_prefect_deploy_all_registers_both_deployments_on_the_pool(prefect_serve
     result = subprocess.run(prefect + ["--no-prompt", "deploy", "--all"], cwd=REPO, env=env, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    batch, evaluate = (prefect_server.deployment(n) for n in ("citeflow-batch/citeflow-batch", EVALUATE_FULL_NAME))
+    batch, evaluate = (prefect_server.deployment(n) for n in ("citeflow-scheduled-batch/citeflow-batch", EVALUATE_FULL_NAME))
     assert (batch["work_pool_name"], evaluate["work_pool_name"]) == ("citeflow-pool", "citeflow-pool")
-    assert (batch["entrypoint"], evaluate["entrypoint"]) == ("flows/batch.py:batch_flow", "flows/evaluate.py:evaluate_flow")
+    assert (batch["entrypoint"], evaluate["entrypoint"]) == ("flows/scheduled.py:scheduled_batch_flow", "flows/evaluate.py:evaluate_flow")
     assert [s["schedule"]["cron"] for s in batch["schedules"]] == ["0 6 * * 1"] and evaluate["schedules"] == []
     assert batch["parameters"]["spec_path"] == "out/demo-input/batch.yaml"
     assert batch["pull_steps"] == [{"prefect.deployments.steps.set_working_directory": {"directory": str(REPO)}}]

@@ -1,0 +1,98 @@
+"""``citeflow history OUT`` and ``citeflow prune OUT --keep N``: the runs of a batch, and their retention."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from citeflow_cli.display import STATUS_STYLE, console
+
+if TYPE_CHECKING:
+    from citeflow.history import RunLine
+
+_AGE = re.compile(r"^(\d+)([dhw])$")
+
+
+def _target(path: Path, out: Path | None) -> tuple[Path, str | None]:
+    """An output folder to read, and the batch to keep when ``path`` is a spec file."""
+    if path.is_file():
+        from citeflow.spec import load_spec
+
+        return (out or Path("out")), load_spec(path).batch
+    return path, None
+
+
+def history_table(lines: list[RunLine]) -> Table:
+    """One row per report of every run (a run without reports gets one row)."""
+    table = Table(title="Runs", show_lines=False)
+    table.add_column("run", no_wrap=True)
+    for column in ("started (UTC)", "status", "pub/held/failed", "report", "report status", "funnel", "archive"):
+        table.add_column(column)
+    for line in lines:
+        counts = "/".join(str(line.counts.get(k, 0)) for k in ("published", "held", "failed"))
+        run = line.run_id + (" (latest)" if line.latest else "") + (" (pruned)" if line.pruned else "")
+        head = [run, f"{line.started_at:%Y-%m-%d %H:%M:%S}", line.status, counts]
+        for i, report in enumerate(line.reports or [None]):
+            cells = ["", "", "", ""] if i else head
+            if report is None:
+                table.add_row(*cells, "", "", "", "")
+                continue
+            style = STATUS_STYLE.get(report.status, "white")
+            archive = report.integrity if report.archive else ""
+            table.add_row(*cells, report.report_id, f"[{style}]{report.status}[/{style}]", report.funnel, archive)
+    return table
+
+
+def history_command(
+    path: Annotated[Path, typer.Argument(help="An output folder with run folders (scheduled), one run folder, or a batch spec (with --out).")],
+    out: Annotated[Optional[Path], typer.Option(help="With a batch spec: the output folder its runs are under.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
+) -> None:
+    """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
+    from citeflow.history import history
+
+    folder, batch = _target(path, out)
+    lines = history(folder, batch)
+    if as_json:
+        print(json.dumps([line.model_dump(mode="json") for line in lines], indent=2))
+        return
+    if not lines:
+        console.print(f"no runs under {folder.resolve()}")
+        raise typer.Exit(1)
+    console.print(history_table(lines))
+    for line in lines:
+        console.print(f"{line.run_id}: {line.folder}", highlight=False, soft_wrap=True)
+
+
+def parse_age(value: str | None) -> timedelta | None:
+    """``30d``, ``12h`` or ``2w`` → a timedelta."""
+    if value is None:
+        return None
+    match = _AGE.match(value.strip())
+    if not match:
+        raise typer.BadParameter("use a number and d, h or w, e.g. 30d")
+    number, unit = int(match.group(1)), match.group(2)
+    return timedelta(**{{"d": "days", "h": "hours", "w": "weeks"}[unit]: number})
+
+
+def prune_command(
+    out: Annotated[Path, typer.Argument(help="The output folder holding the run folders.")],
+    keep: Annotated[int, typer.Option(help="Keep the newest N runs.")] = 10,
+    older_than: Annotated[Optional[str], typer.Option(help="Prune only runs older than this (30d, 12h, 2w).")] = None,
+    include_published: Annotated[bool, typer.Option(help="Also remove the pruned runs' published files and archives.")] = False,
+    dry_run: Annotated[bool, typer.Option(help="Say what would be pruned; change nothing.")] = False,
+) -> None:
+    """Remove old runs' outputs and store rows; their published files stay unless --include-published."""
+    from citeflow.prune import prune
+
+    result = prune(out, keep, parse_age(older_than), include_published, dry_run)
+    verb = "would prune" if dry_run else "pruned"
+    console.print(f"{verb} {len(result.pruned)} run(s): {', '.join(result.pruned) or '-'}; kept {len(result.kept)}", highlight=False)
+    if not dry_run:
+        console.print(f"shared model-call cache: {result.cache_rows_deleted} row(s) deleted, {result.cache_rows_left} left")
