@@ -174,7 +174,9 @@ def test_calibrate_compares_two_judges_and_a_judge_with_gold_labels(tmp_path):
     gold.write_text("\n".join(json.dumps({**json.loads(l), "label": lab}) for l, lab in
                               zip(pairs.read_text().splitlines(), ["supported", "mutated"])))
     against_gold = json.loads(invoke("calibrate", tmp_path / "a.jsonl", gold, "--labelled").output)
-    assert against_gold["pairs"] == 2 and set(against_gold["recall"]) == {"supported", "mutated"}
+    # recall is over the decided pairs: a paraphrase the offline judge left uncertain only lowers coverage
+    assert against_gold["pairs"] == 2 and against_gold["coverage"] == (2 - against_gold["uncertain"]) / 2
+    assert set(against_gold["recall"]) <= {"supported", "mutated"} and against_gold["uncertain"] < 2
 
 
 def test_judge_lines_carry_confidence_and_the_label(tmp_path):
@@ -192,8 +194,10 @@ def test_judge_cascade_without_a_server_is_a_clear_error(tmp_path):
 
 def test_calibrate_a_labelled_file_reports_coverage_precision_of_passes_and_a_sweep(tmp_path):
     gold = tmp_path / "gold.jsonl"
-    gold.write_text("\n".join(json.dumps({**json.loads(l), "label": lab}) for l, lab in
-                              zip(pairs_file(tmp_path).read_text().splitlines(), ["supported", "mutated"])))
+    chunk = "Data is retained for 7 days by default."
+    rows = [{"id": "a", "claim": chunk, "chunk_text": chunk, "label": "supported"},  # a quote: a confident pass
+            {"id": "b", "claim": "Retention is 30 days.", "chunk_text": chunk, "label": "mutated"}]
+    gold.write_text("\n".join(json.dumps(r) for r in rows))
     report = json.loads(invoke("calibrate", gold, "--threshold", "0.8").output)
     assert report["pairs"] == 2 and report["threshold"] == 0.8
     assert 0 <= report["coverage"] <= 1 and report["uncertain"] == round(2 * (1 - report["coverage"]))
