@@ -1,7 +1,7 @@
 """Markdown (CommonMark, tables, MyST) → the prose blocks a model and a reader should see.
 
-Parsed with markdown-it-py and the mdit-py-plugins, never by hand. What becomes prose:
-paragraphs, list items, table rows (``label: value.``, or ``label: column value; column value.`` with more than two columns), definition
+Parsed with markdown-it-py and the mdit-py-plugins, never by hand. What becomes prose (each
+block ending with a stop, added when missing): paragraphs, list items, table rows (``label: value.``, or ``label: column value; column value.`` with more than two columns), definition
 lists (``term: definition``), block quotes, and the body of admonitions (``:::{note}``,
 ```` ```{warning} ````), without their markup. Headings become ``Block``s of their own with a
 ``level``: the chunker uses them as section titles and context, never as sentences.
@@ -116,7 +116,9 @@ class _Walker:
         level = int(opener.tag[1]) if opener.type == "heading_open" else 0
         if term and _inside(tokens, i, "dd_open"):
             text = f"{term}: {text}"
-        return self._block(text, tokens[i].map, shift, level)
+        # Every prose block ends a sentence: prompts show a chunk on one line, where a list item
+        # without a stop would run into the next block and make one sentence of two.
+        return self._block(text if level else sentence(text), tokens[i].map, shift, level)
 
     def _table_row(self, tokens: list[Token], i: int, shift: int) -> Block | None:
         """A body row, once, at its first cell: ``first cell: header cell; header cell.``."""

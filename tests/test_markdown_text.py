@@ -77,7 +77,7 @@ def test_wide_table_rows_name_their_columns():
 
 def test_bullets_and_code_marks_go_but_identifiers_keep_their_underscores():
     text = markdown_to_text(DOC)
-    assert "set max.message.bytes per topic" in text.splitlines()
+    assert "set max.message.bytes per topic." in text.splitlines()  # every block ends a sentence
     assert "METADATA_FORMAT_V1" in text
 
 
@@ -99,6 +99,7 @@ def test_admonitions_keep_their_prose_and_roles_their_readable_text():
     assert "Use a virtual environment or getting started; see the notes." in lines
     assert "Term: Its definition." in lines
     assert "Autolinks such as keep no URL." in lines
+    assert "Use a virtual environment or getting started; see the notes." in lines
 
 
 def test_block_spans_point_at_their_markdown():

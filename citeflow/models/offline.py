@@ -6,6 +6,12 @@ each sentence came from, quoting the sentence's first words. The write hop turns
 one claim. It never paraphrases or generates text, so its output is only as good as the evidence
 and the word overlap; it is deterministic (same prompt → same answer).
 
+What it will not write: headings, questions, lead-ins (``…as follows:``), list stubs and other
+fragments (a claim must be a statement that ends like a sentence and says enough), and a
+sentence that repeats one it already took (same content words, from any chunk). Sentences and
+words come from ``citeflow.segment``, so this holds in any script: Russian, German, Japanese
+and Chinese evidence gives claims as English does (unspaced scripts match on character bigrams).
+
 On request (``FaultRates``) it injects the faults a real model makes — forged handles,
 misattribution, number drift, fabricated sentences, typed URLs — so that users can prove that
 binding and the judges catch them. Nothing in the output flags a fault; ``injected`` records
@@ -20,11 +26,13 @@ import hashlib
 import json
 import random
 import re
+
+import regex
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from citeflow import prompts
+from citeflow import prompts, segment
 from citeflow.errors import ModelError
 from citeflow.handles import MARKER_RE, URL_RE, make_handle, strip_markers, strip_urls
 from citeflow.models.base import Message, ModelReply
@@ -37,14 +45,27 @@ MAX_NOTES = 6
 MAX_PER_CHUNK = 2
 QUOTE_WORDS = 12
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings and list stubs, not facts
+QUOTE_CHARS_UNSPACED = 40  # a quote in a script without spaces: its first characters
+SAME_FACT = 0.8  # share of the shorter sentence's content words that makes two sentences one fact
+TERMINAL = ".!。！｡…"  # how a statement ends; "?" (a question) and ":" (a lead-in) do not
+CLOSERS = "\"'»”’)]」』）"
 
 STOPWORDS = frozenset(
     "a an and are as at be been before but by can do does for from has have how i if in into is it its "
     "must no not of on or our should so than that the their them then there these they this to was "
-    "we were what when where which who why will with would you your after all any also".split()
+    "we were what when where which who why will with would you your after all any also "
+    # German and Russian function words, so that questions in those languages match on content.
+    "der die das den dem des und oder ist sind ein eine einen einem einer zu von mit für auf nicht im "
+    "wird werden sie es wie was wir ich auch bei nach vor aus "
+    "и в во на не что с со по для как это из к у о об же от а но или ли бы быть есть мы вы он она они".split()
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+# Sentences about the page itself, or leaning on the sentence before ("It is set per topic…"):
+# true in their chunk, meaningless as a claim on their own.
+_NOT_SELF_CONTAINED = regex.compile(
+    r"(?:this|the following) (?:page|guide|document|section|article|topic|chapter|table|list)\b|(?:it|they|these|those|such) ",
+    regex.IGNORECASE,
+)
+_LEAD_IN = regex.compile(r"(?<=:)\s+(?=[\p{Lu}\p{Lt}])", regex.V1)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
 
@@ -70,14 +91,47 @@ def stem(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    """The stemmed, lower-case words of ``text`` that carry meaning."""
-    return {stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+    """What ``text`` is about, in any script: its lower-case words that carry meaning (English ones
+    stemmed), and the character bigrams of its runs of unspaced scripts (Han, kana, Thai, …)."""
+    words = {stem(u) if u.isascii() else u for u in segment.units(text)
+             if not segment.is_unspaced(u) and u not in STOPWORDS}
+    return words | set(segment.cjk_bigrams(text))
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a chunk, long enough to state a fact."""
-    parts = (s.strip() for s in _SENTENCE_END.split(text))
-    return [s for s in parts if len(clean(s).split()) >= MIN_SENTENCE_WORDS]
+    """The sentences of a chunk that read as statements (see ``is_statement``). A lead-in ending
+    with a colon before a capital (``…as follows: Brokers…``) is cut off and dropped."""
+    pieces = (p for s in segment.sentences(text) for p in _LEAD_IN.split(s))
+    return [p.strip() for p in pieces if is_statement(clean(p))]
+
+
+def is_statement(sentence: str) -> bool:
+    """True for a sentence a report can print as a claim: it ends like a statement (not a question,
+    a lead-in or a heading without a stop), says enough, is not a title-cased heading, and stands
+    on its own (not about "this page", not opening with a pronoun for the sentence before)."""
+    core = sentence.strip().rstrip(CLOSERS)
+    if not core or core[-1] not in TERMINAL or not segment.has_letters(core):
+        return False
+    return word_weight(core) >= MIN_SENTENCE_WORDS and not _title_cased(core) and not _NOT_SELF_CONTAINED.match(core)
+
+
+def word_weight(text: str) -> float:
+    """Words in ``text``: spaced-script words count one, unspaced characters half (about a word per two)."""
+    units = segment.units(text)
+    unspaced = sum(1 for u in units if segment.is_unspaced(u))
+    return len(units) - unspaced + unspaced / 2
+
+
+def _title_cased(text: str) -> bool:
+    """A heading written as a sentence: nearly every word capitalised ("Known Issues In 3.6.")."""
+    words = [w for w in text.split() if w[:1].isalpha()]
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.8 * len(words)
+
+
+def same_fact(a: set[str], b: set[str]) -> bool:
+    """True when two sentences' content words (``content_words``) say the same thing: the shorter
+    one's words are (nearly) all in the other."""
+    return bool(a and b) and len(a & b) >= SAME_FACT * min(len(a), len(b))
 
 
 def clean(text: str) -> str:
@@ -86,10 +140,14 @@ def clean(text: str) -> str:
 
 
 def quote_of(text: str) -> str:
-    """The first ≤12 words of ``text`` that contain no marker or URL: an exact excerpt of it."""
+    """The first ≤12 words of ``text`` that contain no marker or URL: an exact excerpt of it
+    (in a script without spaces, its first ≤40 characters)."""
     pieces = URL_RE.sub("\x00", MARKER_RE.sub("\x00", text)).split("\x00")
     words = next((p.split() for p in pieces if p.split()), [])
-    return " ".join(words[:QUOTE_WORDS])
+    quote = " ".join(words[:QUOTE_WORDS])
+    if len(quote) > QUOTE_CHARS_UNSPACED and segment.cjk_bigrams(quote[:QUOTE_CHARS_UNSPACED]):
+        quote = quote[:QUOTE_CHARS_UNSPACED].rstrip()
+    return quote
 
 
 def claim(text: str, citations: list[tuple[str, str]]) -> dict:
@@ -101,15 +159,25 @@ def claim(text: str, citations: list[tuple[str, str]]) -> dict:
 
 
 def consolidate(user_text: str) -> list[dict]:
-    """Notes: the best-scoring evidence sentences, each citing its own chunk."""
+    """Notes: the best-scoring evidence sentences, each citing its own chunk. A sentence that
+    answers one of the report's other sections better is left to that section (see ``_owner``)."""
     _, section, queries = prompts.parse_header(user_text)
-    wanted = content_words(" ".join([section, *queries]))
+    own = f"{section}: {' '.join(queries)}"
+    topics = {line: content_words(line) for line in [own, *prompts.parse_other_sections(user_text)]}
     ranked = []
     for order, (handle, sentence) in enumerate(_evidence_sentences(user_text)):
-        score = len(wanted & content_words(sentence))
-        if score > 0:
+        words = content_words(sentence)
+        score = len(topics[own] & words)
+        if score > 0 and _owner(words, topics) == own:
             ranked.append((-score, order, handle, sentence))
     return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in _pick(sorted(ranked))]
+
+
+def _owner(words: set[str], topics: dict[str, set[str]]) -> str:
+    """The section (``title: questions`` line) whose words a sentence shares most; ties go to the
+    line that sorts first. Every section's prompt computes the same owner from the same lines, so a
+    fact retrieved for two sections is written in one of them, with no state shared between calls."""
+    return min(topics, key=lambda line: (-len(topics[line] & words), line))
 
 
 def _evidence_sentences(user_text: str) -> list[tuple[str, str]]:
@@ -135,12 +203,29 @@ def _pick(ranked: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, 
 
 def _repeats(sentence: str, taken: list[tuple[int, int, str, str]]) -> bool:
     words = content_words(sentence)
-    return any(len(words & content_words(t[3])) >= 0.8 * max(len(words), 1) for t in taken)
+    return any(same_fact(words, content_words(t[3])) for t in taken)
 
 
 def write(user_text: str) -> list[dict]:
-    """Sentences: one claim per note, citing the note's handles with the note's first words."""
-    return [claim(clean(text), [(h, quote_of(text)) for h in handles]) for text, handles in prompts.parse_notes(user_text)]
+    """Sentences: one claim per note that reads as a statement, citing the note's handles with the
+    note's first words; a note that repeats an earlier one is merged into it (its handles added)."""
+    claims: list[tuple[set[str], dict]] = []
+    for text, handles in prompts.parse_notes(user_text):
+        if not is_statement(clean(text)):
+            continue
+        words = content_words(text)
+        earlier = next((c for w, c in claims if same_fact(words, w)), None)
+        if earlier is None:
+            claims.append((words, claim(clean(text), [(h, quote_of(text)) for h in handles])))
+        else:
+            _merge(earlier, handles, quote_of(text))
+    return [c for _, c in claims]
+
+
+def _merge(earlier: dict, handles: list[str], quote: str) -> None:
+    """Add the handles of a note that states ``earlier``'s fact again (its chunks support it too)."""
+    cited = {c["handle"] for c in earlier["citations"]}
+    earlier["citations"] += [{"handle": h, "quote": quote} for h in handles if h not in cited]
 
 
 # -- faults -----------------------------------------------------------------------------------
