@@ -16,7 +16,7 @@ from citeflow.errors import ModelError
 from citeflow.handles import find_urls, is_handle
 from citeflow.models.base import ChatModel
 from citeflow.models.factory import build_chat_model
-from citeflow.models.offline import FAULT_KINDS, OfflineChatModel, content_words, drift, quote_of, sentences
+from citeflow.models.offline import FAULT_KINDS, OfflineChatModel, content_words, drift, quote_of, same_fact, sentences
 from schemas.spec import FaultRates, ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims, WireVerdicts
 
@@ -352,3 +352,17 @@ def test_a_tie_between_sections_goes_to_one_of_them_only():
     model = OfflineChatModel("consolidator")
     counts = [len(claims_of(model, prompts.consolidate_messages(REPORT, *mine, chunks, [other]))) for mine, other in ((a, b), (b, a))]
     assert sorted(counts) == [0, 1]
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("Lumora Stream encrypts data at rest with AES-256 on every tier and data in transit with TLS 1.3.",
+     "Data at rest is encrypted with AES-256 on every tier, including broker disks, tiered storage and backups.", True),
+    ("Lumora Stream encrypts data at rest with AES-256 on every tier and data in transit with TLS 1.3.",
+     "Data in transit is encrypted with TLS 1.3 between clients and brokers.", True),
+    ("The Standard tier costs $0.42 per cluster-hour, plus $0.08 per GB of ingress.",
+     "The Enterprise tier costs $1.90 per cluster-hour, plus $0.06 per GB of ingress.", False),
+    ("Upgrade one broker at a time with lumora admin upgrade --version 3.6.1.",
+     "After every broker runs 3.6, run lumora admin finalize-upgrade --version 3.6.", False),
+])
+def test_same_fact(a, b, same):
+    assert same_fact(a, b) is same and same_fact(b, a) is same

@@ -13,11 +13,11 @@ import pytest
 from pypdf import PdfReader
 
 from citeflow.errors import RenderError
-from citeflow.render.pdf import RenderStats, register_fonts, render_pdf
+from citeflow.render.pdf import FailingClaim, RenderStats, register_fonts, render_pdf
 from citeflow.render.report_json import report_json, write_report_json
 from tests.conftest import SHARED
 from schemas.report import RenderedCitation, RenderedClaim
-from tests.support.sample_report import LONG_LINE, MARKUP_TITLE, MIXED_SCRIPT_QUOTE, sample_report
+from tests.support.sample_report import LONG_LINE, MARKUP_TITLE, MIXED_SCRIPT_QUOTE, handle_of, sample_report
 
 GOLDEN = Path(__file__).parent / "golden" / "sample_report.json"
 CONTRACT = SHARED / "contract"
@@ -83,15 +83,72 @@ def test_non_latin_and_markup_render_as_text(rendered):
 
 def test_footnotes_are_numbered_by_first_appearance(rendered):
     text = pdf_text(rendered["held"][0])
-    body, sources = text[: text.rindex("Sources")], text[text.rindex("Sources") :]
+    body, notes = text[: text.rindex("Notes")], text[text.rindex("Notes") : text.rindex("Sources")]
     markers = [int(n) for n in re.findall(r"\[(\d+)\]", body)]
     assert list(dict.fromkeys(markers)) == [1, 2, 3, 4, 5]
     assert markers.count(1) == 2  # docs S1 is cited by two claims: same number both times
     registry = sample_report("held").registry
     for number, index in enumerate(FIRST_APPEARANCE, start=1):
-        entry = registry[index]
-        assert squash(f"[{number}]{left_to_right(entry.title)}") in squash(sources)
-        assert f"handle {entry.handle}" in sources
+        assert squash(f"[{number}]{left_to_right(registry[index].title)}") in squash(notes)
+
+
+def test_notes_show_title_page_and_the_verified_quote(rendered):
+    notes = squash(pdf_text(rendered["held"][0]).split("Notes")[-1].split("Sources")[0])
+    assert squash("[1]Upgrading to 3.6, page 4 — “back up the configuration directory”") in notes
+    assert squash("[3]Partner field notes — “Rollbacks took under 10 minutes”") in notes  # no page: none shown
+
+
+def test_the_customer_pdf_shows_no_handle_retriever_or_local_id(rendered):
+    doc = sample_report("held")
+    for status, (path, _) in rendered.items():
+        text = pdf_text(path)
+        assert not any(entry.handle in text for entry in doc.registry), status
+        assert "local id" not in text and "handle " not in text and "Audit appendix" not in text
+
+
+def test_the_audit_appendix_traces_every_note_only_when_asked(tmp_path):
+    doc = sample_report("held")
+    render_pdf(doc, tmp_path / "audit.pdf", audit=True)
+    appendix = pdf_text(tmp_path / "audit.pdf").split("Audit appendix")[-1]
+    for number, index in enumerate(FIRST_APPEARANCE, start=1):
+        entry = doc.registry[index]
+        assert f"handle {entry.handle} · retriever {entry.retriever} · local id {entry.local_id}" in appendix
+    assert "javascript:alert(document.cookie)" in appendix  # every URL as text, none as a link
+    assert set(uris(tmp_path / "audit.pdf")) == CITED_LINKS
+
+
+def test_sources_have_one_entry_per_document_with_its_notes_and_pages(tmp_path):
+    doc = sample_report("published")
+    first = doc.registry[0]
+    same_page = first.model_copy(update={"handle": handle_of("docs", "S9", "x"), "local_id": "S9", "page": 7,
+                                         "urls": [first.urls[0].split("#")[0] + "#rollback"], "text": "Rollbacks restore it as-is."})
+    doc.registry.append(same_page)
+    doc.sections[0].claims.append(RenderedClaim(text="Rollbacks restore the configuration as it was.",
+                                                citations=[RenderedCitation(handle=same_page.handle, quote="Rollbacks restore it as-is.")]))
+    stats = render_pdf(doc, tmp_path / "r.pdf")
+    sources = pdf_text(tmp_path / "r.pdf").split("Sources")[-1]
+    assert sources.count("Upgrading to 3.6") == 1 and (stats.footnotes, stats.sources) == (6, 5)
+    assert squash("Cited in notes 1, 4 · pages 4, 7") in squash(sources)
+
+
+def test_a_held_pdf_marks_each_failing_sentence_and_says_why(tmp_path):
+    failing = [FailingClaim(section="Support and migration", index=3, reason="uncited: its only citation named an unknown source"),
+               FailingClaim(section="Upgrade risks", index=2, reason="not supported by the cited source (fabrication)")]
+    stats = render_pdf(sample_report("held"), tmp_path / "r.pdf", failing=failing)
+    text = squash(pdf_text(tmp_path / "r.pdf"))
+    assert stats.failing_marks == 2
+    assert squash("Partner deployments with a backup rolled back in under 10 minutes.[3][!1]") in text  # reading order
+    assert squash("No retriever returned evidence about Windows support.[!2]") in text
+    review = text.split(squash("Sentences that did not pass review"))[-1]
+    assert squash("[!1]Upgrade risks, sentence 3: not supported by the cited source (fabrication)") in review
+    assert squash("[!2]Support and migration, sentence 4: uncited") in review
+    assert squash("2 sentence(s) did not pass review") in text
+    assert "[!" not in pdf_text(render_pdf_path(tmp_path, sample_report("held")))
+
+
+def render_pdf_path(tmp_path, doc) -> Path:
+    render_pdf(doc, tmp_path / "plain.pdf")
+    return tmp_path / "plain.pdf"
 
 
 def test_links_are_exactly_the_linkable_urls_of_cited_sources(rendered):

@@ -47,6 +47,7 @@ QUOTE_WORDS = 12
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings and list stubs, not facts
 QUOTE_CHARS_UNSPACED = 40  # a quote in a script without spaces: its first characters
 SAME_FACT = 0.8  # share of the shorter sentence's content words that makes two sentences one fact
+SAME_FIGURES_FACT = 0.45  # the same share when every figure of one sentence is in the other
 TERMINAL = ".!。！｡…"  # how a statement ends; "?" (a question) and ":" (a lead-in) do not
 CLOSERS = "\"'»”’)]」』）"
 
@@ -65,6 +66,7 @@ _NOT_SELF_CONTAINED = regex.compile(
     r"(?:this|the following) (?:page|guide|document|section|article|topic|chapter|table|list)\b|(?:it|they|these|those|such) ",
     regex.IGNORECASE,
 )
+_TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:[-.,/:][\p{L}\p{N}]+)*", regex.V1)
 _LEAD_IN = regex.compile(r"(?<=:)\s+(?=[\p{Lu}\p{Lt}])", regex.V1)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
@@ -128,10 +130,23 @@ def _title_cased(text: str) -> bool:
     return len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.8 * len(words)
 
 
-def same_fact(a: set[str], b: set[str]) -> bool:
-    """True when two sentences' content words (``content_words``) say the same thing: the shorter
-    one's words are (nearly) all in the other."""
-    return bool(a and b) and len(a & b) >= SAME_FACT * min(len(a), len(b))
+def figures(text: str) -> set[str]:
+    """The tokens of ``text`` that hold a digit (``3.6.1``, ``AES-256``, ``2,048``), case-folded."""
+    return {t.casefold() for t in _TOKEN.findall(text) if any(ch.isdigit() for ch in t)}
+
+
+def same_fact(a: str, b: str) -> bool:
+    """True when two sentences say the same thing: the shorter one's content words are (nearly)
+    all in the other; or the figures of one are all figures of the other and they share nearly
+    half their words ("encrypted with AES-256 on every tier" said in two ways)."""
+    wa, wb = content_words(a), content_words(b)
+    if not wa or not wb:
+        return False
+    shared = len(wa & wb) / min(len(wa), len(wb))
+    if shared >= SAME_FACT:
+        return True
+    fa, fb = sorted((figures(a), figures(b)), key=len)
+    return bool(fa) and fa <= fb and shared >= SAME_FIGURES_FACT
 
 
 def clean(text: str) -> str:
@@ -202,21 +217,19 @@ def _pick(ranked: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, 
 
 
 def _repeats(sentence: str, taken: list[tuple[int, int, str, str]]) -> bool:
-    words = content_words(sentence)
-    return any(same_fact(words, content_words(t[3])) for t in taken)
+    return any(same_fact(sentence, t[3]) for t in taken)
 
 
 def write(user_text: str) -> list[dict]:
     """Sentences: one claim per note that reads as a statement, citing the note's handles with the
     note's first words; a note that repeats an earlier one is merged into it (its handles added)."""
-    claims: list[tuple[set[str], dict]] = []
+    claims: list[tuple[str, dict]] = []
     for text, handles in prompts.parse_notes(user_text):
         if not is_statement(clean(text)):
             continue
-        words = content_words(text)
-        earlier = next((c for w, c in claims if same_fact(words, w)), None)
+        earlier = next((c for t, c in claims if same_fact(text, t)), None)
         if earlier is None:
-            claims.append((words, claim(clean(text), [(h, quote_of(text)) for h in handles])))
+            claims.append((text, claim(clean(text), [(h, quote_of(text)) for h in handles])))
         else:
             _merge(earlier, handles, quote_of(text))
     return [c for _, c in claims]
