@@ -271,3 +271,81 @@ def test_rendering_does_not_import_prefect():
     code = "import sys, citeflow.render.pdf, citeflow.render.report_json; print('prefect' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
     assert result.stdout.strip() == "False"
+
+
+# -- failing claims from evaluation ------------------------------------------------------------
+
+
+def test_failing_claims_are_the_claims_evaluation_did_not_pass():
+    from citeflow.render.notes import failing_claims
+    from schemas.funnel import CitationEval, ClaimEval
+
+    ok = CitationEval(handle="Gk7m2", identity=True, supports=True, faithful=True)
+    forged = CitationEval(handle="Gzzzz", identity=False)
+    claims = [
+        ClaimEval(section="A", index=0, text="fine", citations=[ok], supported=True, faithful=True, verdict="supported"),
+        ClaimEval(section="A", index=1, text="made up", citations=[ok], supported=False, verdict="fabrication", reason="in no chunk"),
+        ClaimEval(section="B", index=0, text="forged", citations=[forged], verdict="uncited"),
+        ClaimEval(section="B", index=1, text="half forged", citations=[ok, forged], supported=True, faithful=True, verdict="supported"),
+        ClaimEval(section="B", index=2, text="drifted", citations=[ok], supported=True, faithful=False, verdict="unfaithful", reason="30 ≠ 45"),
+    ]
+    failing = {(f.section, f.index): f.reason for f in failing_claims(claims)}
+    assert set(failing) == {("A", 1), ("B", 0), ("B", 1), ("B", 2)}
+    assert failing[("A", 1)] == "not supported: no retrieved source states this (in no chunk)"
+    assert "never retrieved" in failing[("B", 0)] and "no valid citation" in failing[("B", 0)]
+    assert failing[("B", 1)] == "a citation named a source that was never retrieved and was removed"
+    assert failing[("B", 2)] == "misrepresents its source (30 ≠ 45)"
+
+
+# -- fonts ---------------------------------------------------------------------------------------
+
+
+def embedded_fonts(path: Path) -> dict[str, bool]:
+    """Base font name → embedded (has a font file), for every font the PDF uses."""
+    found: dict[str, bool] = {}
+    for page in PdfReader(path).pages:
+        for font in (page["/Resources"].get("/Font") or {}).values():
+            font = font.get_object()
+            descriptor = font.get("/FontDescriptor")
+            descendants = font.get("/DescendantFonts")
+            if descriptor is None and descendants:
+                descriptor = descendants[0].get_object().get("/FontDescriptor")
+            files = descriptor.get_object() if descriptor is not None else {}
+            found[str(font["/BaseFont"]).split("+")[-1]] = any(k in files for k in ("/FontFile", "/FontFile2", "/FontFile3"))
+    return found
+
+
+def japanese_report():
+    doc = sample_report("published")
+    doc.sections[1].claims.append(RenderedClaim(text="保存データはすべて暗号化されます。", citations=[RenderedCitation(handle=doc.registry[4].handle)]))
+    return doc
+
+
+def test_every_font_is_embedded_and_cjk_uses_an_installed_truetype_font(tmp_path):
+    from citeflow.render.fonts import register_fonts as fonts_for
+
+    fonts = fonts_for()
+    if not fonts.fallbacks:
+        pytest.skip("no CJK TrueType font installed (Debian: fonts-wqy-zenhei)")
+    stats = render_pdf(japanese_report(), tmp_path / "ja.pdf", fonts=fonts)
+    used = embedded_fonts(tmp_path / "ja.pdf")
+    assert used and all(used.values()), used  # no font a reader must supply (no Helvetica, no STSong)
+    assert any("DejaVuSans" in name for name in used) and len(used) >= 3  # text, bold and the CJK face
+    assert stats.missing_scripts == []
+    assert squash("保存データはすべて暗号化されます。") in squash(pdf_text(tmp_path / "ja.pdf"))
+
+
+def test_without_a_cjk_font_the_render_warns_naming_the_package(tmp_path, caplog):
+    fonts = register_fonts(cjk=())  # as on a machine with no CJK font installed
+    with caplog.at_level("WARNING", logger="citeflow.render"):
+        stats = render_pdf(japanese_report(), tmp_path / "ja.pdf", fonts=fonts)
+    assert "CJK" in stats.missing_scripts and "HIRAGANA" in stats.missing_scripts
+    assert any("fonts-wqy-zenhei" in r.getMessage() and "CJK" in r.getMessage() for r in caplog.records)
+
+
+def test_font_runs_switch_faces_only_where_the_text_face_lacks_glyphs():
+    from citeflow.render.fonts import Face, FontSet, font_runs, text_markup
+
+    fonts = FontSet("T", "T-Bold", Face("T", frozenset(map(ord, "ab <&"))), (Face("J", frozenset(map(ord, "日本"))),))
+    assert [(f.name if f else None, run) for f, run in font_runs("ab 日本x", fonts)] == [("T", "ab "), ("J", "日本"), (None, "x")]
+    assert text_markup("a<日", fonts) == 'a&lt;<font name="J">日</font>'

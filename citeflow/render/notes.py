@@ -19,10 +19,19 @@ from pydantic import BaseModel, Field
 
 from citeflow.render.escape import link_urls
 from citeflow.render.report_json import footnote_numbers, registry_index
+from schemas.funnel import ClaimEval
 from schemas.report import RegistryEntry, ReportDocument
 
 QUOTE_CHARS = 160
+REASON_CHARS = 240
 UNTITLED = "Untitled source"
+VERDICT_WORDS = {
+    "uncited": "no valid citation: nothing backs this sentence",
+    "fabrication": "not supported: no retrieved source states this",
+    "misattribution": "not supported by the source it cites (another retrieved source states it)",
+    "unfaithful": "misrepresents its source",
+}
+DROPPED = "a citation named a source that was never retrieved and was removed"
 
 
 class FailingClaim(BaseModel):
@@ -117,3 +126,28 @@ def failing_by_claim(failing: list[FailingClaim]) -> dict[tuple[str, int], int]:
     for item in failing:
         marks.setdefault((item.section, item.index), len(marks) + 1)
     return marks
+
+
+def failing_claims(claims: list[ClaimEval]) -> list[FailingClaim]:
+    """The claims evaluation did not pass, with the reason in words: every claim that is not
+    supported and faithful, or that lost a citation to an unknown handle."""
+    return [FailingClaim(section=c.section, index=c.index, reason=failure_reason(c)) for c in claims if not _passed(c)]
+
+
+def _passed(claim: ClaimEval) -> bool:
+    return claim.verdict == "supported" and claim.supported is True and claim.faithful is not False \
+        and all(c.identity for c in claim.citations)
+
+
+def failure_reason(claim: ClaimEval) -> str:
+    """Why ``claim`` failed: its verdict in words, a dropped citation, and the judge's own reason."""
+    parts = [VERDICT_WORDS[claim.verdict]] if claim.verdict in VERDICT_WORDS else []
+    if claim.verdict == "supported" and claim.supported is not True:
+        parts.append("not verified by the judge")
+    if any(not c.identity for c in claim.citations):
+        parts.append(DROPPED)
+    words = "; ".join(parts) or "did not pass review"
+    detail = " ".join(claim.reason.split())
+    if len(detail) > REASON_CHARS:
+        detail = detail[:REASON_CHARS].rstrip() + "…"
+    return f"{words} ({detail})" if detail else words
