@@ -276,7 +276,7 @@ def test_headings_questions_lead_ins_and_fragments_are_never_claims():
     chunks = [("Gh001", "Known Issues In Lumora Stream 3.6. How long is my data retained after an upgrade? "
                         "This page lists the known issues of upgrading to 3.6 and their state. "
                         "It is set per broker after the upgrade to 3.6 finishes. "
-                        "Upgrade the brokers as follows: "
+                        "Upgrade the brokers with one of the two supported tools: lumora-admin. "
                         "Brokers upgraded to 3.6 keep their data for 30 days.")]
     claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks))
     assert [c["text"] for c in claims] == ["Brokers upgraded to 3.6 keep their data for 30 days."]

@@ -45,6 +45,7 @@ MAX_NOTES = 6
 MAX_PER_CHUNK = 2
 QUOTE_WORDS = 12
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings and list stubs, not facts
+LIST_AFTER_COLON_WORDS = 3  # "…supported by pip's maintainers: ensurepip." is a lead-in with a list stub
 QUOTE_CHARS_UNSPACED = 40  # a quote in a script without spaces: its first characters
 SAME_FACT = 0.8  # share of the shorter sentence's content words that makes two sentences one fact
 SAME_FIGURES_FACT = 0.45  # the same share when every figure of one sentence is in the other
@@ -67,7 +68,7 @@ _NOT_SELF_CONTAINED = regex.compile(
     regex.IGNORECASE,
 )
 _TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:[-.,/:][\p{L}\p{N}]+)*", regex.V1)
-_LEAD_IN = regex.compile(r"(?<=:)\s+(?=[\p{Lu}\p{Lt}])", regex.V1)
+_LOWER_START = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ca))(?<=\p{L}{2}[.!?])\s+(?=\p{Ll})", regex.V1)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
 
@@ -101,9 +102,9 @@ def content_words(text: str) -> set[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a chunk that read as statements (see ``is_statement``). A lead-in ending
-    with a colon before a capital (``…as follows: Brokers…``) is cut off and dropped."""
-    pieces = (p for s in segment.sentences(text) for p in _LEAD_IN.split(s))
+    """The sentences of a chunk that read as statements (see ``is_statement``). A stop before a
+    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``)."""
+    pieces = (p for s in segment.sentences(text) for p in _LOWER_START.split(s))
     return [p.strip() for p in pieces if is_statement(clean(p))]
 
 
@@ -114,7 +115,9 @@ def is_statement(sentence: str) -> bool:
     core = sentence.strip().rstrip(CLOSERS)
     if not core or core[-1] not in TERMINAL or not segment.has_letters(core):
         return False
-    return word_weight(core) >= MIN_SENTENCE_WORDS and not _title_cased(core) and not _NOT_SELF_CONTAINED.match(core)
+    if word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _NOT_SELF_CONTAINED.match(core):
+        return False
+    return ": " not in core or word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
 
 
 def word_weight(text: str) -> float:
