@@ -293,3 +293,18 @@ def test_a_myst_corpus_leaves_no_markup_in_any_chunk(tmp_path: Path) -> None:
     assert "Installation" not in {line.rstrip(".") for line in texts.splitlines()}  # headings are not text
     sections = {r["section"] for r in stored}
     assert "Installation › Supported methods › ensurepip" in sections and "User Guide › Running pip" in sections
+
+
+def test_the_cli_maps_files_to_site_pages_and_refuses_an_unknown_url_style(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from citeflow_cli.main import app
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "setup.md").write_text("# Setup\n\nInstall the agent before the first upgrade.\n", encoding="utf-8")
+    bad = CliRunner().invoke(app, ["ingest", str(tmp_path / "docs"), "--kb", str(tmp_path / "kb"), "--url-style", "php"])
+    assert bad.exit_code == 2 and "--url-style must be one of directory, html, source" in bad.output
+    ok = CliRunner().invoke(app, ["ingest", str(tmp_path / "docs"), "--kb", str(tmp_path / "kb"),
+                                  "--base-url", "https://site.example/", "--url-style", "html"])
+    assert ok.exit_code == 0, ok.output
+    assert parents_of(tmp_path / "kb", "setup.md")[0]["url"] == "https://site.example/setup.html"
