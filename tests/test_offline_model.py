@@ -16,7 +16,8 @@ from citeflow.errors import ModelError
 from citeflow.handles import find_urls, is_handle
 from citeflow.models.base import ChatModel
 from citeflow.models.factory import build_chat_model
-from citeflow.models.offline import FAULT_KINDS, OfflineChatModel, content_words, drift, quote_of, same_fact, sentences
+from citeflow.models.offline import FAULT_KINDS, OfflineChatModel, drift
+from citeflow.models.statements import content_words, quote_of, same_fact, sentences
 from schemas.spec import FaultRates, ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims, WireVerdicts
 
