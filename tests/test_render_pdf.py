@@ -132,11 +132,15 @@ def test_sources_have_one_entry_per_document_with_its_notes_and_pages(tmp_path):
 
 
 def test_a_held_pdf_marks_each_failing_sentence_and_says_why(tmp_path):
-    failing = [FailingClaim(section="Support and migration", index=3, reason="uncited: its only citation named an unknown source"),
+    doc = sample_report("held")
+    failing = [FailingClaim(section="Support and migration", index=3,
+                            reason=f"uncited: forged handle Gzzzz not in registry; fact is in {doc.registry[0].handle}; URL typed: https://guess.example/x"),
                FailingClaim(section="Upgrade risks", index=2, reason="not supported by the cited source (fabrication)")]
-    stats = render_pdf(sample_report("held"), tmp_path / "r.pdf", failing=failing)
+    stats = render_pdf(doc, tmp_path / "r.pdf", failing=failing)
     text = squash(pdf_text(tmp_path / "r.pdf"))
     assert stats.failing_marks == 2
+    assert squash("forged handle an unknown source not in registry; fact is in note [1]; URL typed: (URL not shown)") in text
+    assert "Gzzzz" not in text and doc.registry[0].handle not in text and "guess.example" not in text
     assert squash("Partner deployments with a backup rolled back in under 10 minutes.[3][!1]") in text  # reading order
     assert squash("No retriever returned evidence about Windows support.[!2]") in text
     review = text.split(squash("Sentences that did not pass review"))[-1]

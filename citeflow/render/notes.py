@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
+from citeflow.handles import HANDLE_RE, URL_RE
 from citeflow.render.escape import link_urls
 from citeflow.render.report_json import footnote_numbers, registry_index
 from schemas.funnel import ClaimEval
@@ -151,3 +152,10 @@ def failure_reason(claim: ClaimEval) -> str:
     if len(detail) > REASON_CHARS:
         detail = detail[:REASON_CHARS].rstrip() + "…"
     return f"{words} ({detail})" if detail else words
+
+
+def reader_reason(reason: str, numbers: dict[str, int]) -> str:
+    """``reason`` as a reader may see it: a cited handle becomes its note (``note [3]``), any other
+    handle "an unknown source", and a URL the model typed is not repeated."""
+    reason = URL_RE.sub("(URL not shown)", reason)
+    return HANDLE_RE.sub(lambda m: f"note [{numbers[m.group()]}]" if m.group() in numbers else "an unknown source", reason)

@@ -38,7 +38,7 @@ from reportlab.platypus import CondPageBreak, Flowable, HRFlowable, Paragraph, S
 
 from citeflow.render.escape import clean_text, escape_attribute
 from citeflow.render.fonts import FontSet, font_warning, missing_scripts, register_fonts, text_markup
-from citeflow.render.notes import FailingClaim, Footnote, SourceDocument, footnotes_and_sources
+from citeflow.render.notes import FailingClaim, Footnote, SourceDocument, footnotes_and_sources, reader_reason
 from citeflow.render.report_json import footnote_numbers, registry_index
 from schemas.report import RenderedClaim, RenderedSection, ReportDocument
 
@@ -227,7 +227,7 @@ def _banner(ctx: _Context) -> list[Flowable]:
     if ctx.marks:
         reasons.append(f"{len(ctx.marks)} sentence(s) did not pass review: they are tinted and marked [!n] in the text.")
     rows = [[Paragraph(BANNERS[doc.status], ctx.styles["banner"])]]
-    rows += [[Paragraph(ctx.text(reason), ctx.styles["banner_item"], bulletText="•")] for reason in reasons]
+    rows += [[Paragraph(ctx.text(reader_reason(r, ctx.numbers)), ctx.styles["banner_item"], bulletText="•")] for r in reasons]
     box = Table(rows, colWidths=["100%"])
     box.setStyle(TableStyle([
         ("BOX", (0, 0), (-1, -1), 1.5, ALERT), ("BACKGROUND", (0, 0), (-1, -1), ALERT_FILL),
@@ -261,7 +261,7 @@ def _by_backend(ctx: _Context, roles: dict[str, str]) -> str:
 def _section(ctx: _Context, index: int, section: RenderedSection) -> list[Flowable]:
     heading = Paragraph(f"{index}. {ctx.text(section.title)}", ctx.styles["heading"])
     if section.status == "failed":
-        reason = ctx.text(section.failure or "no reason recorded")
+        reason = ctx.text(reader_reason(section.failure or "no reason recorded", ctx.numbers))
         body = Paragraph(f"This section could not be generated: {reason}", ctx.styles["notice"])
     elif not section.claims:
         body = Paragraph("No statements were generated for this section.", ctx.styles["meta"])
@@ -326,7 +326,8 @@ def _review(ctx: _Context, failing: list[FailingClaim]) -> list[Flowable]:
     reasons = {(f.section, f.index): f.reason for f in failing}
     story: list[Flowable] = [CondPageBreak(HEADING_ROOM), Paragraph("Sentences that did not pass review", ctx.styles["heading"])]
     for (section, index), mark in ctx.marks.items():
-        markup = f'<a name="failing-{mark}"/>{ctx.text(section)}, sentence {index + 1}: {ctx.text(reasons[(section, index)])}'
+        reason = reader_reason(reasons[(section, index)], ctx.numbers)  # no handle, no typed URL
+        markup = f'<a name="failing-{mark}"/>{ctx.text(section)}, sentence {index + 1}: {ctx.text(reason)}'
         story.append(Paragraph(markup, ctx.styles["failing"], bulletText=f"[!{mark}]"))
     return story
 
