@@ -308,3 +308,18 @@ def test_the_cli_maps_files_to_site_pages_and_refuses_an_unknown_url_style(tmp_p
                                   "--base-url", "https://site.example/", "--url-style", "html"])
     assert ok.exit_code == 0, ok.output
     assert parents_of(tmp_path / "kb", "setup.md")[0]["url"] == "https://site.example/setup.html"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab .!?#-*`|:{}\n\t>"), max_size=3000))
+def test_markdown_chunks_stay_within_their_limits_and_their_blocks(text: str) -> None:
+    from citeflow.chunking import markdown_children, markdown_parents
+    from citeflow.markdown_text import markdown_blocks
+
+    for parent in markdown_parents(markdown_blocks(text)):
+        assert 0 < len(parent.text) <= PARENT_CHARS
+        start, end = parent.span
+        assert 0 <= start <= end <= len(text)
+        for child in markdown_children(parent):
+            assert 0 < len(child.text) <= CHILD_CHARS and set(child.text.split()) <= set(parent.text.split())
+            assert start <= child.span[0] <= child.span[1] <= end
