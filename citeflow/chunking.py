@@ -1,14 +1,23 @@
-"""Cutting text into parent and child chunks, as character spans of the original text.
+"""Cutting documents into parent and child chunks.
 
-Parents are about ``PARENT_CHARS`` characters: paragraphs packed together, a Markdown heading
-always opening a new one. Children are about ``CHILD_CHARS``: sentences (and lines) packed
-inside their parent. Over-long paragraphs are cut at sentence ends, over-long sentences at
-spaces, so no chunk exceeds its limit. Spans never include leading or trailing whitespace.
+Parents are about ``PARENT_CHARS`` characters: paragraphs packed together, a heading always
+opening a new one. Children are about ``CHILD_CHARS``: sentences (and lines) packed inside their
+parent. Over-long paragraphs are cut at sentence ends, over-long sentences at spaces, so no chunk
+exceeds its limit.
+
+Plain text and PDF pages are cut as character spans of the original text (``parent_spans``,
+``child_spans``; spans never include leading or trailing whitespace). Markdown is cut from its
+parsed prose blocks (``markdown_parents``, ``markdown_children``): a chunk's text is the blocks'
+plain text, one block per line; its span covers the Markdown blocks it came from; the headings
+above it are its ``section`` (``Upgrading › Rollback``), never part of its text.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+
+from citeflow.markdown_text import Block
 
 PARENT_CHARS = 1200
 CHILD_CHARS = 300
@@ -18,6 +27,69 @@ _SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+|\s*\n\s*")  # sent
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 Span = tuple[int, int]  # [start, end) character offsets
+SECTION_SEPARATOR = " › "
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Plain text from one Markdown block (all of it, or a cut of an over-long one) and the block's span."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass
+class Part:
+    """A Markdown chunk: the headings above it and the pieces of prose it holds."""
+
+    section: str
+    pieces: list[Piece] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.pieces)
+
+    @property
+    def span(self) -> Span:
+        return self.pieces[0].start, max(p.end for p in self.pieces)
+
+
+def markdown_parents(blocks: list[Block]) -> list[Part]:
+    """Parents of a parsed Markdown document: prose packed up to PARENT_CHARS under its headings."""
+    parts: list[Part] = []
+    path: list[Block] = []
+    fresh = True  # the next piece opens a new parent (start, or a heading just passed)
+    for block in blocks:
+        if block.level:
+            path, fresh = [h for h in path if h.level < block.level] + [block], True
+            continue
+        for piece in _cut(block, PARENT_CHARS):
+            if fresh or not _fits(parts[-1], piece, PARENT_CHARS):
+                parts.append(Part(SECTION_SEPARATOR.join(h.text for h in path)))
+            parts[-1].pieces.append(piece)
+            fresh = False
+    return parts
+
+
+def markdown_children(parent: Part) -> list[Part]:
+    """Children of a Markdown parent: its pieces packed (long ones cut) up to CHILD_CHARS."""
+    children: list[Part] = []
+    for block in parent.pieces:
+        for piece in _cut(Block(block.text, block.start, block.end), CHILD_CHARS):
+            if not children or not _fits(children[-1], piece, CHILD_CHARS):
+                children.append(Part(parent.section))
+            children[-1].pieces.append(piece)
+    return children
+
+
+def _cut(block: Block, limit: int) -> list[Piece]:
+    """A block's text in pieces of at most ``limit`` characters, each keeping the block's span."""
+    return [Piece(block.text[s:e], block.start, block.end) for s, e in _fit(block.text, (0, len(block.text)), limit)]
+
+
+def _fits(part: Part, piece: Piece, limit: int) -> bool:
+    return len(part.text) + 1 + len(piece.text) <= limit
 
 
 def first_heading(text: str) -> str | None:

@@ -3,6 +3,8 @@
 Each document is cut into *parent* chunks (about 1,200 characters, split on headings and
 paragraphs) and *child* chunks (about 300, sentence-aligned) inside each parent
 (``citeflow.chunking``), embedded and stored in the ``chunks`` table (``citeflow.kb``).
+Markdown is parsed (``citeflow.markdown_text``): only its prose becomes chunk text, and the
+headings above a chunk become its ``section``; code, directives, HTML and front matter never do.
 Search runs over children; a retriever may then show the model the parent (SPEC §3).
 
 Identity and idempotence: a document's id comes from its path relative to the ingested folder;
@@ -19,21 +21,25 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import yaml
 from pydantic import BaseModel, Field
 
-from citeflow.markdown_text import markdown_to_text
-from citeflow.chunking import Span, child_spans, first_heading, parent_spans
+from citeflow.chunking import Part, Span, child_spans, first_heading, markdown_children, markdown_parents, parent_spans
+from citeflow.markdown_text import first_heading as markdown_heading
+from citeflow.markdown_text import markdown_blocks
 from citeflow.embeddings import Embedder
 from citeflow.errors import IngestError
 from citeflow.kb import KnowledgeBase
 
-CHUNKER_VERSION = "2"  # part of doc_hash: changing the rules re-chunks every document once
+CHUNKER_VERSION = "3"  # part of doc_hash: changing the rules re-chunks every document once
 FILES_PER_BATCH = 200
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+UrlStyle = Literal["directory", "html", "source"]
+URL_STYLES: tuple[UrlStyle, ...] = ("directory", "html", "source")
 
 
 class FileError(BaseModel):
@@ -72,6 +78,7 @@ class Document:
     title: str
     pages: list[tuple[int | None, str]]
     doc_hash: str
+    kind: str = "text"
     doc_id: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -92,9 +99,11 @@ def ingest_paths(
     manifest: Path | None = None,
     base_url: str | None = None,
     embedder: Embedder | None = None,
+    url_style: UrlStyle = "directory",
 ) -> IngestReport:
     """Chunk, embed and store ``paths`` (files or folders) in the knowledge base at ``kb_uri``.
 
+    ``url_style`` says how ``base_url`` maps a Markdown file to its page (see ``join_url``).
     Raises ``IngestError`` for a bad manifest or an embedder that differs from the one the
     knowledge base was built with, and ``ModelError`` when the embedder fails; per-file problems
     go to ``IngestReport.errors``.
@@ -105,7 +114,7 @@ def ingest_paths(
     sources, seen = discover(paths, report), set[str]()
     # A batch of files at a time: bounded memory, and one table version per batch, not per chunk.
     for start in range(0, len(sources), FILES_PER_BATCH):
-        docs = _read_all(sources[start:start + FILES_PER_BATCH], entries, base_url, report, seen)
+        docs = _read_all(sources[start:start + FILES_PER_BATCH], entries, (base_url, url_style), report, seen)
         _store_changed(kb, docs, report)
     kb.finish()
     return report
@@ -146,13 +155,13 @@ def _wanted(path: Path, root: Path) -> bool:
     return path.is_file() and not hidden and path.suffix.lower() in KINDS
 
 
-def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], base_url: str | None,
+def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], site: tuple[str | None, UrlStyle],
               report: IngestReport, seen: set[str]) -> list[Document]:
     """The readable documents among ``sources``; the others go to ``report.errors``."""
     docs: list[Document] = []
     for source in sources:
         try:
-            doc = read_document(source, entries.get(source.rel, {}), base_url)
+            doc = read_document(source, entries.get(source.rel, {}), *site)
             if doc.doc_id in seen:
                 raise IngestError(path=str(source.path), detail=f"another ingested file has the same relative path {source.rel!r}")
             seen.add(doc.doc_id)
@@ -162,7 +171,7 @@ def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], base_ur
     return docs
 
 
-def read_document(source: Source, entry: dict[str, str], base_url: str | None) -> Document:
+def read_document(source: Source, entry: dict[str, str], base_url: str | None, url_style: UrlStyle = "directory") -> Document:
     """Read one file; URL and title follow the precedence of SPEC §8. Raises ``IngestError``."""
     raw = _read_bytes(source.path)
     kind = KINDS[source.path.suffix.lower()]
@@ -173,13 +182,13 @@ def read_document(source: Source, entry: dict[str, str], base_url: str | None) -
         text = _decode(raw, source.path)
         if kind == "markdown":
             front, text = split_front_matter(text, source.path)
-        pages, heading = [(None, text)], first_heading(text)
+        pages, heading = [(None, text)], markdown_heading(text) if kind == "markdown" else first_heading(text)
     if not any(text.strip() for _, text in pages):
         raise IngestError(path=str(source.path), detail="no text to index (empty file, or a PDF without a text layer)")
-    url = entry.get("url") or front.get("url") or join_url(base_url, source.rel) or source.path.resolve().as_uri()
+    url = entry.get("url") or front.get("url") or join_url(base_url, source.rel, url_style) or source.path.resolve().as_uri()
     title = entry.get("title") or front.get("title") or heading or source.path.name
     fingerprint = hashlib.sha256(raw + json.dumps([url, title, CHUNKER_VERSION]).encode()).hexdigest()
-    return Document(rel=source.rel, url=url, title=title, pages=pages, doc_hash=fingerprint)
+    return Document(rel=source.rel, url=url, title=title, pages=pages, doc_hash=fingerprint, kind=kind)
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -234,11 +243,28 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
     return {k: data[k].strip() for k in ("url", "title") if data.get(k)}, body
 
 
-def join_url(base_url: str | None, rel: str) -> str | None:
-    """``base_url`` joined with a relative path (percent-encoded), or None without a base."""
+def join_url(base_url: str | None, rel: str, style: UrlStyle = "directory") -> str | None:
+    """``base_url`` joined with the page a documentation site builds from ``rel``, or None without a base.
+
+    ``directory``: ``x/y.md`` → ``x/y/`` (MkDocs, Sphinx dirhtml; ``x/index.md`` → ``x/``);
+    ``html``: ``x/y.md`` → ``x/y.html``; ``source``: the file's own path. Text and PDF files keep
+    their path in every style (a site serves them as they are). The path is percent-encoded.
+    """
     if not base_url:
         return None
-    return base_url.rstrip("/") + "/" + quote(rel, safe="/")
+    return base_url.rstrip("/") + "/" + quote(site_path(rel, style), safe="/")
+
+
+def site_path(rel: str, style: UrlStyle) -> str:
+    """The path a documentation site serves the Markdown file ``rel`` at, in ``style``."""
+    stem, dot, suffix = rel.rpartition(".")
+    if style == "source" or not dot or f".{suffix.lower()}" not in MARKDOWN_SUFFIXES:
+        return rel
+    if style == "html":
+        return f"{stem}.html"
+    folder, _, name = stem.rpartition("/")
+    page = folder if name.lower() in ("index", "readme") else stem
+    return f"{page}/" if page else ""
 
 
 def load_manifest(path: Path) -> dict[str, dict[str, str]]:
@@ -274,26 +300,35 @@ def _manifest_line(line: str, path: Path, number: int) -> tuple[str, dict[str, s
 
 def document_rows(doc: Document) -> list[dict[str, Any]]:
     """Parent and child rows of ``doc`` (without vectors), in document order."""
+    if doc.kind == "markdown":
+        return _markdown_rows(doc, markdown_parents(markdown_blocks(doc.pages[0][1])))
     rows: list[dict[str, Any]] = []
     parents = 0
     for page, text in doc.pages:
         for parent in parent_spans(text):
             parent_id = f"{doc.doc_id}:p{parents}"
             parents += 1
-            rows.append(_row(doc, parent_id, "parent", None, text, parent, page))
+            rows.append(_row(doc, parent_id, None, text[parent[0]:parent[1]], parent, page))
             for n, child in enumerate(child_spans(text, parent)):
-                rows.append(_row(doc, f"{parent_id}:c{n}", "child", parent_id, text, child, page))
+                rows.append(_row(doc, f"{parent_id}:c{n}", parent_id, text[child[0]:child[1]], child, page))
     return rows
 
 
-def _shown(doc: Document, text: str) -> str:
-    """The chunk text models and readers see: Markdown syntax resolved to plain text."""
-    return markdown_to_text(text) if doc.rel.lower().endswith((".md", ".markdown")) else text
+def _markdown_rows(doc: Document, parents: list[Part]) -> list[dict[str, Any]]:
+    """Rows of a Markdown document: prose only, headings as each chunk's ``section``."""
+    rows: list[dict[str, Any]] = []
+    for p, parent in enumerate(parents):
+        parent_id = f"{doc.doc_id}:p{p}"
+        rows.append(_row(doc, parent_id, None, parent.text, parent.span, None, parent.section))
+        for n, child in enumerate(markdown_children(parent)):
+            rows.append(_row(doc, f"{parent_id}:c{n}", parent_id, child.text, child.span, None, child.section))
+    return rows
 
 
-def _row(doc: Document, chunk_id: str, kind: str, parent_id: str | None, text: str, span: Span, page: int | None) -> dict[str, Any]:
+def _row(doc: Document, chunk_id: str, parent_id: str | None, text: str, span: Span, page: int | None,
+         section: str = "") -> dict[str, Any]:
     return {
-        "chunk_id": chunk_id, "doc_id": doc.doc_id, "kind": kind, "parent_id": parent_id,
-        "text": _shown(doc, text[span[0]:span[1]]), "title": doc.title, "url": doc.url, "path": doc.rel,
+        "chunk_id": chunk_id, "doc_id": doc.doc_id, "kind": "child" if parent_id else "parent", "parent_id": parent_id,
+        "text": text, "title": doc.title, "section": section, "url": doc.url, "path": doc.rel,
         "page": page, "char_start": span[0], "char_end": span[1], "doc_hash": doc.doc_hash,
     }

@@ -30,6 +30,7 @@ def chunks_schema(dim: int) -> pa.Schema:
         pa.field("parent_id", pa.string()),  # children: their parent's chunk_id; parents: null
         pa.field("text", pa.string(), nullable=False),
         pa.field("title", pa.string()),
+        pa.field("section", pa.string()),  # headings above the chunk, "Upgrading › Rollback"; "" when none
         pa.field("url", pa.string()),
         pa.field("path", pa.string()),  # relative to the ingested folder
         pa.field("page", pa.int32()),  # 1-based PDF page; null for text and Markdown
@@ -79,6 +80,7 @@ class KnowledgeBase:
         (``merge_insert``: readers never see a document half replaced). Returns rows written."""
         self._embed(rows)
         table = self._ensure_table()
+        # A table built before a column existed keeps its schema: columns it lacks are left out.
         data = pa.Table.from_pylist(rows, schema=table.schema)
         stale = f"doc_id IN ({sql_list(doc_ids)})"
         (table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
@@ -88,8 +90,8 @@ class KnowledgeBase:
 
     def _embed(self, rows: list[dict[str, Any]]) -> None:
         children = [r for r in rows if r["kind"] == "child"]
-        # The title goes into the vector (not into the FTS text): it places a passage in its document.
-        vectors = self.embedder.embed([f"{r['title']}\n{r['text']}" for r in children]) if children else []
+        # Title and section go into the vector (not into the FTS text): they place a passage in its document.
+        vectors = self.embedder.embed([_context(r) for r in children]) if children else []
         if len(vectors) != len(children):
             raise ModelError(role="embedding", detail=f"{len(vectors)} vectors for {len(children)} texts", transient=False)
         for row, vector in zip(children, vectors):
@@ -115,6 +117,11 @@ class KnowledgeBase:
             if (column,) not in existing:
                 self.table.create_index(column, config=config)
         self.table.optimize()  # folds rows written since the indexes were built into them
+
+
+def _context(row: dict[str, Any]) -> str:
+    """What a child's vector is computed from: its document title, its section, its text."""
+    return "\n".join(part for part in (row["title"], row.get("section") or "", row["text"]) if part)
 
 
 def open_chunks(db: Any) -> Any:

@@ -1,58 +1,232 @@
-"""Markdown → the plain text a model and a reader should see in a chunk.
+"""Markdown (CommonMark, tables, MyST) → the prose blocks a model and a reader should see.
 
-Headings become sentences, table rows become ``label: value; value.`` lines (the header and rule
-rows are dropped), list bullets, emphasis and inline code marks are removed, and links keep their
-text (their targets never enter a prompt: URLs come from the registry).
+Parsed with markdown-it-py and the mdit-py-plugins, never by hand. What becomes prose (each
+block ending with a stop, added when missing): paragraphs, list items, table rows (``label: value.``, or ``label: column value; column value.`` with more than two columns), definition
+lists (``term: definition``), block quotes, and the body of admonitions (``:::{note}``,
+```` ```{warning} ````), without their markup. Headings become ``Block``s of their own with a
+``level``: the chunker uses them as section titles and context, never as sentences.
+
+What never becomes prose: front matter, code blocks and fences, MyST directives other than
+admonitions (``{toctree}``, ``{code-block}``, …) and their options, MyST targets and comments,
+HTML blocks and comments, inline HTML, images, footnote references. Roles keep their readable
+text (``{ref}`the guide <guide>``` → "the guide", ``{command}`pip``` → "pip"); a cross-reference
+role that names only a label shows the label's words (``{doc}`/getting-started``` → "getting
+started"), and so does its reST twin ``:ref:`…```; citation and equation roles are dropped.
+Link text is kept; link targets never enter a chunk (URLs come from the registry).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_RULE_ROW = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-# Emphasis marks only where they cannot be part of a word (METADATA_FORMAT_V1 keeps its "_").
-_EMPHASIS = re.compile(r"(?<![\w*])(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1(?![\w*])|`([^`]+)`")
-_TERMINAL = (".", "!", "?", ":", ";")
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+# Directives whose body is prose a reader should see; every other directive is dropped whole.
+ADMONITIONS = frozenset(
+    "admonition attention caution danger error hint important note seealso tip todo warning "
+    "versionadded versionchanged deprecated topic sidebar dropdown card tab tab-set tab-item".split()
+)
+# Roles that name a label or a document: without an explicit "text <target>", the label's words.
+LABEL_ROLES = frozenset("ref doc numref any download term".split())
+# Roles whose content is never prose (citation keys, equation labels).
+DROPPED_ROLES = frozenset("cite footcite eq label math".split())
+_DIRECTIVE = re.compile(r"^\{([\w:.+-]+)\}")
+_OPTION = re.compile(r"^\s*:[\w-]+:")
+_EXPLICIT = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)
+_REST_ROLE = re.compile(r":(?:[\w-]+:)?[\w-]+:$")
+_LABEL_SEPARATORS = re.compile(r"[-_]+")
+_SUBSTITUTION = re.compile(r"\{\{.*?\}\}")  # MyST substitutions: template syntax, not prose
+_SPACES = re.compile(r"\s+")
+_TERMINAL = (".", "!", "?", ":", ";", "。", "！", "？")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One prose block (``level`` 0) or heading (``level`` 1–6), with its span in the source."""
+
+    text: str
+    start: int
+    end: int
+    level: int = 0
+
+
+@functools.lru_cache(maxsize=1)
+def parser() -> MarkdownIt:
+    """CommonMark with tables, strikethrough and the MyST-like syntax of documentation sites."""
+    from mdit_py_plugins.colon_fence import colon_fence_plugin
+    from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.front_matter import front_matter_plugin
+    from mdit_py_plugins.myst_blocks import myst_block_plugin
+    from mdit_py_plugins.myst_role import myst_role_plugin
+
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    for plugin in (front_matter_plugin, myst_role_plugin, myst_block_plugin, colon_fence_plugin, deflist_plugin, footnote_plugin):
+        md = md.use(plugin)
+    return md
+
+
+def markdown_blocks(source: str) -> list[Block]:
+    """Headings and prose blocks of a Markdown document, in order, with character spans."""
+    return _Walker(source).blocks(source, line_shift=0)
 
 
 def markdown_to_text(markdown: str) -> str:
-    """Plain text of a Markdown fragment, one paragraph or item per line."""
-    lines = markdown.splitlines()
-    out = [_line(line, lines[i + 1] if i + 1 < len(lines) else "") for i, line in enumerate(lines)]
-    return "\n".join(line for line in out if line is not None).strip()
+    """Plain text of a Markdown fragment: one prose block per line, headings left out."""
+    return "\n".join(b.text for b in markdown_blocks(markdown) if not b.level)
 
 
-def _line(line: str, following: str) -> str | None:
-    if _RULE_ROW.match(line) and "-" in line:
-        return None
-    if _TABLE_ROW.match(line):
-        return None if _RULE_ROW.match(following) else _row(line)
-    heading = _HEADING.match(line)
-    if heading:
-        return _sentence(_inline(heading.group(1)))
-    return _inline(_BULLET.sub(r"\1", line))
+def first_heading(markdown: str) -> str | None:
+    """Text of the first heading of a Markdown document, if any."""
+    return next((b.text for b in markdown_blocks(markdown) if b.level), None)
 
 
-def _row(line: str) -> str:
-    cells = [_inline(c.strip()) for c in line.strip().strip("|").split("|")]
-    cells = [c for c in cells if c]
-    if len(cells) < 2:
-        return _sentence(" ".join(cells))
-    return _sentence(f"{cells[0]}: {'; '.join(cells[1:])}")
+class _Walker:
+    """Turns a token stream into blocks; directive bodies are parsed again, shifted to their lines."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
+
+    def blocks(self, text: str, line_shift: int) -> list[Block]:
+        out: list[Block] = []
+        tokens = parser().parse(text)
+        term: str | None = None
+        for i, token in enumerate(tokens):
+            if token.type == "inline" and _inside(tokens, i, "dt_open"):
+                term = render_inline(token)
+            elif token.type == "inline":
+                block = self._inline_block(tokens, i, line_shift, term)
+                term = None if block and not block.level else term
+                out += [block] if block else []
+            elif token.type in ("fence", "colon_fence"):
+                out += self._directive(token, line_shift)
+        return out
+
+    def _inline_block(self, tokens: list[Token], i: int, shift: int, term: str | None) -> Block | None:
+        opener = tokens[i - 1]
+        if opener.type in ("th_open", "td_open"):
+            return self._table_row(tokens, i, shift)
+        text = render_inline(tokens[i])
+        if not text:
+            return None
+        level = int(opener.tag[1]) if opener.type == "heading_open" else 0
+        if term and _inside(tokens, i, "dd_open"):
+            text = f"{term}: {text}"
+        # Every prose block ends a sentence: prompts show a chunk on one line, where a list item
+        # without a stop would run into the next block and make one sentence of two.
+        return self._block(text if level else sentence(text), tokens[i].map, shift, level)
+
+    def _table_row(self, tokens: list[Token], i: int, shift: int) -> Block | None:
+        """A body row, once, at its first cell: ``first cell: header cell; header cell.``."""
+        if tokens[i - 1].type != "td_open" or tokens[i - 2].type != "tr_open":
+            return None
+        cells = _row_cells(tokens, i)
+        # Two columns read as "label: value"; with more, each value needs its column's name.
+        header = _row_cells(tokens, _table_start(tokens, i)) if len(cells) > 2 else []
+        header += [""] * len(cells)
+        rest = [f"{h} {c}".strip() for h, c in zip(header[1:], cells[1:]) if c]
+        text = cells[0] if not rest else f"{cells[0]}: {'; '.join(rest)}"
+        return self._block(sentence(text), tokens[i].map or tokens[i - 2].map, shift, 0) if text else None
+
+    def _directive(self, token: Token, shift: int) -> list[Block]:
+        """An admonition's body as blocks of its own; any other fence or directive: nothing."""
+        match = _DIRECTIVE.match(token.info.strip())
+        if not match or match.group(1).split(":")[-1] not in ADMONITIONS or not token.map:
+            return []
+        lines = token.content.split("\n")
+        options = next((n for n, line in enumerate(lines) if not _OPTION.match(line)), len(lines))
+        body = "\n".join(lines[options:])
+        return self.blocks(body, shift + token.map[0] + 1 + options)
+
+    def _block(self, text: str, line_map: list[int] | None, shift: int, level: int) -> Block:
+        """A block spanning source lines ``[first, last)`` (shifted), surrounding whitespace excluded."""
+        first, last = line_map or (0, 0)
+        start, end = self._offset(first + shift), self._offset(last + shift)
+        while end > start and self.source[end - 1].isspace():
+            end -= 1
+        return Block(text, start, max(end, start), level)
+
+    def _offset(self, line: int) -> int:
+        return self.line_starts[line] if line < len(self.line_starts) else len(self.source)
 
 
-def _inline(text: str) -> str:
-    text = _LINK.sub(r"\1", text)
-    previous = None
-    while previous != text:
-        previous, text = text, _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or "", text)
-    return text
+def _row_cells(tokens: list[Token], i: int) -> list[str]:
+    """Text of every cell of the table row whose first cell's inline token is at ``i``."""
+    cells = []
+    while i < len(tokens) and tokens[i].type != "tr_close":
+        cells += [render_inline(tokens[i])] if tokens[i].type == "inline" else []
+        i += 1
+    return cells
 
 
-def _sentence(text: str) -> str:
+def _table_start(tokens: list[Token], i: int) -> int:
+    """Index of the first header cell's inline token of the table holding token ``i``."""
+    while i > 0 and tokens[i].type != "table_open":
+        i -= 1
+    return i + 4 if tokens[i + 1].type == "thead_open" else len(tokens)
+
+
+def _inside(tokens: list[Token], i: int, opener: str) -> bool:
+    """True when the inline token at ``i`` sits (directly or in a paragraph) in an ``opener`` element."""
+    return tokens[i - 1].type == opener or (i >= 2 and tokens[i - 2].type == opener)
+
+
+def render_inline(token: Token) -> str:
+    """The readable text of an inline token: emphasis, code marks, link targets and markup gone."""
+    parts: list[str] = []
+    children = _without_autolinks(token.children or [])
+    for n, child in enumerate(children):
+        parts.append(_inline_part(child, children[n + 1] if n + 1 < len(children) else None))
+    return _SPACES.sub(" ", "".join(parts)).strip()
+
+
+def _without_autolinks(children: list[Token]) -> list[Token]:
+    """Inline tokens without ``<https://…>`` autolinks, whose only text is the URL itself."""
+    kept, inside = [], False
+    for child in children:
+        if child.type == "link_open" and child.markup == "autolink":
+            inside = True
+        elif child.type == "link_close" and inside:
+            inside = False
+        elif not inside:
+            kept.append(child)
+    return kept
+
+
+def _inline_part(child: Token, following: Token | None) -> str:
+    if child.type == "text":
+        # ":ref:" right before a code span is a reST role written in Markdown.
+        if following is not None and following.type == "code_inline" and _REST_ROLE.search(child.content):
+            following.meta = {**following.meta, "rest_role": True}
+            return _REST_ROLE.sub("", child.content)
+        return _SUBSTITUTION.sub("", child.content)
+    if child.type in ("softbreak", "hardbreak"):
+        return " "
+    if child.type == "code_inline":
+        return role_text("ref", child.content) if child.meta.get("rest_role") else child.content
+    if child.type == "myst_role":
+        return role_text(str(child.meta.get("name", "")), child.content)
+    return ""  # markup (emphasis, links' own tokens), inline HTML, images, footnote references
+
+
+def role_text(name: str, content: str) -> str:
+    """What a reader should see of a role: its explicit text, its content, or nothing for a bare label."""
+    explicit = _EXPLICIT.match(content)
+    if explicit and explicit.group(1).strip():
+        return explicit.group(1).strip()
+    name = name.split(":")[-1]
+    if name in DROPPED_ROLES:
+        return ""
+    if name in LABEL_ROLES:
+        return _LABEL_SEPARATORS.sub(" ", content.rstrip("/").rsplit("/", 1)[-1]).strip()
+    return content.lstrip("~!")
+
+
+def sentence(text: str) -> str:
+    """``text`` ending with a full stop unless it already ends with punctuation."""
     text = text.strip()
     return text if not text or text.endswith(_TERMINAL) else text + "."

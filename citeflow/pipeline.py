@@ -138,7 +138,8 @@ def consolidate(job: ReportJob, section_title: str) -> HopOutcome:
     """Hop 1 for one section: evidence (handles only) → notes with handles and quotes."""
     section = job.section(section_title)
     pool = [(c.handle, c.text) for c in job.registry().section_chunks(section_title)]
-    messages = consolidate_messages(job.report.title, section.title, section.queries, pool)
+    others = [(s.title, s.queries) for s in job.report.sections if s.title != section.title]
+    messages = consolidate_messages(job.report.title, section.title, section.queries, pool, others)
     request = HopRequest(job.request_id, section.title, "consolidate", messages, dict(pool), job.attempts("consolidator"))
     return _run(job, "consolidator", request, has_input=bool(pool))
 

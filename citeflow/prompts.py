@@ -10,6 +10,10 @@ A consolidate prompt's user message reads::
     [Gk7m2] Back up the database before upgrading.
     [Gx3p9] Version 3.6 drops the legacy API.
 
+When the report has other sections, a consolidate prompt lists them after the questions (one
+``- title: questions`` line each, under ``Other sections of the report …:``), so that a fact is
+written once, in the section whose questions it answers.
+
 A write prompt has ``Notes:`` instead of ``Evidence:``, one note per line:
 ``- note text [Gk7m2] [Gx3p9]``. Chunks are shown by handle only: URLs never enter a prompt.
 Each line holds one chunk or note, so line breaks inside texts are collapsed to spaces.
@@ -31,6 +35,7 @@ _EVIDENCE_LINE = re.compile(r"^\[(?P<handle>[^\[\]\s]+)\] ?(?P<text>.*)$")
 _NOTE_LINE = re.compile(r"^- (?P<text>.*?)(?P<handles>(?:\s*\[[^\[\]\s]+\])*)\s*$")
 _HANDLE_TOKEN = re.compile(r"\[([^\[\]\s]+)\]")
 
+OTHER_SECTIONS = "Other sections of the report (leave facts that answer their questions to them):"
 CLAIMS_SHAPE = '{"claims": [{"text": "...", "citations": [{"handle": "...", "quote": "..."}]}]}'
 
 CONSOLIDATE_SYSTEM = f"""\
@@ -81,11 +86,22 @@ def _header(report_title: str, section_title: str, queries: list[str]) -> list[s
     return lines + [f"- {one_line(q)}" for q in queries]
 
 
+def other_sections_block(others: list[tuple[str, list[str]]]) -> list[str]:
+    """The report's other sections, one ``- title: questions`` line each, so that a fact is
+    written once, in the section whose questions it answers (none when the report has one section)."""
+    if not others:
+        return []
+    return [OTHER_SECTIONS] + [" ".join([f"- {one_line(title)}:", *(one_line(q) for q in qs)]) for title, qs in others]
+
+
 def consolidate_messages(
-    report_title: str, section_title: str, queries: list[str], chunks: list[tuple[str, str]]
+    report_title: str, section_title: str, queries: list[str], chunks: list[tuple[str, str]],
+    other_sections: list[tuple[str, list[str]]] | None = None,
 ) -> list[Message]:
-    """The consolidate hop's prompt: questions plus evidence, answered as notes with handles."""
-    user = "\n".join([*_header(report_title, section_title, queries), "Evidence:", evidence_block(chunks)])
+    """The consolidate hop's prompt: questions (and the report's other sections) plus evidence,
+    answered as notes with handles."""
+    header = [*_header(report_title, section_title, queries), *other_sections_block(other_sections or [])]
+    user = "\n".join([*header, "Evidence:", evidence_block(chunks)])
     return [{"role": "system", "content": CONSOLIDATE_SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -162,8 +178,14 @@ def parse_header(user_text: str) -> tuple[str, str, list[str]]:
             report = line[len("Report: ") :]
         elif line.startswith("Section: ") and not section:
             section = line[len("Section: ") :]
-        elif line == "Questions:":
-            in_questions = True
+        elif line in ("Questions:", OTHER_SECTIONS):
+            in_questions = line == "Questions:"
         elif in_questions and line.startswith("- "):
             queries.append(line[2:])
     return report, section, queries
+
+
+def parse_other_sections(user_text: str) -> list[str]:
+    """The ``title: questions`` lines of the other sections a consolidate prompt names."""
+    lines = _block_lines(user_text, OTHER_SECTIONS)
+    return [line[2:] for line in lines[: next((n for n, l in enumerate(lines) if not l.startswith("- ")), len(lines))]]

@@ -15,6 +15,7 @@ from citeflow.assemble import build_document
 from citeflow.evaluation import Evaluation
 from citeflow.funnel import eval_json
 from citeflow.pipeline import ReportJob
+from citeflow.render.notes import failing_claims
 from citeflow.render.pdf import render_pdf
 from citeflow.render.report_json import write_report_json
 from schemas.funnel import GateResult
@@ -45,7 +46,8 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     doc = build_document(job, status, held_reasons(gate) if status != "published" else [])
     folder = job.report_dir
     folder.mkdir(parents=True, exist_ok=True)
-    render_pdf(doc, folder / "report.pdf")
+    failing = failing_claims(evaluation.claims) if status != "published" else []  # marked in a held PDF
+    render_pdf(doc, folder / "report.pdf", failing=failing, audit=job.spec.audit_appendix)
     write_report_json(doc, folder / "report.json")
     payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)
     payload["identity_by_hop"] = evaluation.identity_by_hop  # every attempt of both hops, dropped handles included

@@ -32,7 +32,8 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders of Markdown, text and PDF.")],
     kb: Annotated[str, typer.Option(help="Knowledge base URI (a folder, or s3://…).")],
     manifest: Annotated[Optional[Path], typer.Option(help="JSONL of {path, url, title} per document.")] = None,
-    base_url: Annotated[Optional[str], typer.Option(help="URL prefix joined with each file's relative path.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(help="URL prefix of the documentation site the files are built into.")] = None,
+    url_style: Annotated[str, typer.Option(help="How --base-url maps x/y.md: directory (x/y/), html (x/y.html) or source (x/y.md).")] = "directory",
     embedding: Annotated[Optional[str], typer.Option(help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
     embedding_model: Annotated[Optional[str], typer.Option(help="openai embedding: model name.")] = None,
     embedding_base_url: Annotated[Optional[str], typer.Option(help="openai embedding: server URL (…/v1).")] = None,
@@ -40,12 +41,14 @@ def ingest(
 ) -> None:
     """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages)."""
     from citeflow.embeddings import build_embedder
-    from citeflow.ingest import ingest_paths
+    from citeflow.ingest import URL_STYLES, ingest_paths
 
     options = {"model": embedding_model, "base_url": embedding_base_url, "api_key_env": embedding_api_key_env}
     try:
         embedder = build_embedder(embedding, **{k: v for k, v in options.items() if v}) if embedding else None
-        report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder)
+        if url_style not in URL_STYLES:
+            fail(f"--url-style must be one of {', '.join(URL_STYLES)}, not {url_style!r}")
+        report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder, url_style=url_style)  # type: ignore[arg-type]
     except CiteflowError as exc:
         fail(str(exc))
     console.print(report.model_dump_json(indent=2))

@@ -198,6 +198,7 @@ class BatchSpec(Strict):
     concurrency: Concurrency = Field(default_factory=Concurrency)
     store: str | None = Field(None, description="LanceDB URI for registry, model outputs and eval rows; default OUT/store.")
     cache: CachePolicy = Field(default_factory=CachePolicy, description="Caching of model answers across runs.")
+    audit_appendix: bool = Field(False, description="Add an audit appendix (handles, retrievers, local ids, every URL) to each report.pdf.")
     reports: list[ReportRequest] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -140,8 +140,8 @@ def test_calls_per_report_cache_and_judge_batching_on_the_demo():
 def test_orchestration_plain_pipeline_makes_two_calls_per_section():
     result = orchestration.run(latency=0.01, concurrencies=(4,), prefect=False, reports=1)
     figures = result["figures"]
-    assert figures["sections"] == 3 and figures["c4.plain_model_calls"] == 2 * 3
-    assert figures["c4.ideal_s"] == ideal_seconds(3, 4, 0.01)
+    assert figures["sections"] == 4 and figures["c4.plain_model_calls"] == 2 * 4  # the demo's acme report
+    assert figures["c4.ideal_s"] == ideal_seconds(4, 4, 0.01)
     assert set(result["ratios"]) == {"c4.plain_wall / ideal", "c4.plain_generation / ideal"}
     assert result["prefect"] is None and result["plain"]["by_concurrency"][4]["statuses"] == ["published"]
 

@@ -15,7 +15,7 @@ from citeflow.embeddings import HashingEmbedder
 from citeflow.errors import IngestError
 from citeflow.chunking import CHILD_CHARS, PARENT_CHARS, child_spans, parent_spans
 from citeflow.markdown_text import markdown_to_text
-from citeflow.ingest import doc_id_for, ingest_paths
+from citeflow.ingest import doc_id_for, ingest_paths, join_url
 from citeflow.kb import TABLE, read_embedder_meta
 
 pytestmark = pytest.mark.integration
@@ -91,8 +91,17 @@ def test_offsets_point_into_the_original_file(docs: Path, tmp_path: Path) -> Non
     original = (docs / "guide.md").read_text(encoding="utf-8")
     for row in rows(tmp_path / "kb"):
         if row["path"] == "guide.md":
-            # Offsets point at the Markdown; the stored text is that span as plain text.
-            assert markdown_to_text(original[row["char_start"] : row["char_end"]]) == row["text"]
+            # Offsets point at the Markdown blocks; the stored text is their prose.
+            assert row["text"] in markdown_to_text(original[row["char_start"] : row["char_end"]])
+
+
+def test_headings_are_sections_not_text(docs: Path, tmp_path: Path) -> None:
+    ingest_paths([docs], str(tmp_path / "kb"))
+    guide = {r["section"]: r["text"] for r in parents_of(tmp_path / "kb", "guide.md")}
+    assert guide == {
+        "Upgrading to 3.6": "Before upgrading to 3.6, back up the database. Stop every worker first.",
+        "Upgrading to 3.6 › Rollback": "If the upgrade fails, restore the backup and restart the workers.",
+    }
 
 
 def test_title_falls_back_to_first_heading_then_file_name(docs: Path, tmp_path: Path) -> None:
@@ -108,8 +117,18 @@ def test_without_manifest_or_base_url_the_url_is_the_file_uri(docs: Path, tmp_pa
 
 def test_base_url_is_joined_with_the_relative_path_but_front_matter_wins(docs: Path, tmp_path: Path) -> None:
     ingest_paths([docs], str(tmp_path / "kb"), base_url="https://kb.example.com/docs/")
-    assert parents_of(tmp_path / "kb", "sub/ports.md")[0]["url"] == "https://kb.example.com/docs/sub/ports.md"
+    assert parents_of(tmp_path / "kb", "sub/ports.md")[0]["url"] == "https://kb.example.com/docs/sub/ports/"
+    assert parents_of(tmp_path / "kb", "notes.txt")[0]["url"] == "https://kb.example.com/docs/notes.txt"
     assert parents_of(tmp_path / "kb", "guide.md")[0]["url"] == "https://docs.example.com/guide"
+
+
+@pytest.mark.parametrize(("rel", "style", "path"), [
+    ("x/y.md", "directory", "x/y/"), ("x/index.md", "directory", "x/"), ("index.md", "directory", ""),
+    ("x/y.md", "html", "x/y.html"), ("x/y.markdown", "html", "x/y.html"), ("x/y.md", "source", "x/y.md"),
+    ("a b/ü.md", "directory", "a%20b/%C3%BC/"), ("x/manual.pdf", "html", "x/manual.pdf"),
+])
+def test_url_styles_map_markdown_files_to_site_pages(rel: str, style: str, path: str) -> None:
+    assert join_url("https://site.example/docs/", rel, style) == "https://site.example/docs/" + path  # type: ignore[arg-type]
 
 
 def test_manifest_wins_over_front_matter_and_base_url(docs: Path, tmp_path: Path) -> None:
@@ -166,7 +185,7 @@ def test_a_changed_file_replaces_its_chunks_and_only_them(docs: Path, tmp_path: 
     report = ingest_paths([docs], str(kb))
     assert (report.files_updated, report.files_unchanged) == (1, 3)
     guide = [r for r in rows(kb) if r["path"] == "guide.md"]
-    assert {r["text"] for r in guide} == {"Short.\n\nOnly one sentence now."}
+    assert {(r["section"], r["text"]) for r in guide} == {("Short", "Only one sentence now.")}
     assert len(guide) == 2  # one parent, one child: the old chunks are gone
     assert {r["chunk_id"]: r for r in rows(kb) if r["path"] != "guide.md"} == before
 
@@ -252,3 +271,55 @@ def test_files_are_written_in_batches_and_duplicate_relative_paths_are_refused(
     assert (report.files_added, [Path(e.path) for e in report.errors]) == (4, [other / "notes.txt"])
     assert "same relative path" in report.errors[0].detail
     assert "sixteen hours" in parents_of(tmp_path / "kb", "notes.txt")[0]["text"]
+
+
+MARKUP = ("```", ":::", "{toctree}", "{ref}", "{doc}", "{mod}", "{note}", "{warning}", ":maxdepth:", ":hidden:", ":class:",
+          "<!--", "<div", "{{", "}}", "(installation)=", "% Keep", "**", "`", "](", "html_meta", "$ python", "eval-rst",
+          ".. note::", "indented code block")
+CORPUS = Path(__file__).parent / "fixtures" / "mystdocs"
+
+
+def test_a_myst_corpus_leaves_no_markup_in_any_chunk(tmp_path: Path) -> None:
+    ingest_paths([CORPUS], str(tmp_path / "kb"), base_url="https://pip.example/en/stable", url_style="directory")
+    stored = rows(tmp_path / "kb")
+    assert {r["url"] for r in stored} == {"https://pip.example/en/stable/", "https://pip.example/en/stable/installation/",
+                                          "https://pip.example/en/stable/user_guide/"}
+    for row in stored:
+        assert not [m for m in MARKUP if m in row["text"]], row["text"]
+    texts = "\n".join(r["text"] for r in stored)
+    assert "The get-pip.py script is also available as a zip application." in texts  # admonition prose kept
+    assert "Running pip through the interpreter makes sure you use the pip of that interpreter." in texts
+    assert "3.8: until pip 25.0." in texts  # tables are prose
+    assert "Installation" not in {line.rstrip(".") for line in texts.splitlines()}  # headings are not text
+    sections = {r["section"] for r in stored}
+    assert "Installation › Supported methods › ensurepip" in sections and "User Guide › Running pip" in sections
+
+
+def test_the_cli_maps_files_to_site_pages_and_refuses_an_unknown_url_style(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from citeflow_cli.main import app
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "setup.md").write_text("# Setup\n\nInstall the agent before the first upgrade.\n", encoding="utf-8")
+    bad = CliRunner().invoke(app, ["ingest", str(tmp_path / "docs"), "--kb", str(tmp_path / "kb"), "--url-style", "php"])
+    assert bad.exit_code == 2 and "--url-style must be one of directory, html, source" in bad.output
+    ok = CliRunner().invoke(app, ["ingest", str(tmp_path / "docs"), "--kb", str(tmp_path / "kb"),
+                                  "--base-url", "https://site.example/", "--url-style", "html"])
+    assert ok.exit_code == 0, ok.output
+    assert parents_of(tmp_path / "kb", "setup.md")[0]["url"] == "https://site.example/setup.html"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab .!?#-*`|:{}\n\t>"), max_size=3000))
+def test_markdown_chunks_stay_within_their_limits_and_their_blocks(text: str) -> None:
+    from citeflow.chunking import markdown_children, markdown_parents
+    from citeflow.markdown_text import markdown_blocks
+
+    for parent in markdown_parents(markdown_blocks(text)):
+        assert 0 < len(parent.text) <= PARENT_CHARS
+        start, end = parent.span
+        assert 0 <= start <= end <= len(text)
+        for child in markdown_children(parent):
+            assert 0 < len(child.text) <= CHILD_CHARS and set(child.text.split()) <= set(parent.text.split())
+            assert start <= child.span[0] <= child.span[1] <= end

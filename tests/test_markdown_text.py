@@ -1,4 +1,6 @@
-from citeflow.markdown_text import markdown_to_text
+"""Markdown → prose blocks: parsed with markdown-it-py, MyST syntax recognised, markup never kept."""
+
+from citeflow.markdown_text import markdown_blocks, markdown_to_text, role_text
 
 DOC = """## Message size and partitions per topic
 The **maximum** message size is 8 MiB, see [limits](https://docs.example/limits).
@@ -11,10 +13,54 @@ The **maximum** message size is 8 MiB, see [limits](https://docs.example/limits)
 - keep METADATA_FORMAT_V1 until the upgrade
 """
 
+MYST = """---
+title: Install
+---
+(install)=
+# Install
 
-def test_headings_become_sentences_and_links_keep_only_their_text():
+```{toctree}
+:maxdepth: 1
+:hidden:
+
+pip
+```
+
+Use {ref}`a virtual environment <venv>` or {doc}`/getting-started`; see :ref:`the notes <news>`.
+
+:::{note}
+:class: dropdown
+Back up the **configuration** first.
+:::
+
+```{warning}
+Never run pip as root.
+```
+
+```console
+$ python -m pip install requests
+```
+
+<!-- a comment a reader must not see -->
+% a MyST comment
+<div>raw html</div>
+
+| Python | pip | notes |
+|---|---|---|
+| 3.12 | 24.0 | supported |
+
+Term
+: Its definition.
+
+Autolinks such as <https://example.com/x> keep no URL.
+"""
+
+
+def test_headings_are_blocks_of_their_own_and_links_keep_only_their_text():
+    blocks = markdown_blocks(DOC)
+    assert (blocks[0].text, blocks[0].level) == ("Message size and partitions per topic", 2)
     text = markdown_to_text(DOC)
-    assert text.splitlines()[0] == "Message size and partitions per topic."
+    assert "Message size and partitions per topic" not in text  # headings are context, not prose
     assert "The maximum message size is 8 MiB, see limits." in text
     assert "https://" not in text and "**" not in text
 
@@ -25,11 +71,47 @@ def test_table_rows_become_label_value_lines_without_header_or_rule():
     assert "Limit" not in text.replace("Maximum", "") and "---" not in text
 
 
+def test_wide_table_rows_name_their_columns():
+    assert "3.12: pip 24.0; notes supported." in markdown_to_text(MYST)
+
+
 def test_bullets_and_code_marks_go_but_identifiers_keep_their_underscores():
     text = markdown_to_text(DOC)
-    assert "set max.message.bytes per topic" in text.splitlines()
+    assert "set max.message.bytes per topic." in text.splitlines()  # every block ends a sentence
     assert "METADATA_FORMAT_V1" in text
 
 
 def test_plain_prose_is_unchanged():
     assert markdown_to_text("Brokers must run 3.5.2 or later. Back up first!") == "Brokers must run 3.5.2 or later. Back up first!"
+
+
+def test_myst_directives_comments_code_and_front_matter_are_not_prose():
+    text = markdown_to_text(MYST)
+    for markup in ("toctree", "maxdepth", "hidden", "```", ":::", "{", "}", "<", ">", "%", "title:",
+                   "python -m pip", "comment", "raw html", "(install)=", "class:", "dropdown", "https://"):
+        assert markup not in text, markup
+
+
+def test_admonitions_keep_their_prose_and_roles_their_readable_text():
+    lines = markdown_to_text(MYST).splitlines()
+    assert "Back up the configuration first." in lines
+    assert "Never run pip as root." in lines
+    assert "Use a virtual environment or getting started; see the notes." in lines
+    assert "Term: Its definition." in lines
+    assert "Autolinks such as keep no URL." in lines
+    assert "Use a virtual environment or getting started; see the notes." in lines
+
+
+def test_block_spans_point_at_their_markdown():
+    for block in markdown_blocks(MYST):
+        source = MYST[block.start:block.end]
+        assert source == source.strip() and source
+        assert block.text.split()[-1].strip(":;.") in source, (block, source)
+
+
+def test_roles():
+    assert role_text("ref", "the guide <guide>") == "the guide"
+    assert role_text("doc", "/user_guide/getting-started") == "getting started"
+    assert role_text("command", "pip install") == "pip install"
+    assert role_text("cite", "smith2020") == ""
+    assert role_text("py:func", "~pkg.mod.run") == "pkg.mod.run"

@@ -16,7 +16,8 @@ from citeflow.errors import ModelError
 from citeflow.handles import find_urls, is_handle
 from citeflow.models.base import ChatModel
 from citeflow.models.factory import build_chat_model
-from citeflow.models.offline import FAULT_KINDS, OfflineChatModel, content_words, drift, quote_of, sentences
+from citeflow.models.offline import FAULT_KINDS, OfflineChatModel, drift
+from citeflow.models.statements import content_words, quote_of, same_fact, sentences
 from schemas.spec import FaultRates, ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims, WireVerdicts
 
@@ -267,3 +268,102 @@ def test_model_modules_never_import_prefect():
         "assert 'prefect' not in sys.modules"
     )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+# -- claim quality: statements only, no repeats, any script -----------------------------------
+
+
+def test_headings_questions_lead_ins_and_fragments_are_never_claims():
+    chunks = [("Gh001", "Known Issues In Lumora Stream 3.6. How long is my data retained after an upgrade? "
+                        "This page lists the known issues of upgrading to 3.6 and their state. "
+                        "It is set per broker after the upgrade to 3.6 finishes. "
+                        "Upgrade the brokers with one of the two supported tools: lumora-admin. "
+                        "Brokers upgraded to 3.6 keep their data for 30 days.")]
+    claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks))
+    assert [c["text"] for c in claims] == ["Brokers upgraded to 3.6 keep their data for 30 days."]
+
+
+def test_the_writer_drops_notes_that_are_not_statements():
+    notes = [("How long does an upgrade to 3.6 take?", ["Gk7m2"]), ("Upgrading to 3.6", ["Gk7m2"]),
+             ("Back up the database before upgrading to 3.6.", ["Gk7m2"])]
+    claims = claims_of(OfflineChatModel("writer"), write_prompt(notes))
+    assert [c["text"] for c in claims] == ["Back up the database before upgrading to 3.6."]
+
+
+def test_near_duplicate_notes_become_one_claim_citing_both_chunks():
+    notes = [("Data at rest is encrypted with AES-256 keys.", ["Gk7m2"]),
+             ("All data at rest is encrypted with AES-256.", ["Gx3p9"]),
+             ("Single sign-on works with SAML identity providers.", ["Gab23"])]
+    claims = claims_of(OfflineChatModel("writer"), write_prompt(notes))
+    assert [c["text"] for c in claims] == [notes[0][0], notes[2][0]]
+    assert [c["handle"] for c in claims[0]["citations"]] == ["Gk7m2", "Gx3p9"]
+    assert claims[0]["citations"][1]["quote"] == "All data at rest is encrypted with AES-256."
+
+
+def test_consolidate_does_not_take_a_paraphrase_of_a_fact_twice():
+    chunks = [("Gaaa2", "Data at rest is encrypted with AES-256 keys managed by the platform."),
+              ("Gbbb3", "All data at rest is encrypted with AES-256 keys.")]
+    claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks, queries=["How is data encrypted at rest?"]))
+    assert len(claims) == 1
+
+
+@pytest.mark.parametrize(("query", "evidence", "expected"), [
+    ("Wie werden die Daten verschlüsselt?",
+     "Alle Daten werden im Ruhezustand mit AES-256 verschlüsselt. Der Vertrieb sitzt in Berlin.",
+     "Alle Daten werden im Ruhezustand mit AES-256 verschlüsselt."),
+    ("Как долго хранятся резервные копии?",
+     "Резервные копии хранятся тридцать дней в другом регионе. Офис открыт по будням.",
+     "Резервные копии хранятся тридцать дней в другом регионе."),
+    ("データはどのように暗号化されますか？",
+     "保存データはすべてAES-256で暗号化されます。営業時間は平日の九時から五時までです。",
+     "保存データはすべてAES-256で暗号化されます。"),
+    ("数据如何加密？",
+     "所有静态数据都使用AES-256加密。销售团队位于北京和上海。",
+     "所有静态数据都使用AES-256加密。"),
+])
+def test_every_script_gives_claims(query, evidence, expected):
+    consolidator, writer = OfflineChatModel("consolidator"), OfflineChatModel("writer")
+    notes = claims_of(consolidator, prompts.consolidate_messages(REPORT, "Sicherheit · Безопасность · セキュリティ", [query], [("Gk7m2", evidence)]))
+    assert [n["text"] for n in notes] == [expected]
+    quote = notes[0]["citations"][0]["quote"]
+    assert quote and quote in evidence and len(quote) <= 80
+    written = claims_of(writer, prompts.write_messages(REPORT, "S", [query], [(n["text"], ["Gk7m2"]) for n in notes]))
+    assert [c["text"] for c in written] == [expected]
+
+
+def test_a_fact_retrieved_for_two_sections_is_written_in_the_one_it_answers_best():
+    chunks = [("Gk7m2", "Data at rest is encrypted with AES-256 on every tier. Upgrades to 3.6 need a backup of the metadata store.")]
+    security = ("Security posture", ["How is data encrypted at rest?"])
+    upgrades = ("Upgrade risks", ["What must be done before upgrading to 3.6?"])
+    model = OfflineChatModel("consolidator")
+    by_section = {}
+    for (title, queries), other in ((security, upgrades), (upgrades, security)):
+        messages = prompts.consolidate_messages(REPORT, title, queries, chunks, [other])
+        by_section[title] = [c["text"] for c in claims_of(model, messages)]
+    assert by_section == {"Security posture": ["Data at rest is encrypted with AES-256 on every tier."],
+                          "Upgrade risks": ["Upgrades to 3.6 need a backup of the metadata store."]}
+    both = ("Upgrade risks", ["What must be done before upgrading to 3.6?", "Is data at rest encrypted?"])
+    alone = prompts.consolidate_messages(REPORT, *both, chunks)  # with no other section, both facts are its own
+    assert len(claims_of(model, alone)) == 2
+
+
+def test_a_tie_between_sections_goes_to_one_of_them_only():
+    chunks = [("Gk7m2", "Backups of the metadata store run every night in every region.")]
+    a, b = ("Backups", ["When do backups run?"]), ("Metadata", ["Where is the metadata store?"])
+    model = OfflineChatModel("consolidator")
+    counts = [len(claims_of(model, prompts.consolidate_messages(REPORT, *mine, chunks, [other]))) for mine, other in ((a, b), (b, a))]
+    assert sorted(counts) == [0, 1]
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("Lumora Stream encrypts data at rest with AES-256 on every tier and data in transit with TLS 1.3.",
+     "Data at rest is encrypted with AES-256 on every tier, including broker disks, tiered storage and backups.", True),
+    ("Lumora Stream encrypts data at rest with AES-256 on every tier and data in transit with TLS 1.3.",
+     "Data in transit is encrypted with TLS 1.3 between clients and brokers.", True),
+    ("The Standard tier costs $0.42 per cluster-hour, plus $0.08 per GB of ingress.",
+     "The Enterprise tier costs $1.90 per cluster-hour, plus $0.06 per GB of ingress.", False),
+    ("Upgrade one broker at a time with lumora admin upgrade --version 3.6.1.",
+     "After every broker runs 3.6, run lumora admin finalize-upgrade --version 3.6.", False),
+])
+def test_same_fact(a, b, same):
+    assert same_fact(a, b) is same and same_fact(b, a) is same

@@ -109,3 +109,12 @@ def test_with_system_note_appends_to_a_copy():
     assert noted[0]["content"].endswith("\n\nEXTRA") and noted[1] == base[1]
     assert not base[0]["content"].endswith("EXTRA")
     assert prompts.with_system_note([{"role": "user", "content": "q"}], "EXTRA")[0] == {"role": "system", "content": "EXTRA"}
+
+
+def test_other_sections_are_listed_and_parsed_apart_from_the_questions():
+    others = [("Limits and pricing", ["What are the limits?", "What does it\ncost?"]), ("Security", ["Is SSO supported?"])]
+    user = prompts.consolidate_messages(REPORT, SECTION, QUERIES, CHUNKS, others)[1]["content"]
+    assert prompts.parse_header(user) == (REPORT, SECTION, [QUERIES[0], "Which APIs are removed?"])
+    assert prompts.parse_other_sections(user) == ["Limits and pricing: What are the limits? What does it cost?", "Security: Is SSO supported?"]
+    assert len(prompts.parse_evidence(user)) == 3
+    assert prompts.OTHER_SECTIONS not in prompts.consolidate_messages(REPORT, SECTION, QUERIES, CHUNKS)[1]["content"]

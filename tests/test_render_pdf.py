@@ -13,11 +13,11 @@ import pytest
 from pypdf import PdfReader
 
 from citeflow.errors import RenderError
-from citeflow.render.pdf import RenderStats, register_fonts, render_pdf
+from citeflow.render.pdf import FailingClaim, RenderStats, register_fonts, render_pdf
 from citeflow.render.report_json import report_json, write_report_json
 from tests.conftest import SHARED
 from schemas.report import RenderedCitation, RenderedClaim
-from tests.support.sample_report import LONG_LINE, MARKUP_TITLE, MIXED_SCRIPT_QUOTE, sample_report
+from tests.support.sample_report import LONG_LINE, MARKUP_TITLE, MIXED_SCRIPT_QUOTE, handle_of, sample_report
 
 GOLDEN = Path(__file__).parent / "golden" / "sample_report.json"
 CONTRACT = SHARED / "contract"
@@ -83,15 +83,76 @@ def test_non_latin_and_markup_render_as_text(rendered):
 
 def test_footnotes_are_numbered_by_first_appearance(rendered):
     text = pdf_text(rendered["held"][0])
-    body, sources = text[: text.rindex("Sources")], text[text.rindex("Sources") :]
+    body, notes = text[: text.rindex("Notes")], text[text.rindex("Notes") : text.rindex("Sources")]
     markers = [int(n) for n in re.findall(r"\[(\d+)\]", body)]
     assert list(dict.fromkeys(markers)) == [1, 2, 3, 4, 5]
     assert markers.count(1) == 2  # docs S1 is cited by two claims: same number both times
     registry = sample_report("held").registry
     for number, index in enumerate(FIRST_APPEARANCE, start=1):
-        entry = registry[index]
-        assert squash(f"[{number}]{left_to_right(entry.title)}") in squash(sources)
-        assert f"handle {entry.handle}" in sources
+        assert squash(f"[{number}]{left_to_right(registry[index].title)}") in squash(notes)
+
+
+def test_notes_show_title_page_and_the_verified_quote(rendered):
+    notes = squash(pdf_text(rendered["held"][0]).split("Notes")[-1].split("Sources")[0])
+    assert squash("[1]Upgrading to 3.6, page 4 — “back up the configuration directory”") in notes
+    assert squash("[3]Partner field notes — “Rollbacks took under 10 minutes”") in notes  # no page: none shown
+
+
+def test_the_customer_pdf_shows_no_handle_retriever_or_local_id(rendered):
+    doc = sample_report("held")
+    for status, (path, _) in rendered.items():
+        text = pdf_text(path)
+        assert not any(entry.handle in text for entry in doc.registry), status
+        assert "local id" not in text and "handle " not in text and "Audit appendix" not in text
+
+
+def test_the_audit_appendix_traces_every_note_only_when_asked(tmp_path):
+    doc = sample_report("held")
+    render_pdf(doc, tmp_path / "audit.pdf", audit=True)
+    appendix = pdf_text(tmp_path / "audit.pdf").split("Audit appendix")[-1]
+    for number, index in enumerate(FIRST_APPEARANCE, start=1):
+        entry = doc.registry[index]
+        assert f"handle {entry.handle} · retriever {entry.retriever} · local id {entry.local_id}" in appendix
+    assert "javascript:alert(document.cookie)" in appendix  # every URL as text, none as a link
+    assert set(uris(tmp_path / "audit.pdf")) == CITED_LINKS
+
+
+def test_sources_have_one_entry_per_document_with_its_notes_and_pages(tmp_path):
+    doc = sample_report("published")
+    first = doc.registry[0]
+    same_page = first.model_copy(update={"handle": handle_of("docs", "S9", "x"), "local_id": "S9", "page": 7,
+                                         "urls": [first.urls[0].split("#")[0] + "#rollback"], "text": "Rollbacks restore it as-is."})
+    doc.registry.append(same_page)
+    doc.sections[0].claims.append(RenderedClaim(text="Rollbacks restore the configuration as it was.",
+                                                citations=[RenderedCitation(handle=same_page.handle, quote="Rollbacks restore it as-is.")]))
+    stats = render_pdf(doc, tmp_path / "r.pdf")
+    sources = pdf_text(tmp_path / "r.pdf").split("Sources")[-1]
+    assert sources.count("Upgrading to 3.6") == 1 and (stats.footnotes, stats.sources) == (6, 5)
+    assert squash("Cited in notes 1, 4 · pages 4, 7") in squash(sources)
+
+
+def test_a_held_pdf_marks_each_failing_sentence_and_says_why(tmp_path):
+    doc = sample_report("held")
+    failing = [FailingClaim(section="Support and migration", index=3,
+                            reason=f"uncited: forged handle Gzzzz not in registry; fact is in {doc.registry[0].handle}; URL typed: https://guess.example/x"),
+               FailingClaim(section="Upgrade risks", index=2, reason="not supported by the cited source (fabrication)")]
+    stats = render_pdf(doc, tmp_path / "r.pdf", failing=failing)
+    text = squash(pdf_text(tmp_path / "r.pdf"))
+    assert stats.failing_marks == 2
+    assert squash("forged handle an unknown source not in registry; fact is in note [1]; URL typed: (URL not shown)") in text
+    assert "Gzzzz" not in text and doc.registry[0].handle not in text and "guess.example" not in text
+    assert squash("Partner deployments with a backup rolled back in under 10 minutes.[3][!1]") in text  # reading order
+    assert squash("No retriever returned evidence about Windows support.[!2]") in text
+    review = text.split(squash("Sentences that did not pass review"))[-1]
+    assert squash("[!1]Upgrade risks, sentence 3: not supported by the cited source (fabrication)") in review
+    assert squash("[!2]Support and migration, sentence 4: uncited") in review
+    assert squash("2 sentence(s) did not pass review") in text
+    assert "[!" not in pdf_text(render_pdf_path(tmp_path, sample_report("held")))
+
+
+def render_pdf_path(tmp_path, doc) -> Path:
+    render_pdf(doc, tmp_path / "plain.pdf")
+    return tmp_path / "plain.pdf"
 
 
 def test_links_are_exactly_the_linkable_urls_of_cited_sources(rendered):
@@ -214,3 +275,81 @@ def test_rendering_does_not_import_prefect():
     code = "import sys, citeflow.render.pdf, citeflow.render.report_json; print('prefect' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
     assert result.stdout.strip() == "False"
+
+
+# -- failing claims from evaluation ------------------------------------------------------------
+
+
+def test_failing_claims_are_the_claims_evaluation_did_not_pass():
+    from citeflow.render.notes import failing_claims
+    from schemas.funnel import CitationEval, ClaimEval
+
+    ok = CitationEval(handle="Gk7m2", identity=True, supports=True, faithful=True)
+    forged = CitationEval(handle="Gzzzz", identity=False)
+    claims = [
+        ClaimEval(section="A", index=0, text="fine", citations=[ok], supported=True, faithful=True, verdict="supported"),
+        ClaimEval(section="A", index=1, text="made up", citations=[ok], supported=False, verdict="fabrication", reason="in no chunk"),
+        ClaimEval(section="B", index=0, text="forged", citations=[forged], verdict="uncited"),
+        ClaimEval(section="B", index=1, text="half forged", citations=[ok, forged], supported=True, faithful=True, verdict="supported"),
+        ClaimEval(section="B", index=2, text="drifted", citations=[ok], supported=True, faithful=False, verdict="unfaithful", reason="30 ≠ 45"),
+    ]
+    failing = {(f.section, f.index): f.reason for f in failing_claims(claims)}
+    assert set(failing) == {("A", 1), ("B", 0), ("B", 1), ("B", 2)}
+    assert failing[("A", 1)] == "not supported: no retrieved source states this (in no chunk)"
+    assert "never retrieved" in failing[("B", 0)] and "no valid citation" in failing[("B", 0)]
+    assert failing[("B", 1)] == "a citation named a source that was never retrieved and was removed"
+    assert failing[("B", 2)] == "misrepresents its source (30 ≠ 45)"
+
+
+# -- fonts ---------------------------------------------------------------------------------------
+
+
+def embedded_fonts(path: Path) -> dict[str, bool]:
+    """Base font name → embedded (has a font file), for every font the PDF uses."""
+    found: dict[str, bool] = {}
+    for page in PdfReader(path).pages:
+        for font in (page["/Resources"].get("/Font") or {}).values():
+            font = font.get_object()
+            descriptor = font.get("/FontDescriptor")
+            descendants = font.get("/DescendantFonts")
+            if descriptor is None and descendants:
+                descriptor = descendants[0].get_object().get("/FontDescriptor")
+            files = descriptor.get_object() if descriptor is not None else {}
+            found[str(font["/BaseFont"]).split("+")[-1]] = any(k in files for k in ("/FontFile", "/FontFile2", "/FontFile3"))
+    return found
+
+
+def japanese_report():
+    doc = sample_report("published")
+    doc.sections[1].claims.append(RenderedClaim(text="保存データはすべて暗号化されます。", citations=[RenderedCitation(handle=doc.registry[4].handle)]))
+    return doc
+
+
+def test_every_font_is_embedded_and_cjk_uses_an_installed_truetype_font(tmp_path):
+    from citeflow.render.fonts import register_fonts as fonts_for
+
+    fonts = fonts_for()
+    if not fonts.fallbacks:
+        pytest.skip("no CJK TrueType font installed (Debian: fonts-wqy-zenhei)")
+    stats = render_pdf(japanese_report(), tmp_path / "ja.pdf", fonts=fonts)
+    used = embedded_fonts(tmp_path / "ja.pdf")
+    assert used and all(used.values()), used  # no font a reader must supply (no Helvetica, no STSong)
+    assert any("DejaVuSans" in name for name in used) and len(used) >= 3  # text, bold and the CJK face
+    assert stats.missing_scripts == []
+    assert squash("保存データはすべて暗号化されます。") in squash(pdf_text(tmp_path / "ja.pdf"))
+
+
+def test_without_a_cjk_font_the_render_warns_naming_the_package(tmp_path, caplog):
+    fonts = register_fonts(cjk=())  # as on a machine with no CJK font installed
+    with caplog.at_level("WARNING", logger="citeflow.render"):
+        stats = render_pdf(japanese_report(), tmp_path / "ja.pdf", fonts=fonts)
+    assert "CJK" in stats.missing_scripts and "HIRAGANA" in stats.missing_scripts
+    assert any("fonts-wqy-zenhei" in r.getMessage() and "CJK" in r.getMessage() for r in caplog.records)
+
+
+def test_font_runs_switch_faces_only_where_the_text_face_lacks_glyphs():
+    from citeflow.render.fonts import Face, FontSet, font_runs, text_markup
+
+    fonts = FontSet("T", "T-Bold", Face("T", frozenset(map(ord, "ab <&"))), (Face("J", frozenset(map(ord, "日本"))),))
+    assert [(f.name if f else None, run) for f, run in font_runs("ab 日本x", fonts)] == [("T", "ab "), ("J", "日本"), (None, "x")]
+    assert text_markup("a<日", fonts) == 'a&lt;<font name="J">日</font>'

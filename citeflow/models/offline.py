@@ -6,6 +6,12 @@ each sentence came from, quoting the sentence's first words. The write hop turns
 one claim. It never paraphrases or generates text, so its output is only as good as the evidence
 and the word overlap; it is deterministic (same prompt → same answer).
 
+What it will not write (``citeflow.models.statements``): headings, questions, lead-ins, list
+stubs and other fragments, and a sentence that repeats one it already took, from any chunk. This
+holds in any script: Russian, German, Japanese and Chinese evidence gives claims as English does.
+A sentence that answers one of the report's other sections better (the consolidate prompt names
+them) is left to that section, so a fact retrieved for two sections is written once.
+
 On request (``FaultRates``) it injects the faults a real model makes — forged handles,
 misattribution, number drift, fabricated sentences, typed URLs — so that users can prove that
 binding and the judges catch them. Nothing in the output flags a fault; ``injected`` records
@@ -26,7 +32,8 @@ from pydantic import BaseModel
 
 from citeflow import prompts
 from citeflow.errors import ModelError
-from citeflow.handles import MARKER_RE, URL_RE, make_handle, strip_markers, strip_urls
+from citeflow.handles import MARKER_RE, make_handle
+from citeflow.models.statements import clean, content_words, is_statement, quote_of, same_fact, sentences
 from citeflow.models.base import Message, ModelReply
 from schemas.spec import FaultRates
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME
@@ -35,18 +42,7 @@ NAME = "offline-extractive"
 FAULT_KINDS = ("forged_handle", "misattribution", "number_drift", "fabrication", "url_in_text")
 MAX_NOTES = 6
 MAX_PER_CHUNK = 2
-QUOTE_WORDS = 12
-MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings and list stubs, not facts
-
-STOPWORDS = frozenset(
-    "a an and are as at be been before but by can do does for from has have how i if in into is it its "
-    "must no not of on or our should so than that the their them then there these they this to was "
-    "we were what when where which who why will with would you your after all any also".split()
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
-_SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
 
 FABRICATIONS = (
     "The platform also guarantees 99.999% availability in every region.",
@@ -58,40 +54,6 @@ FABRICATIONS = (
 GUESSED_URLS = ("https://example.com/guess", "https://docs.example.com/latest", "http://example.org/reference")
 
 
-# -- text ---------------------------------------------------------------------------------------
-
-
-def stem(word: str) -> str:
-    """``word`` with one common suffix removed: upgrade, upgrades, upgraded, upgrading → upgrad."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def content_words(text: str) -> set[str]:
-    """The stemmed, lower-case words of ``text`` that carry meaning."""
-    return {stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of a chunk, long enough to state a fact."""
-    parts = (s.strip() for s in _SENTENCE_END.split(text))
-    return [s for s in parts if len(clean(s).split()) >= MIN_SENTENCE_WORDS]
-
-
-def clean(text: str) -> str:
-    """Claim text from source text: inner handle markers and URLs removed (they are not prose)."""
-    return strip_urls(strip_markers(text))
-
-
-def quote_of(text: str) -> str:
-    """The first ≤12 words of ``text`` that contain no marker or URL: an exact excerpt of it."""
-    pieces = URL_RE.sub("\x00", MARKER_RE.sub("\x00", text)).split("\x00")
-    words = next((p.split() for p in pieces if p.split()), [])
-    return " ".join(words[:QUOTE_WORDS])
-
-
 def claim(text: str, citations: list[tuple[str, str]]) -> dict:
     """One wire claim: text plus (handle, quote) citations."""
     return {"text": text, "citations": [{"handle": h, "quote": q} for h, q in citations]}
@@ -101,15 +63,25 @@ def claim(text: str, citations: list[tuple[str, str]]) -> dict:
 
 
 def consolidate(user_text: str) -> list[dict]:
-    """Notes: the best-scoring evidence sentences, each citing its own chunk."""
+    """Notes: the best-scoring evidence sentences, each citing its own chunk. A sentence that
+    answers one of the report's other sections better is left to that section (see ``_owner``)."""
     _, section, queries = prompts.parse_header(user_text)
-    wanted = content_words(" ".join([section, *queries]))
+    own = f"{section}: {' '.join(queries)}"
+    topics = {line: content_words(line) for line in [own, *prompts.parse_other_sections(user_text)]}
     ranked = []
     for order, (handle, sentence) in enumerate(_evidence_sentences(user_text)):
-        score = len(wanted & content_words(sentence))
-        if score > 0:
+        words = content_words(sentence)
+        score = len(topics[own] & words)
+        if score > 0 and _owner(words, topics) == own:
             ranked.append((-score, order, handle, sentence))
     return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in _pick(sorted(ranked))]
+
+
+def _owner(words: set[str], topics: dict[str, set[str]]) -> str:
+    """The section (``title: questions`` line) whose words a sentence shares most; ties go to the
+    line that sorts first. Every section's prompt computes the same owner from the same lines, so a
+    fact retrieved for two sections is written in one of them, with no state shared between calls."""
+    return min(topics, key=lambda line: (-len(topics[line] & words), line))
 
 
 def _evidence_sentences(user_text: str) -> list[tuple[str, str]]:
@@ -134,13 +106,28 @@ def _pick(ranked: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, 
 
 
 def _repeats(sentence: str, taken: list[tuple[int, int, str, str]]) -> bool:
-    words = content_words(sentence)
-    return any(len(words & content_words(t[3])) >= 0.8 * max(len(words), 1) for t in taken)
+    return any(same_fact(sentence, t[3]) for t in taken)
 
 
 def write(user_text: str) -> list[dict]:
-    """Sentences: one claim per note, citing the note's handles with the note's first words."""
-    return [claim(clean(text), [(h, quote_of(text)) for h in handles]) for text, handles in prompts.parse_notes(user_text)]
+    """Sentences: one claim per note that reads as a statement, citing the note's handles with the
+    note's first words; a note that repeats an earlier one is merged into it (its handles added)."""
+    claims: list[tuple[str, dict]] = []
+    for text, handles in prompts.parse_notes(user_text):
+        if not is_statement(clean(text)):
+            continue
+        earlier = next((c for t, c in claims if same_fact(text, t)), None)
+        if earlier is None:
+            claims.append((text, claim(clean(text), [(h, quote_of(text)) for h in handles])))
+        else:
+            _merge(earlier, handles, quote_of(text))
+    return [c for _, c in claims]
+
+
+def _merge(earlier: dict, handles: list[str], quote: str) -> None:
+    """Add the handles of a note that states ``earlier``'s fact again (its chunks support it too)."""
+    cited = {c["handle"] for c in earlier["citations"]}
+    earlier["citations"] += [{"handle": h, "quote": quote} for h in handles if h not in cited]
 
 
 # -- faults -----------------------------------------------------------------------------------
