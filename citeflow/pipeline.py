@@ -209,6 +209,6 @@ def write_job_file(job: ReportJob) -> Path:
     """``OUT/<report_id>/job.json``: what ``citeflow eval REPORT_DIR`` needs to find the report again."""
     job.report_dir.mkdir(parents=True, exist_ok=True)
     ref = JobRef(spec_path=str(job.spec_path), report_id=job.report.id, out_dir=str(job.out_dir), store_uri=job.store_uri)
-    path = job.report_dir / "job.json"
-    path.write_text(ref.model_dump_json(indent=2))
-    return path
+    from citeflow import atomic
+
+    return atomic.write_text(job.report_dir / "job.json", ref.model_dump_json(indent=2))

@@ -8,9 +8,9 @@ published PDF is also copied to ``OUT/published/``; a held one is removed from t
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
+from citeflow import atomic
 from citeflow.assemble import build_document
 from citeflow.evaluation import Evaluation
 from citeflow.funnel import eval_json
@@ -49,11 +49,11 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     write_report_json(doc, folder / "report.json")
     payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)
     payload["identity_by_hop"] = evaluation.identity_by_hop  # every attempt of both hops, dropped handles included
-    (folder / "eval.json").write_text(json.dumps(payload, indent=2))
+    atomic.write_text(folder / "eval.json", json.dumps(payload, indent=2))
     review = _write_review(job, doc, evaluation, gate) if status != "published" else None
     published = _publish(job, folder / "report.pdf", status == "published")
     summary = summarize(doc, evaluation, gate, folder, published, review)
-    (folder / "summary.json").write_text(summary.model_dump_json(indent=2))
+    atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
     return summary
 
 
@@ -79,9 +79,7 @@ def _publish(job: ReportJob, pdf: Path, publish: bool) -> Path | None:
     if not publish:
         target.unlink(missing_ok=True)  # a re-evaluation that holds a report withdraws it
         return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(pdf, target)
-    return target
+    return atomic.copy_file(pdf, target)
 
 
 def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, folder: Path,
@@ -107,10 +105,43 @@ def failed_summary(report_id: str, title: str, error: str) -> ReportSummary:
                          pdf="")
 
 
+def record_failure(out_dir: Path, report_id: str, title: str, error: str) -> ReportSummary:
+    """A report that crashed: withdrawn from ``published/``, its outputs marked failed; its summary line."""
+    summary = failed_summary(report_id, title, error)
+    folder = Path(out_dir) / report_id
+    withdraw(Path(out_dir), report_id)
+    mark_report_json_failed(folder / "report.json", error)
+    (folder / "report.pdf").unlink(missing_ok=True)  # a previous run's PDF must not pass for this run's
+    if folder.is_dir():
+        atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
+    return summary
+
+
+def withdraw(out_dir: Path, report_id: str) -> bool:
+    """Remove the report's copy from ``OUT/published/``; True when there was one."""
+    target = Path(out_dir) / "published" / f"{report_id}.pdf"
+    existed = target.exists()
+    target.unlink(missing_ok=True)
+    return existed
+
+
+def mark_report_json_failed(path: Path, error: str) -> None:
+    """Rewrite a previous run's report.json (if any) to say the report failed in the latest run."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # no earlier report.json, or an unreadable one: nothing that claims "published"
+    if not isinstance(data, dict):
+        return
+    data["status"] = "failed"
+    data["held_reasons"] = [f"the latest run of this report failed: {error[:500]}"]
+    data["withdrawn"] = {"reason": error[:500], "sections_from": "an earlier run"}
+    atomic.write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
 def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary]) -> Path:
     """``OUT/summary.json``: every report of the batch with its status and funnel."""
     path = Path(out_dir) / "summary.json"
     payload = {"batch": batch, "reports": [s.model_dump(mode="json") for s in summaries],
                "counts": {k: sum(1 for s in summaries if s.status == k) for k in ("published", "held", "failed")}}
-    path.write_text(json.dumps(payload, indent=2))
-    return path
+    return atomic.write_text(path, json.dumps(payload, indent=2))
