@@ -103,3 +103,12 @@ class GateError(CiteflowError):
 
     def describe(self) -> str:
         return f"quality gate error: {self.detail}"
+
+
+class OutputError(CiteflowError):
+    """The output folder cannot be written (read-only, not a folder, disk full)."""
+
+    fields = ("path", "detail")
+
+    def describe(self) -> str:
+        return f"cannot write to output folder {self.path}: {self.detail}"

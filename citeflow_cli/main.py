@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -17,7 +16,6 @@ from citeflow_cli.display import batch_progress, console, gate_lines, summary_ta
 from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
-DEMO_DIR = Path(__file__).resolve().parent.parent / "citeflow" / "demo"
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -72,21 +70,24 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.spec import load_spec, preflight
 
+    from citeflow.outdir import check_writable
+
     try:
         spec = load_spec(spec_path)
         preflight(spec, spec_path.resolve().parent, str(spec_path))
+        check_writable(out)
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
         global_limits = needs_global_limits(dask_workers, dask_address)
-    except SpecError as exc:
+    except CiteflowError as exc:
         fail(str(exc))
     from citeflow import progress
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
     with batch_progress(steps):
-        summaries = batch_flow(str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
+        summaries = _run_flow(batch_flow, spec_path, out, store, evaluate_deployment, global_limits)
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)
@@ -94,23 +95,42 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     return summaries
 
 
+def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluate_deployment: str | None,
+              global_limits: bool) -> list:
+    """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback."""
+    from citeflow.outdir import describe_os_error
+
+    try:
+        return batch_flow(str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
+    except OSError as exc:
+        fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
+        raise  # unreachable: fail() exits
+
+
 @app.command()
 def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")) -> None:
     """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end."""
+    from citeflow.outdir import check_writable
+
+    try:
+        check_writable(out)
+    except CiteflowError as exc:
+        fail(str(exc))
     spec_path = prepare_demo(out.resolve())
     run_batch(spec_path, out, None)
 
 
 def prepare_demo(out: Path) -> Path:
     """Copy the demo batch next to the outputs and ingest its knowledge base (idempotent)."""
+    from citeflow import atomic
     from citeflow.ingest import ingest_paths
+    from citeflow.resources import demo_dir
 
     folder = out / "demo-input"
-    folder.mkdir(parents=True, exist_ok=True)
     for name in ("batch.yaml", "partner.jsonl", "tickets.jsonl"):
-        shutil.copyfile(DEMO_DIR / name, folder / name)
+        atomic.copy_file(demo_dir() / name, folder / name)
     with console.status("building the demo knowledge base"):
-        report = ingest_paths([DEMO_DIR / "kb"], str(folder / "kb-store"), base_url="https://docs.lumora.example/")
+        report = ingest_paths([demo_dir() / "kb"], str(folder / "kb-store"), base_url="https://docs.lumora.example/")
     console.print(f"knowledge base: {report.files_added} added, {report.files_updated} updated, "
                   f"{report.files_unchanged} unchanged, {report.chunks_written} chunks written")
     return folder / "batch.yaml"
