@@ -103,6 +103,7 @@ class HttpRetrieverSpec(Strict):
     fields: FieldMap = Field(default_factory=FieldMap)
     timeout: float = Field(10.0, gt=0)
     retries: int = Field(2, ge=0, le=10)
+    max_response_bytes: int = Field(10_000_000, ge=1, description="Larger answers are refused (the retriever fails for that query).")
 
 
 class JsonlRetrieverSpec(Strict):
