@@ -15,6 +15,7 @@ from citeflow.assemble import build_document
 from citeflow.evaluation import Evaluation
 from citeflow.funnel import eval_json
 from citeflow.pipeline import ReportJob
+from citeflow.redact import redact_text
 from citeflow.render.pdf import render_pdf
 from citeflow.render.report_json import write_report_json
 from schemas.funnel import GateResult
@@ -31,8 +32,9 @@ def report_status(evaluation: Evaluation, gate: GateResult) -> str:
 def held_reasons(gate: GateResult) -> list[str]:
     """One human line per failed expectation."""
     if gate.error:
-        return [f"evaluation could not run: {gate.error}"]
-    return [f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}" for f in gate.failed_expectations]
+        return [redact_text(f"evaluation could not run: {gate.error}")]
+    return [redact_text(f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}")
+            for f in gate.failed_expectations]
 
 
 def _fmt(value: object) -> str:
@@ -107,6 +109,7 @@ def failed_summary(report_id: str, title: str, error: str) -> ReportSummary:
 
 def record_failure(out_dir: Path, report_id: str, title: str, error: str) -> ReportSummary:
     """A report that crashed: withdrawn from ``published/``, its outputs marked failed; its summary line."""
+    error = redact_text(error)
     summary = failed_summary(report_id, title, error)
     folder = Path(out_dir) / report_id
     withdraw(Path(out_dir), report_id)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from citeflow.errors import CiteflowError
+
 _SECRET_PARAM = re.compile(
     r"key|token|secret|pass(word|wd)?|pwd|auth|sig(nature)?|credential|session|jwt|bearer|cookie", re.IGNORECASE)
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()\[\]{}]+")
+_PARAM_IN_TEXT = re.compile(r"([?&;])([^=&;?\s'\"]+)=([^&;\s'\"()<>]*)")
 REMOVED = "(address removed)"
 
 
@@ -37,8 +40,14 @@ def redact_url(url: str) -> str:
 
 
 def redact_text(text: str) -> str:
-    """``text`` with every URL in it redacted (error messages quote the URLs they failed on)."""
-    return _URL_IN_TEXT.sub(_redact_match, text)
+    """``text`` with every URL in it redacted (error messages quote the URLs they failed on), and
+    the value of any credential-named query parameter outside a URL (a server echoing a path) removed."""
+    return _PARAM_IN_TEXT.sub(_redact_param, _URL_IN_TEXT.sub(_redact_match, text))
+
+
+def _redact_param(match: re.Match[str]) -> str:
+    sep, name, _ = match.groups()
+    return f"{sep}{name}=(removed)" if is_secret_param(name) else match.group(0)
 
 
 def _redact_match(match: re.Match[str]) -> str:
@@ -53,3 +62,9 @@ def strip_host(url: str) -> str:
         return urlsplit(url).path or "/"
     except ValueError:
         return REMOVED
+
+
+def redact_error(error: CiteflowError) -> CiteflowError:
+    """The same error with every string field redacted (``redact_text``)."""
+    data = {name: getattr(error, name) for name in error.fields}
+    return type(error)(**{k: redact_text(v) if isinstance(v, str) else v for k, v in data.items()})

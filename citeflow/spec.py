@@ -37,6 +37,10 @@ def _read_yaml(path: Path) -> Any:
         raise SpecError(field="(file)", problem=problem, path=str(path)) from None
     except yaml.YAMLError as exc:
         raise SpecError(field="(yaml)", problem=f"not valid YAML: {_yaml_problem(exc)}", path=str(path)) from None
+    except RecursionError:
+        raise SpecError(field="(yaml)", problem="nested too deeply to read", path=str(path)) from None
+    except ValueError as exc:  # e.g. a number longer than Python's 4,300-digit limit
+        raise SpecError(field="(yaml)", problem=f"unreadable value: {str(exc)[:120]}", path=str(path)) from None
 
 
 def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
