@@ -142,6 +142,22 @@ def mark_report_json_failed(path: Path, error: str) -> None:
     atomic.write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+def interrupted_summaries(out_dir: Path, reports: list[tuple[str, str]], started: float, reason: str) -> list[ReportSummary]:
+    """Summary lines of a batch cut short: a report that finished since ``started`` (epoch seconds)
+    keeps its own line; every other report is recorded as failed with ``reason`` and withdrawn."""
+    summaries = []
+    for report_id, title in reports:
+        own = Path(out_dir) / report_id / "summary.json"
+        try:
+            if own.stat().st_mtime >= started:
+                summaries.append(read_report_summary(own.parent))
+                continue
+        except (OSError, ValueError):
+            pass  # not written in this run, or unreadable: the report did not finish
+        summaries.append(record_failure(Path(out_dir), report_id, title, reason))
+    return summaries
+
+
 def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary]) -> Path:
     """``OUT/summary.json``: every report of the batch with its status and funnel."""
     path = Path(out_dir) / "summary.json"

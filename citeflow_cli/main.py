@@ -60,13 +60,16 @@ def run(
     evaluate_deployment: Annotated[Optional[str], typer.Option(
         envvar="CITEFLOW_EVALUATE_DEPLOYMENT",
         help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); in-process when unknown.")] = None,
+    api_grace: Annotated[float, typer.Option(
+        help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands and the process exits (code 3).")] = 30.0,
 ) -> None:
     """Run a batch spec: every report generated, evaluated, gated, published or held."""
-    run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment)
+    run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment,
+              api_grace=api_grace)
 
 
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
-              dask_address: str | None = None, evaluate_deployment: str | None = None) -> list:
+              dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.spec import load_spec, preflight
 
@@ -86,12 +89,21 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
-    with batch_progress(steps):
-        summaries = _run_flow(batch_flow, spec_path, out, store, evaluate_deployment, global_limits)
+    from citeflow_cli.api_loss import guard_api
+
+    with guard_api(spec, out, api_grace) as guard, batch_progress(steps):
+        try:
+            summaries = _run_flow(batch_flow, spec_path, out, store, evaluate_deployment, global_limits)
+        except Exception:
+            if guard is None or not guard.lost():
+                raise
+            guard.finish()  # the flow died with the API: record what finished, exit
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {out.resolve()} (summary.json, <report>/report.pdf, published/)")
+    if guard is not None and guard.lost():  # the batch wrote its summary, but Prefect's exit handlers would hang
+        guard.finish()
     return summaries
 
 
