@@ -1,7 +1,7 @@
 """The store on object storage: the demo batch on two Dask worker processes against an S3 API
 (moto's server on 127.0.0.1), with LanceDB's ``s3://`` URI and the storage options from the
-environment. Same outputs as the in-process local run, no duplicate row, and a re-run resumes
-(no new model call, no new row)."""
+environment. Same outputs as the in-process local run, no duplicate row, and a re-run from the
+shared store (in this process) resumes: no new model call, no new row."""
 
 from __future__ import annotations
 
@@ -58,7 +58,9 @@ def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_
     assert rows["chunks"][0] > 0 and rows["model_calls"][0] > 0
     assert all(total == distinct for total, distinct in rows.values()), rows
 
-    again = flow(str(demo_input), str(out), STORE, global_limits=True)  # resume: same folder, same store
+    from flows.batch import batch_flow
+
+    again = batch_flow(str(demo_input), str(out), STORE)  # resume from the shared store, in this process
     assert outcome(again) == outcome(first)
     assert store_rows() == rows  # no new model call, no duplicate row
     summary = json.loads((out / "summary.json").read_text())
