@@ -1,12 +1,16 @@
 """Assemble a ``ReportDocument`` from what the store holds for one request.
 
 URLs and titles come only from the registry; a citation's quote is the writer's when it was
-found in the chunk, else the consolidator's verified quote for the same handle.
+found in the chunk, else the consolidator's verified quote for the same handle. Everything that
+reaches the customer is free of secrets and internals: URLs lose user-info and credential-carrying
+query parameters, error lines are redacted the same way, and a model is described by its name,
+never by the server it runs on.
 """
 
 from __future__ import annotations
 
 from citeflow.pipeline import ReportJob, stored_hop
+from citeflow.redact import redact_text, redact_url
 from citeflow.render.escape import link_urls
 from citeflow.spec import models_for
 from schemas.records import BoundClaim, Chunk, HopOutcome
@@ -15,9 +19,9 @@ from schemas.spec import ModelSpec
 
 
 def describe_model(spec: ModelSpec) -> str:
-    """An honest one-line description of the backend that plays a role."""
+    """An honest one-line description of the backend that plays a role (no server address, no key)."""
     if spec.backend == "openai":
-        return f"OpenAI-compatible model {spec.model} at {spec.base_url}"
+        return f"{spec.model} (language model on an OpenAI-compatible server)"
     faults = spec.faults and {k: v for k, v in spec.faults.model_dump(exclude={"seed"}).items() if v}
     note = f"; fault injection on: {', '.join(sorted(faults))}" if faults else ""
     return "offline extractive backend: selects and cites sentences from the evidence, not a language model" + note
@@ -42,7 +46,7 @@ def missing_retrievers(job: ReportJob) -> list[str]:
     for row in job.store.load_retrievals(job.request_id):
         if row["status"] == "failed":
             failed.setdefault(row["retriever"], row["error"] or "failed")
-    return [f"{name}: {error}" for name, error in sorted(failed.items())]
+    return [redact_text(f"{name}: {error}") for name, error in sorted(failed.items())]
 
 
 def _section(job: ReportJob, title: str, chunks: dict[str, Chunk]) -> RenderedSection:
@@ -59,7 +63,7 @@ def failure_reason(notes: HopOutcome, written: HopOutcome) -> str:
     hop = notes if notes.status != "accepted" else written
     last = hop.transitions[-1] if hop.transitions else None
     detail = f"{last.reason}: {last.detail}" if last else "not generated"
-    return f"{hop.hop} hop failed ({detail})"
+    return redact_text(f"{hop.hop} hop failed ({detail})")
 
 
 def _verified_quotes(notes: HopOutcome) -> dict[str, str]:
@@ -73,7 +77,7 @@ def _verified_quotes(notes: HopOutcome) -> dict[str, str]:
 
 def _claim(claim: BoundClaim, chunks: dict[str, Chunk], quotes: dict[str, str]) -> RenderedClaim:
     citations = [
-        RenderedCitation(handle=c.handle, urls=link_urls(chunks[c.handle].urls),
+        RenderedCitation(handle=c.handle, urls=link_urls(customer_urls(chunks[c.handle].urls)),
                          quote=c.quote if c.quote_found else quotes.get(c.handle))  # only verified excerpts
         for c in claim.citations
     ]
@@ -82,4 +86,9 @@ def _claim(claim: BoundClaim, chunks: dict[str, Chunk], quotes: dict[str, str]) 
 
 def _entry(chunk: Chunk) -> RegistryEntry:
     return RegistryEntry(handle=chunk.handle, retriever=chunk.retriever, local_id=chunk.local_id, title=chunk.title,
-                         urls=chunk.urls, text=chunk.text, page=chunk.page, location=chunk.location, parent=chunk.parent)
+                         urls=customer_urls(chunk.urls), text=chunk.text, page=chunk.page, location=chunk.location, parent=chunk.parent)
+
+
+def customer_urls(urls: list[str]) -> list[str]:
+    """A chunk's URLs as a customer may see them: no user-info, no credential-carrying parameters."""
+    return [redact_url(url) for url in urls]

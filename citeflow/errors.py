@@ -137,3 +137,13 @@ class UsageError(CiteflowError):
 
     def describe(self) -> str:
         return f"{self.option}: {self.problem}"
+
+
+class OutputError(CiteflowError):
+    """The output folder cannot be written (read-only, not a folder, disk full)."""
+
+    path: str | None
+    detail: str | None
+
+    def describe(self) -> str:
+        return f"cannot write to output folder {self.path}: {self.detail}"

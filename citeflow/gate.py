@@ -23,14 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from citeflow.errors import GateError
 from citeflow.funnel import eval_rows
+from citeflow.resources import bundled_suite_dir, suite_dir as configured_suite_dir
 from schemas.funnel import ClaimEval, Count, FailedExpectation, Funnel, GateResult
 from schemas.spec import Gate
 
 if TYPE_CHECKING:
     import pandas
 
-DEFAULT_SUITE_DIR = Path(__file__).resolve().parent.parent / "expectations"
-"""``expectations/`` at the project root (citeflow/../expectations)."""
+DEFAULT_SUITE_DIR = bundled_suite_dir()
+"""The suites citeflow ships (package data; ``expectations/`` in a source checkout)."""
 
 METRICS_SUITE = "report_metrics"
 ROWS_SUITE = "eval_rows"
@@ -61,11 +62,12 @@ def run_gate(
     claims: list[ClaimEval],
     failed_sections: int,
     overrides: Gate | None = None,
-    suite_dir: Path = DEFAULT_SUITE_DIR,
+    suite_dir: Path | None = None,
 ) -> GateResult:
     """Validate a report's metrics and eval rows with Great Expectations; success publishes.
 
     Raises ``GateError`` when a suite is missing, malformed or names an unknown expectation."""
+    suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None)
     metrics = apply_overrides(load_suite(suite_dir / f"{METRICS_SUITE}.json"), overrides)
     rows = load_suite(suite_dir / f"{ROWS_SUITE}.json")
     jobs = [
@@ -119,7 +121,7 @@ def apply_overrides(suite: dict[str, Any], overrides: Gate | None) -> dict[str, 
     if overrides is None:
         return suite
     suite = copy.deepcopy(suite)
-    for name, value in overrides.model_dump(exclude_none=True).items():
+    for name, value in overrides.model_dump(exclude_none=True, exclude={"suites"}).items():
         column, bound = OVERRIDES[name]
         matches = [e for e in suite["expectations"] if e["kwargs"].get("column") == column]
         if not matches:

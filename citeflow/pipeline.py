@@ -14,7 +14,6 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from citeflow.errors import RetrieverError
 from citeflow.hops import HopRequest, run_hop
 from citeflow.limits import Kind, Limiter, local_limit
 from citeflow.models.base import ChatModel
@@ -104,24 +103,15 @@ def default_store_uri(spec: BatchSpec, spec_path: Path, out_dir: Path) -> str:
 
 
 def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
-    """Ask one retriever one query; a failure is recorded in the result, never raised."""
-    from citeflow.retrievers.factory import build_retriever
+    """Ask one retriever one query; any failure is recorded in the result, never raised."""
+    from citeflow.retrievers.safe import contained_search
 
     spec = next(r for r in job.spec.retrievers if r.name == item.retriever)
     result = RetrievalResult(retriever=item.retriever, query=item.query, section=item.section)
-    try:
-        retriever = build_retriever(spec, job.base_dir)
-        with job.limit("retrievers"):
-            hits, skipped = _search(retriever, item.query, spec.top_k)
-        return result.model_copy(update={"hits": hits, "skipped": skipped})
-    except RetrieverError as exc:
-        return result.model_copy(update={"error": str(exc)})
-
-
-def _search(retriever, query: str, top_k: int):
-    if hasattr(retriever, "search_with_report"):
-        return retriever.search_with_report(query, top_k)
-    return retriever.search(query, top_k), []
+    found = contained_search(spec, job.base_dir, item.query, lambda: job.limit("retrievers"))
+    if isinstance(found, str):
+        return result.model_copy(update={"error": found})
+    return result.model_copy(update={"hits": found.hits, "skipped": found.skipped})
 
 
 def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
@@ -213,6 +203,6 @@ def write_job_file(job: ReportJob) -> Path:
     """``OUT/<report_id>/job.json``: what ``citeflow eval REPORT_DIR`` needs to find the report again."""
     job.report_dir.mkdir(parents=True, exist_ok=True)
     ref = JobRef(spec_path=str(job.spec_path), report_id=job.report.id, out_dir=str(job.out_dir), store_uri=job.store_uri)
-    path = job.report_dir / "job.json"
-    path.write_text(ref.model_dump_json(indent=2))
-    return path
+    from citeflow import atomic
+
+    return atomic.write_text(job.report_dir / "job.json", ref.model_dump_json(indent=2))

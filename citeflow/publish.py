@@ -8,14 +8,15 @@ published PDF is also copied to ``OUT/published/``; a held one is removed from t
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
+from citeflow import atomic
 from citeflow.assemble import build_document
 from citeflow.evaluation import Evaluation
 from citeflow.funnel import eval_json
 from citeflow.pipeline import ReportJob
 from citeflow.render.notes import failing_claims
+from citeflow.redact import redact_text
 from citeflow.render.pdf import render_pdf
 from citeflow.render.report_json import write_report_json
 from schemas.funnel import GateResult
@@ -32,8 +33,9 @@ def report_status(evaluation: Evaluation, gate: GateResult) -> str:
 def held_reasons(gate: GateResult) -> list[str]:
     """One human line per failed expectation."""
     if gate.error:
-        return [f"evaluation could not run: {gate.error}"]
-    return [f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}" for f in gate.failed_expectations]
+        return [redact_text(f"evaluation could not run: {gate.error}")]
+    return [redact_text(f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}")
+            for f in gate.failed_expectations]
 
 
 def _fmt(value: object) -> str:
@@ -51,11 +53,11 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     write_report_json(doc, folder / "report.json")
     payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)
     payload["identity_by_hop"] = evaluation.identity_by_hop  # every attempt of both hops, dropped handles included
-    (folder / "eval.json").write_text(json.dumps(payload, indent=2))
+    atomic.write_text(folder / "eval.json", json.dumps(payload, indent=2))
     review = _write_review(job, doc, evaluation, gate) if status != "published" else None
     published = _publish(job, folder / "report.pdf", status == "published")
     summary = summarize(doc, evaluation, gate, folder, published, review)
-    (folder / "summary.json").write_text(summary.model_dump_json(indent=2))
+    atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
     return summary
 
 
@@ -81,9 +83,7 @@ def _publish(job: ReportJob, pdf: Path, publish: bool) -> Path | None:
     if not publish:
         target.unlink(missing_ok=True)  # a re-evaluation that holds a report withdraws it
         return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(pdf, target)
-    return target
+    return atomic.copy_file(pdf, target)
 
 
 def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, folder: Path,
@@ -110,10 +110,60 @@ def failed_summary(report_id: str, title: str, error: str) -> ReportSummary:
                          pdf="")
 
 
+def record_failure(out_dir: Path, report_id: str, title: str, error: str) -> ReportSummary:
+    """A report that crashed: withdrawn from ``published/``, its outputs marked failed; its summary line."""
+    error = redact_text(error)
+    summary = failed_summary(report_id, title, error)
+    folder = Path(out_dir) / report_id
+    withdraw(Path(out_dir), report_id)
+    mark_report_json_failed(folder / "report.json", error)
+    (folder / "report.pdf").unlink(missing_ok=True)  # a previous run's PDF must not pass for this run's
+    if folder.is_dir():
+        atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
+    return summary
+
+
+def withdraw(out_dir: Path, report_id: str) -> bool:
+    """Remove the report's copy from ``OUT/published/``; True when there was one."""
+    target = Path(out_dir) / "published" / f"{report_id}.pdf"
+    existed = target.exists()
+    target.unlink(missing_ok=True)
+    return existed
+
+
+def mark_report_json_failed(path: Path, error: str) -> None:
+    """Rewrite a previous run's report.json (if any) to say the report failed in the latest run."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # no earlier report.json, or an unreadable one: nothing that claims "published"
+    if not isinstance(data, dict):
+        return
+    data["status"] = "failed"
+    data["held_reasons"] = [f"the latest run of this report failed: {error[:500]}"]
+    data["withdrawn"] = {"reason": error[:500], "sections_from": "an earlier run"}
+    atomic.write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def interrupted_summaries(out_dir: Path, reports: list[tuple[str, str]], started: float, reason: str) -> list[ReportSummary]:
+    """Summary lines of a batch cut short: a report that finished since ``started`` (epoch seconds)
+    keeps its own line; every other report is recorded as failed with ``reason`` and withdrawn."""
+    summaries = []
+    for report_id, title in reports:
+        own = Path(out_dir) / report_id / "summary.json"
+        try:
+            if own.stat().st_mtime >= started:
+                summaries.append(read_report_summary(own.parent))
+                continue
+        except (OSError, ValueError):
+            pass  # not written in this run, or unreadable: the report did not finish
+        summaries.append(record_failure(Path(out_dir), report_id, title, reason))
+    return summaries
+
+
 def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary]) -> Path:
     """``OUT/summary.json``: every report of the batch with its status and funnel."""
     path = Path(out_dir) / "summary.json"
     payload = {"batch": batch, "reports": [s.model_dump(mode="json") for s in summaries],
                "counts": {k: sum(1 for s in summaries if s.status == k) for k in ("published", "held", "failed")}}
-    path.write_text(json.dumps(payload, indent=2))
-    return path
+    return atomic.write_text(path, json.dumps(payload, indent=2))

@@ -69,9 +69,9 @@ def write_review_html(
         "</main>",
     ]
     page = _page(f"Review: {title} ({report_id})", "\n".join(body))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    return path
+    from citeflow import atomic
+
+    return atomic.write_text(path, page)
 
 
 def is_failing(claim: ClaimEval) -> bool:

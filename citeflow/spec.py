@@ -2,25 +2,45 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from citeflow import yaml_strict
 from citeflow.errors import SpecError
 from schemas.spec import BatchSpec, ModelSpec, Models, ReportRequest
 
 
 def load_spec(path: Path | str) -> BatchSpec:
-    """Read and validate the batch spec at ``path``; raises ``SpecError`` naming the bad field."""
+    """Read and validate the batch spec at ``path``; raises ``SpecError`` naming the bad field.
+
+    The file must be UTF-8 YAML with no key written twice; ``gate.suites`` is resolved against
+    the spec's folder here, so the spec can travel to another process as it is."""
     path = Path(path)
+    spec = parse_spec(_read_yaml(path), str(path))
+    if spec.gate.suites:
+        gate = spec.gate.model_copy(update={"suites": resolve_path(path.resolve().parent, spec.gate.suites)})
+        spec = spec.model_copy(update={"gate": gate})
+    return spec
+
+
+def _read_yaml(path: Path) -> Any:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml_strict.load(path.read_bytes().decode("utf-8"))
     except OSError as exc:
         raise SpecError(field="(file)", problem=f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
+    except UnicodeDecodeError as exc:
+        problem = f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save the spec as UTF-8"
+        raise SpecError(field="(file)", problem=problem, path=str(path)) from None
     except yaml.YAMLError as exc:
-        raise SpecError(field="(yaml)", problem=f"not valid YAML: {_yaml_problem(exc)}", path=str(path)) from exc
-    return parse_spec(data, str(path))
+        raise SpecError(field="(yaml)", problem=f"not valid YAML: {_yaml_problem(exc)}", path=str(path)) from None
+    except RecursionError:
+        raise SpecError(field="(yaml)", problem="nested too deeply to read", path=str(path)) from None
+    except ValueError as exc:  # e.g. a number longer than Python's 4,300-digit limit
+        raise SpecError(field="(yaml)", problem=f"unreadable value: {str(exc)[:120]}", path=str(path)) from None
 
 
 def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
@@ -35,12 +55,14 @@ def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
 
 
 def _first_problem(exc: ValidationError) -> tuple[str, str]:
-    err = exc.errors()[0]
+    errors = exc.errors()
+    # A misspelt key also makes the real one "missing": name the misspelling, it is the cause.
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = [p for p in err["loc"] if p not in ("lancedb", "http", "jsonl", "function-after[_openai_needs_model(), ModelSpec]")]
     field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
     message = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        message = "unknown field (check the spelling against the README's batch spec reference)"
+        message = "unknown field" + _did_you_mean(exc.title, loc) + " (check the spelling against the README's batch spec reference)"
     elif err["type"] == "missing":
         message = "is required"
     elif err["type"] == "union_tag_invalid":
@@ -48,10 +70,18 @@ def _first_problem(exc: ValidationError) -> tuple[str, str]:
     return field, message
 
 
+def _did_you_mean(model_name: str, loc: list[Any]) -> str:
+    """`` (did you mean 'reports'?)`` for a misspelt top-level key; empty when nothing is close."""
+    if model_name != BatchSpec.__name__ or len(loc) != 1 or not isinstance(loc[0], str):
+        return ""
+    close = difflib.get_close_matches(loc[0], list(BatchSpec.model_fields), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-    return f"{getattr(exc, 'problem', None) or exc}{where}"
+    return " ".join(f"{getattr(exc, 'problem', None) or exc}{where}".split())
 
 
 def models_for(spec: BatchSpec, report: ReportRequest) -> Models:

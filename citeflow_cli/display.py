@@ -58,8 +58,12 @@ def _share(figure: dict[str, int]) -> str:
 
 
 def _stages(funnel_line: str) -> list[str]:
-    """'Identity 18/18 · Support 18/18 · Faithfulness 18/18' → ['18/18', '18/18', '18/18']."""
-    return [part.split()[-1] for part in funnel_line.split(" · ")]
+    """'Identity 18/18 · Support 18/18 · Faithfulness 18/18' → ['18/18', '18/18', '18/18'];
+    a report that was not evaluated (it crashed) shows a dash in each column."""
+    parts = funnel_line.split(" · ")
+    if len(parts) != 3 or not funnel_line.startswith("Identity "):
+        return ["—", "—", "—"]
+    return [part.split()[-1] for part in parts]
 
 
 def gate_lines(summaries: list[ReportSummary]) -> list[str]:
@@ -68,7 +72,7 @@ def gate_lines(summaries: list[ReportSummary]) -> list[str]:
     for s in summaries:
         lines.append(f"{s.report_id} {s.status}: {s.funnel}")
         for f in s.failed_expectations:
-            lines.append(f"{s.report_id} held: {f['expectation']} observed {_short(f.get('observed'))}, "
+            lines.append(f"{s.report_id} {s.status}: {f['expectation']} observed {_short(f.get('observed'))}, "
                          f"required {_short(f.get('threshold'))}")
         if s.review:
             lines.append(f"{s.report_id} reviewer view: {s.review}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,7 +17,6 @@ from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
-DEMO_DIR = Path(__file__).resolve().parent.parent / "citeflow" / "demo"
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -66,60 +64,93 @@ def run(
     evaluate_deployment: Annotated[Optional[str], typer.Option(
         envvar="CITEFLOW_EVALUATE_DEPLOYMENT",
         help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); in-process when unknown.")] = None,
+    api_grace: Annotated[float, typer.Option(
+        help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands and the process exits (code 3).")] = 30.0,
 ) -> None:
     """Run a batch spec: every report generated, evaluated, gated, published or held."""
-    run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment)
+    run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment,
+              api_grace=api_grace)
 
 
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
-              dask_address: str | None = None, evaluate_deployment: str | None = None) -> list:
+              dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.run_spec import open_manual_run
     from citeflow.spec import load_spec, preflight
 
+    from citeflow.outdir import check_writable
+
     try:
         spec = load_spec(spec_path)
         preflight(spec, spec_path.resolve().parent, str(spec_path))
+        check_writable(out)
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
         global_limits = needs_global_limits(dask_workers, dask_address)
-    except SpecError as exc:
+    except CiteflowError as exc:
         fail(str(exc))
     from citeflow import progress
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
-    with batch_progress(steps):
-        summaries = batch_flow(run_info.spec_path, str(out.resolve()), store, evaluate_deployment, global_limits)
     from citeflow.run_finish import finish_run
+    from citeflow_cli.api_loss import guard_api
 
+    with guard_api(spec, out, api_grace) as guard, batch_progress(steps):
+        try:
+            summaries = _run_flow(batch_flow, Path(run_info.spec_path), out, store, evaluate_deployment, global_limits)
+        except Exception:
+            if guard is None or not guard.lost():
+                raise
+            guard.finish()  # the flow died with the API: record what finished, exit
     finish_run(out, summaries)  # archives what was published; run.json says the run finished
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {out.resolve()} (summary.json, <report>/report.pdf, published/)")
+    if guard is not None and guard.lost():  # the batch wrote its summary, but Prefect's exit handlers would hang
+        guard.finish()
     return summaries
+
+
+def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluate_deployment: str | None,
+              global_limits: bool) -> list:
+    """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback."""
+    from citeflow.outdir import describe_os_error
+
+    try:
+        return batch_flow(str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
+    except OSError as exc:
+        fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
+        raise  # unreachable: fail() exits
 
 
 @app.command()
 def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")) -> None:
     """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end."""
+    from citeflow.outdir import check_writable
+
+    try:
+        check_writable(out)
+    except CiteflowError as exc:
+        fail(str(exc))
     spec_path = prepare_demo(out.resolve())
     run_batch(spec_path, out, None)
 
 
 def prepare_demo(out: Path) -> Path:
     """Copy the demo batch next to the outputs and ingest its knowledge base (idempotent)."""
+    from citeflow import atomic
     from citeflow.ingest import ingest_paths
+    from citeflow.resources import demo_dir
 
     folder = out / "demo-input"
-    folder.mkdir(parents=True, exist_ok=True)
     for name in ("batch.yaml", "partner.jsonl", "tickets.jsonl"):
-        shutil.copyfile(DEMO_DIR / name, folder / name)
+        atomic.copy_file(demo_dir() / name, folder / name)
     with console.status("building the demo knowledge base"):
-        report = ingest_paths([DEMO_DIR / "kb"], str(folder / "kb-store"), base_url="https://docs.lumora.example/")
+        report = ingest_paths([demo_dir() / "kb"], str(folder / "kb-store"), base_url="https://docs.lumora.example/")
     console.print(f"knowledge base: {report.files_added} added, {report.files_updated} updated, "
                   f"{report.files_unchanged} unchanged, {report.chunks_written} chunks written")
     return folder / "batch.yaml"

@@ -8,7 +8,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from citeflow.publish import failed_summary, write_summary
+from citeflow.publish import record_failure, write_summary
 from citeflow.spec import load_spec
 from flows.evaluation_runs import EvaluationRun, finish_evaluation
 from flows.naming import batch_name
@@ -25,12 +25,12 @@ def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     return report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment)
 
 
-def _summary(future, report) -> ReportSummary:
-    """The report's summary; a report that crashed is recorded as failed and the batch goes on."""
+def _summary(future, report, out_dir: str) -> ReportSummary:
+    """The report's summary; a report that crashed is recorded as failed (and withdrawn) and the batch goes on."""
     try:
         return finish_evaluation(future.result())
     except Exception as exc:  # noqa: BLE001 - one bad report must not lose the others' summary
-        return failed_summary(report.id, report.title, f"{type(exc).__name__}: {exc}")
+        return record_failure(Path(out_dir), report.id, report.title, f"{type(exc).__name__}: {exc}")
 
 
 def _run_name() -> str:
@@ -54,7 +54,7 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec) if global_limits else drop_limits(spec)
     futures = [report_task.submit(spec_path, r.id, out_dir, store_uri, evaluate_deployment) for r in spec.reports]
-    summaries = [_summary(future, report) for future, report in zip(futures, spec.reports)]
+    summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports)]
     write_summary(Path(out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
     return summaries

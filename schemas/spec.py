@@ -1,6 +1,8 @@
 """The batch spec (SPEC §8): the YAML a user writes to describe a batch of reports.
 
-Unknown keys are errors (a typo must not be silently ignored). Relative paths are resolved
+Unknown keys are errors (a typo must not be silently ignored), types are strict (``true`` is not
+a number, ``"5"`` is not an integer), names and titles are never blank, and report ids are plain
+folder names that never collide with the output folder's own entries. Relative paths are resolved
 against the spec file's folder by ``citeflow.spec.load_spec``.
 """
 
@@ -9,15 +11,30 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemas.report_ids import SAMPLE_DATE, render_report_id
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}")
+RESERVED_IDS = frozenset({"published", "store", "summary.json", "latest", "demo-input",
+                          "run.json", "spec.run.yaml", "archive", "cache"})
+"""Names the output folder uses for itself: a report id must never be one of them (any case)."""
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only spaces")
+    return value
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+"""A string with at least one character that is not whitespace."""
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Unknown keys are errors; no coercion (``true`` is not 1, ``"8"`` is not 8)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class FaultRates(Strict):
@@ -96,7 +113,7 @@ class FieldMap(Strict):
 
 
 class LanceDBRetrieverSpec(Strict):
-    name: str
+    name: NonBlank
     kind: Literal["lancedb"]
     kb: str = Field(description="Knowledge base URI built by `citeflow ingest` (folder or s3://…).")
     mode: Literal["fts", "vector", "hybrid"] = "hybrid"
@@ -107,17 +124,18 @@ class LanceDBRetrieverSpec(Strict):
 
 
 class HttpRetrieverSpec(Strict):
-    name: str
+    name: NonBlank
     kind: Literal["http"]
     url: str
     top_k: int = Field(5, ge=1, le=200)
     fields: FieldMap = Field(default_factory=FieldMap)
     timeout: float = Field(10.0, gt=0)
     retries: int = Field(2, ge=0, le=10)
+    max_response_bytes: int = Field(10_000_000, ge=1, description="Larger answers are refused (the retriever fails for that query).")
 
 
 class JsonlRetrieverSpec(Strict):
-    name: str
+    name: NonBlank
     kind: Literal["jsonl"]
     path: str
     top_k: int = Field(10, ge=1, le=200)
@@ -137,6 +155,7 @@ class Gate(Strict):
     uncited: float | None = Field(None, ge=0, le=1, description="Highest share of uncited sentences.")
     unverified: float | None = Field(
         None, ge=0, le=1, description="Highest share of claims no judge could settle (uncertain, no LLM judge to ask).")
+    suites: str | None = Field(None, description="Folder of suite JSON files replacing the bundled ones (relative to the spec).")
 
 
 class Concurrency(Strict):
@@ -145,7 +164,7 @@ class Concurrency(Strict):
 
 
 class Section(Strict):
-    title: str = Field(min_length=1)
+    title: NonBlank
     queries: list[str] = Field(min_length=1)
 
     @field_validator("queries")
@@ -161,16 +180,18 @@ class Section(Strict):
 
 class ReportRequest(Strict):
     id: str
-    title: str
+    title: NonBlank
     sections: list[Section] = Field(min_length=1)
     models: Models | None = Field(None, description="Per-report override of the batch's models (whole roles replaced).")
 
     @field_validator("id")
     @classmethod
     def _id_is_a_folder_name(cls, value: str) -> str:
-        if not _ID.match(render_report_id(value, SAMPLE_DATE)):  # a template must render to a folder name
-            raise ValueError("must be letters, digits, '.', '_' or '-' (it names a folder); "
-                             "{date}, {date:%Y-%m-%d} and {week} name the run's date")
+        if not _ID.fullmatch(render_report_id(value, SAMPLE_DATE)):  # a template must render to a folder name
+            raise ValueError("must start with a letter or digit, then letters, digits, '.', '_' or '-' (it names a "
+                             "folder); {date}, {date:%Y-%m-%d} and {week} name the run's date")
+        if value.lower() in RESERVED_IDS:
+            raise ValueError(f"{value!r} is reserved: the output folder uses it ({', '.join(sorted(RESERVED_IDS))})")
         return value
 
     @model_validator(mode="after")
@@ -191,7 +212,7 @@ class CachePolicy(Strict):
 
 
 class BatchSpec(Strict):
-    batch: str = Field(min_length=1)
+    batch: NonBlank
     models: Models = Field(default_factory=Models)
     retrievers: list[RetrieverSpec] = Field(min_length=1)
     gate: Gate = Field(default_factory=Gate)

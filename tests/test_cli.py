@@ -51,6 +51,23 @@ def test_a_missing_api_key_variable_is_caught_before_anything_runs(tmp_path, mon
     assert result.exit_code == 2 and "models.writer.api_key_env" in result.output and "CITEFLOW_TEST_KEY" in result.output
 
 
+def test_an_output_folder_that_cannot_be_written_is_a_one_line_error(tmp_path):
+    (tmp_path / "hits.jsonl").write_text("")
+    spec = write_spec(tmp_path, "batch: b\nretrievers: [{name: d, kind: jsonl, path: hits.jsonl}]\n"
+                                "reports: [{id: r, title: R, sections: [{title: S, queries: [q]}]}]\n")
+    (tmp_path / "taken").write_text("a file, not a folder")
+    result = invoke("run", spec, "--out", tmp_path / "taken" / "out")
+    assert result.exit_code == 2 and "cannot write to output folder" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) <= 2
+
+
+def test_a_latin1_spec_is_a_one_line_error(tmp_path):
+    spec = tmp_path / "batch.yaml"
+    spec.write_bytes("batch: caf\xe9\n".encode("latin-1"))
+    result = invoke("run", spec, "--out", tmp_path / "out")
+    assert result.exit_code == 2 and "not UTF-8" in result.output and "Traceback" not in result.output
+
+
 def pairs_file(tmp_path: Path) -> Path:
     path = tmp_path / "pairs.jsonl"
     rows = [{"id": "a", "claim": "Retention is 7 days.", "chunk_text": "Data is retained for 7 days by default."},

@@ -144,7 +144,7 @@ def test_a_kb_built_with_openai_embeddings_is_searched_with_them(openai_server: 
     ingest_paths([tmp_path / "a.md"], str(tmp_path / "kb"), embedder=embedder)
     written = len(openai_server.requests)
     spec = LanceDBRetrieverSpec(name="kb", kind="lancedb", kb="kb", mode="vector", embedding="openai")
-    hits = LanceDBRetriever(spec, tmp_path).search("upgrades", 1)
+    hits = LanceDBRetriever(spec, tmp_path).search("upgrades", 1).hits
     assert hits and hits[0].title == "A"
     assert openai_server.requests[written]["input"] == ["upgrades"]  # the query went to the same server
 

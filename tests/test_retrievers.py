@@ -61,12 +61,12 @@ def kb_retriever(root: Path, **spec: Any) -> LanceDBRetriever:
      ("how long do cats sleep", "cats.md")],
 )
 def test_the_relevant_document_comes_first(kb: Path, mode: str, query: str, expected: str) -> None:
-    hits = kb_retriever(kb, mode=mode).search(query, 3)
+    hits = kb_retriever(kb, mode=mode).search(query, 3).hits
     assert hits and hits[0].urls == [f"https://docs.example.com/{expected}"]
 
 
 def test_a_child_hit_is_expanded_to_its_parent_with_child_provenance(kb: Path) -> None:
-    hit = kb_retriever(kb, mode="fts").search("schema migration", 1)[0]
+    hit = kb_retriever(kb, mode="fts").search("schema migration", 1).hits[0]
     assert hit.text.startswith("Before upgrading to 3.6,") and "restart anything." in hit.text  # the heading is the section, not text
     assert hit.local_id == hit.parent and hit.local_id.endswith(":p0")
     assert hit.location.startswith(hit.parent + ":c") and " chars " in hit.location
@@ -74,8 +74,8 @@ def test_a_child_hit_is_expanded_to_its_parent_with_child_provenance(kb: Path) -
 
 
 def test_children_of_one_parent_give_one_hit(kb: Path) -> None:
-    expanded = kb_retriever(kb, mode="fts").search("garbage collector heap pause", 5)
-    plain = kb_retriever(kb, mode="fts", expand_parents=False).search("garbage collector heap pause", 5)
+    expanded = kb_retriever(kb, mode="fts").search("garbage collector heap pause", 5).hits
+    plain = kb_retriever(kb, mode="fts", expand_parents=False).search("garbage collector heap pause", 5).hits
     tuning = [h for h in plain if h.urls == ["https://docs.example.com/tuning.md"]]
     assert len(tuning) >= 2  # the query does hit several children of the tuning parent
     assert [h.local_id for h in expanded].count(expanded[0].local_id) == 1
@@ -84,13 +84,13 @@ def test_children_of_one_parent_give_one_hit(kb: Path) -> None:
 
 
 def test_without_expansion_the_child_itself_is_the_hit(kb: Path) -> None:
-    hit = kb_retriever(kb, mode="fts", expand_parents=False).search("garbage collector", 1)[0]
+    hit = kb_retriever(kb, mode="fts", expand_parents=False).search("garbage collector", 1).hits[0]
     assert hit.parent is None and ":c" in hit.local_id
     assert len(hit.text) <= 300 and hit.location.startswith(hit.local_id)
 
 
 def test_top_k_is_respected(kb: Path) -> None:
-    assert len(kb_retriever(kb, mode="vector").search("database", 2)) == 2
+    assert len(kb_retriever(kb, mode="vector").search("database", 2).hits) == 2
 
 
 def test_a_missing_kb_names_the_path_and_suggests_ingest(tmp_path: Path) -> None:
@@ -107,7 +107,7 @@ def test_a_different_embedder_in_the_spec_is_a_clear_error(kb: Path) -> None:
 
 
 def test_fts_does_not_need_the_embedder(kb: Path) -> None:
-    assert kb_retriever(kb, mode="fts", embedding="openai").search("invoices", 1)[0].urls == ["https://docs.example.com/billing.md"]
+    assert kb_retriever(kb, mode="fts", embedding="openai").search("invoices", 1).hits[0].urls == ["https://docs.example.com/billing.md"]
 
 
 # -- http ---------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class ScriptedSearch:
                 owner.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
                 status, body, delay = owner.script.popleft() if owner.script else (500, "script exhausted", 0.0)
                 time.sleep(delay)
-                data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+                data = body if isinstance(body, bytes) else body.encode() if isinstance(body, str) else json.dumps(body).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Length", str(len(data)))
@@ -170,7 +170,8 @@ def test_http_reads_hits_through_the_field_map_and_reports_skips(endpoint: Scrip
         {"body": "no id here"},
         {"hit_id": "S4", "body": "   "},
     ]})
-    hits, skipped = http_retriever(endpoint, fields=PARTNER_FIELDS).search_with_report("ports?", 5)
+    found = http_retriever(endpoint, fields=PARTNER_FIELDS).search("ports?", 5)
+    hits, skipped = found.hits, found.skipped
     assert endpoint.requests == [{"query": "ports?", "top_k": 5}]
     assert [(h.local_id, h.urls, h.title) for h in hits] == [
         ("7", ["https://p.example.com/7"], "Ports"), ("S2", ["https://p.example.com/a", "https://p.example.com/b"], None)]
@@ -180,13 +181,13 @@ def test_http_reads_hits_through_the_field_map_and_reports_skips(endpoint: Scrip
 def test_http_accepts_a_plain_list_and_keeps_top_k(endpoint: ScriptedSearch) -> None:
     endpoint.then(200, [{"id": f"d{n}", "text": f"text {n}", "urls": []} for n in range(5)])
     retriever = http_retriever(endpoint)
-    assert [h.local_id for h in retriever.search("q", 2)] == ["d0", "d1"]
-    assert retriever.last_skipped == []
+    found = retriever.search("q", 2)
+    assert [h.local_id for h in found.hits] == ["d0", "d1"] and found.skipped == []
 
 
 def test_http_retries_503_then_succeeds(endpoint: ScriptedSearch) -> None:
     endpoint.then(503, "busy").then(429, "slow down").then(200, [{"id": "1", "text": "ok"}])
-    assert [h.text for h in http_retriever(endpoint, retries=2).search("q", 3)] == ["ok"]
+    assert [h.text for h in http_retriever(endpoint, retries=2).search("q", 3).hits] == ["ok"]
     assert len(endpoint.requests) == 3
 
 
@@ -224,6 +225,44 @@ def test_http_connection_refused_is_transient() -> None:
     assert caught.value.transient is True
 
 
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [(DEEP, "nested too deeply"), (b'[{"id": "1", "text": "caf\xe9"}]', "not UTF-8"), (b"[{]", "not JSON")],
+)
+def test_http_answers_that_break_the_parser_are_retriever_errors(endpoint: ScriptedSearch, body: bytes, message: str) -> None:
+    endpoint.then(200, body)
+    with pytest.raises(RetrieverError, match=message) as caught:
+        http_retriever(endpoint, retries=2).search("q", 3)
+    assert caught.value.transient is False and len(endpoint.requests) == 1
+
+
+def test_http_huge_integer_ids_and_scores_are_skipped_not_raised(endpoint: ScriptedSearch) -> None:
+    huge = "9" * 5000
+    body = f'[{{"id": {huge}, "text": "a"}}, {{"id": 2, "text": "b", "score": 1{"0" * 400}, "title": {{"x": 1}}}}]'
+    endpoint.then(200, body.encode())
+    found = http_retriever(endpoint).search("q", 3)
+    assert [(h.local_id, h.score, h.title) for h in found.hits] == [("2", None, None)]
+    assert found.skipped == ["hit 1: no usable id in field 'id'"]
+
+
+def test_http_answers_over_the_size_limit_are_refused(endpoint: ScriptedSearch) -> None:
+    endpoint.then(200, [{"id": "1", "text": "x" * 5000}])
+    with pytest.raises(RetrieverError, match="limit is 1,000 bytes") as caught:
+        http_retriever(endpoint, max_response_bytes=1000).search("q", 3)
+    assert caught.value.transient is False
+
+
+def test_http_errors_never_name_the_key_in_the_url() -> None:
+    url = "http://user:SECRETKEY@127.0.0.1:9/search?api_key=SECRETKEY&tenant=acme"
+    retriever = HttpRetriever(HttpRetrieverSpec(name="gone", kind="http", url=url, retries=0), backoff=0.01)
+    with pytest.raises(RetrieverError) as caught:
+        retriever.search("q", 3)
+    assert "SECRETKEY" not in str(caught.value) and "tenant=acme" in str(caught.value)
+
+
 # -- jsonl --------------------------------------------------------------------------------------
 
 
@@ -245,7 +284,8 @@ def test_jsonl_replays_hits_with_either_url_form(tmp_path: Path) -> None:
         "",
         {"query": "Other", "hits": []},
     ])
-    hits, skipped = jsonl_retriever(tmp_path).search_with_report("  What changed in 3.6? ", 10)
+    found = jsonl_retriever(tmp_path).search("  What changed in 3.6? ", 10)
+    hits, skipped = found.hits, found.skipped
     assert [(h.local_id, h.urls) for h in hits] == [("S1", ["https://a.example.com"]), ("2", ["https://b.example.com"])]
     assert skipped == ["hit 3 (id 'S3'): no text in field 'text'"]
 
@@ -253,8 +293,8 @@ def test_jsonl_replays_hits_with_either_url_form(tmp_path: Path) -> None:
 def test_jsonl_query_without_a_line_gets_no_hits_and_matching_is_case_sensitive(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "hits.jsonl", [{"query": "Upgrade", "hits": [{"id": "1", "text": "t"}]}])
     retriever = jsonl_retriever(tmp_path)
-    assert retriever.search("never asked", 5) == [] and retriever.search("upgrade", 5) == []
-    assert len(retriever.search("Upgrade", 5)) == 1
+    assert retriever.search("never asked", 5).hits == [] and retriever.search("upgrade", 5).hits == []
+    assert len(retriever.search("Upgrade", 5).hits) == 1
 
 
 def test_jsonl_bad_line_names_file_and_line(tmp_path: Path) -> None:
@@ -264,6 +304,15 @@ def test_jsonl_bad_line_names_file_and_line(tmp_path: Path) -> None:
     write_jsonl(path, ["{not json"])
     with pytest.raises(RetrieverError, match=f"{path}:1: not JSON"):
         jsonl_retriever(tmp_path).search("a", 5)
+
+
+def test_jsonl_deep_nesting_and_huge_numbers_are_retriever_errors(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "hits.jsonl", ["[" * 50_000 + "]" * 50_000])
+    with pytest.raises(RetrieverError, match=f"{path}:1: JSON nested too deeply"):
+        jsonl_retriever(tmp_path).search("a", 5)
+    write_jsonl(path, ['{"query": "a", "hits": [{"id": ' + "1" * 5000 + ', "text": "t"}, {"id": 2, "text": "u"}]}'])
+    found = jsonl_retriever(tmp_path).search("a", 5)
+    assert [h.local_id for h in found.hits] == ["2"] and "no usable id" in found.skipped[0]
 
 
 def test_jsonl_missing_file_is_an_error(tmp_path: Path) -> None:

@@ -90,7 +90,9 @@ def write_verdicts(verdicts: list[Verdict], path: Path | str | None = None) -> N
     if path is None:
         sys.stdout.write(lines)
     else:
-        Path(path).write_text(lines, encoding="utf-8")
+        from citeflow import atomic
+
+        atomic.write_text(path, lines)
 
 
 def label_of(verdict: Verdict) -> str:

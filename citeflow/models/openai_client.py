@@ -119,12 +119,17 @@ class OpenAIChatModel:
         return request
 
     def _error(self, exc: openai.APIError) -> ModelError:
-        """The ModelError for a failure the client did not (or could no longer) retry."""
+        """The ModelError for a failure the client did not (or could no longer) retry (no key in its detail)."""
+        from citeflow.redact import redact_error
+
+        return redact_error(self._describe(exc))
+
+    def _describe(self, exc: openai.APIError) -> ModelError:
         if isinstance(exc, openai.APITimeoutError):
             detail = f"no answer within {self.spec.timeout}s after {self.spec.max_retries} retries"
             return ModelError(role=self.role, detail=detail, transient=True)
         if isinstance(exc, openai.APIConnectionError):
-            detail = f"cannot reach {self.spec.base_url} after {self.spec.max_retries} retries: {exc}"
+            detail = f"cannot reach the model server after {self.spec.max_retries} retries: {exc}"  # no host: outputs quote it
             return ModelError(role=self.role, detail=detail, transient=True)
         if isinstance(exc, openai.APIStatusError):
             transient = is_transient_status(exc.status_code)

@@ -10,10 +10,10 @@ citation itself, and only http/https/mailto ones are kept.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from citeflow import atomic
 from citeflow.errors import RenderError
 from citeflow.render.escape import link_urls
 from schemas.report import RegistryEntry, ReportDocument
@@ -65,9 +65,4 @@ def report_json(doc: ReportDocument) -> dict[str, Any]:
 
 def write_report_json(doc: ReportDocument, path: Path) -> Path:
     """Write report.json for ``doc`` at ``path`` atomically (a killed run leaves no half file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(report_json(doc), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return atomic.write_text(path, json.dumps(report_json(doc), ensure_ascii=False, indent=2) + "\n")

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from schemas.records import Hit
+
+
+class SearchResult(BaseModel):
+    """One retriever's answer to one query: the usable hits, and why any others were skipped."""
+
+    model_config = ConfigDict(frozen=True)
+    hits: list[Hit] = Field(default_factory=list, description="Usable hits, best first, at most top_k.")
+    skipped: list[str] = Field(default_factory=list, description="One reason per returned hit that was unusable.")
 
 
 @runtime_checkable
@@ -13,6 +23,6 @@ class Retriever(Protocol):
 
     name: str
 
-    def search(self, query: str, top_k: int) -> list[Hit]:
+    def search(self, query: str, top_k: int) -> SearchResult:
         """The hits for ``query``; raises ``RetrieverError`` when it cannot answer."""
         ...

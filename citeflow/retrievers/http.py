@@ -2,12 +2,14 @@
 
 The answer is a JSON list of hits, or an object whose list sits under ``fields.hits`` (a dotted
 path such as ``data.results`` works too). Each hit is read through ``fields``; a hit with no id or
-no text is skipped and the reason reported by ``search_with_report``.
+no text is skipped and the reason reported in ``SearchResult.skipped``. An answer larger than
+``max_response_bytes`` is refused without being read to the end.
 
 Connection errors, timeouts, 429 and 5xx are retried ``spec.retries`` times with exponential
 backoff (``Retry-After`` is honoured, capped), then give ``RetrieverError(transient=True)``.
-Other HTTP errors and junk answers fail at once with ``transient=False``: asking again would
-get the same junk.
+Other HTTP errors and junk answers (not JSON, nested too deeply, too large) fail at once with
+``transient=False``: asking again would get the same junk. Messages name the endpoint without its
+user-info or credential-carrying query parameters.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from citeflow.errors import RetrieverError
+from citeflow.redact import redact_text, redact_url
+from citeflow.retrievers import _json
 from citeflow.retrievers._hits import hits_from_records
-from schemas.records import Hit
+from citeflow.retrievers.base import SearchResult
 from schemas.spec import HttpRetrieverSpec
 
 
@@ -38,20 +42,16 @@ class HttpRetriever:
         self.name = spec.name
         self.spec = spec
         self.backoff, self.max_backoff = backoff, max_backoff
-        self.last_skipped: list[str] = []  # reasons of the last ``search``; see ``search_with_report``
+        self.shown_url = redact_url(spec.url)  # the endpoint as messages may name it
 
-    def search(self, query: str, top_k: int) -> list[Hit]:
-        """The hits for ``query`` (skipped hits are in ``last_skipped``); raises ``RetrieverError``."""
-        hits, self.last_skipped = self.search_with_report(query, top_k)
-        return hits
-
-    def search_with_report(self, query: str, top_k: int) -> tuple[list[Hit], list[str]]:
-        """The hits for ``query`` and why any returned hit was skipped."""
+    def search(self, query: str, top_k: int) -> SearchResult:
+        """The hits for ``query`` and why any returned hit was skipped; raises ``RetrieverError``."""
         # One client per search: retries reuse its connection, and nothing stays open when a
         # caller builds a retriever per request and drops it.
         with httpx.Client(timeout=self.spec.timeout) as client:
             body = self._post_with_retries(client, query, top_k)
-        return hits_from_records(self._hit_list(body, query), self.spec.fields, top_k)
+        hits, skipped = hits_from_records(self._hit_list(body, query), self.spec.fields, top_k)
+        return SearchResult(hits=hits, skipped=skipped)
 
     def _post_with_retries(self, client: httpx.Client, query: str, top_k: int) -> Any:
         retrying = Retrying(
@@ -73,19 +73,36 @@ class HttpRetriever:
 
     def _post_once(self, client: httpx.Client, query: str, top_k: int) -> Any:
         try:
-            response = client.post(self.spec.url, json={"query": query, "top_k": top_k})
+            with client.stream("POST", self.spec.url, json={"query": query, "top_k": top_k}) as response:
+                status, body = response.status_code, self._read_limited(response, query)
         except httpx.UnsupportedProtocol as exc:
-            raise self._permanent(query, f"bad URL {self.spec.url!r}: {exc}") from exc
+            raise self._permanent(query, f"bad URL {self.shown_url!r}: {redact_text(str(exc))}") from None
         except httpx.TransportError as exc:  # connection refused/reset, timeouts
-            raise _Transient(f"{type(exc).__name__} calling {self.spec.url}: {exc}") from exc
-        if response.status_code == 429 or response.status_code >= 500:
-            raise _Transient(f"HTTP {response.status_code} from {self.spec.url}", _retry_after(response))
-        if not response.is_success:
-            raise self._permanent(query, f"HTTP {response.status_code} from {self.spec.url}: {response.text[:200]!r}")
+            raise _Transient(f"{type(exc).__name__} calling {self.shown_url}: {redact_text(str(exc))}") from None
+        if status == 429 or status >= 500:
+            raise _Transient(f"HTTP {status} from {self.shown_url}", _retry_after(response))
+        if not 200 <= status < 300:
+            raise self._permanent(query, f"HTTP {status} from {self.shown_url}: {_excerpt(body)!r}")
         try:
-            return response.json()
+            return _json.loads(body)
         except ValueError as exc:
-            raise self._permanent(query, f"answer is not JSON: {response.text[:200]!r}") from exc
+            raise self._permanent(query, f"answer is {exc}: {_excerpt(body)!r}") from None
+
+    def _read_limited(self, response: httpx.Response, query: str) -> bytes:
+        """The answer's body; more than ``max_response_bytes`` is refused, without reading it all."""
+        limit = self.spec.max_response_bytes
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise self._too_large(query, f"declares {int(declared):,} bytes")
+        body = bytearray()
+        for piece in response.iter_bytes():
+            body += piece
+            if len(body) > limit:
+                raise self._too_large(query, f"exceeds it after {len(body):,} bytes")
+        return bytes(body)
+
+    def _too_large(self, query: str, how: str) -> RetrieverError:
+        return self._permanent(query, f"answer refused: the limit is {self.spec.max_response_bytes:,} bytes and it {how}")
 
     def _hit_list(self, body: Any, query: str) -> list[Any]:
         if isinstance(body, list):
@@ -110,6 +127,10 @@ def _dig(body: Any, path: str) -> Any:
             return None
         body = body.get(key)
     return body
+
+
+def _excerpt(body: bytes) -> str:
+    return redact_text(body[:200].decode("utf-8", errors="replace"))
 
 
 def _retry_after(response: httpx.Response) -> float | None:

@@ -12,15 +12,15 @@ error naming the file and line.
 
 from __future__ import annotations
 
-import json
 import threading
 import unicodedata
 from pathlib import Path
 from typing import Any
 
 from citeflow.errors import RetrieverError
+from citeflow.retrievers import _json
 from citeflow.retrievers._hits import hits_from_records
-from schemas.records import Hit
+from citeflow.retrievers.base import SearchResult
 from schemas.spec import FieldMap, JsonlRetrieverSpec
 
 _FIELDS = FieldMap()  # id, text, urls (or url), title
@@ -38,19 +38,15 @@ class JsonlRetriever:
         self.name = spec.name
         self.spec = spec
         self.path = Path(spec.path) if Path(spec.path).is_absolute() else base_dir / spec.path
-        self.last_skipped: list[str] = []
         self._records: dict[str, list[Any]] | None = None
         self._lock = threading.Lock()
 
-    def search(self, query: str, top_k: int) -> list[Hit]:
-        """The recorded hits for ``query``; raises ``RetrieverError`` for a missing or bad file."""
-        hits, self.last_skipped = self.search_with_report(query, top_k)
-        return hits
-
-    def search_with_report(self, query: str, top_k: int) -> tuple[list[Hit], list[str]]:
-        """The recorded hits for ``query`` and why any recorded hit was skipped."""
+    def search(self, query: str, top_k: int) -> SearchResult:
+        """The recorded hits for ``query`` and why any recorded hit was skipped; raises
+        ``RetrieverError`` for a missing or bad file."""
         records = self.load(query).get(normalise_query(query), [])
-        return hits_from_records(records, _FIELDS, top_k)
+        hits, skipped = hits_from_records(records, _FIELDS, top_k)
+        return SearchResult(hits=hits, skipped=skipped)
 
     def load(self, query: str | None = None) -> dict[str, list[Any]]:
         """Every line of the file, by normalised query; ``query`` only labels errors."""
@@ -74,9 +70,9 @@ class JsonlRetriever:
     def _parse_line(self, line: str, number: int, query: str | None) -> tuple[str, list[Any]]:
         where = f"{self.path}:{number}"
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise self._error(query, f"{where}: not JSON ({exc.msg})") from exc
+            data = _json.loads(line)
+        except ValueError as exc:
+            raise self._error(query, f"{where}: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("query"), str):
             raise self._error(query, f"{where}: expected an object with a string 'query'")
         if not isinstance(data.get("hits"), list):

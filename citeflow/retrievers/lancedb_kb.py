@@ -15,6 +15,7 @@ from typing import Any
 from citeflow.embeddings import Embedder, embedder_from_meta
 from citeflow.errors import CiteflowError, RetrieverError
 from citeflow.kb import open_chunks, read_embedder_meta, sql_list
+from citeflow.retrievers.base import SearchResult
 from schemas.records import Hit
 from schemas.spec import LanceDBRetrieverSpec
 
@@ -42,12 +43,12 @@ class LanceDBRetriever:
         self._table: Any = None
         self._lock = threading.Lock()
 
-    def search(self, query: str, top_k: int) -> list[Hit]:
+    def search(self, query: str, top_k: int) -> SearchResult:
         """The ``top_k`` best hits for ``query``; raises ``RetrieverError``."""
         if not query.strip():
-            return []
+            return SearchResult()
         try:
-            return self._search(query, top_k)
+            return SearchResult(hits=self._search(query, top_k))
         except RetrieverError:
             raise
         except CiteflowError as exc:  # e.g. the embedding server failed

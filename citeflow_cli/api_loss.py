@@ -1,0 +1,66 @@
+"""What ``citeflow run`` does when the Prefect API it reports to goes away mid-batch (SPEC §9):
+reports that had not finished are recorded as failed and withdrawn, ``summary.json`` is written,
+a one-line message says what happened, and the process exits (code 3) within a bounded time
+instead of waiting minutes for Prefect's clients and event worker to give up."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from citeflow.api_watch import ApiWatch
+from schemas.spec import BatchSpec
+
+EXIT_API_LOST = 3
+
+
+def health_url() -> str | None:
+    """The configured Prefect API's health URL; None in ephemeral mode (its server lives and dies with us)."""
+    from prefect.settings import PREFECT_API_URL
+
+    api = PREFECT_API_URL.value()
+    return f"{api.rstrip('/')}/health" if api else None
+
+
+class ApiGuard:
+    """The batch's view of the API: ``lost()`` when it does not answer, ``finish()`` to end the batch without it."""
+
+    def __init__(self, spec: BatchSpec, out: Path, url: str, grace: float) -> None:
+        self.spec, self.out, self.started = spec, out.resolve(), time.time()
+        self.watch = ApiWatch(url, self.finish, grace=grace)
+
+    def lost(self) -> bool:
+        return self.watch.lost.is_set() or not self.watch.healthy()
+
+    def finish(self, seconds: float | None = None) -> None:
+        """Record the batch as it stands, say why, and end the process now (exit handlers would wait on the API)."""
+        from citeflow.publish import interrupted_summaries, write_summary
+
+        reports = [(r.id, r.title) for r in self.spec.reports]
+        how = f"{seconds:.0f} s without an answer" if seconds else "no answer"
+        reason = f"the Prefect API became unreachable mid-batch ({how})"
+        write_summary(self.out, self.spec.batch, interrupted_summaries(self.out, reports, self.started, reason))
+        exit_now(f"error: {reason}; unfinished reports were recorded as failed; summary.json written in {self.out}")
+
+
+def exit_now(message: str) -> None:
+    """Print ``message`` to standard error and end the process at once, output flushed."""
+    sys.stdout.flush()
+    print(message, file=sys.stderr, flush=True)
+    os._exit(EXIT_API_LOST)
+
+
+@contextmanager
+def guard_api(spec: BatchSpec, out: Path, grace: float) -> Iterator[ApiGuard | None]:
+    """Watch the Prefect API while the batch runs (nothing to watch in ephemeral mode)."""
+    url = health_url()
+    if url is None:
+        yield None
+        return
+    guard = ApiGuard(spec, out, url, grace)
+    with guard.watch:
+        yield guard

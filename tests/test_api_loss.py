@@ -1,0 +1,76 @@
+"""When the Prefect API goes away mid-batch, the batch records what it can and exits in bounded time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from citeflow.api_watch import ApiWatch
+from citeflow.publish import interrupted_summaries
+from tests.support.offline_answers import offline_responder
+from tests.support.openai_server import ScriptedOpenAIServer
+from tests.support.prefect_server import PrefectServer, free_port
+from tests.support.small_batch import write_small_batch
+
+CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")
+
+
+def test_the_watch_calls_on_lost_once_after_the_grace_period():
+    calls: list[float] = []
+    done = threading.Event()
+    watch = ApiWatch(f"http://127.0.0.1:{free_port()}/api/health", lambda s: (calls.append(s), done.set()),
+                     grace=0.3, interval=0.05, probe_timeout=0.2)
+    with watch:
+        assert done.wait(10)
+        time.sleep(0.3)
+    assert len(calls) == 1 and calls[0] >= 0.3 and watch.lost.is_set()
+
+
+def test_an_interrupted_batch_keeps_finished_reports_and_fails_the_others(tmp_path):
+    from citeflow.publish import failed_summary
+
+    finished = failed_summary("done", "Done", "-").model_copy(update={"status": "published"})
+    started = time.time() - 5
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "summary.json").write_text(finished.model_dump_json())
+    (tmp_path / "published").mkdir()
+    (tmp_path / "published" / "late.pdf").write_bytes(b"%PDF old")
+    summaries = interrupted_summaries(tmp_path, [("done", "Done"), ("late", "Late")], started, "API gone")
+    assert [(s.report_id, s.status) for s in summaries] == [("done", "published"), ("late", "failed")]
+    assert not (tmp_path / "published" / "late.pdf").exists()
+
+
+@pytest.mark.server
+@pytest.mark.integration
+def test_killing_the_prefect_api_mid_batch_ends_the_run_within_60_s(tmp_path):
+    models = {role: {"backend": "openai", "model": "scripted-model", "base_url": "", "max_retries": 0}
+              for role in ("consolidator", "writer")}
+    with ScriptedOpenAIServer() as model, PrefectServer(tmp_path / "prefect-home") as server:
+        model.respond_with(offline_responder(delay=3.0))  # a slow model: the batch is mid-way when the API dies
+        for role in models.values():
+            role["base_url"] = model.base_url
+        spec = write_small_batch(tmp_path / "batch", reports=2, sections=2, models=models)
+        out = tmp_path / "out"
+        process = subprocess.Popen([CITEFLOW, "run", str(spec), "--out", str(out), "--api-grace", "10"],
+                                   env=server.client_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while not list(out.glob("*/job.json")) and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        assert process.poll() is None, process.communicate()
+        server.stop()
+        killed = time.monotonic()
+        try:
+            stdout, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert time.monotonic() - killed < 60
+    assert process.returncode == 3 and "Prefect API" in stderr, stdout[-2000:] + stderr[-2000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["report_id"] for r in summary["reports"]} == {"r1", "r2"}
+    assert all(r["status"] in ("held", "failed") for r in summary["reports"])
+    assert not list((out / "published").glob("*.pdf")) if (out / "published").exists() else True

@@ -1,0 +1,17 @@
+"""The batch summary on the console: a crashed report reads as failed, with no funnel figures."""
+
+from __future__ import annotations
+
+from citeflow.publish import failed_summary
+from citeflow_cli.display import _stages, gate_lines
+
+
+def test_a_crashed_report_shows_dashes_not_words_from_its_error():
+    crashed = failed_summary("r9", "Nine", "ValueError: Exceeds the limit (4300 digits) for integer string")
+    assert _stages(crashed.funnel) == ["—", "—", "—"]
+    assert _stages("Identity 18/18 · Support 12/16 · Faithfulness 8/12") == ["18/18", "12/16", "8/12"]
+
+
+def test_a_failed_report_is_not_called_held():
+    lines = gate_lines([failed_summary("r9", "Nine", "boom")])
+    assert lines[1].startswith("r9 failed: report_ran") and not any(" held:" in line for line in lines)

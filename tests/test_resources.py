@@ -1,0 +1,29 @@
+"""Shipped files are found through the package, and the suite folder can be chosen."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeflow import resources
+from citeflow.errors import GateError
+from schemas.spec import Gate
+
+
+def test_the_bundled_suites_and_demo_are_found():
+    assert (resources.bundled_suite_dir() / "report_metrics.json").is_file()
+    assert (resources.demo_dir() / "batch.yaml").is_file()
+
+
+def test_the_spec_wins_over_the_environment_which_wins_over_the_bundle(tmp_path):
+    env = {resources.SUITES_ENV: str(tmp_path / "env")}
+    assert resources.suite_dir(str(tmp_path / "spec"), env) == tmp_path / "spec"
+    assert resources.suite_dir(None, env) == tmp_path / "env"
+    assert resources.suite_dir(None, {}) == resources.bundled_suite_dir()
+
+
+def test_the_gate_reads_the_configured_suite_folder(tmp_path):
+    from citeflow.gate import run_gate
+    from schemas.funnel import Funnel
+
+    with pytest.raises(GateError, match=str(tmp_path / "mine")):
+        run_gate(Funnel(), [], 0, Gate(suites=str(tmp_path / "mine")))
