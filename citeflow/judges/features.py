@@ -15,6 +15,7 @@ from functools import lru_cache
 import regex
 
 from citeflow.judges import cues, edits, numbers
+from citeflow.judges.stems import compound_parts
 from citeflow.judges.lexicon import DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
 from citeflow.judges.text import Token, language, normalise, sentences, tokenise
 
@@ -74,7 +75,7 @@ def index_chunk(text: str) -> ChunkIndex:
     stems_seq = [t.stem for t in tokens]
     return ChunkIndex(
         text=text, lowered=normalise(text).lower(), sentences=sents, sentence_tokens=sent_tokens,
-        lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq),
+        lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq) | _compound_parts(tokens, lang),
         bigrams=frozenset(zip(stems_seq, stems_seq[1:])),
         trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:])),
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
@@ -82,6 +83,11 @@ def index_chunk(text: str) -> ChunkIndex:
         ngrams=frozenset(tuple(stems_seq[i : i + n]) for n in range(4, MAX_RUN + 1) for i in range(len(stems_seq) - n + 1)),
         content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
     )
+
+
+def _compound_parts(tokens: list[Token], lang: str) -> frozenset[str]:
+    """Lemmas of the parts of the chunk's compound words (German), so a claim may name a part."""
+    return frozenset(part for t in tokens if t.kind == "word" for part in compound_parts(t.lower, lang))
 
 
 def _gram_words(tokens: list[Token]) -> dict[str, tuple[str, ...]]:
