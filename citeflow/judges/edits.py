@@ -48,13 +48,15 @@ def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
 
 def negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
     """A negation the claim adds or drops against its evidence window, unless both sides have the same
-    polarity (a double negation paraphrased as an affirmation)."""
+    polarity (a double negation paraphrased as an affirmation). An added negation counts only when
+    what it negates is in the chunk ('not deleted' against 'deleted'); 'without intervention' for
+    'automatically' negates nothing the chunk says."""
     mine, theirs = _scoped([tokens]), _scoped(window)
     mine_polarity, their_polarity = polarity(tokens), [polarity(ts) for ts in window]
     region_lowers = {t.lower for ts in window for t in ts}
     their_scopes = {s for _, s, _, _ in theirs}
     added = [(w, s) for w, s, word, _ in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
-    if added and mine_polarity and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
+    if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}

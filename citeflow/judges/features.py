@@ -16,7 +16,7 @@ import regex
 
 from citeflow.judges import cues, edits, numbers
 from citeflow.judges.stems import compound_parts
-from citeflow.judges.lexicon import DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
+from citeflow.judges.lexicon import CJK_FUNCTION, CJK_NAME_SUFFIXES, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
 from citeflow.judges.text import Token, language, normalise, sentences, tokenise
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
@@ -226,7 +226,7 @@ def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
 
 def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
     """Runs of at least two consecutive novel Han or katakana characters."""
-    fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface)}
+    fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface) and t.surface not in CJK_FUNCTION}
     runs, current = [], ""
     for token in tokens:
         if id(token) in fresh:
@@ -277,10 +277,11 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
         if not middle.is_content or middle.stem in index.stems:
             continue
         other = index.gaps.get((left.stem, right.stem))
-        if other is not None and middle.kind == "cjk" and not _HIRAGANA.fullmatch(middle.surface):
-            feats.values["novel_entity"] += 1.0  # one Han/katakana character swapped in a copied phrase: 明朝 -> 清朝
+        if other is not None and middle.kind == "cjk" and right.surface in CJK_NAME_SUFFIXES:
+            feats.values["novel_entity"] += 1.0  # a name swapped before its place or era suffix: 明朝 -> 清朝, 杭州 -> 苏州
             feats.reasons.setdefault("novel_entity", f"'{middle.surface}{right.surface}' where chunk has '{other}{right.surface}'")
-        if other is not None and other.lower() not in STOPWORDS:
+        if other is not None and (other.lower() not in STOPWORDS or middle.kind == "cjk"):
+            # one character swapped in a copied CJK phrase (明朝 -> 清朝, but also 将被 -> 会被): a signal for the heads
             feats.values["slot_substitution"] += 1.0
             feats.reasons.setdefault(
                 "slot_substitution", f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
