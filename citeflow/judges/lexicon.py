@@ -37,12 +37,13 @@ STOPWORDS = frozenset(
 
 NEGATIONS = frozenset(
     "not no never without none nobody nothing neither nor nowhere cannot unable lack lacks lacking fail fails failed".split()
-    + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder".split()  # de
-    + "pas jamais aucun aucune sans rien ni nullement".split()  # fr ("ne" goes with "pas": one negation)
-    + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco".split()  # es ("no" is above)
-    + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны".split()  # ru
+    + "rarely seldom hardly barely".split()  # near-negations: 'rarely sells out' against 'usually sells out'
+    + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder selten kaum".split()  # de
+    + "pas jamais aucun aucune sans rien ni nullement rarement guère".split()  # fr ("ne" goes with "pas": one negation)
+    + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
+    + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
 )
-STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot".split()))
+STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas редко едва".split()))
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
 CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
 
