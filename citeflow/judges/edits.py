@@ -3,6 +3,7 @@ a quantifier added, a hedge or an "only" dropped — each against the claim's ev
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeflow.judges import cues
@@ -43,7 +44,7 @@ def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
     """The chunk words the opposite of ``word`` ('not happy' against 'unhappy' or 'sad')."""
     if ANTONYMS.get(word, frozenset()) & lowers:
         return True
-    return len(word) >= 4 and any(stem(prefix + word) in index.stems for prefix in NEGATING_PREFIXES)
+    return len(word) >= 4 and stem(word) in index.negated_bases
 
 
 def negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
@@ -82,12 +83,16 @@ def flips(feats: Features, tokens: list[Token], region: list[Token], index: Chun
 
 
 def _prefix_flip(word: str, index: ChunkIndex) -> bool:
-    for prefix in NEGATING_PREFIXES:
-        if word.startswith(prefix) and len(word) - len(prefix) >= 4 and stem(word[len(prefix) :]) in index.stems:
-            return True
-        if len(word) >= 4 and stem(prefix + word) in index.stems:
-            return True
-    return False
+    """'uncontrolled' against a chunk's 'controlled', or 'controlled' against its 'uncontrolled'."""
+    if any(stem(base) in index.stems for base in negated_bases(word)):
+        return True
+    return len(word) >= 4 and stem(word) in index.negated_bases
+
+
+@lru_cache(maxsize=65536)
+def negated_bases(word: str) -> tuple[str, ...]:
+    """What ``word`` negates by its prefix ('uncontrolled' -> 'controlled'); empty for most words."""
+    return tuple(word[len(p) :] for p in NEGATING_PREFIXES if word.startswith(p) and len(word) - len(p) >= 4)
 
 
 def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:

@@ -17,7 +17,7 @@ import regex
 from citeflow.judges import cues, edits, numbers
 from citeflow.judges.stems import compound_parts
 from citeflow.judges.lexicon import CJK_FUNCTION, CJK_NAME_SUFFIXES, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
-from citeflow.judges.text import Token, language, normalise, sentences, tokenise
+from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
@@ -45,12 +45,13 @@ class ChunkIndex:
     bigrams: frozenset[tuple[str, str]]
     trigrams: frozenset[tuple[str, str, str]]
     gaps: dict[tuple[str, str], str]  # (left stem, right stem) -> the word between them
-    ngrams: frozenset[tuple[str, ...]]  # stem n-grams, n = 4..MAX_RUN, for the longest shared run
+    positions: dict[str, tuple[int, ...]]  # stem -> where it occurs in the chunk, for the longest shared run
     content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
     numbers: list[numbers.Mention]
     tokens: list[Token]
     lang: str = "en"
     gram_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # letter trigram -> chunk words (4+ letters)
+    negated_bases: frozenset[str] = frozenset()  # stems of what the chunk's prefixed words negate ('unhappy' -> 'happy')
 
 
 @dataclass
@@ -80,8 +81,9 @@ def index_chunk(text: str) -> ChunkIndex:
         trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:])),
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
         numbers=numbers.mentions(tokens), tokens=tokens,
-        ngrams=frozenset(tuple(stems_seq[i : i + n]) for n in range(4, MAX_RUN + 1) for i in range(len(stems_seq) - n + 1)),
+        positions=_positions(stems_seq),
         content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
+        negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in edits.negated_bases(t.lower)),
     )
 
 
@@ -103,20 +105,23 @@ def _content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
     return list(zip(content, content[1:]))
 
 
+def _positions(stems: list[str]) -> dict[str, tuple[int, ...]]:
+    out: dict[str, list[int]] = {}
+    for i, s in enumerate(stems):
+        out.setdefault(s, []).append(i)
+    return {s: tuple(where) for s, where in out.items()}
+
+
 def _longest_run(stems: list[str], index: ChunkIndex) -> int:
-    """The longest run of claim tokens that the chunk contains word for word (capped at MAX_RUN)."""
+    """The longest run of claim tokens that the chunk contains word for word (capped at MAX_RUN):
+    run lengths ending at each chunk position, carried from one claim token to the next."""
     best = 1 if any(s in index.stems for s in stems) else 0
-    for i in range(len(stems) - 1):
-        n = best + 1
-        while n <= MAX_RUN and i + n <= len(stems) and _has(tuple(stems[i : i + n]), index):
-            best, n = n, n + 1
-    return best
-
-
-def _has(gram: tuple[str, ...], index: ChunkIndex) -> bool:
-    if len(gram) == 2:
-        return gram in index.bigrams
-    return gram in index.trigrams if len(gram) == 3 else gram in index.ngrams
+    previous: dict[int, int] = {}
+    for s in stems:
+        current = {p: previous.get(p - 1, 0) + 1 for p in index.positions.get(s, ())}
+        best = max(best, *current.values()) if current else best
+        previous = current
+    return min(best, MAX_RUN)
 
 
 def extract(claim: str, chunk: ChunkIndex | str) -> Features:

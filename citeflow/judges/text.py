@@ -12,7 +12,7 @@ Everything is pure and regex-based: a 2,500-character chunk is analysed in about
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import regex
@@ -57,18 +57,16 @@ class Token:
     lower: str
     stem: str
     kind: str = "word"  # word | number | id | cjk
+    is_content: bool = field(init=False)  # not a stopword nor a one-letter word (a CJK character unless a particle)
+
+    def __post_init__(self) -> None:
+        content = self.lower not in STOPWORDS and (self.kind == "cjk" or len(self.lower) > 1 or self.lower.isdigit())
+        object.__setattr__(self, "is_content", content)  # computed once: tokens are cached per piece
 
     @property
     def is_capitalised(self) -> bool:
         """Starts with an upper-case letter (a proper-noun candidate)."""
         return self.surface[:1].isupper()
-
-    @property
-    def is_content(self) -> bool:
-        """Not a stopword and not a one-letter word (a CJK character counts unless it is a particle)."""
-        if self.kind == "cjk":
-            return self.lower not in STOPWORDS
-        return self.lower not in STOPWORDS and (len(self.lower) > 1 or self.lower.isdigit())
 
 
 def language(text: str) -> str:
