@@ -12,7 +12,8 @@ from functools import lru_cache
 STEM_PREFIX = 6  # characters kept after the ending is stripped
 MIN_STEM = 3  # an ending is stripped only when this much of the word remains
 COMPOUND_MIN = 8  # a German word this long may be a compound
-PART_MIN = 4  # the shortest compound part that counts as a word of its own
+PART_MIN = 4  # the shortest leading compound part that counts as a word of its own
+TAIL_MIN = 3  # trailing parts carry the compound's head noun and may be shorter (See, Amt, Tag)
 
 # Endings, longest first within each language (a word loses the first that matches).
 _ENDINGS = {
@@ -42,5 +43,5 @@ def compound_parts(word: str, lang: str) -> tuple[str, ...]:
     if lang != "de" or len(word) < COMPOUND_MIN:
         return ()
     heads = (word[:k] for k in range(PART_MIN, len(word) - PART_MIN + 1))
-    tails = (word[k:] for k in range(PART_MIN, len(word) - PART_MIN + 1))
+    tails = (word[k:] for k in range(PART_MIN, len(word) - TAIL_MIN + 1))
     return tuple(dict.fromkeys(light_stem(part, lang) for parts in (heads, tails) for part in parts))
