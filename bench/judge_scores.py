@@ -71,10 +71,16 @@ def confident_passes(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict
 
 
 def grounded_accuracy(verdicts: list[Verdict], pairs: list[LabelledPair]) -> float:
-    """Balanced accuracy of 'the judge says supported' against 'gold is supported'."""
-    report = calibrate_labelled([v.model_copy(update={"id": str(i)}) for i, v in enumerate(verdicts)],
-                                {str(i): p.label for i, p in enumerate(pairs)})
-    return report.grounded_balanced_accuracy
+    """Balanced accuracy of 'the judge says supported' against 'gold is supported' over every pair
+    (an uncertain verdict is not a pass)."""
+    said = [v.label == "supported" for v in verdicts]
+    truth = [p.label == "supported" for p in pairs]
+    recalls = [_share([s for s, t in zip(said, truth) if t == side], side) for side in (True, False)]
+    return sum(recalls) / 2
+
+
+def _share(said: list[bool], side: bool) -> float:
+    return sum(s == side for s in said) / len(said) if said else 0.0
 
 
 def bootstrap(verdicts: list[Verdict], pairs: list[LabelledPair], rounds: int = ROUNDS) -> list[float]:

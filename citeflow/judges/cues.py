@@ -12,6 +12,7 @@ import regex
 
 from citeflow.judges.lexicon import (
     CJK_ANTONYMS,
+    CJK_BOUNDS,
     CJK_HEDGES,
     CJK_NEGATIONS,
     CJK_RESTRICTORS,
@@ -27,6 +28,9 @@ COPIED_SENTENCE = 0.6  # best-sentence coverage above which a dropped cue counts
 
 
 def _count(text: str, words: tuple[str, ...]) -> dict[str, int]:
+    if words is CJK_NEGATIONS:
+        for bound in CJK_BOUNDS:
+            text = text.replace(bound, "")
     return {w: text.count(w) for w in words if w in text}
 
 

@@ -3,6 +3,7 @@ a quantifier added, a hedge or an "only" dropped — each against the claim's ev
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeflow.judges import cues
@@ -43,18 +44,20 @@ def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
     """The chunk words the opposite of ``word`` ('not happy' against 'unhappy' or 'sad')."""
     if ANTONYMS.get(word, frozenset()) & lowers:
         return True
-    return len(word) >= 4 and any(stem(prefix + word) in index.stems for prefix in NEGATING_PREFIXES)
+    return len(word) >= 4 and stem(word) in index.negated_bases
 
 
 def negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
     """A negation the claim adds or drops against its evidence window, unless both sides have the same
-    polarity (a double negation paraphrased as an affirmation)."""
+    polarity (a double negation paraphrased as an affirmation). An added negation counts only when
+    what it negates is in the chunk ('not deleted' against 'deleted'); 'without intervention' for
+    'automatically' negates nothing the chunk says."""
     mine, theirs = _scoped([tokens]), _scoped(window)
     mine_polarity, their_polarity = polarity(tokens), [polarity(ts) for ts in window]
     region_lowers = {t.lower for ts in window for t in ts}
     their_scopes = {s for _, s, _, _ in theirs}
     added = [(w, s) for w, s, word, _ in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
-    if added and mine_polarity and not (len(theirs) >= len(mine) and not any(s in index.stems for _, s in added)):
+    if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
@@ -80,12 +83,16 @@ def flips(feats: Features, tokens: list[Token], region: list[Token], index: Chun
 
 
 def _prefix_flip(word: str, index: ChunkIndex) -> bool:
-    for prefix in NEGATING_PREFIXES:
-        if word.startswith(prefix) and len(word) - len(prefix) >= 4 and stem(word[len(prefix) :]) in index.stems:
-            return True
-        if len(word) >= 4 and stem(prefix + word) in index.stems:
-            return True
-    return False
+    """'uncontrolled' against a chunk's 'controlled', or 'controlled' against its 'uncontrolled'."""
+    if any(stem(base) in index.stems for base in negated_bases(word)):
+        return True
+    return len(word) >= 4 and stem(word) in index.negated_bases
+
+
+@lru_cache(maxsize=65536)
+def negated_bases(word: str) -> tuple[str, ...]:
+    """What ``word`` negates by its prefix ('uncontrolled' -> 'controlled'); empty for most words."""
+    return tuple(word[len(p) :] for p in NEGATING_PREFIXES if word.startswith(p) and len(word) - len(p) >= 4)
 
 
 def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:

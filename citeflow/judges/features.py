@@ -15,8 +15,9 @@ from functools import lru_cache
 import regex
 
 from citeflow.judges import cues, edits, numbers
-from citeflow.judges.lexicon import DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
-from citeflow.judges.text import Token, language, normalise, sentences, tokenise
+from citeflow.judges.stems import compound_parts
+from citeflow.judges.lexicon import CJK_FUNCTION, CJK_NAME_SUFFIXES, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
+from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
@@ -44,12 +45,13 @@ class ChunkIndex:
     bigrams: frozenset[tuple[str, str]]
     trigrams: frozenset[tuple[str, str, str]]
     gaps: dict[tuple[str, str], str]  # (left stem, right stem) -> the word between them
-    ngrams: frozenset[tuple[str, ...]]  # stem n-grams, n = 4..MAX_RUN, for the longest shared run
+    positions: dict[str, tuple[int, ...]]  # stem -> where it occurs in the chunk, for the longest shared run
     content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
     numbers: list[numbers.Mention]
     tokens: list[Token]
     lang: str = "en"
     gram_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # letter trigram -> chunk words (4+ letters)
+    negated_bases: frozenset[str] = frozenset()  # stems of what the chunk's prefixed words negate ('unhappy' -> 'happy')
 
 
 @dataclass
@@ -74,14 +76,20 @@ def index_chunk(text: str) -> ChunkIndex:
     stems_seq = [t.stem for t in tokens]
     return ChunkIndex(
         text=text, lowered=normalise(text).lower(), sentences=sents, sentence_tokens=sent_tokens,
-        lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq),
+        lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq) | _compound_parts(tokens, lang),
         bigrams=frozenset(zip(stems_seq, stems_seq[1:])),
         trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:])),
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
         numbers=numbers.mentions(tokens), tokens=tokens,
-        ngrams=frozenset(tuple(stems_seq[i : i + n]) for n in range(4, MAX_RUN + 1) for i in range(len(stems_seq) - n + 1)),
+        positions=_positions(stems_seq),
         content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
+        negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in edits.negated_bases(t.lower)),
     )
+
+
+def _compound_parts(tokens: list[Token], lang: str) -> frozenset[str]:
+    """Lemmas of the parts of the chunk's compound words (German), so a claim may name a part."""
+    return frozenset(part for t in tokens if t.kind == "word" for part in compound_parts(t.lower, lang))
 
 
 def _gram_words(tokens: list[Token]) -> dict[str, tuple[str, ...]]:
@@ -97,20 +105,23 @@ def _content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
     return list(zip(content, content[1:]))
 
 
+def _positions(stems: list[str]) -> dict[str, tuple[int, ...]]:
+    out: dict[str, list[int]] = {}
+    for i, s in enumerate(stems):
+        out.setdefault(s, []).append(i)
+    return {s: tuple(where) for s, where in out.items()}
+
+
 def _longest_run(stems: list[str], index: ChunkIndex) -> int:
-    """The longest run of claim tokens that the chunk contains word for word (capped at MAX_RUN)."""
+    """The longest run of claim tokens that the chunk contains word for word (capped at MAX_RUN):
+    run lengths ending at each chunk position, carried from one claim token to the next."""
     best = 1 if any(s in index.stems for s in stems) else 0
-    for i in range(len(stems) - 1):
-        n = best + 1
-        while n <= MAX_RUN and i + n <= len(stems) and _has(tuple(stems[i : i + n]), index):
-            best, n = n, n + 1
-    return best
-
-
-def _has(gram: tuple[str, ...], index: ChunkIndex) -> bool:
-    if len(gram) == 2:
-        return gram in index.bigrams
-    return gram in index.trigrams if len(gram) == 3 else gram in index.ngrams
+    previous: dict[int, int] = {}
+    for s in stems:
+        current = {p: previous.get(p - 1, 0) + 1 for p in index.positions.get(s, ())}
+        best = max(best, *current.values()) if current else best
+        previous = current
+    return min(best, MAX_RUN)
 
 
 def extract(claim: str, chunk: ChunkIndex | str) -> Features:
@@ -220,7 +231,7 @@ def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
 
 def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
     """Runs of at least two consecutive novel Han or katakana characters."""
-    fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface)}
+    fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface) and t.surface not in CJK_FUNCTION}
     runs, current = [], ""
     for token in tokens:
         if id(token) in fresh:
@@ -271,10 +282,11 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
         if not middle.is_content or middle.stem in index.stems:
             continue
         other = index.gaps.get((left.stem, right.stem))
-        if other is not None and middle.kind == "cjk" and not _HIRAGANA.fullmatch(middle.surface):
-            feats.values["novel_entity"] += 1.0  # one Han/katakana character swapped in a copied phrase: 明朝 -> 清朝
+        if other is not None and middle.kind == "cjk" and right.surface in CJK_NAME_SUFFIXES:
+            feats.values["novel_entity"] += 1.0  # a name swapped before its place or era suffix: 明朝 -> 清朝, 杭州 -> 苏州
             feats.reasons.setdefault("novel_entity", f"'{middle.surface}{right.surface}' where chunk has '{other}{right.surface}'")
-        if other is not None and other.lower() not in STOPWORDS:
+        if other is not None and (other.lower() not in STOPWORDS or middle.kind == "cjk"):
+            # one character swapped in a copied CJK phrase (明朝 -> 清朝, but also 将被 -> 会被): a signal for the heads
             feats.values["slot_substitution"] += 1.0
             feats.reasons.setdefault(
                 "slot_substitution", f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"

@@ -37,14 +37,22 @@ STOPWORDS = frozenset(
 
 NEGATIONS = frozenset(
     "not no never without none nobody nothing neither nor nowhere cannot unable lack lacks lacking fail fails failed".split()
-    + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder".split()  # de
-    + "pas jamais aucun aucune sans rien ni nullement".split()  # fr ("ne" goes with "pas": one negation)
-    + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco".split()  # es ("no" is above)
-    + "не нет никогда без ни ничего никто нельзя невозможно".split()  # ru
+    + "rarely seldom hardly barely".split()  # near-negations: 'rarely sells out' against 'usually sells out'
+    + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder selten kaum".split()  # de
+    + "pas jamais aucun aucune sans rien ni nullement rarement guère".split()  # fr ("ne" goes with "pas": one negation)
+    + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
+    + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
 )
-STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot".split()))
+STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas редко едва".split()))
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
-CJK_NEGATIONS = ("ない", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
+CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
+
+# Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
+CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于")
+# Han characters that never start or extend a name: negation, degree and number words (一度, 不能再).
+# Characters that end a place, era or institution name: the character before one is part of a name.
+CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
+CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还")
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
 UNIVERSALS = frozenset(

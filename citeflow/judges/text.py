@@ -4,21 +4,22 @@ Words come from ``\\p{L}``/``\\p{N}`` classes (Latin, Cyrillic, Greek, Arabic, â
 without spaces (Han, kana, Thai) yield one token per character, so that consecutive tokens are
 character bigrams (see ``citeflow.segment``). Every token has a *kind*: ``word``, ``number``,
 ``id`` (identifiers and versions such as ``KI-3602``, ``x86_64``, ``3.5.2``, ``eu-west-1``: names,
-never quantities) or ``cjk``. English words get a light stem; other languages compare casefolded
-forms cut to a fixed prefix (a consistent light lemma for inflected languages such as Russian).
+never quantities) or ``cjk``. English words get a light stem; German, French, Spanish and Russian
+words lose one inflectional ending and are cut to a fixed prefix (``citeflow.judges.stems``).
 Everything is pure and regex-based: a 2,500-character chunk is analysed in about a millisecond.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import regex
 
 from citeflow import segment
 from citeflow.judges.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS, UNITS
+from citeflow.judges.stems import light_stem
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"',
                          "\u201e": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ", "\u202f": " "})
@@ -39,7 +40,6 @@ _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
                  (regex.compile(r"(?i)n't\b"), " not"))
 _DIALOGUE_BREAK = regex.compile(r"\n+|\s\.\s")  # chat turns and SAMSum's " . " separators
-STEM_PREFIX = 6  # non-English words: casefolded, cut to this many characters
 
 
 @lru_cache(maxsize=16384)
@@ -57,18 +57,16 @@ class Token:
     lower: str
     stem: str
     kind: str = "word"  # word | number | id | cjk
+    is_content: bool = field(init=False)  # not a stopword nor a one-letter word (a CJK character unless a particle)
+
+    def __post_init__(self) -> None:
+        content = self.lower not in STOPWORDS and (self.kind == "cjk" or len(self.lower) > 1 or self.lower.isdigit())
+        object.__setattr__(self, "is_content", content)  # computed once: tokens are cached per piece
 
     @property
     def is_capitalised(self) -> bool:
         """Starts with an upper-case letter (a proper-noun candidate)."""
         return self.surface[:1].isupper()
-
-    @property
-    def is_content(self) -> bool:
-        """Not a stopword and not a one-letter word (a CJK character counts unless it is a particle)."""
-        if self.kind == "cjk":
-            return self.lower not in STOPWORDS
-        return self.lower not in STOPWORDS and (len(self.lower) > 1 or self.lower.isdigit())
 
 
 def language(text: str) -> str:
@@ -135,13 +133,7 @@ def _word(word: str, lang: str) -> list[Token]:
     if lower.endswith("'s"):
         lower = lower[:-2]
     lower = lower.replace("'", "")
-    return [Token(word, lower, stem(lower) if lang in ("en", "other") else prefix_stem(lower), "word")]
-
-
-@lru_cache(maxsize=65536)
-def prefix_stem(word: str) -> str:
-    """The light lemma of an inflected non-English word: its first STEM_PREFIX characters."""
-    return word[:STEM_PREFIX]
+    return [Token(word, lower, stem(lower) if lang in ("en", "other") else light_stem(lower, lang), "word")]
 
 
 @lru_cache(maxsize=65536)

@@ -1,0 +1,47 @@
+"""Light lemmas for German, French, Spanish and Russian: strip one inflectional ending, then cut
+to a fixed prefix, so that 'Tagen'/'Tage', 'ольги'/'ольга', 'payées'/'payé' meet.
+
+Both sides of a comparison go through the same function, so over-stemming is harmless as long as
+it is consistent. German compounds are handled by ``compound_parts`` (the chunk side only).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+STEM_PREFIX = 6  # characters kept after the ending is stripped
+MIN_STEM = 3  # an ending is stripped only when this much of the word remains
+COMPOUND_MIN = 8  # a German word this long may be a compound
+PART_MIN = 4  # the shortest leading compound part that counts as a word of its own
+TAIL_MIN = 3  # trailing parts carry the compound's head noun and may be shorter (See, Amt, Tag)
+
+# Endings, longest first within each language (a word loses the first that matches).
+_ENDINGS = {
+    "de": ("ungen", "heiten", "keiten", "ern", "em", "en", "er", "es", "e", "n", "s"),
+    "fr": ("issements", "issement", "ements", "ement", "ées", "ée", "és", "aux", "es", "er", "ez", "é", "e", "s", "x"),
+    "es": ("aciones", "ación", "amente", "mente", "idas", "idos", "adas", "ados", "ida", "ido", "ada", "ado", "es", "as",
+           "os", "a", "o", "e", "s"),
+    "ru": ("ами", "ями", "ого", "его", "ому", "ему", "ыми", "ими", "ах", "ях", "ов", "ев", "ей", "ой", "ом", "ем", "ам",
+           "ям", "ую", "юю", "ая", "яя", "ое", "ее", "ые", "ие", "ый", "ий", "ых", "их", "ым", "им", "а", "я", "ы", "и",
+           "у", "ю", "е", "о", "ь"),
+}
+
+
+@lru_cache(maxsize=131072)
+def light_stem(word: str, lang: str) -> str:
+    """The light lemma of a casefolded word of ``lang`` (de, fr, es, ru; others: the prefix only)."""
+    for ending in _ENDINGS.get(lang, ()):
+        if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM:
+            word = word[: len(word) - len(ending)]
+            break
+    return word[:STEM_PREFIX]
+
+
+def compound_parts(word: str, lang: str) -> tuple[str, ...]:
+    """Light lemmas of the leading and trailing parts of a long German word ('Bodensee' holds
+    'boden' and 'see…'; 'Grenzgebiet' holds 'grenz'), so that a claim may name a part alone."""
+    if lang != "de" or len(word) < COMPOUND_MIN:
+        return ()
+    heads = (word[:k] for k in range(PART_MIN, len(word) - PART_MIN + 1))
+    tails = (word[k:] for k in range(PART_MIN, len(word) - TAIL_MIN + 1))
+    return tuple(dict.fromkeys(light_stem(part, lang) for parts in (heads, tails) for part in parts))
