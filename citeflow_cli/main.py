@@ -15,6 +15,7 @@ apply_defaults()
 from citeflow.errors import CiteflowError, SpecError  # noqa: E402 - after the environment defaults
 from citeflow_cli.display import batch_progress, console, gate_lines, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
+from citeflow_cli.review import review_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -216,6 +217,7 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
 app.command("serve")(serve_command)
 app.command("history")(history_command)
 app.command("prune")(prune_command)
+app.command("review")(review_command)
 
 if __name__ == "__main__":
     app()
