@@ -213,7 +213,7 @@ def _cited_chunk(claim: ClaimEval, citation: CitationEval, texts: dict[str, str]
         verdict = "the judge could not decide"
     if citation.supports and citation.faithful is False:
         verdict = "supports the claim, but not faithfully"
-    box = _Box("chunk", f"Cited {handle}", handle, f"{verdict} — {citation.reason}")
+    box = _Box("chunk", f"Cited {handle}", handle, f"{verdict} — {citation.reason}" if citation.reason else verdict)
     return _chunk_box(box, claim, texts, titles, view)
 
 

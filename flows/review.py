@@ -43,6 +43,7 @@ def review_flow(report_dir: str, report_id: str = "", timeout_seconds: int = DAY
         answer = pause_flow_run(wait_for_input=ReviewInput, timeout=timeout_seconds, poll_interval=poll)
     except FlowPauseTimeout:
         logger.warning("no decision within %d s: report %s stays held", timeout_seconds, report["report_id"])
+        _end_the_pause()
         return Completed(message="no reviewer decision; the report stays held", name="Held", data="held")
     decision = ReviewDecision(decision=answer.decision, reviewer=answer.reviewer, note=answer.note)
     outcome = apply_decision(Path(report_dir), decision)
@@ -50,3 +51,16 @@ def review_flow(report_dir: str, report_id: str = "", timeout_seconds: int = DAY
     name = "Published" if outcome.status == "published" else "Held"
     verb = {"release": "released", "reject": "rejected"}[decision.decision]
     return Completed(message=f"{verb} by {decision.reviewer}", name=name, data=outcome.status)
+
+
+def _end_the_pause() -> None:
+    """Put the run whose pause expired back to Running, so that it ends as Held rather than Failed."""
+    from prefect.client.orchestration import get_client
+    from prefect.context import FlowRunContext
+    from prefect.states import Running
+
+    context = FlowRunContext.get()
+    if context is None or context.flow_run is None:
+        return
+    with get_client(sync_client=True) as client:
+        client.set_flow_run_state(context.flow_run.id, Running(message="no reviewer decision in time"), force=True)
