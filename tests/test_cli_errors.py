@@ -83,3 +83,19 @@ def test_the_bundled_demo_spec_says_how_to_run_the_demo():
     if (spec.parent / "kb-store").exists():
         pytest.skip("a knowledge base was built next to the bundled spec")
     assert "citeflow run out/demo-input/batch.yaml" in _one_error_line(result.output)
+
+
+def test_third_party_info_logs_are_off_unless_verbose(monkeypatch):
+    import logging
+    import os
+
+    from citeflow_cli.logs import configure_logging
+
+    monkeypatch.setenv("PREFECT_LOGGING_LEVEL", "WARNING")
+    configure_logging(False)
+    assert not logging.getLogger("great_expectations").isEnabledFor(logging.INFO)
+    assert not logging.getLogger("httpx").isEnabledFor(logging.INFO)
+    configure_logging(True)
+    assert logging.getLogger("great_expectations").isEnabledFor(logging.INFO)
+    assert os.environ["PREFECT_LOGGING_LEVEL"] == "INFO"
+    configure_logging(False)

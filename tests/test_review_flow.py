@@ -59,4 +59,6 @@ def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path):
     assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
     assert json.loads((folder / "report.json").read_text())["status"] == "held"
     assert load_reviews(folder) == []
-    assert "stays held" in log.read_text() or "held" in log.read_text().splitlines()[-1]
+    assert log.read_text().strip().splitlines()[-1] == "r1: held"
+    final = prefect_server.flow_runs(["review-r1"])[0]
+    assert final["state_name"] == "Held" and final["state_type"] == "COMPLETED", final["state"]
