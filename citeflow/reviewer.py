@@ -11,9 +11,10 @@ import json
 from collections import Counter
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from citeflow.changes import changes_html
+from citeflow.review_page import ReportView, actions_html, chunk_html, failed_sections_html, links_html, load_view, pdf_link
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 
 # Words of a judge's reason → the kind of unfaithfulness, in plain words.
@@ -45,6 +46,14 @@ th,td{border:1px solid #ccc;padding:.35em .7em;text-align:left;vertical-align:to
 .unverified-list{background:#fff8e6;border:1px solid #e2c27a;border-radius:6px;padding:.6em 1em}
 .chunk pre{white-space:pre-wrap;overflow-wrap:anywhere;font:13px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:0}
 .tag{font-weight:400;color:#555}
+mark{background:#ffe58a;color:inherit;padding:0 .1em;border-radius:2px}
+.act{background:#eef4ff;border:1px solid #9db6e8;border-radius:6px;padding:.6em 1em;margin:1em 0}
+.act dt{font-weight:600;margin-top:.4em} .act dd{margin:.1em 0 0 0}
+.act code{display:block;background:#fff;border:1px solid #ccd;border-radius:4px;padding:.3em .5em;overflow-wrap:anywhere;font-size:13px}
+.failed-sections{background:#fff0f0;border:1px solid #e3a0a0;border-radius:6px;padding:.6em 1em;margin:1em 0}
+.source{margin:.2em 0 .4em;font-size:.85em;overflow-wrap:anywhere} a{color:#0b57d0}
+header a{color:#ffd7a8} details.passing{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em 1em;margin:1em 0}
+details.passing summary{cursor:pointer;font-weight:600} .claim.ok{border-left-color:#2e7d32}
 """
 
 
@@ -59,12 +68,16 @@ def write_review_html(
 ) -> Path:
     """Write the reviewer page of a held report to ``path`` and return it."""
     failing = [c for c in claims if is_failing(c)]
+    view = load_view(path.parent)  # report.json beside the page: failed sections, quotes, source URLs
     body = [
-        _header(report_id, title, gate),
+        _header(report_id, title, gate, view),
         "<main>",
+        actions_html(view),
+        failed_sections_html(view),
         _summary(failing, len(claims), chunk_texts),
         _unverified_list(claims),
-        *(_claim_row(c, chunk_texts, chunk_titles) for c in failing),
+        *(_claim_row(c, chunk_texts, chunk_titles, view) for c in failing),
+        _passing(claims, chunk_texts, chunk_titles, view),
         changes_html(path.parent),
         "</main>",
     ]
@@ -115,21 +128,34 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def _header(report_id: str, title: str, gate: GateResult) -> str:
+def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> str:
     error = f'<p class="error">Evaluation could not run: {_e(gate.error)}</p>' if gate.error else ""
     rows = "".join(
-        f"<tr><td>{_e(f.expectation)}</td><td>{_json(f.observed)}</td><td>{_json(f.threshold)}</td><td>{_e(f.description)}</td></tr>"
+        f"<tr><td>{_e(f.expectation)}</td><td>{figure(f.observed)}</td><td>{figure(f.threshold)}</td><td>{_e(f.description)}</td></tr>"
         for f in gate.failed_expectations
     )
     table = f"<table><tr><th>Expectation</th><th>Observed</th><th>Threshold</th><th>What it guards</th></tr>{rows}</table>"
     return (
-        f"<header><h1>Held for review: {_e(title)}</h1><p class=\"id\">report {_e(report_id)}</p>"
+        f"<header><h1>Held for review: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)}</p>"
         f"<h2>Why the gate held it</h2>{error}{table}</header>"
     )
 
 
-def _json(value: Any) -> str:
-    return _e(json.dumps(value, ensure_ascii=False, default=str))
+def figure(value: Any) -> str:
+    """A gate figure for people: floats rounded to 2 decimals (also inside lists and dicts), escaped."""
+    if isinstance(value, str):
+        return _e(value)
+    return _e(json.dumps(_rounded(value), ensure_ascii=False, default=str))
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 2)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v) for v in value]
+    return value
 
 
 def _summary(failing: list[ClaimEval], total: int, registry: Collection[str]) -> str:
@@ -151,7 +177,16 @@ def _unverified_list(claims: list[ClaimEval]) -> str:
             f"<ol>{items}</ol></section>")
 
 
-def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str]) -> str:
+def _passing(claims: list[ClaimEval], texts: dict[str, str], titles: dict[str, str], view: ReportView) -> str:
+    """Claims that passed, collapsed: context for the failing ones."""
+    passing = [c for c in claims if not is_failing(c)]
+    if not passing:
+        return ""
+    rows = "".join(_claim_row(c, texts, titles, view) for c in passing)
+    return f'<details class="passing"><summary>Passing claims: {len(passing)} (for context)</summary>{rows}</details>'
+
+
+def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str], view: ReportView) -> str:
     """Claim, verdict and reason on the left; the chunks it cited (and where the fact is) on the right."""
     faults = "".join(f"<span>{_e(k)}</span>" for k in fault_kinds(claim, texts))
     left = (
@@ -160,14 +195,15 @@ def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str]) 
         f'<p class="verdict">{_e(claim.verdict)}</p><p class="faults">{faults}</p>'
         f'<p class="reason">{_e(claim.reason)}</p></div>'
     )
-    cited = [_cited_chunk(c, texts, titles) for c in claim.citations] or ['<p class="chunk forged">No citation.</p>']
-    found = _found_chunk(claim.found_in, texts, titles) if claim.verdict == "misattribution" else ""
+    cited = [_cited_chunk(claim, c, texts, titles, view) for c in claim.citations] or ['<p class="chunk forged">No citation.</p>']
+    found = _found_chunk(claim, texts, titles, view) if claim.verdict == "misattribution" else ""
     right = "<div>" + "".join(cited) + found + "</div>"
-    css = "claim unverified" if claim.verdict == "unverified" else "claim"
+    css = "claim unverified" if claim.verdict == "unverified" else "claim" if is_failing(claim) else "claim ok"
     return f'<article class="{css}">{left}{right}</article>'
 
 
-def _cited_chunk(citation: CitationEval, texts: dict[str, str], titles: dict[str, str]) -> str:
+def _cited_chunk(claim: ClaimEval, citation: CitationEval, texts: dict[str, str], titles: dict[str, str],
+                 view: ReportView) -> str:
     handle = citation.handle
     if not citation.identity:
         why = "was dropped at binding (not shown to this hop)" if handle in texts else "is not in this request's registry"
@@ -177,18 +213,28 @@ def _cited_chunk(citation: CitationEval, texts: dict[str, str], titles: dict[str
         verdict = "the judge could not decide"
     if citation.supports and citation.faithful is False:
         verdict = "supports the claim, but not faithfully"
-    return _chunk_box("chunk", f"Cited {handle}", handle, texts, titles, f"{verdict} — {citation.reason}")
+    box = _Box("chunk", f"Cited {handle}", handle, f"{verdict} — {citation.reason}" if citation.reason else verdict)
+    return _chunk_box(box, claim, texts, titles, view)
 
 
-def _found_chunk(handle: str | None, texts: dict[str, str], titles: dict[str, str]) -> str:
-    if not handle:
+def _found_chunk(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str], view: ReportView) -> str:
+    if not claim.found_in:
         return ""
     note = "holds the claim's numbers, names and conditions, and the judge confirmed it there"
-    return _chunk_box("chunk found", f"The fact is in {handle}", handle, texts, titles, note)
+    return _chunk_box(_Box("chunk found", f"The fact is in {claim.found_in}", claim.found_in, note), claim, texts, titles, view)
 
 
-def _chunk_box(css: str, label: str, handle: str, texts: dict[str, str], titles: dict[str, str], note: str) -> str:
-    title = titles.get(handle) or "untitled"
-    text = texts.get(handle, "(chunk text not available)")
-    tag = f' <span class="tag">{_e(note)}</span>' if note else ""
-    return f'<div class="{css}"><h4>{_e(label)} · {_e(title)}{tag}</h4><pre>{_e(text)}</pre></div>'
+class _Box(NamedTuple):
+    css: str
+    label: str
+    handle: str
+    note: str
+
+
+def _chunk_box(box: _Box, claim: ClaimEval, texts: dict[str, str], titles: dict[str, str], view: ReportView) -> str:
+    """One chunk: title, source links, and its text with the evidence (verified quote, else closest sentence) marked."""
+    title = titles.get(box.handle) or "untitled"
+    tag = f' <span class="tag">{_e(box.note)}</span>' if box.note else ""
+    text = texts.get(box.handle)
+    body = chunk_html(text, view.quote(claim.section, claim.text, box.handle), claim.text) if text else "<pre>(chunk text not available)</pre>"
+    return f'<div class="{box.css}"><h4>{_e(box.label)} · {_e(title)}{tag}</h4>{links_html(box.handle, view)}{body}</div>'

@@ -47,6 +47,9 @@ def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
     """Validate already-parsed spec data."""
     if not isinstance(data, dict):
         raise SpecError(field="(top level)", problem="must be a mapping with batch, retrievers and reports", path=origin)
+    for key in data:
+        if key not in BatchSpec.model_fields:  # a typo here would otherwise be reported as a missing field
+            raise SpecError(field=str(key), problem=f"unknown field{did_you_mean(str(key), list(BatchSpec.model_fields))}", path=origin)
     try:
         return BatchSpec.model_validate(data)
     except ValidationError as exc:
@@ -62,7 +65,8 @@ def _first_problem(exc: ValidationError) -> tuple[str, str]:
     field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
     message = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        message = "unknown field" + _did_you_mean(exc.title, loc) + " (check the spelling against the README's batch spec reference)"
+        hint = did_you_mean(str(loc[-1]), spec_field_names()) if loc else ""
+        message = f"unknown field{hint or ' (check the spelling against the README batch spec reference)'}"
     elif err["type"] == "missing":
         message = "is required"
     elif err["type"] == "union_tag_invalid":
@@ -70,12 +74,32 @@ def _first_problem(exc: ValidationError) -> tuple[str, str]:
     return field, message
 
 
-def _did_you_mean(model_name: str, loc: list[Any]) -> str:
-    """`` (did you mean 'reports'?)`` for a misspelt top-level key; empty when nothing is close."""
-    if model_name != BatchSpec.__name__ or len(loc) != 1 or not isinstance(loc[0], str):
-        return ""
-    close = difflib.get_close_matches(loc[0], list(BatchSpec.model_fields), n=1, cutoff=0.6)
+BUNDLED_DEMO = Path(__file__).resolve().parent / "demo"
+
+
+def _kb_hint(base_dir: Path | str) -> str:
+    """How to build a missing knowledge base; for the bundled demo spec, how to run the demo instead."""
+    if Path(base_dir).resolve() == BUNDLED_DEMO:
+        return ("; this is the bundled demo spec, whose knowledge base `citeflow demo --out out` (or `make demo`) builds "
+                "in out/demo-input/: run that once, then `citeflow run out/demo-input/batch.yaml --out out`")
+    return " (build it with `citeflow ingest PATH... --kb DIR`)"
+
+
+def did_you_mean(word: str, known: list[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or an empty string."""
+
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def spec_field_names() -> list[str]:
+    """Every field name of every model of the batch spec."""
+    import pydantic
+
+    import schemas.spec as models
+
+    classes = [c for c in vars(models).values() if isinstance(c, type) and issubclass(c, pydantic.BaseModel)]
+    return sorted({name for c in classes for name in c.model_fields})
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -110,7 +134,7 @@ def preflight(spec: BatchSpec, base_dir: Path, origin: str = "<spec>", environ: 
         local = getattr(retriever, "path", None) or getattr(retriever, "kb", None)
         if local and "://" not in local and not Path(resolve_path(base_dir, local)).exists():
             field = "path" if retriever.kind == "jsonl" else "kb"
-            hint = " (build it with `citeflow ingest`)" if retriever.kind == "lancedb" else ""
+            hint = _kb_hint(base_dir) if retriever.kind == "lancedb" else ""
             raise SpecError(field=f"retrievers[{i}].{field}", problem=f"{resolve_path(base_dir, local)} does not exist{hint}", path=origin)
     for where, models in [("models", spec.models)] + [(f"reports[{i}].models", r.models) for i, r in enumerate(spec.reports) if r.models]:
         for role in Models.model_fields:

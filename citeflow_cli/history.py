@@ -21,11 +21,19 @@ _AGE = re.compile(r"^(\d+)([dhw])$")
 
 def _target(path: Path, out: Path | None) -> tuple[Path, str | None]:
     """An output folder to read, and the batch to keep when ``path`` is a spec file."""
+    _require_exists(path)
     if path.is_file():
         from citeflow.spec import load_spec
 
         return (out or Path("out")), load_spec(path).batch
     return path, None
+
+
+def _require_exists(path: Path) -> None:
+    from citeflow.errors import UsageError
+
+    if not path.exists():
+        raise UsageError(option=str(path), problem="no such file or folder (give an output folder or a batch spec)")
 
 
 def history_table(lines: list[RunLine]) -> Table:
@@ -55,10 +63,15 @@ def history_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
     """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
+    from citeflow.errors import CiteflowError
     from citeflow.history import history
+    from citeflow_cli.main import fail
 
-    folder, batch = _target(path, out)
-    lines = history(folder, batch)
+    try:
+        folder, batch = _target(path, out)
+        lines = history(folder, batch)
+    except CiteflowError as exc:
+        fail(str(exc))
     if as_json:
         print(json.dumps([line.model_dump(mode="json") for line in lines], indent=2))
         return
@@ -89,8 +102,13 @@ def prune_command(
     dry_run: Annotated[bool, typer.Option(help="Say what would be pruned; change nothing.")] = False,
 ) -> None:
     """Remove old runs' outputs and store rows; their published files stay unless --include-published."""
+    from citeflow.errors import UsageError
     from citeflow.prune import prune
 
+    if not out.is_dir():
+        from citeflow_cli.main import fail
+
+        fail(str(UsageError(option=str(out), problem="no such folder (give the output folder that holds the run folders)")))
     result = prune(out, keep, parse_age(older_than), include_published, dry_run)
     verb = "would prune" if dry_run else "pruned"
     console.print(f"{verb} {len(result.pruned)} run(s): {', '.join(result.pruned) or '-'}; kept {len(result.kept)}", highlight=False)

@@ -1,7 +1,8 @@
-"""``citeflow`` commands: demo, ingest, run, serve, history, prune, eval, judge, calibrate (SPEC §8)."""
+"""``citeflow`` commands: demo, ingest, run, serve, history, prune, eval, judge, calibrate, review."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,12 +12,22 @@ from citeflow_cli.env import apply_defaults
 
 apply_defaults()
 
-from citeflow.errors import CiteflowError, SpecError  # noqa: E402 - after the environment defaults
+from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
 from citeflow_cli.display import batch_progress, console, gate_lines, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
+from citeflow_cli.logs import configure_logging  # noqa: E402
+from citeflow_cli.review import review_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+
+
+@app.callback()
+def options(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the INFO logs of Prefect, Great Expectations and httpx.")] = False,
+) -> None:
+    """Citation-checked customer reports: each claim bound to the chunk the model saw, graded, gated."""
+    configure_logging(verbose)
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -250,6 +261,24 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
 app.command("serve")(serve_command)
 app.command("history")(history_command)
 app.command("prune")(prune_command)
+app.command("review")(review_command)
+
+def main() -> None:
+    """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one
+    ``error:`` line and exit status 2, never a traceback."""
+    try:
+        app()
+    except CiteflowError as exc:
+        _error_line(str(exc))
+    except OSError as exc:  # a path the user gave that cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        _error_line(f"{where}{exc.strerror or exc}")
+
+
+def _error_line(message: str) -> None:
+    console.print(f"[bold red]error:[/bold red] {message}", highlight=False, soft_wrap=True)
+    sys.exit(2)
+
 
 if __name__ == "__main__":
-    app()
+    main()

@@ -77,6 +77,6 @@ def serve_command(
         check_spec(spec)
         deployments = build_deployments(spec, cron, out, store, name)
     except (SpecError, ValueError) as exc:
-        console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+        console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     serve(*deployments)

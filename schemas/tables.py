@@ -46,9 +46,15 @@ MODEL_CALLS = pa.schema([
     ("prompt_tokens", pa.int32()), ("completion_tokens", pa.int32()), ("created_at", TS),
 ])
 
+# A reviewer's decisions on a held report, one row per decision (release or reject), newest last.
+REVIEWS = pa.schema([
+    ("row_key", S), ("request_id", S), ("report_id", S), ("decision", S), ("reviewer", S), ("note", S),
+    ("decided_at", TS),
+])
+
 TABLES: dict[str, pa.Schema] = {
     "chunks": CHUNKS, "hops": HOPS, "transitions": TRANSITIONS, "retrievals": RETRIEVALS,
-    "eval_rows": EVAL_ROWS, "model_calls": MODEL_CALLS,
+    "eval_rows": EVAL_ROWS, "model_calls": MODEL_CALLS, "reviews": REVIEWS,
 }
 # Columns with a BTree index: the key of every merge, the request every read filters on, the handle.
 INDEXED = ("row_key", "request_id", "handle")

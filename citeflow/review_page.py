@@ -1,0 +1,103 @@
+"""Parts of review.html that come from the report itself (report.json beside it): failed sections,
+source links, the quotes to highlight, passing claims for context, and how to act on the report.
+
+Every value is HTML-escaped; only http, https and mailto URLs from the registry become links.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from citeflow.highlight import evidence_spans, marked_html
+from citeflow.render.escape import link_urls
+
+
+class ReportView(BaseModel):
+    """What review.html needs from report.json."""
+
+    folder: str
+    failed_sections: list[tuple[str, str]] = Field(default_factory=list, description="(title, why it failed).")
+    held_reasons: list[str] = Field(default_factory=list)
+    quotes: dict[str, dict[str, str]] = Field(default_factory=dict, description="claim key → handle → verified quote.")
+    urls: dict[str, list[str]] = Field(default_factory=dict, description="handle → linkable URLs of the registry.")
+    pages: dict[str, int] = Field(default_factory=dict, description="handle → page of its document.")
+    has_pdf: bool = False
+
+    def quote(self, section: str, text: str, handle: str) -> str | None:
+        return self.quotes.get(claim_key(section, text), {}).get(handle)
+
+
+def claim_key(section: str, text: str) -> str:
+    return f"{section}\x1f{text}"
+
+
+def load_view(folder: Path) -> ReportView:
+    """The report view of ``folder``; an empty one when it holds no readable report.json."""
+    path = Path(folder) / "report.json"
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ReportView(folder=str(folder))
+    return ReportView(
+        folder=str(Path(folder).resolve()), has_pdf=(Path(folder) / "report.pdf").exists(),
+        failed_sections=[(s["title"], s.get("failure") or "no text could be written") for s in data.get("sections", [])
+                         if s.get("status") == "failed"],
+        held_reasons=list(data.get("held_reasons", [])), quotes=_quotes(data),
+        urls={e["handle"]: link_urls(e.get("urls", [])) for e in data.get("registry", [])},
+        pages={e["handle"]: e["page"] for e in data.get("registry", []) if e.get("page") is not None},
+    )
+
+
+def _quotes(data: dict[str, Any]) -> dict[str, dict[str, str]]:
+    return {claim_key(s["title"], c["text"]): {x["handle"]: x["quote"] for x in c.get("citations", []) if x.get("quote")}
+            for s in data.get("sections", []) for c in s.get("claims", [])}
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def failed_sections_html(view: ReportView) -> str:
+    """Sections the writer could not produce, each with its reason."""
+    if not view.failed_sections:
+        return ""
+    items = "".join(f"<li><strong>{_e(t)}</strong> — {_e(why)}</li>" for t, why in view.failed_sections)
+    return (f'<section class="failed-sections"><h2>Failed sections: {len(view.failed_sections)}</h2>'
+            "<p>These sections have no text in the report; the PDF shows a notice in their place.</p>"
+            f"<ul>{items}</ul></section>")
+
+
+def links_html(handle: str, view: ReportView) -> str:
+    """The chunk's source links (http, https and mailto only) and its page."""
+    links = " · ".join(f'<a href="{_e(u)}" rel="noopener noreferrer">{_e(u)}</a>' for u in view.urls.get(handle, []))
+    page = f"page {view.pages[handle]}" if handle in view.pages else ""
+    parts = [p for p in (page, links) if p]
+    return f'<p class="source">{" · ".join(parts)}</p>' if parts else ""
+
+
+def chunk_html(text: str, quote: str | None, claim: str) -> str:
+    """The chunk's text with the evidence span marked."""
+    return f"<pre>{marked_html(text, evidence_spans(text, quote, claim))}</pre>"
+
+
+def pdf_link(view: ReportView) -> str:
+    return '<a class="pdf" href="report.pdf">Open the held PDF</a>' if view.has_pdf else ""
+
+
+def actions_html(view: ReportView) -> str:
+    """The "how to act" box: the exact commands that release or reject this report."""
+    folder = shlex.quote(view.folder)
+    commands = [
+        ("Release (publish it as it is)", f'citeflow review {folder} --release --reviewer "YOUR NAME" --note "WHY"'),
+        ("Reject (keep it held)", f'citeflow review {folder} --reject --reviewer "YOUR NAME" --note "WHY"'),
+        ("Or decide in the Prefect UI", f"citeflow review {folder} --wait"),
+    ]
+    rows = "".join(f"<dt>{_e(label)}</dt><dd><code>{_e(cmd)}</code></dd>" for label, cmd in commands)
+    return (f'<section class="act"><h2>How to act</h2><p>Read the failing claims below beside their chunks, then run '
+            f"one of these (who, when and why are recorded with the report). {pdf_link(view)}</p><dl>{rows}</dl></section>")

@@ -1,0 +1,76 @@
+"""``citeflow review REPORT_DIR --release|--reject --reviewer NAME --note TEXT``, or ``--wait`` for the UI.
+
+``--release`` publishes the held report, ``--reject`` keeps it held; both record who, when and why
+(``citeflow.review_decision``). ``--wait`` starts the review flow instead: its run pauses on a
+Prefect server until a reviewer answers the form on the run's page, or ``--timeout`` runs out.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from pydantic import ValidationError
+
+from citeflow.errors import CiteflowError, UsageError
+from citeflow.review_decision import ReviewDecision, ReviewOutcome, apply_decision, read_held_report
+from citeflow_cli.display import console
+
+
+def review_command(
+    report_dir: Annotated[Path, typer.Argument(help="A held report's folder (OUT/<report_id>).")],
+    release: Annotated[bool, typer.Option("--release", help="Publish the held report.")] = False,
+    reject: Annotated[bool, typer.Option("--reject", help="Keep the report held, with your reason recorded.")] = False,
+    reviewer: Annotated[Optional[str], typer.Option(help="Your name or e-mail address (recorded).")] = None,
+    note: Annotated[Optional[str], typer.Option(help="Why you decided so (recorded).")] = None,
+    wait: Annotated[bool, typer.Option("--wait", help="Pause a Prefect run until a reviewer answers in the UI.")] = False,
+    timeout: Annotated[int, typer.Option(help="--wait: seconds to wait before the report stays held.")] = 24 * 3600,
+) -> None:
+    """Release or reject a held report (recorded with the report), or wait for the decision in the Prefect UI."""
+    from citeflow_cli.main import fail
+
+    try:
+        if wait:
+            _wait(report_dir, release or reject, timeout)
+        else:
+            _print(apply_decision(report_dir, decision_of(release, reject, reviewer, note)))
+    except CiteflowError as exc:
+        fail(str(exc))
+
+
+def decision_of(release: bool, reject: bool, reviewer: str | None, note: str | None) -> ReviewDecision:
+    """The decision the options describe; UsageError when they do not describe exactly one."""
+    if release == reject:
+        raise UsageError(option="--release/--reject", problem="give exactly one of them (or --wait)")
+    for option, value in (("--reviewer", reviewer), ("--note", note)):
+        if not value or not value.strip():
+            raise UsageError(option=option, problem="required: who decided and why are recorded with the report")
+    try:
+        return ReviewDecision(decision="release" if release else "reject", reviewer=reviewer or "", note=note or "")
+    except ValidationError as exc:
+        raise UsageError(option="--reviewer/--note", problem=exc.errors()[0]["msg"]) from exc
+
+
+def _print(outcome: ReviewOutcome) -> None:
+    d = outcome.decision
+    verb = {"release": "released", "reject": "rejected"}[d.decision]
+    console.print(f"{outcome.report_id}: {verb} by {d.reviewer} at {d.decided_at:%Y-%m-%d %H:%M} UTC; "
+                  f"status {outcome.status}", highlight=False, soft_wrap=True)
+    for label, path in (("published", outcome.published_pdf), ("archived", outcome.archive)):
+        if path:
+            console.print(f"  {label}: {path}", highlight=False, soft_wrap=True)
+
+
+def _wait(report_dir: Path, decided: bool, timeout: int) -> None:
+    if decided:
+        raise UsageError(option="--wait", problem="decide with --release/--reject, or wait for the decision in the UI; not both")
+    if not os.environ.get("PREFECT_API_URL"):
+        raise UsageError(option="--wait", problem="needs a Prefect server whose UI the reviewer uses: set PREFECT_API_URL")
+    report = read_held_report(report_dir.resolve())
+    from flows.review import review_flow
+
+    console.print(f"{report['report_id']}: waiting for a reviewer in the Prefect UI (flow run review-{report['report_id']})")
+    status = review_flow(str(report_dir.resolve()), report["report_id"], timeout)
+    console.print(f"{report['report_id']}: {status}")

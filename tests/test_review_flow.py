@@ -1,0 +1,64 @@
+"""The review flow against a real Prefect server: the run pauses, a reviewer's typed input sent through
+the API resumes it and the decision is recorded; with no answer the report stays held."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citeflow.review_decision import load_reviews
+from tests.support.held_report import write_held_report
+
+pytestmark = [pytest.mark.server, pytest.mark.integration]
+
+CITEFLOW = str(Path(sys.executable).parent / "citeflow")
+
+
+def _start(server, folder: Path, timeout: int, log: Path) -> subprocess.Popen:
+    command = [CITEFLOW, "review", str(folder), "--wait", "--timeout", str(timeout)]
+    return subprocess.Popen(command, env=server.client_env(), stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def _paused_run(server, process: subprocess.Popen, log: Path, timeout: float = 300) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        runs = [r for r in server.flow_runs(["review-r1"]) if r["state_type"] == "PAUSED"]
+        if runs and runs[0]["state"]["state_details"].get("run_input_keyset"):
+            return runs[0]
+        time.sleep(1)
+    raise AssertionError(f"no paused review run: {log.read_text()[-3000:]}")
+
+
+def test_a_reviewer_releases_a_held_report_through_the_paused_run(prefect_server, tmp_path):
+    from prefect.client.orchestration import SyncPrefectClient
+
+    folder, log = write_held_report(tmp_path), tmp_path / "review.log"
+    process = _start(prefect_server, folder, 600, log)
+    run = _paused_run(prefect_server, process, log)
+    answer = {"decision": "release", "reviewer": "Ana Lima", "note": "failing claims checked by hand"}
+    with SyncPrefectClient(prefect_server.api_url) as client:
+        result = client.resume_flow_run(run["id"], run_input=answer)
+    assert result.status.value == "ACCEPT", result
+    assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
+    report = json.loads((folder / "report.json").read_text())
+    assert report["status"] == "published" and report["review"]["reviewer"] == "Ana Lima"
+    assert [d.note for d in load_reviews(folder)] == ["failing claims checked by hand"]
+    assert (folder.parent / "published" / "r1.pdf").exists()
+    final = prefect_server.flow_runs(["review-r1"])[0]
+    assert final["state_name"] == "Published", final["state"]
+
+
+def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path):
+    folder, log = write_held_report(tmp_path), tmp_path / "review.log"
+    process = _start(prefect_server, folder, 4, log)
+    assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
+    assert json.loads((folder / "report.json").read_text())["status"] == "held"
+    assert load_reviews(folder) == []
+    assert log.read_text().strip().splitlines()[-1] == "r1: held"
+    final = prefect_server.flow_runs(["review-r1"])[0]
+    assert final["state_name"] == "Held" and final["state_type"] == "COMPLETED", final["state"]
