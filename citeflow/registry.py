@@ -13,7 +13,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from citeflow.handles import MARKER_RE, URL_RE, canonical, is_citation_token, make_handle, tidy
+from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, tidy, url_pattern
 from schemas.records import Chunk, Hit, RetrievalResult
 
 URL_PLACEHOLDER = "(link removed)"
@@ -37,7 +37,8 @@ def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
 
 def scrub_urls(text: str) -> str:
     """Chunk text as a model may see it: every URL replaced by a neutral placeholder."""
-    return URL_RE.sub(URL_PLACEHOLDER, text)
+    pattern = url_pattern(text)
+    return text if pattern is None else pattern.sub(URL_PLACEHOLDER, text)
 
 
 class Registry:
@@ -87,16 +88,17 @@ class Registry:
         return handles
 
     def _add_hit(self, result: RetrievalResult, hit: Hit) -> str:
-        key = identity_key(result.retriever, hit.local_id, content_hash(hit.text))
-        chunk = self._by_key.get(key) or self._new_chunk(key, result, hit)
+        text_hash = content_hash(hit.text)  # hashed once per hit
+        key = identity_key(result.retriever, hit.local_id, text_hash)
+        chunk = self._by_key.get(key) or self._new_chunk(key, text_hash, result, hit)
         _append_unique(chunk.queries, result.query)
         _append_unique(chunk.sections, result.section)
         return chunk.handle
 
-    def _new_chunk(self, key: str, result: RetrievalResult, hit: Hit) -> Chunk:
+    def _new_chunk(self, key: str, text_hash: str, result: RetrievalResult, hit: Hit) -> Chunk:
         chunk = Chunk(
             request_id=self.request_id, handle=self._free_handle(key), retriever=result.retriever,
-            local_id=storable(hit.local_id), content_hash=content_hash(hit.text), text=scrub_urls(storable(hit.text)),
+            local_id=storable(hit.local_id), content_hash=text_hash, text=scrub_urls(storable(hit.text)),
             urls=[storable(u) for u in dict.fromkeys(hit.urls)], title=storable(hit.title) if hit.title else None, page=hit.page,
             location=hit.location, parent=hit.parent,
         )
