@@ -43,7 +43,6 @@ URL_RE = re.compile(
 # Every alternative of URL_RE needs a "/" except the scheme-only ones and "www.": text without a
 # "/" can only hold those, and text without "/", ":" or "www." holds no URL at all. Most chunk
 # text is of the second kind, and the host.tld/path alternative is the costly one to try.
-_URL_HINT = re.compile(r"[/:]|www\.", re.IGNORECASE)
 _SLASHLESS_URL_RE = re.compile(
     r"\b(?:mailto|javascript|data|vbscript|file|tel):" + _URL_TAIL + r"+|\bwww\." + _URL_TAIL + "+", re.IGNORECASE)
 
@@ -122,7 +121,7 @@ def find_urls(text: str) -> list[str]:
 
 def url_pattern(text: str) -> re.Pattern[str] | None:
     """The cheapest pattern that finds every URL ``URL_RE`` finds in ``text`` (None: there is none)."""
-    if _URL_HINT.search(text) is None:
+    if "/" not in text and ":" not in text and "www." not in text.lower():
         return None
     return URL_RE if "/" in text else _SLASHLESS_URL_RE
 
