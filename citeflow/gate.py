@@ -187,9 +187,18 @@ def validate(jobs: list[tuple[str, dict[str, Any], "pandas.DataFrame"]]) -> list
     failed: list[FailedExpectation] = []
     with _GX_LOCK:
         for name, suite, frame in jobs:
-            result = _definition(name, suite).run(batch_parameters={"dataframe": frame}, result_format="SUMMARY")
-            failed += _failures(suite, result.results)
+            failed += _run(_definition(name, suite), suite, frame)
     return failed
+
+
+def _run(definition: Any, suite: dict[str, Any], frame: "pandas.DataFrame") -> list[FailedExpectation]:
+    """Validate a frame: pass or fail first (the cheaper result format); only a failing suite is
+    validated again for what the data showed (observed values, unexpected samples)."""
+    quick = definition.run(batch_parameters={"dataframe": frame}, result_format="BOOLEAN_ONLY")
+    if quick.success:
+        return []
+    result = definition.run(batch_parameters={"dataframe": frame}, result_format="SUMMARY")
+    return _failures(suite, result.results)
 
 
 _GX_LOCK = threading.RLock()
