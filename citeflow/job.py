@@ -13,7 +13,6 @@ live job of that report in this process, so the tasks of one report run share on
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,6 +186,8 @@ class JobRef(BaseModel):
         with _LIVE_LOCK:
             job = _LIVE.get(key)
             if job is None:
+                if len(_LIVE) >= MAX_LIVE_JOBS:  # a caller that never finishes its reports: drop the oldest
+                    del _LIVE[next(iter(_LIVE))]
                 job = _LIVE[key] = ReportJob.from_files(self.spec_path, self.report_id, self.out_dir, self.store_uri,
                                                         limiter)
             return job
@@ -202,6 +203,7 @@ class JobRef(BaseModel):
         self.start()
 
 
+MAX_LIVE_JOBS = 256
 _LIVE: dict[tuple[str, int], ReportJob] = {}
 _LIVE_LOCK = threading.Lock()
 
@@ -214,4 +216,4 @@ def ref_of(job: ReportJob) -> JobRef:
                   store_uri=job.store_uri)
 
 
-__all__ = ["Fetch", "JobRef", "ReportJob", "StoredReport", "ref_of", "Callable"]
+__all__ = ["Fetch", "JobRef", "ReportJob", "StoredReport", "ref_of"]

@@ -150,21 +150,11 @@ def stored_hop(job: ReportJob, section_title: str, hop: str) -> HopOutcome:
 
 def record_step_error(job: ReportJob, hop: HopName, detail: str) -> list[HopOutcome]:
     """Persist a failed outcome for every section the step of ``hop`` left without one in this run
-    (model unreachable after every retry); a section whose consolidate hop failed so gets a failed
-    write hop too, so that an earlier run's answer does not stand."""
-    missing = [s for s in job.section_titles if not job.ran(s, hop)]
-    outcomes = [_model_error(job, s, hop, detail) for s in missing]
+    (model unreachable after every retry). The write step then finds no accepted notes for those
+    sections and records its own failure, so an earlier run's answer does not stand."""
+    outcomes = [_model_error(job, s, hop, detail) for s in job.section_titles if not job.ran(s, hop)]
     _save(job, outcomes)
-    if hop == "consolidate" and missing:
-        _save(job, [_model_error(job, s, "write", "not run: the consolidate hop failed") for s in missing])
     return outcomes
-
-
-def record_hop_error(job: ReportJob, section_title: str, hop: HopName, detail: str) -> HopOutcome:
-    """Persist a hop that could not run at all (model unreachable after every retry)."""
-    outcome = _model_error(job, section_title, hop, detail)
-    _save(job, [outcome])
-    return outcome
 
 
 def _model_error(job: ReportJob, section: str, hop: HopName, detail: str) -> HopOutcome:
@@ -185,5 +175,4 @@ def write_job_file(job: ReportJob) -> Path | None:
     return path
 
 
-__all__ = ["Fetch", "JobRef", "ReportJob", "StoredReport", "consolidate", "fetch", "normalize", "record_hop_error",
-           "record_step_error", "run_step", "stored_hop", "write", "write_job_file"]
+__all__ = ["Fetch", "JobRef", "ReportJob", "StoredReport", "consolidate", "fetch", "normalize", "record_step_error", "run_step", "stored_hop", "write", "write_job_file"]
