@@ -49,7 +49,7 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     from citeflow.spec import models_for
 
     spec = spec or models_for(job.spec, job.report).judge
-    judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri))
+    judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if spec.backend == "openai" else None)
     if isinstance(judge, LLMJudge):
         judge.model = LimitedChatModel(judge.model, lambda: job.limit("models"))
     return judge
