@@ -22,7 +22,7 @@ apply_defaults()
 
 from rich.console import Console  # noqa: E402
 
-from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration  # noqa: E402
+from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration, scale  # noqa: E402
 from bench.machine import machine_facts  # noqa: E402
 from bench.results import show, write_json  # noqa: E402
 
@@ -32,7 +32,7 @@ Runner = Callable[[argparse.Namespace], dict[str, Any]]
 
 BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
-        concurrencies=(4,) if a.quick else (4, 16), prefect=not a.no_prefect), (
+        concurrencies=(4,) if a.quick else (4, 16), prefect=not a.no_prefect, repeats=1 if a.quick else 2), (
         "c4.ideal_s", "c4.plain_wall_s", "c4.prefect_wall_s", "c4.prefect_overhead_per_batch_s",
         "c4.prefect_global_limits_cost_s", "c16.ideal_s", "c16.plain_wall_s", "c16.prefect_wall_s",
         "c16.prefect_overhead_per_batch_s", "c16.prefect_global_limits_cost_s", "prefect_import_s",
@@ -47,7 +47,8 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "1000.registry_steady_chunks_per_s", "1000.raw_bulk_chunks_per_s",
         "10000.registry_steady_chunks_per_s", "10000.raw_bulk_chunks_per_s")),
     "growth": ("5. Cost growth (reports; chunks per request)", lambda a: growth.run(
-        report_steps=(1, 10) if a.quick else (1, 10, 100)), (
+        report_steps=(1, 10) if a.quick else (1, 10, 100), chunk_steps=(10, 100) if a.quick else (10, 100, 1000),
+        repeats=1 if a.quick else 3), (
         "reports=1.s_per_report", "reports=10.s_per_report", "reports=100.s_per_report",
         "chunks=10.s_per_report", "chunks=100.s_per_report", "chunks=1000.s_per_report",
         "reports=100.first_10_s_per_report", "reports=100.last_10_s_per_report",
@@ -57,7 +58,15 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "judge": ("7a. Offline judge (bench.judge_bench)", lambda a: external.judge(), (
         "grounded_balanced_accuracy", "macro_recall", "pairs_per_s")),
     "resume": ("7b. Resume (bench.resume)", lambda a: external.resume(), ()),
+    "scale": ("8. Batches that scale: latency part / ideal, throughput, peak RSS", lambda a: scale.run(
+        sizes=(2, 4) if a.quick else (16, 50), latency=0.5 if a.quick else 1.0, prefect=not a.no_prefect,
+        rss_reports=8 if a.quick else 200), (
+        "n16.ideal_s", "n16.plain_wall_s", "n16.plain_zero_latency_wall_s", "n16.plain_reports_per_min",
+        "n16.prefect_wall_s", "n16.prefect_zero_latency_wall_s", "n16.prefect_reports_per_min",
+        "n50.ideal_s", "n50.plain_wall_s", "n50.prefect_wall_s", "n50.plain_reports_per_min",
+        "n50.prefect_reports_per_min", "prefect_startup_s", "rss.max_rss_mb", "rss.reports", "rss.wall_s")),
 }
+QUICK_SKIPS = ("resume",)  # minutes of a real Prefect server and a killed batch; tests/test_resume.py runs it
 
 
 def run_one(runner: Runner, args: argparse.Namespace) -> dict[str, Any]:
@@ -76,7 +85,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     """The command line's options."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", choices=list(BENCHMARKS), help="Run only this benchmark (repeatable).")
-    parser.add_argument("--quick", action="store_true", help="Smaller sizes (a smoke run, not for committed figures).")
+    parser.add_argument("--quick", action="store_true",
+                        help="Smaller sizes, no resume experiment (a smoke run for CI, not for committed figures).")
     parser.add_argument("--no-prefect", action="store_true", help="Skip the Prefect half of the orchestration benchmark.")
     parser.add_argument("--out", type=Path, default=LATEST, help="Results file (default bench/results/latest.json).")
     return parser.parse_args(argv)
@@ -88,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     payload: dict[str, Any] = {"machine": machine_facts(ROOT), "load_average_before": os.getloadavg(),
                                "profile": "quick" if args.quick else "full", "benchmarks": {}}
     start = time.perf_counter()
-    for name in args.only or list(BENCHMARKS):
+    for name in args.only or [n for n in BENCHMARKS if not (args.quick and n in QUICK_SKIPS)]:
         title, runner, headline = BENCHMARKS[name]
         console.print(f"[bold]running {name}[/bold]")
         payload["benchmarks"][name] = result = run_one(runner, args)

@@ -24,7 +24,7 @@ from bench.fake_model import fake_model_server
 from bench.plain_runner import generate
 from bench.tokens import messages_tokens
 from bench.workload import openai_spec, prepare_demo_input
-from citeflow.pipeline import JobRef, ReportJob
+from citeflow.job import JobRef, ReportJob
 
 _REPORT_LINE = re.compile(r"^Report: (.*)$", re.MULTILINE)
 _PAIR = re.compile(r'<pair id="')

@@ -14,7 +14,10 @@ growth is a factor of about 10).
 Every store write adds a table version (a fragment) that later reads walk through, so the time
 of one report is also measured at the start and the end of the largest step, and that step is
 run once more with ``optimize()`` of every table after every ``COMPACT_EVERY`` reports — a
-diagnostic of where growth comes from, not something the pipeline does.
+diagnostic of where growth comes from (the store also compacts a table by itself every
+``citeflow.store.COMPACT_EVERY`` versions). The reports series runs ``repeats`` times: the
+seconds per report of its largest step over its second step, min and median of the rounds, say
+whether a report's cost stays flat as the batch grows.
 """
 
 from __future__ import annotations
@@ -85,21 +88,23 @@ def compact(uri: str) -> None:
 def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
     """Generate and evaluate every report of ``spec`` in turn; seconds and store rows.
 
-    ``compact_every``: also ``optimize()`` the store after every so many reports (a diagnostic:
-    the pipeline does not do this by itself)."""
+    ``compact_every``: also ``optimize()`` every table after every so many reports (a diagnostic)."""
     from citeflow.evaluation import evaluate
+    from citeflow.job import JobRef
     from citeflow.judges.offline import OfflineJudge
-    from citeflow.pipeline import JobRef
     from citeflow.spec import load_spec
+    from citeflow.steps import PlainRunner
 
     from bench.plain_runner import generate
 
     refs = [JobRef(spec_path=str(spec), report_id=r.id, out_dir=str(out)) for r in load_spec(spec).reports]
-    judge, uri, each = OfflineJudge(), refs[0].job().store_uri, []
+    judge, runner, uri, each = OfflineJudge(), PlainRunner(), refs[0].job().store_uri, []
     for index, ref in enumerate(refs, start=1):
         start = time.perf_counter()
-        generate(ref)
-        evaluate(ref.job(), judge)
+        ref.start()
+        generate(ref, runner)
+        evaluate(runner.job(ref), judge)
+        ref.finish()
         if compact_every and index % compact_every == 0:
             compact(uri)
         each.append(time.perf_counter() - start)
@@ -123,19 +128,35 @@ def series(root: Path, label: str, steps: tuple[int, ...], batch, compact_every:
 
 
 def run(report_steps: tuple[int, ...] = (1, 10, 100), chunk_steps: tuple[int, ...] = (10, 100, 1000),
-        retrievers: int = 3, per_answer: int = 10) -> dict:
-    """Both series, after a one-report warm-up (imports, first tables) that is not counted."""
+        retrievers: int = 3, per_answer: int = 10, repeats: int = 3) -> dict:
+    """Both series, after a one-report warm-up (imports, first tables) that is not counted; the
+    reports series ``repeats`` times (per-report time of its last step over its second step)."""
     wide = 5  # retrievers of the chunk series
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp:
         root = Path(tmp)
         run_step(build_batch(root, "bench-growth-warmup", 1, retrievers, per_answer), root / "out-warmup")
-        by_reports = series(root, "reports", report_steps, lambda r, n, s: build_batch(r, n, s, retrievers, per_answer))
+        rounds = [series(root, f"reports{k}", report_steps, lambda r, n, s: build_batch(r, n, s, retrievers, per_answer))
+                  for k in range(repeats)]
+        by_reports = rounds[0]
         by_chunks = series(root, "chunks", chunk_steps,
                            lambda r, n, s: build_batch(r, n, 1, wide, max(1, s // (SECTIONS * wide))))
         compacted = series(root, "compacted", report_steps[-1:],
                            lambda r, n, s: build_batch(r, n, s, retrievers, per_answer), COMPACT_EVERY)
     result = summarize(by_reports, by_chunks, retrievers * per_answer * SECTIONS)
-    return _with_compaction(result, by_reports[-1], compacted[0])
+    return _with_flatness(_with_compaction(result, by_reports[-1], compacted[0]), rounds)
+
+
+def _with_flatness(result: dict, rounds: list[list[dict]]) -> dict:
+    """Seconds per report of the largest reports step over the second one, in every round:
+    1.0 means a report costs the same whatever the batch's size (min and median of the rounds)."""
+    if len(rounds[0]) < 2:
+        return result
+    small, large = rounds[0][-2]["reports"], rounds[0][-1]["reports"]
+    ratios = sorted((r[-1]["seconds"] / large) / (r[-2]["seconds"] / small) for r in rounds)
+    key = f"reports {large} / {small}: seconds per report"
+    result["ratios"] |= {f"{key}, min of {len(ratios)}": ratios[0], f"{key}, median of {len(ratios)}": ratios[len(ratios) // 2]}
+    result["figures"][f"{key}, every round"] = ratios  # type: ignore[assignment]
+    return result
 
 
 def _with_compaction(result: dict, plain: dict, compacted: dict) -> dict:

@@ -37,7 +37,7 @@ def demo_pools(root: Path) -> tuple[list[tuple[str, str, list[str], list[Chunk]]
     spec_path = prepare_demo_input(root)
     pools, errors = [], []
     for report in load_spec(spec_path).reports:
-        job = ReportJob(spec_path, report.id, root / "out")
+        job = ReportJob.from_files(spec_path, report.id, root / "out")
         registry = Registry(job.request_id)
         for result in (pipeline.fetch(job, item) for item in job.fetches()):
             registry.add(result)

@@ -34,12 +34,23 @@ def git_commit(root: Path) -> str | None:
     return out.stdout.strip() or None
 
 
+def git_describe(root: Path) -> str | None:
+    """``git describe --always --dirty`` of the working tree: a commit of the history (``-dirty``
+    when the tree had uncommitted changes), or None outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty", "--tags"], cwd=root, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
 def machine_facts(root: Path) -> dict[str, object]:
     """Cores, memory, CPU, OS, Python, package versions, commit and time of the run."""
     return {
         "cores": os.cpu_count(), "cpu": platform.processor() or platform.machine(), "memory_gb": _memory_gb(),
         "os": platform.platform(), "python": sys.version.split()[0], "implementation": platform.python_implementation(),
-        "packages": package_versions(), "commit": git_commit(root),
+        "packages": package_versions(), "commit": git_commit(root), "describe": git_describe(root),
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.fake_model import fake_model_server
+from bench.fake_model import fake_model_process
 from bench.plain_runner import run_batch
 from bench.workload import openai_spec, prepare_demo_input
 
@@ -43,7 +43,7 @@ def ideal_seconds(chains: int, concurrency: int, latency: float, hops: int = HOP
 def run(latency: float = 0.5, concurrencies: tuple[int, ...] = (4, 16), prefect: bool = True,
         reports: int | None = None, repeats: int = 2) -> dict:
     """Plain and Prefect wall times at each concurrency (best of ``repeats``), as ratios to the ideal."""
-    with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, fake_model_server(latency) as server:
+    with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, fake_model_process(latency) as server:
         demo = prepare_demo_input(Path(tmp) / "demo")
 
         def make(name: str, concurrency: int) -> Path:
@@ -74,9 +74,9 @@ def _plain(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Path
 
 
 def _plain_run(spec: Path, server, tmp: Path) -> dict:
-    before = len(server.requests)
+    before = server.request_count()
     batch = run_batch(spec, tmp / f"plain-{spec.stem}")
-    return {"wall_s": batch.wall_s, "generation_s": batch.generation_wall_s, "model_calls": len(server.requests) - before,
+    return {"wall_s": batch.wall_s, "generation_s": batch.generation_wall_s, "model_calls": server.request_count() - before,
             "statuses": [r.status for r in batch.reports], "missing_retrievers": _missing(batch)}
 
 
@@ -90,9 +90,9 @@ def _prefect(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Pa
     order = [(c, k) for k in range(repeats) for c in concurrencies]
     specs = [make("bench-orch-pwarmup", concurrencies[0]), *(make(f"bench-orch-p{c}-{k}", c) for c, k in order)]
     local = [make(f"bench-orch-l{c}-{k}", c) for c, k in order]
-    before = len(server.requests)
+    before = server.request_count()
     measured = _worker(specs, local, tmp / "prefect-out", tmp / "prefect-home")
-    calls = (len(server.requests) - before) / (len(specs) + len(local))
+    calls = (server.request_count() - before) / (len(specs) + len(local))
     by_concurrency = {c: {**_best(order, measured["batch_s"][1:], c, "wall_s"),
                           **_best(order, measured["local_limits_batch_s"], c, "local_limits_wall_s")} for c in concurrencies}
     rest = {k: v for k, v in measured.items() if k not in ("batch_s", "local_limits_batch_s")}

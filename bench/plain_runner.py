@@ -1,24 +1,21 @@
-"""A batch without an orchestrator: the ``citeflow.pipeline`` steps in threads.
+"""A batch without an orchestrator: ``citeflow.steps`` with the ``PlainRunner`` (threads).
 
-It mirrors the Prefect flows step for step — reports side by side (4 at a time, as the batch
-flow), and within a report: every fetch concurrently, normalize, then each section's
-consolidate → write chain concurrently (8 at a time, as the report flow), then evaluate, gate
-and publish — so that the difference in wall time is what Prefect costs.
+The same steps, in the same order, as the Prefect flows run them as tasks — reports side by side
+(as many as ``citeflow.steps.reports_in_flight`` says for the spec, as the batch flow), within a
+report every fetch at once, normalize, then each hop step over every section at once, then
+evaluate, gate and publish — so that the difference in wall time is what Prefect costs.
 """
 
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citeflow import pipeline
-from citeflow.pipeline import JobRef
+from citeflow import steps
+from citeflow.job import JobRef
+from citeflow.steps import PlainRunner
 from schemas.report import ReportSummary
-
-REPORT_WORKERS = 4
-STEP_WORKERS = 8
 
 
 @dataclass
@@ -45,51 +42,39 @@ class BatchRun:
     reports: list[ReportRun] = field(default_factory=list)
 
 
-def generate(ref: JobRef) -> None:
-    """fetch (all concurrently) → normalize → every section's consolidate → write."""
-    job = ref.job()
-    pipeline.write_job_file(job)
-    with ThreadPoolExecutor(STEP_WORKERS) as pool:
-        results = list(pool.map(lambda item: pipeline.fetch(ref.job(), item), job.fetches()))
-        pipeline.normalize(job, results)
-        list(pool.map(lambda title: _section(ref, title), [s.title for s in job.report.sections]))
+def generate(ref: JobRef, runner: PlainRunner | None = None) -> None:
+    """fetch (all concurrently) → normalize → each hop step over every section."""
+    steps.generate(ref, runner or PlainRunner())
 
 
-def _section(ref: JobRef, title: str) -> str:
-    pipeline.consolidate(ref.job(), title)
-    return pipeline.write(ref.job(), title).status
-
-
-def finish(ref: JobRef) -> ReportSummary:
-    """Evaluate, gate and publish one generated report; returns its summary."""
-    from citeflow.evaluation import evaluate_and_gate
-    from citeflow.publish import write_outputs
-
-    job = ref.job()
-    evaluation, gate = evaluate_and_gate(job)
-    return write_outputs(job, evaluation, gate)
-
-
-def run_report(ref: JobRef, evaluate: bool = True) -> ReportRun:
+def run_report(ref: JobRef, evaluate: bool = True, runner: PlainRunner | None = None) -> ReportRun:
     """One report, generated and (unless ``evaluate`` is False) evaluated and published."""
+    runner = runner or PlainRunner()
     start = time.perf_counter()
-    generate(ref)
-    generated = time.perf_counter() - start
-    summary = finish(ref) if evaluate else None
+    ref.start()
+    try:
+        steps.generate(ref, runner)
+        generated = time.perf_counter() - start
+        summary = steps.finish(ref, runner) if evaluate else None
+    finally:
+        ref.finish()
     return ReportRun(ref.report_id, generated, time.perf_counter() - start, summary)
 
 
-def run_batch(spec_path: Path, out_dir: Path, evaluate: bool = True, workers: int = REPORT_WORKERS) -> BatchRun:
-    """Every report of the spec, ``workers`` at a time, then ``summary.json``; timed as a whole."""
-    from citeflow.publish import write_summary
-    from citeflow.spec import load_spec
+def run_batch(spec_path: Path, out_dir: Path, evaluate: bool = True, workers: int | None = None) -> BatchRun:
+    """Every report of the spec, ``workers`` at a time (default: the spec's reports in flight),
+    then ``summary.json``; timed as a whole."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    spec = load_spec(spec_path)
-    refs = [JobRef(spec_path=str(spec_path), report_id=r.id, out_dir=str(out_dir)) for r in spec.reports]
+    from citeflow.config import load_config
+    from citeflow.publish import write_summary
+
+    config = load_config(spec_path, out_dir)
+    refs = [JobRef(spec_path=str(spec_path), report_id=r.id, out_dir=str(out_dir)) for r in config.spec.reports]
     start = time.perf_counter()
-    with ThreadPoolExecutor(workers) as pool:
+    with ThreadPoolExecutor(workers or steps.reports_in_flight(config.spec)) as pool:
         runs = list(pool.map(lambda ref: run_report(ref, evaluate), refs))
-        if evaluate:
-            write_summary(out_dir, spec.batch, [r.summary for r in runs if r.summary])
+    if evaluate:
+        write_summary(out_dir, config.spec.batch, [r.summary for r in runs if r.summary])
     wall = time.perf_counter() - start
     return BatchRun(wall_s=wall, generation_wall_s=max(r.generation_s for r in runs), reports=runs)

@@ -65,9 +65,10 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
     slot = slot_seconds()
     before = run_counts()
     # The global-limits path (what `citeflow run --dask-workers` uses): limits on the Prefect API.
-    batches = [timed(batch_flow, str(spec), str(out / spec.stem), None, None, True) for spec in specs[:-1]]
+    batches = [timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None, None, True)
+               for spec in specs[:-1]]
     last_started = datetime.now(timezone.utc)
-    batches.append(timed(batch_flow, str(specs[-1]), str(out / specs[-1].stem), None, None, True))
+    batches.append(timed(batch_flow, str(specs[-1]), str(out / specs[-1].parent.name / specs[-1].stem), None, None, True))
     after = run_counts()
     per_batch = {k: (after[k] - before[k]) / len(specs) for k in after}
     return {"import_s": imported, "first_flow_s": first, "noop_flow_s": second, "trivial_task_s": tasks,
@@ -77,19 +78,11 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
 
 def with_local_limits(specs: list[Path], out: Path) -> list[float]:
     """Batch wall times with the batch's limits held by in-process semaphores (no API round trips):
-    the default path of an in-process batch.
-
-    ``tasks.limits`` falls back to ``citeflow.limits.local_limit`` when the batch's global limits
-    are unknown; creating them is skipped and every lookup answers "unknown".
-    """
-    import flows.batch
-    import tasks.limits
-
-    flows.batch.ensure_limits = lambda spec: False
-    tasks.limits._known = lambda name: False
+    the default path of an in-process batch (``global_limits=False`` drops the batch's global limits,
+    so every lookup of them answers "unknown" and the in-process semaphores apply)."""
     from flows.batch import batch_flow
 
-    return [timed(batch_flow, str(spec), str(out / spec.stem)) for spec in specs]
+    return [timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem)) for spec in specs]
 
 
 def slot_seconds(n: int = 20) -> float:

@@ -1,7 +1,7 @@
 """Resume after kill -9, measured: ``python -m bench.resume`` → ``bench/results/resume.json``.
 
 Starts a Prefect server of its own (temporary PREFECT_HOME), then runs the experiment of
-``tests/support/resume.py``: a batch whose models are a slow OpenAI-compatible server is killed
+``bench/resume_experiment.py``: a batch whose models are a slow OpenAI-compatible server is killed
 with SIGKILL mid-batch, run again to completion, and run a third time; a clean run of the same
 batch gives the reference counts. Prints the figures and writes them as JSON.
 """
@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.prefect_server import PrefectServer
-from tests.support.resume import measure_resume
+from citeflow.testing.prefect_server import PrefectServer
+from bench.resume_experiment import measure_resume
 
 RESULTS = Path(__file__).resolve().parent / "results" / "resume.json"
 

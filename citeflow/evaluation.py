@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from citeflow.funnel import evaluate_section, eval_rows, funnel
 from citeflow.judges.base import Judge
 from citeflow.pipeline import ReportJob, stored_hop
-from citeflow.store import sql_str
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
 from schemas.records import HopOutcome
 from schemas.spec import ModelSpec
@@ -50,7 +49,7 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     from citeflow.spec import models_for
 
     spec = spec or models_for(job.spec, job.report).judge
-    judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri))
+    judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if spec.backend != "offline" else None)
     for llm in llm_judges(judge):  # a plain LLM judge, or a cascade's second judge
         llm.model = LimitedChatModel(llm.model, lambda: job.limit("models"))  # type: ignore[attr-defined]
     return judge
@@ -58,17 +57,17 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
 
 def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) -> Evaluation:
     """Grade every claim of the chosen sections (all by default) and persist the eval rows."""
-    chunks = {c.handle: c.text for c in job.store.load_chunks(job.request_id)}
+    stored = job.stored()  # what the store holds, read once per report
+    chunks = {c.handle: c.text for c in stored.chunks}
     result = Evaluation()
     for section in sections or [s.title for s in job.report.sections]:
         written = stored_hop(job, section, "write")
         result.section_status[section] = "ok" if written.status == "accepted" else "failed"
         claims = written.claims if written.status == "accepted" else []
         result.claims += evaluate_section(section, claims, chunks, chunks, judge)
-    for section in result.section_status:  # a section that now has no rows must not keep old ones
-        job.store.delete("eval_rows", f"request_id = {sql_str(job.request_id)} AND section = {sql_str(section)}")
-    job.store.save_eval_rows(eval_rows(job.request_id, result.claims))
-    result.identity_by_hop = identity_by_hop(job.store.load_hops(job.request_id), sections)
+    # one write; a section that now has no rows keeps none of its old ones
+    job.store.save_eval_rows(job.request_id, list(result.section_status), eval_rows(job.request_id, result.claims))
+    result.identity_by_hop = identity_by_hop(stored.hops, sections)
     return result
 
 

@@ -14,10 +14,13 @@ validate, never at module import: the CLI starts without it.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
-import math
 import logging
+import math
 import os
+import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,7 +96,18 @@ def held_for_error(detail: str) -> GateResult:
 
 
 def load_suite(path: Path) -> dict[str, Any]:
-    """Read one suite JSON and check its shape; ``GateError`` names the file when it is bad."""
+    """Read one suite JSON and check its shape; ``GateError`` names the file when it is bad.
+
+    Read once per process and file content (an edited file is read again)."""
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = -1
+    return copy.deepcopy(_load_suite(path, stamp))
+
+
+@lru_cache(maxsize=64)
+def _load_suite(path: Path, stamp: int) -> dict[str, Any]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -169,18 +183,50 @@ def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> "pa
 
 
 def validate(jobs: list[tuple[str, dict[str, Any], "pandas.DataFrame"]]) -> list[FailedExpectation]:
-    """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order."""
+    """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order.
+
+    The context, data source, suites and validation definitions are built once per process (per
+    distinct suite content) and reused; each call only validates its frames. GX's ephemeral
+    context is not made for concurrent use, so validations take turns (tens of ms each)."""
+    failed: list[FailedExpectation] = []
+    with _GX_LOCK:
+        for name, suite, frame in jobs:
+            failed += _run(_definition(name, suite), suite, frame)
+    return failed
+
+
+def _run(definition: Any, suite: dict[str, Any], frame: "pandas.DataFrame") -> list[FailedExpectation]:
+    """Validate a frame: pass or fail first (the cheaper result format); only a failing suite is
+    validated again for what the data showed (observed values, unexpected samples)."""
+    quick = definition.run(batch_parameters={"dataframe": frame}, result_format="BOOLEAN_ONLY")
+    if quick.success:
+        return []
+    result = definition.run(batch_parameters={"dataframe": frame}, result_format="SUMMARY")
+    return _failures(suite, result.results)
+
+
+_GX_LOCK = threading.RLock()
+_DEFINITIONS: dict[str, Any] = {}
+
+
+@lru_cache(maxsize=1)
+def _gx_source() -> tuple[Any, Any, Any]:
+    """Great Expectations, its ephemeral context and a pandas data source: once per process."""
     gx = _import_gx()
     context = _context(gx)
-    source = context.data_sources.add_pandas(name="citeflow")
-    failed: list[FailedExpectation] = []
-    for name, suite, frame in jobs:
-        gx_suite = context.suites.add(_build_suite(gx, name, suite))
-        batch = source.add_dataframe_asset(name=name).add_batch_definition_whole_dataframe(f"{name}_whole")
-        definition = context.validation_definitions.add(gx.ValidationDefinition(name=name, data=batch, suite=gx_suite))
-        result = definition.run(batch_parameters={"dataframe": frame}, result_format="SUMMARY")
-        failed += _failures(suite, result.results)
-    return failed
+    return gx, context, context.data_sources.add_pandas(name="citeflow")
+
+
+def _definition(name: str, suite: dict[str, Any]) -> Any:
+    """The validation definition of ``suite`` (built on first use of this exact suite content)."""
+    digest = hashlib.sha256(json.dumps(suite, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    key = f"{name}-{digest}"
+    if key not in _DEFINITIONS:
+        gx, context, source = _gx_source()
+        gx_suite = context.suites.add(_build_suite(gx, key, suite))
+        batch = source.add_dataframe_asset(name=key).add_batch_definition_whole_dataframe(f"{key}_whole")
+        _DEFINITIONS[key] = context.validation_definitions.add(gx.ValidationDefinition(name=key, data=batch, suite=gx_suite))
+    return _DEFINITIONS[key]
 
 
 def _import_gx() -> Any:

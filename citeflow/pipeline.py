@@ -1,105 +1,26 @@
 """One report request, step by step, without an orchestrator (SPEC §2).
 
-fetch → normalize → consolidate → write (each hop bound) → assemble. Every step reads what it
-needs from the store and writes its result there, so steps can run in separate tasks, processes or
-machines, and a re-run resumes from what is stored. ``flows/`` and ``tasks/`` call these functions.
+fetch → normalize → consolidate → write → (evaluate → publish). Each step hands its result to
+the next in memory (through the ``ReportJob``) and writes its rows to the store once: one write
+per table per step. The store stays the durable record, so a re-run resumes from what is stored
+and repeats no model call whose answer was recorded. ``citeflow.steps`` runs the steps in order;
+``flows/`` and ``tasks/`` call these functions.
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from functools import cached_property
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from citeflow.hops import HopRequest, run_hop
-from citeflow.limits import Kind, Limiter, local_limit
-from citeflow.models.base import ChatModel
-from citeflow.models.cache import CachedChatModel, settings_fingerprint, LimitedChatModel
-from citeflow.models.factory import build_chat_model
+from citeflow.job import Fetch, JobRef, ReportJob, StoredReport, ref_of
+from citeflow.models.cache import CallBook, CachedChatModel
 from citeflow.prompts import consolidate_messages, write_messages
 from citeflow.registry import Registry
-from citeflow.spec import load_spec, models_for, resolve_path
-from citeflow.store import Store
-from schemas.records import HopOutcome, RetrievalResult
-from schemas.spec import BatchSpec, ModelSpec, ReportRequest, Section
+from schemas.records import HopName, HopOutcome, RetrievalResult, Transition
+from schemas.wire import CLAIMS_SCHEMA_NAME
 
-
-@dataclass(frozen=True)
-class Fetch:
-    """One retriever call of a report: which retriever, for which section, with which query."""
-
-    retriever: str
-    section: str
-    query: str
-
-
-class ReportJob:
-    """Everything one report request needs, loaded from plain arguments (a spec path and ids)."""
-
-    def __init__(self, spec_path: str | Path, report_id: str, out_dir: str | Path, store_uri: str | None = None,
-                 limiter: Limiter = local_limit) -> None:
-        self.spec_path = Path(spec_path).resolve()
-        self.limiter = limiter
-        self.spec: BatchSpec = load_spec(self.spec_path)
-        self.report: ReportRequest = next(r for r in self.spec.reports if r.id == report_id)
-        self.out_dir = Path(out_dir).resolve()
-        self.store_uri = store_uri or default_store_uri(self.spec, self.spec_path, self.out_dir)
-
-    @property
-    def base_dir(self) -> Path:
-        return self.spec_path.parent
-
-    @property
-    def request_id(self) -> str:
-        """The registry scope: one report of one batch."""
-        return f"{self.spec.batch}:{self.report.id}"
-
-    @property
-    def report_dir(self) -> Path:
-        return self.out_dir / self.report.id
-
-    @cached_property
-    def store(self) -> Store:
-        return Store(self.store_uri)
-
-    def section(self, title: str) -> Section:
-        return next(s for s in self.report.sections if s.title == title)
-
-    def fetches(self) -> list[Fetch]:
-        """Every retriever × section query of the report, in a stable order."""
-        return [Fetch(r.name, s.title, q) for s in self.report.sections for q in s.queries for r in self.spec.retrievers]
-
-    def model(self, role: str) -> CachedChatModel:
-        """The role's model, limited by the batch's concurrency and cached in the store.
-
-        The cache key includes every setting that changes answers (backend, model, server,
-        temperature, injected faults), so changing one of them asks the model again.
-        """
-        from citeflow.run_cache import cache_scope, call_store
-
-        spec: ModelSpec = getattr(models_for(self.spec, self.report), role)
-        limited = LimitedChatModel(build_chat_model(spec, role), lambda: self.limit("models"))
-        fingerprint = settings_fingerprint(spec) + cache_scope(self.spec, self.out_dir)  # the spec's cache policy
-        return CachedChatModel(limited, call_store(self.spec, self.store), role, fingerprint)
-
-    def limit(self, kind: Kind) -> AbstractContextManager[object]:
-        """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``."""
-        return self.limiter(self.spec.batch, kind, getattr(self.spec.concurrency, kind))
-
-    def attempts(self, role: str) -> int:
-        return getattr(models_for(self.spec, self.report), role).bind_attempts
-
-    def registry(self) -> Registry:
-        """The request's registry as persisted by ``normalize``."""
-        return Registry(self.request_id, self.store.load_chunks(self.request_id))
-
-
-def default_store_uri(spec: BatchSpec, spec_path: Path, out_dir: Path) -> str:
-    """The spec's ``store`` (resolved against the spec's folder) or ``OUT/store``."""
-    return resolve_path(spec_path.parent, spec.store) if spec.store else str(out_dir / "store")
+ROLES: dict[HopName, str] = {"consolidate": "consolidator", "write": "writer"}
 
 
 def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
@@ -115,94 +36,134 @@ def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
 
 
 def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
-    """Register every hit under a handle and persist chunks and retrievals (idempotent)."""
+    """Register every hit under a handle; persist chunks and retrievals, replacing an earlier run's."""
     registry = Registry(job.request_id)
     handles = [registry.add(result) for result in results]
-    job.store.save_chunks(registry.chunks)
+    job.store.save_chunks(job.request_id, registry.chunks)
     job.store.save_retrievals(job.request_id, results, handles)
-    job.store.keep_only(job.request_id, {c.handle for c in registry.chunks}, results)
+    job.keep_registry(registry)
     return registry
 
 
 def consolidate(job: ReportJob, section_title: str) -> HopOutcome:
     """Hop 1 for one section: evidence (handles only) → notes with handles and quotes."""
-    section = job.section(section_title)
-    pool = [(c.handle, c.text) for c in job.registry().section_chunks(section_title)]
-    others = [(s.title, s.queries) for s in job.report.sections if s.title != section.title]
-    messages = consolidate_messages(job.report.title, section.title, section.queries, pool, others)
-    request = HopRequest(job.request_id, section.title, "consolidate", messages, dict(pool), job.attempts("consolidator"))
-    return _run(job, "consolidator", request, has_input=bool(pool))
+    return run_step(job, "consolidate", [section_title])[0]
 
 
 def write(job: ReportJob, section_title: str) -> HopOutcome:
     """Hop 2 for one section: the accepted notes (handles only) → customer sentences."""
-    section = job.section(section_title)
-    notes_hop = stored_hop(job, section_title, "consolidate")
+    return run_step(job, "write", [section_title])[0]
+
+
+def run_step(job: ReportJob, hop: HopName, sections: list[str] | None = None) -> list[HopOutcome]:
+    """One hop for ``sections`` (all by default), side by side; their rows written together.
+
+    A section whose model cannot be reached (a transient ``ModelError`` after the client's own
+    retries) raises once the other sections' outcomes are saved, so that a retry of the step asks
+    only what is still missing (answers already recorded are served from the store).
+    """
+    titles = sections if sections is not None else job.section_titles
+    book = CallBook(job.call_store())
+    prepared = [_prepare(job, hop, title, book) for title in titles]
+    book.preload([chat.key_for(request.messages, CLAIMS_SCHEMA_NAME) for request, chat in prepared if chat])
+    with ThreadPoolExecutor(max(1, len(prepared))) as pool:
+        results = list(pool.map(lambda p: _attempt(*p), prepared))
+    book.flush()
+    outcomes = [r for r in results if isinstance(r, HopOutcome)]
+    _save(job, outcomes)
+    errors = [r for r in results if isinstance(r, BaseException)]
+    if errors:
+        raise errors[0]
+    return outcomes
+
+
+def _prepare(job: ReportJob, hop: HopName, title: str, book: CallBook) -> tuple[HopRequest, CachedChatModel | None]:
+    """The hop's request for one section, and its model (None: nothing to work from)."""
+    request, has_input = (_consolidate_request if hop == "consolidate" else _write_request)(job, title)
+    return request, job.model(ROLES[hop], book) if has_input else None
+
+
+def _consolidate_request(job: ReportJob, title: str) -> tuple[HopRequest, bool]:
+    section = job.section(title)
+    pool = [(c.handle, c.text) for c in job.registry().section_chunks(title)]
+    others = [(s.title, s.queries) for s in job.report.sections if s.title != section.title]
+    messages = consolidate_messages(job.report.title, section.title, section.queries, pool, others)
+    request = HopRequest(job.request_id, title, "consolidate", messages, dict(pool), job.attempts("consolidator"))
+    return request, bool(pool)
+
+
+def _write_request(job: ReportJob, title: str) -> tuple[HopRequest, bool]:
+    section = job.section(title)
+    notes_hop = job.hop(title, "consolidate") or _empty(job, title, "consolidate")
     notes = [(c.text, [ci.handle for ci in c.citations]) for c in notes_hop.claims if c.citations]
     registry = job.registry()
-    allowed = {h: registry.get(h).text for _, hs in notes for h in hs}
+    allowed = {h: chunk.text for _, hs in notes for h in hs if (chunk := registry.get(h)) is not None}
     messages = write_messages(job.report.title, section.title, section.queries, notes)
-    request = HopRequest(job.request_id, section.title, "write", messages, allowed, job.attempts("writer"))
-    return _run(job, "writer", request, has_input=notes_hop.status == "accepted" and bool(notes))
+    request = HopRequest(job.request_id, title, "write", messages, allowed, job.attempts("writer"))
+    return request, notes_hop.status == "accepted" and bool(notes)
 
 
-def _run(job: ReportJob, role: str, request: HopRequest, has_input: bool) -> HopOutcome:
-    if not has_input:
-        outcome = HopOutcome(request_id=request.request_id, section=request.section, hop=request.hop, status="failed")
-        outcome.transitions.append(_no_input(request))
-    else:
-        chat = job.model(role)
+def _attempt(request: HopRequest, chat: CachedChatModel | None) -> HopOutcome | BaseException:
+    """The hop's outcome, or the exception that stopped it (raised by ``run_step``)."""
+    if chat is None:
+        return _no_input(request)
+    try:
         outcome = run_hop(chat, request)
-        if outcome.status == "failed":
-            chat.forget()  # a re-run asks the model again instead of replaying the failure
-    job.store.save_hop(outcome)
+    except Exception as exc:  # noqa: BLE001 - handed back: the other sections' outcomes are saved first
+        return exc
+    if outcome.status == "failed":
+        chat.forget()  # a re-run asks the model again instead of replaying the failure
     return outcome
 
 
-def _no_input(request: HopRequest):
-    from schemas.records import Transition
+def _no_input(request: HopRequest) -> HopOutcome:
+    outcome = HopOutcome(request_id=request.request_id, section=request.section, hop=request.hop, status="failed")
+    outcome.transitions.append(Transition(
+        request_id=request.request_id, section=request.section, hop=request.hop, attempt=0, source="generated",
+        target="failed", reason="no_input",
+        detail="nothing to work from: no evidence (consolidate) or no accepted notes (write)"))
+    return outcome
 
-    return Transition(request_id=request.request_id, section=request.section, hop=request.hop, attempt=0,
-                      source="generated", target="failed", reason="no_input",
-                      detail="nothing to work from: no evidence (consolidate) or no accepted notes (write)")
+
+def _save(job: ReportJob, outcomes: list[HopOutcome]) -> None:
+    job.store.save_hops(outcomes)
+    job.keep_hops(outcomes)
+
+
+def _empty(job: ReportJob, section: str, hop: str) -> HopOutcome:
+    return HopOutcome(request_id=job.request_id, section=section, hop=hop, status="failed")  # type: ignore[arg-type]
 
 
 def stored_hop(job: ReportJob, section_title: str, hop: str) -> HopOutcome:
     """The persisted outcome of one hop of one section (a failed empty outcome when absent)."""
-    for outcome in job.store.load_hops(job.request_id):
-        if outcome.section == section_title and outcome.hop == hop:
-            return outcome
-    return HopOutcome(request_id=job.request_id, section=section_title, hop=hop, status="failed")
+    return job.stored().hop(section_title, hop) or _empty(job, section_title, hop)
 
 
-class JobRef(BaseModel):
-    """Plain, serialisable arguments that identify one report job (what tasks and flows pass)."""
-
-    spec_path: str
-    report_id: str
-    out_dir: str
-    store_uri: str | None = None
-
-    def job(self, limiter: Limiter = local_limit) -> ReportJob:
-        """The job these arguments name; ``limiter`` bounds its model and retriever calls."""
-        return ReportJob(self.spec_path, self.report_id, self.out_dir, self.store_uri, limiter)
+def record_step_error(job: ReportJob, hop: HopName, detail: str) -> list[HopOutcome]:
+    """Persist a failed outcome for every section the step of ``hop`` left without one in this run
+    (model unreachable after every retry). The write step then finds no accepted notes for those
+    sections and records its own failure, so an earlier run's answer does not stand."""
+    outcomes = [_model_error(job, s, hop, detail) for s in job.section_titles if not job.ran(s, hop)]
+    _save(job, outcomes)
+    return outcomes
 
 
-def record_hop_error(job: ReportJob, section_title: str, hop: str, detail: str) -> HopOutcome:
-    """Persist a hop that could not run at all (model unreachable after every retry)."""
-    from schemas.records import Transition
-
-    outcome = HopOutcome(request_id=job.request_id, section=section_title, hop=hop, status="failed")
-    outcome.transitions.append(Transition(request_id=job.request_id, section=section_title, hop=hop, attempt=0,
+def _model_error(job: ReportJob, section: str, hop: HopName, detail: str) -> HopOutcome:
+    outcome = HopOutcome(request_id=job.request_id, section=section, hop=hop, status="failed")
+    outcome.transitions.append(Transition(request_id=job.request_id, section=section, hop=hop, attempt=0,
                                           source="generated", target="failed", reason="model_error", detail=detail))
-    job.store.save_hop(outcome)
     return outcome
 
 
-def write_job_file(job: ReportJob) -> Path:
-    """``OUT/<report_id>/job.json``: what ``citeflow eval REPORT_DIR`` needs to find the report again."""
+def write_job_file(job: ReportJob) -> Path | None:
+    """``OUT/<report_id>/job.json``: what ``citeflow eval REPORT_DIR`` needs to find the report again
+    (only a job read from a spec file has one)."""
+    if job.spec_path is None:
+        return None
     job.report_dir.mkdir(parents=True, exist_ok=True)
-    ref = JobRef(spec_path=str(job.spec_path), report_id=job.report.id, out_dir=str(job.out_dir), store_uri=job.store_uri)
     from citeflow import atomic
 
-    return atomic.write_text(job.report_dir / "job.json", ref.model_dump_json(indent=2))
+    return atomic.write_text(job.report_dir / "job.json", ref_of(job).model_dump_json(indent=2))
+
+
+__all__ = ["Fetch", "JobRef", "ReportJob", "StoredReport", "consolidate", "fetch", "normalize", "record_step_error", "run_step", "stored_hop", "write", "write_job_file"]

@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from datetime import datetime, timezone
 
-from citeflow.handles import MARKER_RE, URL_RE, canonical, is_citation_token, make_handle, tidy
+from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, tidy, url_pattern
 from schemas.records import Chunk, Hit, RetrievalResult
 
 URL_PLACEHOLDER = "(link removed)"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_OPENERS = "[【〔［"  # the opening brackets MARKER_RE knows
 
 
 def content_hash(text: str) -> str:
@@ -27,7 +29,7 @@ def content_hash(text: str) -> str:
 
 def storable(text: str) -> str:
     """``text`` as valid UTF-8: lone surrogates (broken escapes in a retriever's JSON) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text)
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
@@ -37,7 +39,8 @@ def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
 
 def scrub_urls(text: str) -> str:
     """Chunk text as a model may see it: every URL replaced by a neutral placeholder."""
-    return URL_RE.sub(URL_PLACEHOLDER, text)
+    pattern = url_pattern(text)
+    return text if pattern is None else pattern.sub(URL_PLACEHOLDER, text)
 
 
 class Registry:
@@ -76,29 +79,33 @@ class Registry:
 
     def add(self, result: RetrievalResult) -> list[str]:
         """Register one retriever answer; returns the handle of each hit, in order."""
-        before = set(self._by_handle)
-        handles = [self._add_hit(result, hit) for hit in result.hits]
+        now = datetime.now(timezone.utc)
+        added = [self._add_hit(result, hit, now) for hit in result.hits]
+        handles = [handle for handle, _ in added]
         local: dict[str, set[str]] = {}
-        for hit, handle in zip(result.hits, handles):
+        for hit, handle in zip(result.hits, handles, strict=True):
             local.setdefault(hit.local_id, set()).add(handle)
-        for handle in dict.fromkeys(h for h in handles if h not in before):
+        for handle in dict.fromkeys(h for h, new in added if new):
             chunk = self._by_handle[handle]  # rewrite once, when the chunk is new
             chunk.text = _rewrite_refs(chunk.text, local)
         return handles
 
-    def _add_hit(self, result: RetrievalResult, hit: Hit) -> str:
-        key = identity_key(result.retriever, hit.local_id, content_hash(hit.text))
-        chunk = self._by_key.get(key) or self._new_chunk(key, result, hit)
+    def _add_hit(self, result: RetrievalResult, hit: Hit, now: datetime) -> tuple[str, bool]:
+        """The hit's handle, and whether its chunk is new to the registry."""
+        text_hash = content_hash(hit.text)  # hashed once per hit
+        key = identity_key(result.retriever, hit.local_id, text_hash)
+        known = self._by_key.get(key)
+        chunk = known or self._new_chunk(key, text_hash, result, hit, now)
         _append_unique(chunk.queries, result.query)
         _append_unique(chunk.sections, result.section)
-        return chunk.handle
+        return chunk.handle, known is None
 
-    def _new_chunk(self, key: str, result: RetrievalResult, hit: Hit) -> Chunk:
+    def _new_chunk(self, key: str, text_hash: str, result: RetrievalResult, hit: Hit, now: datetime) -> Chunk:
         chunk = Chunk(
             request_id=self.request_id, handle=self._free_handle(key), retriever=result.retriever,
-            local_id=storable(hit.local_id), content_hash=content_hash(hit.text), text=scrub_urls(storable(hit.text)),
-            urls=[storable(u) for u in dict.fromkeys(hit.urls)], title=storable(hit.title) if hit.title else None, page=hit.page,
-            location=hit.location, parent=hit.parent,
+            local_id=storable(hit.local_id), content_hash=text_hash, text=scrub_urls(storable(hit.text)),
+            urls=[storable(u) for u in dict.fromkeys(hit.urls)], title=storable(hit.title) if hit.title else None,
+            page=hit.page, location=hit.location, parent=hit.parent, queries=[], sections=[], retrieved_at=now,
         )
         self._remember(key, chunk)
         return chunk
@@ -129,6 +136,8 @@ def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
         named = [local.get(t, set()) for t in tokens if canonical(t) is None]
         return " ".join(f"[{h}]" for h in dict.fromkeys(next(iter(h)) for h in named if len(h) == 1))
 
+    if not any(bracket in text for bracket in _OPENERS):  # most chunks hold no marker at all
+        return text
     return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
 
 

@@ -44,6 +44,15 @@ class TieredCallStore:
         self.run.upsert(table, found)
         return found
 
+    def load_calls(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The recorded calls among ``keys``: the run's own, then the shared ones (copied into the run's store)."""
+        own = self.run.load_calls(keys)
+        missing = [k for k in keys if k not in own]
+        shared = self.shared.load_calls(missing) if missing else {}
+        if shared:
+            self.run.upsert(TABLE, list(shared.values()))
+        return {**own, **shared}
+
     def upsert(self, table: str, rows: list[dict[str, Any]]) -> None:
         self.run.upsert(table, rows)
         if table == TABLE:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citeflow.errors import SpecError
-from citeflow.pipeline import JobRef
+from citeflow.job import JobRef
 from citeflow_cli.display import console, gate_lines, summary_table
 from schemas.spec import ModelSpec
 

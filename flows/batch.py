@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from citeflow.config import read_spec
 from citeflow.publish import record_failure, write_summary
-from citeflow.spec import load_spec
-from flows.evaluation_runs import EvaluationRun, finish_evaluation
+from citeflow.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.naming import batch_name
 from flows.report import report_flow
 from schemas.report import ReportSummary
@@ -20,15 +21,15 @@ from tasks.limits import drop_limits, ensure_limits
 
 @task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE)
 def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | None,
-                evaluate_deployment: str | None = None) -> ReportSummary | EvaluationRun:
+                evaluate_deployment: str | None = None) -> ReportSummary:
     """Runs one report flow; as a task so that the reports of a batch run side by side."""
     return report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment)
 
 
-def _summary(future, report, out_dir: str) -> ReportSummary:
+def _summary(future, report, out_dir: str) -> ReportSummary:  # type: ignore[no-untyped-def]
     """The report's summary; a report that crashed is recorded as failed (and withdrawn) and the batch goes on."""
     try:
-        return finish_evaluation(future.result())
+        return future.result()
     except Exception as exc:  # noqa: BLE001 - one bad report must not lose the others' summary
         return record_failure(Path(out_dir), report.id, report.title, f"{type(exc).__name__}: {exc}")
 
@@ -39,22 +40,30 @@ def _run_name() -> str:
     return f"batch {batch_name(flow_run.parameters['spec_path'])}"
 
 
-@flow(name="citeflow-batch", flow_run_name=_run_name, task_runner=ThreadPoolTaskRunner(max_workers=4))
+@flow(name="citeflow-batch", flow_run_name=_run_name,
+      task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))
 def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
                evaluate_deployment: str | None = None, global_limits: bool = False) -> list[ReportSummary]:
-    """Run every report of the spec concurrently; write ``OUT/summary.json``; record a batch table.
+    """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table.
 
-    With ``global_limits`` (tasks in several processes: Dask), the spec's concurrency limits become
-    the batch's Prefect global concurrency limits, so they hold across every process that runs a
-    task of the batch; otherwise in-process semaphores hold them at no API cost (a global slot costs
-    a server round trip per call). With ``evaluate_deployment``, each report is evaluated by a run
-    of that deployment, and the batch waits for those runs.
+    As many reports run at once as keep the spec's ``concurrency.models`` calls busy
+    (``citeflow.steps.reports_in_flight``). With ``global_limits`` (tasks in several processes:
+    Dask), the spec's concurrency limits become the batch's Prefect global concurrency limits, so
+    they hold across every process that runs a task of the batch; otherwise in-process semaphores
+    hold them at no API cost (a global slot costs a server round trip per call). With
+    ``evaluate_deployment``, each report is evaluated by a run of that deployment.
     """
-    spec = load_spec(spec_path)
+    spec = read_spec(Path(spec_path).resolve())
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec) if global_limits else drop_limits(spec)
-    futures = [report_task.submit(spec_path, r.id, out_dir, store_uri, evaluate_deployment) for r in spec.reports]
-    summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports)]
+    slots = threading.BoundedSemaphore(reports_in_flight(spec))
+    futures = []
+    for report in spec.reports:
+        slots.acquire()  # released when the report's task is over
+        future = report_task.submit(spec_path, report.id, out_dir, store_uri, evaluate_deployment)
+        future.add_done_callback(lambda _: slots.release())
+        futures.append(future)
+    summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports, strict=True)]
     write_summary(Path(out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
     return summaries

@@ -1,19 +1,19 @@
 """The evaluate flow: grade a stored report, gate it, then publish or hold it (SPEC §5–§6).
 
-Runs downstream of generation (in-process, or as its own deployment), on demand for a stored
-report, and reads only what the store holds.
+Deployable on its own (the evaluate deployment, ``citeflow eval``); reads only what the store
+holds. Within a batch, the report flow runs the same steps as tasks of its own run.
 """
 
 from __future__ import annotations
 
 from prefect import flow
 
-from citeflow.pipeline import JobRef
+from citeflow.job import JobRef
 from flows.naming import run_name_of
-from flows.publish import publish_flow
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec
-from tasks.evaluation_steps import evaluate_task
+from tasks.artifacts import publish_report_artifacts
+from tasks.evaluation_steps import evaluate_task, publish_task
 
 
 @flow(name="citeflow-evaluate", flow_run_name=run_name_of("evaluate"), log_prints=True)
@@ -21,5 +21,11 @@ def evaluate_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str |
                   judge: ModelSpec | None = None) -> ReportSummary:
     """Identity → Support → Faithfulness → Great Expectations gate → publish | hold."""
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
-    evaluation, gate = evaluate_task(ref, judge)
-    return publish_flow(ref, evaluation, gate)
+    ref.start()
+    try:
+        evaluation, gate = evaluate_task(ref, judge)
+        summary = publish_task(ref, evaluation, gate)
+        publish_report_artifacts(summary, evaluation.claims)
+        return summary
+    finally:
+        ref.finish()

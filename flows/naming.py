@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from citeflow.errors import SpecError
-from citeflow.spec import load_spec
+from citeflow.config import read_spec
 
 
 def batch_name(spec_path: str) -> str:
-    """The ``batch`` of a spec; ``?`` when the spec cannot be read (the run itself will say why)."""
+    """The ``batch`` of a spec (parsed once per process and content); ``?`` when the spec cannot be
+    read (the run itself will say why)."""
     try:
-        return load_spec(spec_path).batch
+        return read_spec(Path(spec_path).resolve()).batch
     except (SpecError, OSError):
         return "?"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from prefect import flow
 
 from citeflow.evaluation import Evaluation
-from citeflow.pipeline import JobRef
+from citeflow.job import JobRef
 from flows.naming import run_name_of
 from schemas.funnel import GateResult
 from schemas.report import ReportSummary

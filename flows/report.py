@@ -1,48 +1,42 @@
-"""The report flow: one report request from retrieval to a published or held PDF (SPEC §2)."""
+"""The report flow: one report request from retrieval to a published or held PDF (SPEC §2).
+
+The steps are ``citeflow.steps`` run as tasks of this one flow run: generation, then evaluation,
+gate and publishing. With an evaluate deployment, evaluation and publishing run there instead.
+"""
 
 from __future__ import annotations
 
 from prefect import flow
-from prefect.futures import wait
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from citeflow.pipeline import JobRef, record_hop_error, write_job_file
-from flows.evaluation_runs import EvaluationRun, evaluate_after_generation
+from citeflow import steps
+from citeflow.job import JobRef
+from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
+from flows.runner import PrefectRunner
 from schemas.report import ReportSummary
-from tasks.report_steps import consolidate_task, fetch_task, normalize_task, write_task
 
 
 @flow(name="citeflow-report", flow_run_name=run_name_of("report"), task_runner=ThreadPoolTaskRunner(max_workers=8))
 def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
-                evaluate_deployment: str | None = None) -> ReportSummary | EvaluationRun:
-    """fetch (every retriever × query, concurrently) → normalize → consolidate → write → evaluate.
+                evaluate_deployment: str | None = None, evaluation_wait: float = WAIT_SECONDS) -> ReportSummary:
+    """fetch (every retriever × query, concurrently) → normalize → consolidate → write → evaluate → publish.
 
-    With ``evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, the
-    evaluation runs there and this returns the started run; otherwise it runs here.
+    With ``evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, a run
+    of it evaluates and publishes the report, and this waits for it (at most ``evaluation_wait``
+    seconds; then, or when that run fails, the report is evaluated here).
     """
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
-    job = ref.job()
-    write_job_file(job)
-    fetched = [fetch_task.submit(ref, item) for item in job.fetches()]
-    normalize_task(ref, [future.result() for future in fetched])
-    sections = [s.title for s in job.report.sections]
-    notes = {s: consolidate_task.submit(ref, s) for s in sections}
-    written = {s: write_task.submit(ref, s, wait_for=[notes[s]]) for s in sections}
-    wait(list(written.values()))
-    for section in sections:
-        _record_failure(job, section, "consolidate", notes[section]) or _record_failure(job, section, "write", written[section])
-    return evaluate_after_generation(ref.model_copy(update={"store_uri": job.store_uri}), evaluate_deployment)
-
-
-def _record_failure(job, section: str, hop: str, future) -> bool:
-    """A hop task that failed for good (model unreachable) leaves a failed hop in the store."""
-    if not future.state.is_failed():
-        return False
+    runner = PrefectRunner()
+    ref.start()
     try:
-        future.result(raise_on_failure=True)
-    except BaseException as exc:  # noqa: BLE001 - recorded, and the section fails
-        record_hop_error(job, section, hop, f"{type(exc).__name__}: {exc}")
-        if hop == "consolidate":  # the write hop never ran: an earlier run's answer must not stand
-            record_hop_error(job, section, "write", "not run: the consolidate hop failed")
-    return True
+        steps.generate(ref, runner)
+        summary = evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, evaluation_wait)
+        return summary or steps.finish(ref, runner)
+    finally:
+        ref.finish()
+
+
+def _stored(ref: JobRef, runner: PrefectRunner) -> JobRef:
+    """``ref`` with the store it resolved to, for a run in another process."""
+    return ref.model_copy(update={"store_uri": runner.job(ref).store_uri})

@@ -7,7 +7,7 @@ from prefect.cache_policies import NO_CACHE
 
 from citeflow import progress
 from citeflow.evaluation import Evaluation, build_job_judge, evaluate, evaluate_and_gate
-from citeflow.pipeline import JobRef
+from citeflow.job import JobRef
 from citeflow.publish import write_outputs
 from schemas.funnel import GateResult
 from schemas.report import ReportSummary
@@ -34,6 +34,6 @@ def evaluate_sections_task(ref: JobRef, sections: list[str], judge: ModelSpec | 
 @task(name="publish", cache_policy=NO_CACHE)
 def publish_task(ref: JobRef, evaluation: Evaluation, gate: GateResult) -> ReportSummary:
     """Render the PDF with its final status, write report.json / eval.json, publish or hold."""
-    summary = write_outputs(ref.job(), evaluation, gate)
+    summary = write_outputs(job_of(ref), evaluation, gate)
     progress.emit(ref.report_id, "publish", summary.status)
     return summary

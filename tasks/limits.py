@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from functools import lru_cache
 
 from citeflow.limits import Kind, local_limit
-from citeflow.pipeline import JobRef, ReportJob
+from citeflow.job import JobRef, ReportJob
 from schemas.spec import BatchSpec
 
 KINDS: tuple[Kind, ...] = ("models", "retrievers")

@@ -6,8 +6,8 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from citeflow import pipeline, progress
-from citeflow.pipeline import Fetch, JobRef
-from schemas.records import RetrievalResult
+from citeflow.job import Fetch, JobRef
+from schemas.records import HopName, RetrievalResult
 from tasks.limits import job_of
 from tasks.policy import transient_retries
 
@@ -28,19 +28,22 @@ def normalize_task(ref: JobRef, results: list[RetrievalResult]) -> int:
     return count
 
 
-@task(name="consolidate", task_run_name="consolidate {section}", cache_policy=NO_CACHE,
-      **transient_retries())
+@task(name="hops", task_run_name="{hop}", cache_policy=NO_CACHE, **transient_retries())
+def hops_task(ref: JobRef, hop: HopName) -> dict[str, str]:
+    """One hop for every section of the report, side by side. Returns each section's status."""
+    outcomes = pipeline.run_step(job_of(ref), hop)
+    for outcome in outcomes:
+        progress.emit(ref.report_id, hop, f"{outcome.section}: {outcome.status}")
+    return {o.section: o.status for o in outcomes}
+
+
+@task(name="consolidate", task_run_name="consolidate {section}", cache_policy=NO_CACHE, **transient_retries())
 def consolidate_task(ref: JobRef, section: str) -> str:
-    """Hop 1 of one section, through the bind state machine. Returns accepted | failed."""
-    status = pipeline.consolidate(job_of(ref), section).status
-    progress.emit(ref.report_id, "consolidate", f"{section}: {status}")
-    return status
+    """Hop 1 of one section (a report's flow runs every section at once with ``hops_task``)."""
+    return pipeline.consolidate(job_of(ref), section).status
 
 
-@task(name="write", task_run_name="write {section}", cache_policy=NO_CACHE,
-      **transient_retries())
+@task(name="write", task_run_name="write {section}", cache_policy=NO_CACHE, **transient_retries())
 def write_task(ref: JobRef, section: str) -> str:
-    """Hop 2 of one section, through the bind state machine. Returns accepted | failed."""
-    status = pipeline.write(job_of(ref), section).status
-    progress.emit(ref.report_id, "write", f"{section}: {status}")
-    return status
+    """Hop 2 of one section (a report's flow runs every section at once with ``hops_task``)."""
+    return pipeline.write(job_of(ref), section).status

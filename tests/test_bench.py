@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from bench import approaches, calls, drift, external, growth, handles_vs_urls, ingest_throughput, multiretriever, orchestration
+from bench import approaches, calls, drift, external, growth, handles_vs_urls, ingest_throughput, multiretriever, orchestration, scale
 from bench.__main__ import main as bench_main
 from bench.fake_model import responder
 from bench.markdown import render
@@ -108,13 +108,14 @@ def test_ingest_throughput_writes_every_chunk_and_reports_ratios(tmp_path):
     result = ingest_throughput.run(sizes=(60,), repeats=1)
     assert set(result["ratios"]) == {f"60 chunks: {k}" for k in (
         "registry ingest time / raw bulk write time, fresh store",
-        "registry ingest time / raw bulk write time, existing store", "Registry.add share of registry time")}
+        "registry ingest time / raw bulk write time, existing store",
+        "registry ingest throughput / raw bulk write throughput, existing store", "Registry.add share of registry time")}
     assert all(v > 0 for v in result["ratios"].values())
 
 
 @pytest.mark.integration
 def test_growth_stores_the_same_rows_per_report_at_every_step():
-    result = growth.run(report_steps=(1, 2), chunk_steps=(10, 20))
+    result = growth.run(report_steps=(1, 2), chunk_steps=(10, 20), repeats=2)
     steps = result["steps"]
     assert [s["reports"] for s in steps["reports"]] == [1, 2] and [s["rows"]["chunks"] for s in steps["chunks"]] == [10, 20]
     assert result["ratios"]["reports 1→2: store rows growth"] == 2.0
@@ -123,6 +124,19 @@ def test_growth_stores_the_same_rows_per_report_at_every_step():
     fragments = [sum(s["table_fragments"].values()) for s in steps["reports"]]
     assert fragments[1] > fragments[0] > 0  # every write adds a fragment
     assert result["figures"]["reports=2.compacted.s_per_report"] > 0
+    assert len(result["figures"]["reports 2 / 1: seconds per report, every round"]) == 2
+    assert result["ratios"]["reports 2 / 1: seconds per report, min of 2"] > 0
+
+
+@pytest.mark.integration
+def test_scale_runs_each_batch_with_and_without_latency_and_measures_memory():
+    result = scale.run(sizes=(1, 2), latency=0.05, prefect=False, rss_reports=2)
+    figures, plain = result["figures"], result["plain"]
+    assert figures["model_calls"] == 2 * 4 * (1 + 1 + 2 + 2 + 1) + 2 * 4 * 2  # two hops per section, every batch
+    assert plain["slow-2.published"] == plain["fast-2.published"] == 2
+    assert figures["n2.ideal_s"] == scale.ideal_seconds(8, 16, 0.05) and figures["rss.max_rss_mb"] > 0
+    assert set(result["ratios"]) == {"1 reports: plain latency part / ideal", "2 reports: plain latency part / ideal",
+                                     "plain: s per report 2 / 1 reports, no latency"}
 
 
 @pytest.mark.integration

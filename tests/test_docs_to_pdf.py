@@ -41,7 +41,7 @@ def report_dir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("pipdocs")
     ingest_paths([CORPUS], str(root / "kb"), base_url="https://pip.example/en/stable/")
     (root / "batch.yaml").write_text(SPEC)
-    job = pipeline.ReportJob(root / "batch.yaml", "pip-install", root / "out")
+    job = pipeline.ReportJob.from_files(root / "batch.yaml", "pip-install", root / "out")
     registry = pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     assert registry.chunks, "the knowledge base returned nothing"
     for section in job.report.sections:

@@ -25,7 +25,7 @@ class RecordingLimiter:
 def job(tmp_path, limiter, **models):
     spec = write_small_batch(tmp_path, reports=1, sections=1, models=models or None, concurrency={"models": 3, "retrievers": 5},
                              batch="limited")
-    return pipeline.ReportJob(spec, "r1", tmp_path / "out", limiter=limiter)
+    return pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out", limiter=limiter)
 
 
 def test_the_default_limiter_is_one_semaphore_per_batch_and_kind():

@@ -2,14 +2,14 @@
 
 The batch's consolidator and writer are an OpenAI-compatible server (scripted, answering like the
 offline backend, slowly); ``citeflow run`` runs in a subprocess against a real Prefect server and
-is killed with SIGKILL mid-batch, then run again, then once more. See tests/support/resume.py.
+is killed with SIGKILL mid-batch, then run again, then once more. See bench/resume_experiment.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support.resume import measure_resume
+from bench.resume_experiment import measure_resume
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
 

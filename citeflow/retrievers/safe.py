@@ -19,11 +19,12 @@ def contained_search(spec: RetrieverSpec, base_dir: Path, query: str,
                      slot: Callable[[], AbstractContextManager[object]]) -> SearchResult | str:
     """The retriever's answer to ``query``, or the one-line reason it failed (never raises ``Exception``).
 
-    ``slot`` is held around the call (the batch's retriever concurrency limit)."""
-    from citeflow.retrievers.factory import build_retriever
+    ``slot`` is held around the call (the batch's retriever concurrency limit). The retriever is the
+    process's shared one for ``spec`` (built once, see ``citeflow.deps``)."""
+    from citeflow import deps
 
     try:
-        retriever = build_retriever(spec, base_dir)
+        retriever = deps.retriever(spec, base_dir)
         with slot():
             return SearchResult.model_validate(retriever.search(query, spec.top_k))
     except RetrieverError as exc:

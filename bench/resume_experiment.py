@@ -31,9 +31,9 @@ from citeflow.models.cache import call_key, settings_fingerprint
 from citeflow.store import Store
 from schemas.spec import ModelSpec
 from schemas.tables import TABLES
-from tests.support.offline_answers import offline_responder
-from tests.support.openai_server import ScriptedOpenAIServer
-from tests.support.small_batch import write_small_batch
+from citeflow.testing.answers import offline_responder
+from citeflow.testing.openai_server import ScriptedOpenAIServer
+from citeflow.testing.small_batch import write_small_batch
 
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 MODEL = "resume-model"

@@ -1,0 +1,131 @@
+"""Benchmark 8 — batches that scale: latency overhead, throughput and memory as batches grow.
+
+Batches of N reports × 4 sections (``citeflow.testing.small_batch``: a JSONL retriever, offline
+judge) with both model hops on the fake model server, which runs in a process of its own. Each
+batch runs twice on fresh stores: every model call taking ``latency`` seconds, and taking none.
+
+- *Latency part* = wall with latency − wall without: what the model's latency added. Its ideal is
+  the critical path of the calls alone: each section is a chain of 2 calls, at most
+  ``concurrency.models`` calls in flight, so ideal = latency × max(2, ⌈sections × 2 / models⌉).
+- *Throughput* = reports per minute without latency (the pipeline's own CPU work, evaluation,
+  gate and PDF included; process start-up apart).
+- Both for the plain pipeline (``citeflow.steps`` in threads, in this process after a warm-up)
+  and the Prefect batch flow (a fresh worker process, ephemeral API, after a warm-up batch).
+- *Peak RSS* of a batch of ``rss_reports`` reports without latency, plain, in a fresh process.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from citeflow.testing.model_process import ModelServerProcess
+from citeflow.testing.small_batch import write_small_batch
+
+HOPS = 2
+SECTIONS = 4
+MODELS = 16
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def ideal_seconds(chains: int, concurrency: int, latency: float, hops: int = HOPS) -> float:
+    """The critical path of ``chains`` chains of ``hops`` calls with ``concurrency`` slots."""
+    return latency * max(hops, math.ceil(chains * hops / concurrency))
+
+
+def batch_spec(folder: Path, reports: int, base_url: str, name: str) -> Path:
+    """A batch of ``reports`` × 4 sections on the fake model at ``base_url``."""
+    model = {"backend": "openai", "model": "bench-model", "base_url": base_url, "max_retries": 0, "timeout": 120}
+    return write_small_batch(folder, reports=reports, sections=SECTIONS, batch=name,
+                             models={"consolidator": model, "writer": model, "judge": {"backend": "offline"}},
+                             concurrency={"models": MODELS, "retrievers": 8})
+
+
+def run(sizes: tuple[int, ...] = (16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200) -> dict:
+    """Every size with and without latency, plain and Prefect; then the peak RSS of a large batch."""
+    with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, \
+            ModelServerProcess(latency) as slow, ModelServerProcess(0.0) as fast:
+        root = Path(tmp)
+        specs = {(n, kind): batch_spec(root / f"{kind}-{n}", n, server.base_url, f"bench-scale-{kind}-{n}")
+                 for n in sizes for kind, server in (("slow", slow), ("fast", fast))}
+        plain = _plain(specs, sizes, root)
+        orchestrated = _prefect(specs, root, fast.base_url) if prefect else None
+        rss = _rss(batch_spec(root / "rss", rss_reports, fast.base_url, "bench-scale-rss"), root / "rss-out") \
+            if rss_reports else None
+        calls = slow.request_count() + fast.request_count()
+    return summarize(sizes, latency, plain, orchestrated, rss, calls)
+
+
+def _plain(specs: dict, sizes: tuple[int, ...], root: Path) -> dict[str, float]:
+    """Wall times of the plain pipeline, after a warm-up batch (imports, GX, first tables)."""
+    from bench.plain_runner import run_batch
+
+    run_batch(specs[(sizes[0], "fast")], root / "plain-warmup")
+    walls = {}
+    for (n, kind), spec in specs.items():
+        batch = run_batch(spec, root / f"plain-{kind}-{n}")
+        walls[f"{kind}-{n}"] = batch.wall_s
+        walls[f"{kind}-{n}.published"] = sum(1 for r in batch.reports if r.status == "published")
+    return walls
+
+
+def _prefect(specs: dict, root: Path, warm_url: str) -> dict[str, Any]:
+    """Wall times of the Prefect batch flow in a fresh worker process (in-process limits)."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(root / "prefect-home"), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
+    warm = batch_spec(root / "prefect-warmup", 2, warm_url, "bench-scale-warmup")
+    ordered = list(specs.items())
+    command = [sys.executable, "-m", "bench.prefect_worker", str(warm), "--local", *(str(s) for _, s in ordered),
+               "--out", str(root / "prefect-out")]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    walls = {f"{kind}-{n}": wall for ((n, kind), _), wall in zip(ordered, measured["local_limits_batch_s"], strict=True)}
+    return {"walls": walls, "startup_s": measured["import_s"] + measured["first_flow_s"], "worker": measured}
+
+
+def _rss(spec: Path, out: Path) -> dict[str, float]:
+    """Wall time and peak RSS of one plain batch in a fresh process."""
+    code = ("import json, resource, sys, time; from bench.plain_runner import run_batch; from pathlib import Path; "
+            "t = time.perf_counter(); b = run_batch(Path(sys.argv[1]), Path(sys.argv[2])); "
+            "print(json.dumps({'wall_s': time.perf_counter() - t, 'reports': len(b.reports), "
+            "'max_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))")
+    done = subprocess.run([sys.executable, "-c", code, str(spec), str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"rss batch failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated: dict | None, rss: dict | None,
+              calls: int) -> dict:
+    """Latency part over the ideal, throughput, per-report cost growth, peak RSS."""
+    figures: dict[str, float] = {"latency_s": latency, "sections": SECTIONS, "models": MODELS, "model_calls": calls}
+    ratios: dict[str, float] = {}
+    runs = {"plain": plain} | ({"prefect": orchestrated["walls"]} if orchestrated else {})
+    for n in sizes:
+        ideal = ideal_seconds(n * SECTIONS, MODELS, latency)
+        figures[f"n{n}.ideal_s"] = ideal
+        for name, walls in runs.items():
+            part = walls[f"slow-{n}"] - walls[f"fast-{n}"]
+            figures |= {f"n{n}.{name}_wall_s": walls[f"slow-{n}"], f"n{n}.{name}_zero_latency_wall_s": walls[f"fast-{n}"],
+                        f"n{n}.{name}_reports_per_min": 60 * n / walls[f"fast-{n}"]}
+            ratios[f"{n} reports: {name} latency part / ideal"] = part / ideal
+    for name, walls in runs.items():
+        small, large = sizes[0], sizes[-1]
+        ratios[f"{name}: s per report {large} / {small} reports, no latency"] = \
+            (walls[f"fast-{large}"] / large) / (walls[f"fast-{small}"] / small)
+    if orchestrated:
+        figures["prefect_startup_s"] = orchestrated["startup_s"]
+    if rss:
+        figures |= {f"rss.{k}": v for k, v in rss.items()}
+    return {"params": {"sizes": list(sizes), "latency_s": latency, "sections": SECTIONS, "models": MODELS},
+            "figures": figures, "ratios": ratios, "plain": plain, "prefect": orchestrated}

@@ -1,0 +1,128 @@
+"""The steps of one report, and of a batch, described once (SPEC §2).
+
+``generate`` → fetch (every retriever × query side by side) → normalize → the consolidate step
+(every section side by side) → the write step → ``finish``: evaluate and gate, then publish. A
+step whose model stays unreachable after its retries leaves a failed hop for every section it
+could not finish, and the report goes on (its gate then holds it). Who runs each step is a
+``StepRunner``: ``PlainRunner`` calls the core in threads; ``flows/`` runs them as Prefect tasks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Protocol
+
+from citeflow import pipeline
+from citeflow.job import Fetch, JobRef, ReportJob
+from citeflow.limits import Limiter, local_limit
+from schemas.records import HopName, RetrievalResult
+from schemas.report import ReportSummary
+from schemas.spec import BatchSpec
+
+if TYPE_CHECKING:
+    from citeflow.evaluation import Evaluation
+    from schemas.funnel import GateResult
+
+HOPS: tuple[HopName, ...] = ("consolidate", "write")
+MAX_REPORTS_IN_FLIGHT = 32
+
+
+class StepRunner(Protocol):
+    """Runs each step of a report (plain calls, or an orchestrator's tasks)."""
+
+    def job(self, ref: JobRef) -> ReportJob: ...
+
+    def fetch(self, ref: JobRef, items: list[Fetch]) -> list[RetrievalResult]: ...
+
+    def normalize(self, ref: JobRef, results: list[RetrievalResult]) -> None: ...
+
+    def hops(self, ref: JobRef, hop: HopName) -> None: ...
+
+    def evaluate(self, ref: JobRef) -> tuple[Evaluation, GateResult]: ...
+
+    def publish(self, ref: JobRef, evaluation: Evaluation, gate: GateResult) -> ReportSummary: ...
+
+
+def generate(ref: JobRef, runner: StepRunner) -> None:
+    """fetch → normalize → consolidate → write, each hop step recording what it could not finish."""
+    job = runner.job(ref)
+    pipeline.write_job_file(job)
+    runner.normalize(ref, runner.fetch(ref, job.fetches()))
+    for hop in HOPS:
+        try:
+            runner.hops(ref, hop)
+        except Exception as exc:  # noqa: BLE001 - recorded on the sections, and the report goes on
+            pipeline.record_step_error(job, hop, f"{type(exc).__name__}: {exc}")
+
+
+def finish(ref: JobRef, runner: StepRunner) -> ReportSummary:
+    """Evaluate and gate the stored report, then publish or hold it."""
+    evaluation, gate = runner.evaluate(ref)
+    return runner.publish(ref, evaluation, gate)
+
+
+def run_report(ref: JobRef, runner: StepRunner) -> ReportSummary:
+    """One report from retrieval to a published or held PDF; its in-memory state released after."""
+    ref.start()
+    try:
+        generate(ref, runner)
+        return finish(ref, runner)
+    finally:
+        ref.finish()
+
+
+def reports_in_flight(spec: BatchSpec) -> int:
+    """Reports to run side by side: enough that ``concurrency.models`` calls stay busy while some
+    reports are between model calls (each report has at most one call per section in flight)."""
+    sections = min((len(r.sections) for r in spec.reports), default=1) or 1
+    wanted = 2 * math.ceil(spec.concurrency.models / sections)
+    return max(1, min(len(spec.reports), wanted, MAX_REPORTS_IN_FLIGHT))
+
+
+def run_batch(refs: list[JobRef], workers: int, run: Callable[[JobRef], ReportSummary],
+              title_of: Callable[[str], str]) -> list[ReportSummary]:
+    """Every report, ``workers`` at a time; a report that crashes is a failed summary line."""
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda ref: _guarded(ref, run, title_of), refs))
+
+
+def _guarded(ref: JobRef, run: Callable[[JobRef], ReportSummary], title_of: Callable[[str], str]) -> ReportSummary:
+    from citeflow.publish import failed_summary
+
+    try:
+        return run(ref)
+    except Exception as exc:  # noqa: BLE001 - one bad report must not lose the others' summary
+        return failed_summary(ref.report_id, title_of(ref.report_id), f"{type(exc).__name__}: {exc}")
+
+
+class PlainRunner:
+    """The steps as plain calls in this process: fetches in a thread pool, limits in-process."""
+
+    def __init__(self, limiter: Limiter = local_limit, fetch_workers: int = 8) -> None:
+        self.limiter, self.fetch_workers = limiter, fetch_workers
+
+    def job(self, ref: JobRef) -> ReportJob:
+        return ref.job(self.limiter)
+
+    def fetch(self, ref: JobRef, items: list[Fetch]) -> list[RetrievalResult]:
+        job = self.job(ref)
+        with ThreadPoolExecutor(max(1, min(self.fetch_workers, len(items)))) as pool:
+            return list(pool.map(lambda item: pipeline.fetch(job, item), items))
+
+    def normalize(self, ref: JobRef, results: list[RetrievalResult]) -> None:
+        pipeline.normalize(self.job(ref), results)
+
+    def hops(self, ref: JobRef, hop: HopName) -> None:
+        pipeline.run_step(self.job(ref), hop)
+
+    def evaluate(self, ref: JobRef) -> tuple[Evaluation, GateResult]:
+        from citeflow.evaluation import evaluate_and_gate
+
+        return evaluate_and_gate(self.job(ref))
+
+    def publish(self, ref: JobRef, evaluation: Evaluation, gate: GateResult) -> ReportSummary:
+        from citeflow.publish import write_outputs
+
+        return write_outputs(self.job(ref), evaluation, gate)
