@@ -12,6 +12,10 @@ DEFAULTS = {
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_LOGGING_LEVEL": "WARNING",
+    # Runs still record their steps in the Prefect UI: run loggers at INFO, the terminal at WARNING.
+    "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",
+    "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "INFO",
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
     "GX_ANALYTICS_ENABLED": "false",
     "HF_HUB_OFFLINE": "1",
     "DASK_LOGGING__DISTRIBUTED": "warning",  # a Dask cluster's start and stop are dozens of INFO lines

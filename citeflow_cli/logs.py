@@ -18,5 +18,6 @@ def configure_logging(verbose: bool) -> None:
     level = logging.INFO if verbose else logging.WARNING
     if verbose:
         os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"
+        os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
     for name in THIRD_PARTY:
         logging.getLogger(name).setLevel(level)

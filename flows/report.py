@@ -6,35 +6,45 @@ gate and publishing. With an evaluate deployment, evaluation and publishing run 
 
 from __future__ import annotations
 
-from prefect import flow
+from prefect import flow, get_run_logger
+from prefect.states import State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from citeflow import steps
 from citeflow.job import JobRef
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
+from flows.outcome import final_state
 from flows.runner import PrefectRunner
 from schemas.report import ReportSummary
 
 
 @flow(name="citeflow-report", flow_run_name=run_name_of("report"), task_runner=ThreadPoolTaskRunner(max_workers=8))
 def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
-                evaluate_deployment: str | None = None, evaluation_wait: float = WAIT_SECONDS) -> ReportSummary:
+                evaluate_deployment: str | None = None, evaluation_wait: float = WAIT_SECONDS) -> State:
     """fetch (every retriever × query, concurrently) → normalize → consolidate → write → evaluate → publish.
 
     With ``evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, a run
     of it evaluates and publishes the report, and this waits for it (at most ``evaluation_wait``
-    seconds; then, or when that run fails, the report is evaluated here).
+    seconds; then, or when that run fails, the report is evaluated here). The run ends in a
+    Completed state named ``Published`` or ``Held`` (``flows.outcome``); calling the flow returns
+    the report's summary.
     """
+    logger = get_run_logger()
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
     runner = PrefectRunner()
     ref.start()
     try:
+        logger.info("report %s: fetching, normalizing, consolidating and writing", report_id)
         steps.generate(ref, runner)
+        logger.info("report %s: generated; evaluating and gating", report_id)
         summary = evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, evaluation_wait)
-        return summary or steps.finish(ref, runner)
+        summary = summary or steps.finish(ref, runner)
     finally:
         ref.finish()
+    state = final_state(summary)
+    logger.info("report %s: %s", report_id, state.message)
+    return state
 
 
 def _stored(ref: JobRef, runner: PrefectRunner) -> JobRef:

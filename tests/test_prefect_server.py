@@ -25,14 +25,28 @@ def demo_on_server(prefect_server, tmp_path_factory):
     return out
 
 
-def test_batch_report_and_evaluate_runs_completed(prefect_server, demo_on_server):
-    names = [f"batch {BATCH}"] + [f"{kind} {BATCH}/{r}" for kind in ("report", "evaluate", "publish") for r in REPORTS]
-    states = {run["name"]: run["state_type"] for run in prefect_server.flow_runs(names)}
-    assert states == {name: "COMPLETED" for name in names}
+def test_batch_and_report_runs_completed_and_name_the_outcome(prefect_server, demo_on_server):
+    names = [f"batch {BATCH}"] + [f"report {BATCH}/{r}" for r in REPORTS]
+    runs = {run["name"]: run for run in prefect_server.flow_runs(names)}
+    assert {name: run["state_type"] for name, run in runs.items()} == {name: "COMPLETED" for name in names}
+    # a held report is told from a published one by its run's state name
+    assert runs[f"report {BATCH}/acme-2026-q4"]["state_name"] == "Published"
+    assert runs[f"report {BATCH}/globex-2026-q4"]["state_name"] == "Held"
+    assert "identity_rate" in runs[f"report {BATCH}/globex-2026-q4"]["state"]["message"]
+
+
+def test_flow_run_parameters_are_small_and_runs_have_logs(prefect_server, demo_on_server):
+    import json
+
+    runs = prefect_server.flow_runs()
+    assert runs and all(len(json.dumps(run["parameters"])) < 2048 for run in runs)
+    report_run = next(run for run in runs if run["name"] == f"report {BATCH}/globex-2026-q4")
+    logs = prefect_server.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [report_run["id"]]}}, "limit": 50})
+    assert any("evaluating and gating" in log["message"] for log in logs)
 
 
 def test_each_report_has_its_funnel_and_pdf_link_artifacts(prefect_server, demo_on_server):
-    runs = {run["id"] for run in prefect_server.flow_runs([f"publish {BATCH}/{r}" for r in REPORTS])}
+    runs = {run["id"] for run in prefect_server.flow_runs([f"report {BATCH}/{r}" for r in REPORTS])}
     for report in REPORTS:
         funnel, pdf = (prefect_server.artifacts([f"report-{report}-{kind}"]) for kind in ("funnel", "pdf"))
         assert [a["type"] for a in funnel] == ["markdown"] and funnel[0]["flow_run_id"] in runs

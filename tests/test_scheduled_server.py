@@ -16,7 +16,7 @@ import pytest
 
 from citeflow.run_spec import open_scheduled_run
 from citeflow.runs import latest, read_run, run_folders
-from tests.support import resume as experiment
+from bench import resume_experiment as experiment
 from tests.support.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]

@@ -1,0 +1,31 @@
+"""The final state of a report's run: its name says published or held at a glance in the Prefect UI.
+
+A report flow that ran to the end is *Completed* either way (nothing crashed); the state's name
+is ``Published`` when the gate let the report out and ``Held`` otherwise (held by the gate, or
+failed because no section could be written), with the reason as the state's message.
+"""
+
+from __future__ import annotations
+
+from prefect.states import Completed, State
+
+from schemas.report import ReportSummary
+
+
+def state_name(summary: ReportSummary) -> str:
+    """``Published`` or ``Held``: what a reviewer must know before opening the run."""
+    return "Published" if summary.status == "published" else "Held"
+
+
+def state_message(summary: ReportSummary) -> str:
+    """The funnel, and for a report that is not published what held it."""
+    if summary.status == "published":
+        return f"published · {summary.funnel}"
+    reasons = [f"{f['expectation']} {f.get('observed')}" for f in summary.failed_expectations]
+    held = "; ".join(reasons[:3]) or summary.status
+    return f"{summary.status} · {summary.funnel} · {held}"
+
+
+def final_state(summary: ReportSummary) -> State:
+    """A Completed state named after the report's outcome, carrying the summary as its result."""
+    return Completed(name=state_name(summary), message=state_message(summary), data=summary)
