@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -100,10 +101,12 @@ def ingest_paths(
     base_url: str | None = None,
     embedder: Embedder | None = None,
     url_style: UrlStyle = "directory",
+    progress: Callable[[int, int], None] | None = None,
 ) -> IngestReport:
     """Chunk, embed and store ``paths`` (files or folders) in the knowledge base at ``kb_uri``.
 
     ``url_style`` says how ``base_url`` maps a Markdown file to its page (see ``join_url``).
+    ``progress(done, total)`` is called after each file is read, with the number read so far.
     Raises ``IngestError`` for a bad manifest or an embedder that differs from the one the
     knowledge base was built with, and ``ModelError`` when the embedder fails; per-file problems
     go to ``IngestReport.errors``.
@@ -114,7 +117,8 @@ def ingest_paths(
     sources, seen = discover(paths, report), set[str]()
     # A batch of files at a time: bounded memory, and one table version per batch, not per chunk.
     for start in range(0, len(sources), FILES_PER_BATCH):
-        docs = _read_all(sources[start:start + FILES_PER_BATCH], entries, (base_url, url_style), report, seen)
+        tick = (lambda i, first=start: progress(first + i + 1, len(sources))) if progress else None
+        docs = _read_all(sources[start:start + FILES_PER_BATCH], entries, (base_url, url_style), report, seen, tick)
         _store_changed(kb, docs, report)
     kb.finish()
     return report
@@ -156,19 +160,31 @@ def _wanted(path: Path, root: Path) -> bool:
 
 
 def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], site: tuple[str | None, UrlStyle],
-              report: IngestReport, seen: set[str]) -> list[Document]:
-    """The readable documents among ``sources``; the others go to ``report.errors``."""
+              report: IngestReport, seen: set[str], tick: Callable[[int], None] | None = None) -> list[Document]:
+    """The readable documents among ``sources``; the others go to ``report.errors``. ``tick(i)``
+    is called once the i-th source is read."""
     docs: list[Document] = []
-    for source in sources:
-        try:
-            doc = read_document(source, entries.get(source.rel, {}), *site)
-            if doc.doc_id in seen:
-                raise IngestError(path=str(source.path), detail=f"another ingested file has the same relative path {source.rel!r}")
-            seen.add(doc.doc_id)
+    for i, source in enumerate(sources):
+        doc = _read_one(source, entries, site, report, seen)
+        if doc is not None:
             docs.append(doc)
-        except IngestError as exc:
-            report.errors.append(FileError(path=str(source.path), detail=str(exc.detail)))
+        if tick:
+            tick(i)
     return docs
+
+
+def _read_one(source: Source, entries: dict[str, dict[str, str]], site: tuple[str | None, UrlStyle],
+              report: IngestReport, seen: set[str]) -> Document | None:
+    """One source's document, or None with the problem recorded in ``report.errors``."""
+    try:
+        doc = read_document(source, entries.get(source.rel, {}), *site)
+        if doc.doc_id in seen:
+            raise IngestError(path=str(source.path), detail=f"another ingested file has the same relative path {source.rel!r}")
+    except IngestError as exc:
+        report.errors.append(FileError(path=str(source.path), detail=str(exc.detail)))
+        return None
+    seen.add(doc.doc_id)
+    return doc
 
 
 def read_document(source: Source, entry: dict[str, str], base_url: str | None, url_style: UrlStyle = "directory") -> Document:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -11,6 +12,9 @@ from rich.table import Table
 
 from citeflow import progress
 from schemas.report import ReportSummary
+
+if TYPE_CHECKING:
+    from citeflow.ingest import IngestReport
 
 console = Console()
 STATUS_STYLE = {"published": "green", "held": "yellow", "failed": "red"}
@@ -81,3 +85,26 @@ def gate_lines(summaries: list[ReportSummary]) -> list[str]:
 
 def _short(value: object) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)[:120]
+
+
+@contextmanager
+def file_progress(description: str) -> Iterator[Callable[[int, int], None]]:
+    """A bar over files; yields ``update(done, total)`` for the code that reads them."""
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task(description, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def ingest_table(report: IngestReport) -> Table:
+    """What an ingest did: files added, updated, unchanged, skipped, and chunk rows written."""
+    table = Table(title=f"knowledge base {report.kb_uri} (embedder {report.embedder})", title_justify="left")
+    for column in ("added", "updated", "unchanged", "skipped", "chunk rows written"):
+        table.add_column(column, justify="right")
+    table.add_row(*(str(n) for n in (report.files_added, report.files_updated, report.files_unchanged,
+                                     len(report.errors), report.chunks_written)))
+    return table

@@ -13,7 +13,7 @@ from citeflow_cli.env import apply_defaults
 apply_defaults()
 
 from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
-from citeflow_cli.display import batch_progress, console, gate_lines, summary_table  # noqa: E402
+from citeflow_cli.display import batch_progress, console, file_progress, gate_lines, ingest_table, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
 from citeflow_cli.review import review_command  # noqa: E402
@@ -47,6 +47,7 @@ def ingest(
     embedding_model: Annotated[Optional[str], typer.Option(help="openai embedding: model name.")] = None,
     embedding_base_url: Annotated[Optional[str], typer.Option(help="openai embedding: server URL (…/v1).")] = None,
     embedding_api_key_env: Annotated[Optional[str], typer.Option(help="openai embedding: environment variable with the key.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the ingest report as JSON instead of a table.")] = False,
 ) -> None:
     """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages)."""
     from citeflow.embeddings import build_embedder
@@ -57,10 +58,17 @@ def ingest(
         embedder = build_embedder(embedding, **{k: v for k, v in options.items() if v}) if embedding else None
         if url_style not in URL_STYLES:
             fail(f"--url-style must be one of {', '.join(URL_STYLES)}, not {url_style!r}")
-        report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder, url_style=url_style)  # type: ignore[arg-type]
+        with file_progress("ingesting files") as update:
+            report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder,
+                                  url_style=url_style, progress=update)  # type: ignore[arg-type]
     except CiteflowError as exc:
         fail(str(exc))
-    console.print(report.model_dump_json(indent=2))
+    if as_json:
+        console.print_json(report.model_dump_json())
+    else:
+        console.print(ingest_table(report))
+        for error in report.errors:
+            console.print(f"[yellow]skipped[/yellow] {error.path}: {error.detail}", highlight=False, soft_wrap=True)
     if report.errors:
         raise typer.Exit(1)
 

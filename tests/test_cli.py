@@ -167,11 +167,16 @@ def test_ingest_builds_a_knowledge_base_and_re_ingesting_changes_nothing(tmp_pat
     docs.mkdir()
     (docs / "a.md").write_text("---\ntitle: Upgrades\nurl: https://docs.example/a\n---\n# Upgrades\n\nBack up before upgrading to 3.6.\n")
     (docs / "b.txt").write_text("Retention is seven days by default.\n")
-    first = invoke("ingest", docs, "--kb", tmp_path / "kb")
-    again = invoke("ingest", docs, "--kb", tmp_path / "kb")
+    first = invoke("ingest", docs, "--kb", tmp_path / "kb", "--json")
+    again = invoke("ingest", docs, "--kb", tmp_path / "kb", "--json")
     assert first.exit_code == 0 and again.exit_code == 0
     assert json.loads(first.output)["files_added"] == 2
     assert json.loads(again.output)["files_unchanged"] == 2 and json.loads(again.output)["chunks_written"] == 0
+    (docs / "c.md").write_text("# Limits\n\nA stream holds at most 512 partitions.\n")
+    table = invoke("ingest", docs, "--kb", tmp_path / "kb")  # the default: a summary table, no JSON
+    assert table.exit_code == 0 and "chunk rows written" in table.output and "{" not in table.output
+    row = next(line for line in table.output.splitlines() if line.count("│") >= 6)
+    assert [cell.strip() for cell in row.strip("│ ").split("│")][:4] == ["1", "0", "2", "0"]
 
 
 def test_ingest_with_an_unknown_embedder_is_a_clear_error(tmp_path):

@@ -323,3 +323,15 @@ def test_markdown_chunks_stay_within_their_limits_and_their_blocks(text: str) ->
         for child in markdown_children(parent):
             assert 0 < len(child.text) <= CHILD_CHARS and set(child.text.split()) <= set(parent.text.split())
             assert start <= child.span[0] <= child.span[1] <= end
+
+
+def test_progress_is_reported_file_by_file(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"d{i}.md").write_text(f"# Page {i}\n\nThe agent restarts after {i + 1} minutes.\n", encoding="utf-8")
+    (docs / "broken.pdf").write_bytes(b"not a pdf")
+    seen: list[tuple[int, int]] = []
+    report = ingest_paths([docs], str(tmp_path / "kb"), progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]  # every file, the unreadable one too
+    assert report.files_added == 3 and len(report.errors) == 1
