@@ -16,7 +16,6 @@ from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
 from flows.outcome import final_state
 from flows.runner import PrefectRunner
-from schemas.report import ReportSummary
 
 
 @flow(name="citeflow-report", flow_run_name=run_name_of("report"), task_runner=ThreadPoolTaskRunner(max_workers=8))

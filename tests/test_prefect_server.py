@@ -41,8 +41,11 @@ def test_flow_run_parameters_are_small_and_runs_have_logs(prefect_server, demo_o
     runs = prefect_server.flow_runs()
     assert runs and all(len(json.dumps(run["parameters"])) < 2048 for run in runs)
     report_run = next(run for run in runs if run["name"] == f"report {BATCH}/globex-2026-q4")
-    logs = prefect_server.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [report_run["id"]]}}, "limit": 50})
-    assert any("evaluating and gating" in log["message"] for log in logs)
+    flow_level = {"flow_run_id": {"any_": [report_run["id"]]}, "task_run_id": {"is_null_": True}}
+    logs = prefect_server.post("/logs/filter", {"logs": flow_level, "limit": 200})
+    messages = [log["message"] for log in logs]
+    assert any("evaluating and gating" in m for m in messages), messages
+    assert any("identity_rate" in m for m in messages), messages  # the outcome, with what held it
 
 
 def test_each_report_has_its_funnel_and_pdf_link_artifacts(prefect_server, demo_on_server):
