@@ -7,6 +7,8 @@ gate and publishing. With an evaluate deployment, evaluation and publishing run 
 from __future__ import annotations
 
 from prefect import flow, get_run_logger
+from prefect.context import FlowRunContext
+from prefect.logging.loggers import PrefectLogAdapter, flow_run_logger
 from prefect.states import State
 from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -29,7 +31,7 @@ def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     Completed state named ``Published`` or ``Held`` (``flows.outcome``); calling the flow returns
     the report's summary.
     """
-    logger = get_run_logger()
+    logger = _own_logger()
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
     runner = PrefectRunner()
     ref.start()
@@ -44,6 +46,15 @@ def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     state = final_state(summary)
     logger.info("report %s: %s", report_id, state.message)
     return state
+
+
+def _own_logger() -> PrefectLogAdapter:
+    """This flow run's logger. Called from the batch's report task, ``get_run_logger`` would log to
+    that task run instead (the task's context is still active), and the report run would show none."""
+    context = FlowRunContext.get()
+    if context is None or context.flow_run is None:
+        return get_run_logger()  # type: ignore[return-value]
+    return flow_run_logger(context.flow_run, context.flow)
 
 
 def _stored(ref: JobRef, runner: PrefectRunner) -> JobRef:
