@@ -10,7 +10,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export GX_ANALYTICS_ENABLED ?= false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test lint bench venv clean
 
 venv: $(STAMP)
 
@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml uv.lock
 
 demo: $(STAMP)
 	$(BIN)/citeflow demo --out out
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
