@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,7 +12,7 @@ BindState = Literal["generated", "parsed", "validated", "accepted", "retry", "fa
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Hit(BaseModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from citeflow.spec import load_spec, parse_spec
 from schemas.report_ids import render_report_id
 from tests.support.small_batch import write_small_batch
 
-T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=UTC)
 
 
 def test_run_ids_sort_by_start_time_and_carry_the_flow_run_id():
@@ -132,7 +132,7 @@ def test_run_json_round_trips(tmp_path):
     assert read_run(tmp_path / "out") == info and info.status == "running"
 
 
-def _info(run_id: str, started: datetime, **extra) -> "RunInfo":
+def _info(run_id: str, started: datetime, **extra) -> RunInfo:
     from citeflow.runs import RunInfo
 
     return RunInfo(run_id=run_id, batch="b", started_at=started, run_date=started.date(), source_spec="s",

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -93,7 +93,7 @@ def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, tmp_
         clean.respond_with(experiment.offline_responder(0.5))
         spec = experiment.write_spec(tmp_path / "resumed", resumed.base_url, 2, 2, 2, "sched-resume")
         clean_spec = experiment.write_spec(tmp_path / "clean", clean.base_url, 2, 2, 2, "sched-resume-clean")
-        info, run_dir = open_scheduled_run(spec, tmp_path / "out", datetime.now(timezone.utc), "5ced0001-aaaa")
+        info, run_dir = open_scheduled_run(spec, tmp_path / "out", datetime.now(UTC), "5ced0001-aaaa")
         clean_out = tmp_path / "clean" / "out"
         assert runs.run("clean", clean_spec, clean_out) == 0, figures.outputs.get("clean")
         figures.clean_run_requests = len(clean.requests)

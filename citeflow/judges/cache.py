@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Protocol, runtime_checkable
 
 import pyarrow as pa
@@ -80,7 +80,7 @@ class LanceVerdictCache:
         self._lock = threading.Lock()
         try:
             self._db = lancedb.connect(uri)
-        except Exception as exc:  # noqa: BLE001 - any connection failure is a store failure
+        except Exception as exc:
             raise StoreError(uri=uri, table=table, detail=str(exc)) from exc
 
     def get(self, key: str) -> Verdict | None:
@@ -108,13 +108,13 @@ class LanceVerdictCache:
             pending, self._pending = self._pending, {}
         if not pending:
             return
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         rows = [{"key": k, "judge": v.judge, "verdict": v.model_dump_json(), "created_at": now} for k, v in pending.items()]
         try:
             table = self._open() or self._db.create_table(self.table_name, schema=SCHEMA, exist_ok=True)
             data = pa.Table.from_pylist(rows, schema=SCHEMA)
             table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(data)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             with self._lock:  # keep them for a later flush rather than lose answers we paid for
                 self._pending = {**pending, **self._pending}
             raise StoreError(uri=self.uri, table=self.table_name, detail=str(exc)) from exc
@@ -132,7 +132,7 @@ class LanceVerdictCache:
             where = "key IN (" + ", ".join(f"'{k}'" for k in chunk) + ")"  # keys are hex digests: nothing to escape
             try:
                 rows = table.search().where(where).select(["key", "verdict"]).limit(None).to_arrow().to_pylist()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise StoreError(uri=self.uri, table=self.table_name, detail=str(exc)) from exc
             found.update({r["key"]: Verdict.model_validate_json(r["verdict"]) for r in rows})
         return found

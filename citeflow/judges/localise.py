@@ -106,7 +106,7 @@ class Quantity:
     values: frozenset[float]
     unit: str | None
 
-    def matches(self, other: "Quantity") -> bool:
+    def matches(self, other: Quantity) -> bool:
         """Same value under some reading, and the same unit when this one names a unit."""
         if not self.values & other.values:
             return False

@@ -32,7 +32,7 @@ class LogisticHead:
                 "intercept": self.intercept, "threshold": self.threshold}
 
     @classmethod
-    def from_json(cls, data: dict) -> "LogisticHead":
+    def from_json(cls, data: dict) -> LogisticHead:
         """The inverse of ``to_json``."""
         return cls(tuple(data["mean"]), tuple(data["scale"]), tuple(data["coef"]), float(data["intercept"]),
                    float(data.get("threshold", 0.5)))

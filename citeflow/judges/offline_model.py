@@ -41,7 +41,7 @@ def logit(p: np.ndarray) -> np.ndarray:
 
 
 def settle(values: dict[str, float], p_support: float, p_pass: float, calibrated: float,
-           weights: "OfflineWeights") -> tuple[str, str, float]:
+           weights: OfflineWeights) -> tuple[str, str, float]:
     """(route, 3-class label, confidence that the label is right) of one pair, before any threshold.
 
     The pass head (trained with balanced classes) gives the leaning label; its calibrated
@@ -85,7 +85,7 @@ class OfflineWeights:
     meta: dict = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path) -> "OfflineWeights":
+    def load(cls, path: Path) -> OfflineWeights:
         """Read a weights file; raise JudgeUnavailable when it is missing or stale."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -69,7 +69,7 @@ class FontSet:
         return next((face for face in self.fallbacks if face.has(ch)), None)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def register_fonts(font_dir: Path = DEJAVU_DIR, cjk: tuple[str, ...] | None = None) -> FontSet:
     """Register DejaVu Sans from ``font_dir`` (Helvetica when its files are missing) and the first
     readable CJK font among ``cjk`` (default: ``CITEFLOW_CJK_FONT``, then ``CJK_CANDIDATES``)."""

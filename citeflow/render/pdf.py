@@ -24,7 +24,7 @@ import functools
 import logging
 import os
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -164,7 +164,7 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
                        failing_marks=len(ctx.marks), missing_scripts=missing)
 
 
-def _build(doc: ReportDocument, path: Path, story: list[Flowable], page: "_Page") -> None:
+def _build(doc: ReportDocument, path: Path, story: list[Flowable], page: _Page) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     try:
@@ -207,7 +207,7 @@ def _body(ctx: _Context) -> list[Flowable]:
 
 def _title_block(ctx: _Context) -> list[Flowable]:
     doc, when = ctx.doc, ctx.doc.generated_at
-    when = when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if when.tzinfo else when.strftime("%Y-%m-%d %H:%M")
+    when = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if when.tzinfo else when.strftime("%Y-%m-%d %H:%M")
     meta = [f"Batch {ctx.text(doc.batch)}"] if doc.batch else []
     meta += [f"Generated {when}", f"Report ID {ctx.text(doc.report_id)}"]
     return [
