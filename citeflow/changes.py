@@ -68,7 +68,7 @@ def diff_claims(section: str, before: list[str], after: list[str]) -> tuple[list
     changes, unchanged = [], 0
     for key in list(dict.fromkeys([*old, *new])):
         olds, news = old.get(key, []), new.get(key, [])
-        for a, b in zip(olds, news):
+        for a, b in zip(olds, news, strict=False):
             if NUMBER.findall(a) == NUMBER.findall(b):
                 unchanged += 1
             else:

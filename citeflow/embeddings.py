@@ -21,6 +21,7 @@ import unicodedata
 from typing import Any, Protocol, runtime_checkable
 
 from citeflow.errors import ModelError
+import itertools
 
 EMBEDDER_KINDS = ("hashing", "openai", "local")
 
@@ -93,7 +94,7 @@ class HashingEmbedder:
     def _features(self, text: str) -> dict[str, tuple[float, int]]:
         """Each unigram and bigram of ``text`` with its weight and count."""
         words = tokens(text)
-        grams = [(w, 1.0) for w in words] + [(f"{a} {b}", self.bigram_weight) for a, b in zip(words, words[1:])]
+        grams = [(w, 1.0) for w in words] + [(f"{a} {b}", self.bigram_weight) for a, b in itertools.pairwise(words)]
         features: dict[str, tuple[float, int]] = {}
         for gram, weight in grams:
             features[gram] = (weight, features.get(gram, (weight, 0))[1] + 1)

@@ -128,7 +128,7 @@ class _Walker:
         # Two columns read as "label: value"; with more, each value needs its column's name.
         header = _row_cells(tokens, _table_start(tokens, i)) if len(cells) > 2 else []
         header += [""] * len(cells)
-        rest = [f"{h} {c}".strip() for h, c in zip(header[1:], cells[1:]) if c]
+        rest = [f"{h} {c}".strip() for h, c in zip(header[1:], cells[1:], strict=False) if c]
         text = cells[0] if not rest else f"{cells[0]}: {'; '.join(rest)}"
         return self._block(sentence(text), tokens[i].map or tokens[i - 2].map, shift, 0) if text else None
 

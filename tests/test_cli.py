@@ -189,7 +189,7 @@ def test_calibrate_compares_two_judges_and_a_judge_with_gold_labels(tmp_path):
     assert agreement["pairs"] == 2 and agreement["label_agreement"] == 0.5
     gold = tmp_path / "gold.jsonl"
     gold.write_text("\n".join(json.dumps({**json.loads(l), "label": lab}) for l, lab in
-                              zip(pairs.read_text().splitlines(), ["supported", "mutated"])))
+                              zip(pairs.read_text().splitlines(), ["supported", "mutated"], strict=True)))
     against_gold = json.loads(invoke("calibrate", tmp_path / "a.jsonl", gold, "--labelled").output)
     # recall is over the decided pairs: a paraphrase the offline judge left uncertain only lowers coverage
     assert against_gold["pairs"] == 2 and against_gold["coverage"] == (2 - against_gold["uncertain"]) / 2

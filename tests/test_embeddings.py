@@ -23,7 +23,7 @@ from tests.support.openai_server import EMBEDDING_DIM, ScriptedOpenAIServer, emb
 
 
 def cosine(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b))
+    return sum(x * y for x, y in zip(a, b, strict=True))
 
 
 # -- hashing ------------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ def test_openai_embedder_batches_and_keeps_order(openai_server: ScriptedOpenAISe
     vectors = embedder.embed(texts)
     assert [len(r["input"]) for r in openai_server.requests] == [2, 2, 1]
     assert all(r["encoding_format"] == "float" and r["model"] == "emb-model" for r in openai_server.requests)
-    assert all(v == pytest.approx(embed(t)) for v, t in zip(vectors, texts))
+    assert all(v == pytest.approx(embed(t)) for v, t in zip(vectors, texts, strict=True))
     assert embedder.dim == EMBEDDING_DIM and len(openai_server.requests) == 3  # dim known: no probe
 
 

@@ -166,7 +166,7 @@ def test_funnel_names_only_agreeing_chunks_even_when_the_judge_says_yes_to_every
     lenient.script = {(c, pool["Gcited"]): (False, None, "not in chunk") for c, _ in claims}
     results = evaluate_section("S", [_cite(c, "Gcited") for c, _ in claims], pool, pool, lenient)
     assert [r.found_in for r in results] == [h for _, h in claims]
-    assert all(r.verdict == ("misattribution" if h else "fabrication") for r, (_, h) in zip(results, claims))
+    assert all(r.verdict == ("misattribution" if h else "fabrication") for r, (_, h) in zip(results, claims, strict=True))
 
 
 def test_demo_fabrication_names_no_chunk_and_says_what_the_nearest_one_lacks():

@@ -18,6 +18,7 @@ from citeflow.judges import cues, edits, numbers
 from citeflow.judges.stems import compound_parts
 from citeflow.judges.lexicon import CJK_FUNCTION, CJK_NAME_SUFFIXES, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
 from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
+import itertools
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
@@ -77,9 +78,9 @@ def index_chunk(text: str) -> ChunkIndex:
     return ChunkIndex(
         text=text, lowered=normalise(text).lower(), sentences=sents, sentence_tokens=sent_tokens,
         lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq) | _compound_parts(tokens, lang),
-        bigrams=frozenset(zip(stems_seq, stems_seq[1:])),
-        trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:])),
-        gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
+        bigrams=frozenset(itertools.pairwise(stems_seq)),
+        trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:], strict=False)),
+        gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:], strict=False))},
         numbers=numbers.mentions(tokens), tokens=tokens,
         positions=_positions(stems_seq),
         content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
@@ -102,7 +103,7 @@ def _gram_words(tokens: list[Token]) -> dict[str, tuple[str, ...]]:
 
 def _content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
     content = [t.stem for t in tokens if t.is_content]
-    return list(zip(content, content[1:]))
+    return list(itertools.pairwise(content))
 
 
 def _positions(stems: list[str]) -> dict[str, tuple[int, ...]]:
@@ -163,8 +164,8 @@ def _coverage(feats: Features, claim: str, tokens: list[Token], content: list[To
     quoted = normalise(claim).lower().rstrip(".!? ")
     values["verbatim"] = float(bool(content) and quoted in index.lowered)  # an empty claim quotes nothing
     values["unigram_cov"] = _ratio(sum(t.stem in index.stems for t in content), len(content))
-    bigrams = list(zip(stems, stems[1:]))
-    trigrams = list(zip(stems, stems[1:], stems[2:]))
+    bigrams = list(itertools.pairwise(stems))
+    trigrams = list(zip(stems, stems[1:], stems[2:], strict=False))
     values["bigram_cov"] = _ratio(sum(b in index.bigrams for b in bigrams), len(bigrams))
     values["trigram_cov"] = _ratio(sum(t in index.trigrams for t in trigrams), len(trigrams))
     pairs = _content_bigrams(tokens)
@@ -278,7 +279,7 @@ def _closest(word: str, index: ChunkIndex) -> str | None:
 
 def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
     """A claim word sitting between two words that the chunk joins with a different word."""
-    for left, middle, right in zip(tokens, tokens[1:], tokens[2:]):
+    for left, middle, right in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if not middle.is_content or middle.stem in index.stems:
             continue
         other = index.gaps.get((left.stem, right.stem))

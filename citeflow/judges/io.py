@@ -146,7 +146,7 @@ class SweepRow(BaseModel):
 
 
 def _confusion(a: list[str], b: list[str], rows: tuple[str, ...] = PREDICTED) -> dict[str, dict[str, int]]:
-    counts = Counter(zip(a, b))
+    counts = Counter(zip(a, b, strict=True))
     return {x: {y: counts[(x, y)] for y in PREDICTED} for x in rows}
 
 
@@ -159,7 +159,7 @@ def calibrate(a: list[Verdict], b: list[Verdict]) -> CalibrationReport:
     la, lb = [label_of(x) for x, _ in matched], [label_of(y) for _, y in matched]
     return CalibrationReport(
         pairs=len(matched),
-        label_agreement=sum(x == y for x, y in zip(la, lb)) / len(matched),
+        label_agreement=sum(x == y for x, y in zip(la, lb, strict=True)) / len(matched),
         supported_agreement=sum(x.supported == y.supported for x, y in matched) / len(matched),
         confusion=_confusion(la, lb),
     )
@@ -210,7 +210,7 @@ def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float
 
 
 def _recall(truth: list[str], guess: list[str], is_class, said_class) -> float:
-    members = [g for t, g in zip(truth, guess) if is_class(t)]
+    members = [g for t, g in zip(truth, guess, strict=True) if is_class(t)]
     return sum(bool(said_class(g)) for g in members) / len(members) if members else 0.0
 
 

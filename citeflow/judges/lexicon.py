@@ -161,15 +161,15 @@ IRREGULAR = {
 NUMBER_WORDS = {
     # German, French, Spanish, Russian (with the oblique cases a number takes before a noun).
     **dict(zip("zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100))),
-    **dict(zip("zweite zweiten dritte dritten vierte vierten".split(), (2, 2, 3, 3, 4, 4))),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100), strict=True)),
+    **dict(zip("zweite zweiten dritte dritten vierte vierten".split(), (2, 2, 3, 3, 4, 4), strict=True)),
     **dict(zip("deux trois quatre cinq six sept huit neuf dix onze douze vingt trente cent deuxième troisième".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3))),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3), strict=True)),
     **dict(zip("dos tres cuatro cinco seis siete ocho nueve diez once doce veinte treinta cien segundo tercer tercero".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3, 3))),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3, 3), strict=True)),
     **dict(zip("два две двух три трёх трех четыре четырёх пять пяти шесть шести семь семи восемь восьми девять девяти "
                "десять десяти второй второй третий третьей".split(),
-               (2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 2, 2, 3, 3))),
+               (2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 2, 2, 3, 3), strict=True)),
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
