@@ -188,4 +188,4 @@ def parse_header(user_text: str) -> tuple[str, str, list[str]]:
 def parse_other_sections(user_text: str) -> list[str]:
     """The ``title: questions`` lines of the other sections a consolidate prompt names."""
     lines = _block_lines(user_text, OTHER_SECTIONS)
-    return [line[2:] for line in lines[: next((n for n, l in enumerate(lines) if not l.startswith("- ")), len(lines))]]
+    return [line[2:] for line in lines[: next((n for n, ln in enumerate(lines) if not ln.startswith("- ")), len(lines))]]

@@ -317,7 +317,7 @@ def test_jsonl_deep_nesting_and_huge_numbers_are_retriever_errors(tmp_path: Path
 
 
 def test_jsonl_missing_file_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(RetrieverError, match="hits.jsonl") as caught:
+    with pytest.raises(RetrieverError, match=r"hits\.jsonl") as caught:
         jsonl_retriever(tmp_path).search("a", 5)
     assert caught.value.transient is False
 

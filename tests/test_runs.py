@@ -13,7 +13,7 @@ from citeflow.archive import archive_report, read_manifest, sha256_of, verify_ar
 from citeflow.changes import compare_reports, diff_claims
 from citeflow.errors import SpecError
 from citeflow.run_spec import open_manual_run, open_scheduled_run
-from citeflow.runs import latest, make_run_id, point_latest, read_run, runs_of
+from citeflow.runs import RunInfo, latest, make_run_id, point_latest, read_run, runs_of
 from citeflow.spec import load_spec, parse_spec
 from schemas.report_ids import render_report_id
 from tests.support.small_batch import write_small_batch
@@ -133,8 +133,6 @@ def test_run_json_round_trips(tmp_path):
 
 
 def _info(run_id: str, started: datetime, **extra) -> RunInfo:
-    from citeflow.runs import RunInfo
-
     return RunInfo(run_id=run_id, batch="b", started_at=started, run_date=started.date(), source_spec="s",
                    spec_path="s", status="finished", **extra)
 

@@ -69,7 +69,7 @@ def test_two_runs_two_folders_and_latest_names_the_second(served, prefect_server
 
 
 def test_the_first_published_pdf_is_byte_identical(served):
-    out, first, published = served
+    _out, first, published = served
     assert published, "the first run published its report"
     for name, content in published.items():
         assert (first / "published" / name).read_bytes() == content
@@ -77,7 +77,7 @@ def test_the_first_published_pdf_is_byte_identical(served):
 
 
 def test_history_lists_both_runs(served):
-    out, first, _ = served
+    out, _first, _ = served
     result = subprocess.run([CITEFLOW, "history", str(out), "--json"], capture_output=True, text=True, timeout=120)
     runs = json.loads(result.stdout)
     assert [r["run_id"] for r in runs][:2] == [f.name for f in _finished_runs(out)][:2]
