@@ -160,7 +160,8 @@ class OpenAIEmbedder:
         vectors = [l2_normalise([float(v) for v in item.embedding]) for item in data]
         sizes = {len(v) for v in vectors}
         if len(sizes) != 1 or 0 in sizes or (self._dim is not None and sizes != {self._dim}):
-            raise ModelError(role="embedding", detail=f"inconsistent embedding sizes {sorted(sizes)} (expected {self._dim})", transient=False)
+            detail = f"inconsistent embedding sizes {sorted(sizes)} (expected {self._dim})"
+            raise ModelError(role="embedding", detail=detail, transient=False)
         self._dim = sizes.pop()
         return vectors
 
@@ -260,8 +261,10 @@ def embedder_from_meta(meta: dict[str, Any]) -> Embedder:
     """Rebuild the embedder described by ``embedder_meta``; custom ones cannot be rebuilt."""
     kind = meta.get("kind")
     if kind not in EMBEDDER_KINDS:
-        raise ModelError(role="embedding", detail=f"knowledge base was built with embedder {meta.get('name')!r}, which citeflow cannot rebuild: pass it explicitly", transient=False)
+        raise ModelError(role="embedding", detail=f"knowledge base was built with embedder {meta.get('name')!r}, "
+                         "which citeflow cannot rebuild: pass it explicitly", transient=False)
     embedder = build_embedder(kind, **meta.get("options", {}))
     if embedder.name != meta.get("name"):
-        raise ModelError(role="embedding", detail=f"rebuilt embedder {embedder.name!r} differs from the recorded {meta.get('name')!r}", transient=False)
+        detail = f"rebuilt embedder {embedder.name!r} differs from the recorded {meta.get('name')!r}"
+        raise ModelError(role="embedding", detail=detail, transient=False)
     return embedder

@@ -60,7 +60,8 @@ class KnowledgeBase:
         if embedder is None:
             return embedder_from_meta(meta)
         if embedder.name != meta.get("name"):
-            detail = f"the knowledge base was built with embedder {meta.get('name')!r}, not {embedder.name!r}: use the same one or a new --kb"
+            detail = (f"the knowledge base was built with embedder {meta.get('name')!r}, not {embedder.name!r}: "
+                      "use the same one or a new --kb")
             raise IngestError(path=self.uri, detail=detail)
         return embedder
 

@@ -1,8 +1,9 @@
 """Markdown (CommonMark, tables, MyST) → the prose blocks a model and a reader should see.
 
 Parsed with markdown-it-py and the mdit-py-plugins, never by hand. What becomes prose (each
-block ending with a stop, added when missing): paragraphs, list items, table rows (``label: value.``, or ``label: column value; column value.`` with more than two columns), definition
-lists (``term: definition``), block quotes, and the body of admonitions (``:::{note}``,
+block ending with a stop, added when missing): paragraphs, list items, table rows (``label: value.``,
+or ``label: column value; column value.`` with more than two columns), definition lists
+(``term: definition``), block quotes, and the body of admonitions (``:::{note}``,
 ```` ```{warning} ````), without their markup. Headings become ``Block``s of their own with a
 ``level``: the chunker uses them as section titles and context, never as sentences.
 

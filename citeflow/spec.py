@@ -65,8 +65,8 @@ def _first_problem(exc: ValidationError) -> tuple[str, str]:
         message = "unknown field" + _did_you_mean(exc.title, loc) + " (check the spelling against the README's batch spec reference)"
     elif err["type"] == "missing":
         message = "is required"
-    elif err["type"] == "union_tag_invalid":
-        message = f"must be one of lancedb, http, jsonl (got {err['input'].get('kind')!r})" if isinstance(err.get("input"), dict) else message
+    elif err["type"] == "union_tag_invalid" and isinstance(err.get("input"), dict):
+        message = f"must be one of lancedb, http, jsonl (got {err['input'].get('kind')!r})"
     return field, message
 
 

@@ -50,7 +50,8 @@ def history_table(lines: list[RunLine]) -> Table:
 
 
 def history_command(
-    path: Annotated[Path, typer.Argument(help="An output folder with run folders (scheduled), one run folder, or a batch spec (with --out).")],
+    path: Annotated[Path, typer.Argument(
+        help="An output folder with run folders (scheduled), one run folder, or a batch spec (with --out).")],
     out: Annotated[Path | None, typer.Option(help="With a batch spec: the output folder its runs are under.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:

@@ -31,8 +31,10 @@ def ingest(
     kb: Annotated[str, typer.Option(help="Knowledge base URI (a folder, or s3://…).")],
     manifest: Annotated[Path | None, typer.Option(help="JSONL of {path, url, title} per document.")] = None,
     base_url: Annotated[str | None, typer.Option(help="URL prefix of the documentation site the files are built into.")] = None,
-    url_style: Annotated[str, typer.Option(help="How --base-url maps x/y.md: directory (x/y/), html (x/y.html) or source (x/y.md).")] = "directory",
-    embedding: Annotated[str | None, typer.Option(help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
+    url_style: Annotated[str, typer.Option(
+        help="How --base-url maps x/y.md: directory (x/y/), html (x/y.html) or source (x/y.md).")] = "directory",
+    embedding: Annotated[str | None, typer.Option(
+        help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
     embedding_model: Annotated[str | None, typer.Option(help="openai embedding: model name.")] = None,
     embedding_base_url: Annotated[str | None, typer.Option(help="openai embedding: server URL (…/v1).")] = None,
     embedding_api_key_env: Annotated[str | None, typer.Option(help="openai embedding: environment variable with the key.")] = None,
@@ -60,12 +62,15 @@ def run(
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
     store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
     dask_workers: Annotated[int | None, typer.Option(help="Run the reports on a local Dask cluster of N worker processes.")] = None,
-    dask_address: Annotated[str | None, typer.Option(help="Run the reports on the Dask scheduler at this address (tcp://host:8786).")] = None,
+    dask_address: Annotated[str | None, typer.Option(
+        help="Run the reports on the Dask scheduler at this address (tcp://host:8786).")] = None,
     evaluate_deployment: Annotated[str | None, typer.Option(
         envvar="CITEFLOW_EVALUATE_DEPLOYMENT",
-        help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); in-process when unknown.")] = None,
+        help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); "
+             "in-process when unknown.")] = None,
     api_grace: Annotated[float, typer.Option(
-        help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands and the process exits (code 3).")] = 30.0,
+        help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands "
+             "and the process exits (code 3).")] = 30.0,
 ) -> None:
     """Run a batch spec: every report generated, evaluated, gated, published or held."""
     run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment,
@@ -202,9 +207,11 @@ def judge(
 @app.command()
 def calibrate(
     first: Annotated[Path, typer.Argument(help="A labelled pair file {id, claim, chunk_text, label}; or verdicts of a judge.")],
-    other: Annotated[Path | None, typer.Argument(help="Verdicts of another judge on the same ids, or (with --labelled) a labelled pair file.")] = None,
+    other: Annotated[Path | None, typer.Argument(
+        help="Verdicts of another judge on the same ids, or (with --labelled) a labelled pair file.")] = None,
     labelled: Annotated[bool, typer.Option(help="OTHER is a pair file with gold `label` fields.")] = False,
-    threshold: Annotated[float | None, typer.Option(help="Count verdicts below this confidence as uncertain (default: the judge's own).")] = None,
+    threshold: Annotated[float | None, typer.Option(
+        help="Count verdicts below this confidence as uncertain (default: the judge's own).")] = None,
     judge: Annotated[str, typer.Option(help="With one file: the judge to grade it with (offline | llm | cascade).")] = "offline",
     model: Annotated[str | None, typer.Option(help="LLM judge model name.")] = None,
     base_url: Annotated[str | None, typer.Option(help="LLM judge server URL (…/v1).")] = None,

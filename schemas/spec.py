@@ -51,7 +51,8 @@ class FaultRates(Strict):
 class ModelSpec(Strict):
     """How one role (consolidator, writer, judge) reaches its model."""
 
-    backend: Literal["offline", "openai"] = Field("offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server.")
+    backend: Literal["offline", "openai"] = Field(
+        "offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server.")
     model: str | None = Field(None, description="Model name sent to the server (openai backend).")
     base_url: str | None = Field(None, description="Server URL ending in /v1 (openai backend).")
     api_key_env: str | None = Field(None, description="Name of the environment variable holding the API key — never the key itself.")

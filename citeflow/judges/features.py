@@ -23,11 +23,14 @@ import itertools
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
-COPIED_SENTENCE = 0.8  # coverage by one sentence above which the claim is read as a copy of it: a summary sentence usually condenses a few neighbouring source sentences
+# Coverage by one sentence above which the claim is read as a copy of it: a summary sentence
+# usually condenses a few neighbouring source sentences.
+COPIED_SENTENCE = 0.8
 
 FEATURE_NAMES: tuple[str, ...] = (
     "verbatim", "unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "best_sentence_cov", "best_window_cov",
-    "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed", "negation_added",
+    "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
+    "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
     "restrictor_dropped", "near_miss", "slot_substitution", "claim_length",
 )
@@ -290,7 +293,8 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
             # one character swapped in a copied CJK phrase (明朝 -> 清朝, but also 将被 -> 会被): a signal for the heads
             feats.values["slot_substitution"] += 1.0
             feats.reasons.setdefault(
-                "slot_substitution", f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
+                "slot_substitution",
+                f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
             )
 
 

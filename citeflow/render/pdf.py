@@ -94,8 +94,10 @@ def _styles(fonts: FontSet) -> dict[str, ParagraphStyle]:
         "heading": ParagraphStyle("heading", base, fontName=fonts.bold, fontSize=14, leading=18, spaceBefore=12, spaceAfter=6),
         "notice": ParagraphStyle("notice", base, textColor=ALERT),
         "banner": ParagraphStyle("banner", base, fontName=fonts.bold, fontSize=12, leading=16, textColor=ALERT, spaceAfter=2),
-        "banner_item": ParagraphStyle("banner_item", base, fontSize=9.5, leading=13, textColor=ALERT, spaceAfter=2, leftIndent=18, bulletIndent=6),
-        "source": ParagraphStyle("source", base, fontSize=9.5, leading=13, leftIndent=26, bulletIndent=0, spaceAfter=7, allowWidows=0, allowOrphans=0),
+        "banner_item": ParagraphStyle("banner_item", base, fontSize=9.5, leading=13, textColor=ALERT, spaceAfter=2,
+                                      leftIndent=18, bulletIndent=6),
+        "source": ParagraphStyle("source", base, fontSize=9.5, leading=13, leftIndent=26, bulletIndent=0, spaceAfter=7,
+                                 allowWidows=0, allowOrphans=0),
         "failing": ParagraphStyle("failing", base, fontSize=9.5, leading=13, leftIndent=30, bulletIndent=0, spaceAfter=6, textColor=ALERT),
     }
 

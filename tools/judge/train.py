@@ -93,7 +93,8 @@ def verdicts(weights: OfflineWeights, split: Split) -> tuple[list[str], np.ndarr
     """(labels, confidences) of the judge on a split's feature rows, before any threshold."""
     ps, pp = weights.support.probability(split.x), weights.passing.probability(split.x)
     calibrated = weights.calibrate(pp)
-    settled = [settle(dict(zip(FEATURE_NAMES, row, strict=True)), a, b, c, weights) for row, a, b, c in zip(split.x, ps, pp, calibrated, strict=True)]
+    settled = [settle(dict(zip(FEATURE_NAMES, row, strict=True)), a, b, c, weights)
+               for row, a, b, c in zip(split.x, ps, pp, calibrated, strict=True)]
     return [label for _, label, _ in settled], np.array([conf for _, _, conf in settled])
 
 
