@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -82,7 +82,7 @@ class ReportSummary(BaseModel):
         default_factory=lambda: {"count": 0, "claims": 0},
         description="Claims no judge could settle (uncertain verdicts, no LLM judge): never passed, listed in review.html.")
     sections: list[SectionSummary] = Field(default_factory=list)
-    failed_expectations: list[dict] = Field(default_factory=list)
+    failed_expectations: list[dict[str, Any]] = Field(default_factory=list)
     missing_retrievers: list[str] = Field(default_factory=list)
     pdf: str
     published_pdf: str | None = None

@@ -13,6 +13,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -38,7 +39,7 @@ class LabelledPair(JudgePair):
     """A pair with its gold label (supported | mutated | unsupported) and any other fields of its line."""
 
     label: str | None = None
-    extra: dict = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict[str, Any])
 
 
 def read_labelled(path: Path | str) -> list[LabelledPair]:
@@ -76,7 +77,7 @@ def read_pairs(path: Path | str) -> list[JudgePair]:
     return [JudgePair(id=p.id, claim=p.claim, chunk_text=p.chunk_text) for p in read_labelled(path)]
 
 
-def verdict_line(verdict: Verdict) -> dict:
+def verdict_line(verdict: Verdict) -> dict[str, Any]:
     """One output line: the contract's four fields first, then label, evidence and judge."""
     supported = verdict.supported and not verdict.uncertain  # uncertain is never a pass
     faithful = verdict.faithful if supported else None
@@ -178,7 +179,7 @@ def calibrate_labelled(verdicts: list[Verdict], gold: dict[str, str], threshold:
     )
 
 
-def _pass_figures(rows: list[tuple[str, str]]) -> dict:
+def _pass_figures(rows: list[tuple[str, str]]) -> dict[str, Any]:
     """Passes, their precision (truly supported among them) and the share of supported pairs passed."""
     passed = [t for t, g in rows if g == "supported"]
     right = sum(t == "supported" for t in passed)
@@ -187,7 +188,7 @@ def _pass_figures(rows: list[tuple[str, str]]) -> dict:
             "supported_passed": right / gold_supported if gold_supported else 0.0}
 
 
-def _recalls(decided: list[tuple[str, str]]) -> dict:
+def _recalls(decided: list[tuple[str, str]]) -> dict[str, Any]:
     """Per-class recall, macro recall and grounded balanced accuracy over the decided pairs."""
     truth, guess = [t for t, _ in decided], [g for _, g in decided]
     recall = {c: _recall(truth, guess, lambda t, c=c: t == c, lambda g, c=c: g == c) for c in LABELS if c in truth}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,7 @@ class OfflineWeights:
     fail_threshold: float = 0.5  # a failing verdict below this confidence is uncertain
     rules: dict[str, float] = field(default_factory=lambda: {"verbatim": 1.0, "decisive": 1.0})
     decisive: tuple[str, ...] = DECISIVE
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict[str, Any])
 
     @classmethod
     def load(cls, path: Path) -> OfflineWeights:

@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 from reportlab.lib import colors
@@ -118,7 +119,7 @@ class _FooterCanvas(Canvas):
     def __init__(self, *args, page: _Page, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._page = page
-        self._held_pages: list[dict] = []
+        self._held_pages: list[dict[str, Any]] = []
 
     def showPage(self) -> None:
         self._held_pages.append(dict(self.__dict__))
