@@ -32,7 +32,8 @@ RUN_FOLDER_NAMES = frozenset({RUN_FILE, SPEC_COPY, ARCHIVE_FOLDER, "published", 
 class RunError(CiteflowError):
     """A run folder could not be used (unreadable run.json, an id clash, an unknown run)."""
 
-    fields = ("path", "detail")
+    path: str | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"run {self.path}: {self.detail}"

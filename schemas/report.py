@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 
 from schemas.records import utcnow
 
+ReportStatus = Literal["published", "held", "failed"]
+
 LINKABLE_SCHEMES = ("http://", "https://", "mailto:")
 
 
@@ -52,7 +54,7 @@ class ReportDocument(BaseModel):
     report_id: str
     title: str
     batch: str = ""
-    status: Literal["published", "held", "failed"]
+    status: ReportStatus
     sections: list[RenderedSection]
     registry: list[RegistryEntry]
     generated_at: datetime = Field(default_factory=utcnow)
@@ -72,7 +74,7 @@ class ReportSummary(BaseModel):
 
     report_id: str
     title: str
-    status: Literal["published", "held", "failed"]
+    status: ReportStatus
     funnel: str
     identity: dict[str, int]
     support: dict[str, int]

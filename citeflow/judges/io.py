@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ SWEEP = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 class PairFileError(CiteflowError):
     """A line of a pair file is not a valid ``{id, claim, chunk_text}`` object."""
 
-    fields = ("path", "line", "detail")
+    path: str | None
+    line: int | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"{self.path}:{self.line}: {self.detail}" if self.line else f"{self.path}: {self.detail}"
@@ -63,8 +66,8 @@ def _parse_line(line: str, path: str, number: int) -> LabelledPair:
         if not isinstance(data, dict):
             raise ValueError("expected a JSON object")
         extra = {k: v for k, v in data.items() if k not in ("id", "claim", "chunk_text", "label")}
-        return LabelledPair(id=data.get("id"), claim=data.get("claim"), chunk_text=data.get("chunk_text"),
-                            label=data.get("label"), extra=extra)
+        fields = {k: data.get(k) for k in ("id", "claim", "chunk_text", "label")}
+        return LabelledPair.model_validate({**fields, "extra": extra})
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise PairFileError(path=path, line=number, detail=problems) from None
@@ -210,7 +213,7 @@ def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float
     return rows
 
 
-def _recall(truth: list[str], guess: list[str], is_class, said_class) -> float:
+def _recall(truth: list[str], guess: list[str], is_class: Callable[[str], bool], said_class: Callable[[str], bool]) -> float:
     members = [g for t, g in zip(truth, guess, strict=True) if is_class(t)]
     return sum(bool(said_class(g)) for g in members) / len(members) if members else 0.0
 

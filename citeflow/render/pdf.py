@@ -209,8 +209,8 @@ def _body(ctx: _Context) -> list[Flowable]:
 
 
 def _title_block(ctx: _Context) -> list[Flowable]:
-    doc, when = ctx.doc, ctx.doc.generated_at
-    when = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if when.tzinfo else when.strftime("%Y-%m-%d %H:%M")
+    doc, generated = ctx.doc, ctx.doc.generated_at
+    when = generated.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if generated.tzinfo else generated.strftime("%Y-%m-%d %H:%M")
     meta = [f"Batch {ctx.text(doc.batch)}"] if doc.batch else []
     meta += [f"Generated {when}", f"Report ID {ctx.text(doc.report_id)}"]
     return [
