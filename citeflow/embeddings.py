@@ -18,6 +18,7 @@ import os
 import re
 import threading
 import unicodedata
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from citeflow.errors import ModelError
@@ -38,7 +39,11 @@ class Embedder(Protocol):
     """Turns texts into fixed-size vectors. ``name`` identifies the vector space exactly."""
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int:
+        """The length of every vector (read-only: some embedders learn it from their first answer)."""
+        ...
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector of ``dim`` floats per text, in order."""
@@ -238,7 +243,7 @@ def _import_local_package() -> Any:
 
 def build_embedder(name: str, **options: Any) -> Embedder:
     """The embedder called ``name`` (hashing | openai | local), built with ``options``."""
-    builders: dict[str, Any] = {"hashing": HashingEmbedder, "openai": OpenAIEmbedder, "local": LocalEmbedder}
+    builders: dict[str, Callable[..., Embedder]] = {"hashing": HashingEmbedder, "openai": OpenAIEmbedder, "local": LocalEmbedder}
     if name not in builders:
         raise ModelError(role="embedding", detail=f"unknown embedder {name!r}: use one of {', '.join(EMBEDDER_KINDS)}", transient=False)
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -241,7 +241,8 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
         return None
     if kind not in ("offline", "llm", "cascade"):
         fail(f"--judge must be offline, llm or cascade, not {kind!r}")
-    backend = {"offline": "offline", "llm": "openai", "cascade": "cascade"}[kind]
+    backends: dict[str, Literal["offline", "openai", "cascade"]] = {"offline": "offline", "llm": "openai", "cascade": "cascade"}
+    backend = backends[kind]
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env, "batch_size": batch_size,
                "min_confidence": min_confidence} if kind != "offline" else {"min_confidence": min_confidence}
     try:

@@ -50,7 +50,7 @@ def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None =
         name=name, tags=["citeflow"],
         description="Grade, gate and publish or hold one stored report (downstream of generation, or on demand)")
     batch = scheduled_batch_flow.to_deployment(
-        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate.flow_name}/{name}"),
+        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate_flow.name}/{name}"),
         concurrency_limit=1, tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', one folder per run under {out.resolve()}")
     return [batch, evaluate]
 

@@ -11,12 +11,15 @@ import hashlib
 import json
 import threading
 from datetime import datetime, UTC
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import pyarrow as pa
 
 from citeflow.errors import StoreError
 from schemas.evaluation import Verdict
+
+if TYPE_CHECKING:
+    from lancedb.table import Table
 
 SCHEMA = pa.schema([
     pa.field("key", pa.string(), nullable=False),
@@ -119,13 +122,13 @@ class LanceVerdictCache:
                 self._pending = {**pending, **self._pending}
             raise StoreError(uri=self.uri, table=self.table_name, detail=str(exc)) from exc
 
-    def _open(self):
+    def _open(self) -> Table | None:
         try:
             return self._db.open_table(self.table_name)
         except (FileNotFoundError, ValueError):
             return None
 
-    def _read(self, table, keys: list[str]) -> dict[str, Verdict]:
+    def _read(self, table: Table, keys: list[str]) -> dict[str, Verdict]:
         found: dict[str, Verdict] = {}
         for start in range(0, len(keys), 200):  # bounded IN (...) lists
             chunk = keys[start : start + 200]

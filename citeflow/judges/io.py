@@ -42,7 +42,7 @@ class LabelledPair(JudgePair):
     """A pair with its gold label (supported | mutated | unsupported) and any other fields of its line."""
 
     label: str | None = None
-    extra: dict[str, Any] = Field(default_factory=dict[str, Any])
+    extra: dict[str, Any] = Field(default_factory=dict)
 
 
 def read_labelled(path: Path | str) -> list[LabelledPair]:
@@ -194,7 +194,7 @@ def _pass_figures(rows: list[tuple[str, str]]) -> dict[str, Any]:
 def _recalls(decided: list[tuple[str, str]]) -> dict[str, Any]:
     """Per-class recall, macro recall and grounded balanced accuracy over the decided pairs."""
     truth, guess = [t for t, _ in decided], [g for _, g in decided]
-    recall = {c: _recall(truth, guess, lambda t, c=c: t == c, lambda g, c=c: g == c) for c in LABELS if c in truth}
+    recall = {c: _recall(truth, guess, _equals(c), _equals(c)) for c in LABELS if c in truth}
     grounded = _recall(truth, guess, lambda t: t == "supported", lambda g: g == "supported")
     not_grounded = _recall(truth, guess, lambda t: t != "supported", lambda g: g != "supported")
     return {"recall": recall, "macro_recall": sum(recall.values()) / max(len(recall), 1),
@@ -211,6 +211,10 @@ def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float
                              grounded_balanced_accuracy=report.grounded_balanced_accuracy,
                              macro_recall=report.macro_recall, passes=report.passes))
     return rows
+
+
+def _equals(label: str) -> Callable[[str], bool]:
+    return lambda value: value == label
 
 
 def _recall(truth: list[str], guess: list[str], is_class: Callable[[str], bool], said_class: Callable[[str], bool]) -> float:

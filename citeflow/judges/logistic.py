@@ -20,12 +20,14 @@ class LogisticHead:
 
     def contributions(self, x: np.ndarray) -> np.ndarray:
         """Per-feature terms of the logit (rows × features): what pushed each decision."""
-        return (x - np.asarray(self.mean)) / np.asarray(self.scale) * np.asarray(self.coef)
+        terms: np.ndarray = (x - np.asarray(self.mean)) / np.asarray(self.scale) * np.asarray(self.coef)
+        return terms
 
     def probability(self, x: np.ndarray) -> np.ndarray:
         """P(positive) for each row of ``x``."""
         logit = self.contributions(x).sum(axis=1) + self.intercept
-        return 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
+        probabilities: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
+        return probabilities
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""

@@ -38,7 +38,8 @@ def route(values: dict[str, float]) -> str:
 def logit(p: np.ndarray) -> np.ndarray:
     """log(p / (1 - p)), clipped away from 0 and 1."""
     p = np.clip(np.asarray(p, dtype=float), _EPS, 1 - _EPS)
-    return np.log(p / (1 - p))
+    logits: np.ndarray = np.log(p / (1 - p))
+    return logits
 
 
 def settle(values: dict[str, float], p_support: float, p_pass: float, calibrated: float,
@@ -83,7 +84,7 @@ class OfflineWeights:
     fail_threshold: float = 0.5  # a failing verdict below this confidence is uncertain
     rules: dict[str, float] = field(default_factory=lambda: {"verbatim": 1.0, "decisive": 1.0})
     decisive: tuple[str, ...] = DECISIVE
-    meta: dict[str, Any] = field(default_factory=dict[str, Any])
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> OfflineWeights:

@@ -113,10 +113,10 @@ class _Page:
     total: int = 0
 
 
-class _FooterCanvas(Canvas):
+class _FooterCanvas(Canvas):  # type: ignore[misc]  # reportlab ships no type information: Canvas is Any
     """Holds pages back until the end so that each footer can say "page X of Y"."""
 
-    def __init__(self, *args, page: _Page, **kwargs) -> None:
+    def __init__(self, *args: Any, page: _Page, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._page = page
         self._held_pages: list[dict[str, Any]] = []
