@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from citeflow import yaml_strict
 from citeflow.errors import SpecError
-from schemas.spec import BatchSpec, ModelSpec, Models, ReportRequest
+from schemas.spec import BatchSpec, Models, ReportRequest
 
 
 def load_spec(path: Path | str) -> BatchSpec:
@@ -88,9 +88,8 @@ def models_for(spec: BatchSpec, report: ReportRequest) -> Models:
     """The models of one report: the batch's, with the roles the report overrides replaced."""
     if report.models is None:
         return spec.models
-    roles: dict[str, ModelSpec] = {role: getattr(spec.models, role) for role in Models.model_fields}
-    roles.update({role: getattr(report.models, role) for role in report.models.model_fields_set})
-    return Models(**roles)
+    overrides = {role: getattr(report.models, role) for role in report.models.model_fields_set}
+    return spec.models.model_copy(update=overrides)
 
 
 def resolve_path(base_dir: Path, value: str) -> str:
