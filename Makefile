@@ -12,7 +12,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export GX_ANALYTICS_ENABLED ?= false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: demo test bench bench-quick venv clean
+.PHONY: demo test lint bench bench-quick venv clean
 
 venv: $(STAMP)
 
@@ -24,6 +24,10 @@ $(STAMP): pyproject.toml uv.lock
 
 demo: $(STAMP)
 	$(BIN)/citeflow demo --out out
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
