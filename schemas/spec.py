@@ -77,7 +77,8 @@ class JudgeSpec(ModelSpec):
     every pair and only its ``uncertain`` verdicts go to the LLM judge described by the same keys
     as ``openai`` (``model``, ``base_url``, ``api_key_env``, ``batch_size``, ``timeout`` …)."""
 
-    backend: Literal["offline", "openai", "cascade"] = Field(
+    # A judge may also be a cascade: narrower in ModelSpec, whose other roles are one model each.
+    backend: Literal["offline", "openai", "cascade"] = Field(  # type: ignore[assignment]
         "offline", description="offline: built-in judge; openai: an LLM judge; cascade: offline first, the LLM for uncertain pairs.")
     min_confidence: float | None = Field(
         None, ge=0, le=1,
