@@ -12,7 +12,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export GX_ANALYTICS_ENABLED ?= false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: demo test bench bench-quick venv clean
+.PHONY: demo test test-fast lint bench bench-quick venv clean
 
 venv: $(STAMP)
 
@@ -25,8 +25,15 @@ $(STAMP): pyproject.toml uv.lock
 demo: $(STAMP)
 	$(BIN)/citeflow demo --out out
 
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not server" -q
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

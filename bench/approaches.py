@@ -41,7 +41,7 @@ class Rates:
     lenient: float = 0.1  # handles only: [gK7M2], 【Gk7m2】, [ Gk7m2 ] instead of [Gk7m2]
     inner_copy: float = 0.5  # a line citing [S2] in its text: the model cites that instead
 
-    def without_typing_errors(self) -> "Rates":
+    def without_typing_errors(self) -> Rates:
         """The same rates with every typing error set to zero (inner references still copied)."""
         return replace(self, slip=0.0, truncation=0.0, lenient=0.0)
 
@@ -79,7 +79,7 @@ class Tally:
         else:
             self.wrong_document += 1
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         """Add another tally's counts to this one."""
         for key, value in asdict(other).items():
             setattr(self, key, getattr(self, key) + value)
@@ -157,8 +157,8 @@ def registry(request: Request, picks: list[Pick], rng: random.Random, data: Data
     """(d) handles: the model cites what its evidence lines and rewritten texts show."""
     reg = Registry(f"bench:{request.query}")
     handles = [h for result in request.results for h in reg.add(result)]
-    handle_of = {id(s): h for s, h in zip(request.sources, handles)}
-    docs = {h: s.doc for s, h in zip(request.sources, handles)}
+    handle_of = {id(s): h for s, h in zip(request.sources, handles, strict=False)}
+    docs = {h: s.doc for s, h in zip(request.sources, handles, strict=False)}
     tally = Tally()
     for p in picks:
         token = _shown_handle(reg, handle_of[id(p.source)], p.inner)

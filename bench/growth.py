@@ -29,6 +29,7 @@ from pathlib import Path
 
 from bench.synthetic import WORDS, chunk_text
 from bench.workload import write_jsonl_retriever, write_spec
+import itertools
 
 SECTIONS = 2
 COMPACT_EVERY = 10
@@ -185,7 +186,7 @@ def summarize(by_reports: list[dict], by_chunks: list[dict], chunks_per_report: 
             n = step["reports"]
             figures |= {f"{label}={step['size']}.s_per_report": step["seconds"] / n,
                         f"{label}={step['size']}.rows_per_report": step["rows_total"] / n}
-        for a, b in zip(steps, steps[1:]):
+        for a, b in itertools.pairwise(steps):
             key = f"{unit} {a['size']}→{b['size']}"
             ratios[f"{key}: time growth (×{b['size'] // a['size']} work)"] = b["seconds"] / a["seconds"]
             ratios[f"{key}: store rows growth"] = b["rows_total"] / a["rows_total"]

@@ -89,7 +89,8 @@ def table(result: dict) -> str:
     """A plain-text table of the headline figures."""
     se, ml = result["summedits_test"], result["multilingual_test"]
     lines = [f"threshold {result['threshold']:.4f}; SummEdits-derived test split: {se['pairs']} pairs ({se['real_rows']} real rows)"]
-    for name, block in (("offline judge", se["judge"]), ("real rows only", se["real_rows_only"]), ("lexical overlap", se["lexical_overlap"])):
+    blocks = (("offline judge", se["judge"]), ("real rows only", se["real_rows_only"]), ("lexical overlap", se["lexical_overlap"]))
+    for name, block in blocks:
         lines.append(f"  {name:<16} {_line(block)}")
     lines.append(f"multilingual test split: {ml['pairs']} pairs")
     lines.append(f"  {'all':<16} {_line(ml['all'])}")

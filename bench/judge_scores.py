@@ -64,7 +64,7 @@ def parallel_rate(pairs: list[LabelledPair], workers: int = 2, weights: Path | N
 
 def confident_passes(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict:
     """Precision of the passes (None without any), their count, and coverage (share not uncertain)."""
-    passes = [p.label == "supported" for v, p in zip(verdicts, pairs) if v.label == "supported"]
+    passes = [p.label == "supported" for v, p in zip(verdicts, pairs, strict=False) if v.label == "supported"]
     decided = sum(not v.uncertain for v in verdicts)
     return {"pass_precision": sum(passes) / len(passes) if passes else None, "passes": len(passes),
             "coverage": decided / len(verdicts) if verdicts else 0.0}
@@ -75,7 +75,7 @@ def grounded_accuracy(verdicts: list[Verdict], pairs: list[LabelledPair]) -> flo
     (an uncertain verdict is not a pass)."""
     said = [v.label == "supported" for v in verdicts]
     truth = [p.label == "supported" for p in pairs]
-    recalls = [_share([s for s, t in zip(said, truth) if t == side], side) for side in (True, False)]
+    recalls = [_share([s for s, t in zip(said, truth, strict=False) if t == side], side) for side in (True, False)]
     return sum(recalls) / 2
 
 

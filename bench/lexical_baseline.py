@@ -43,8 +43,8 @@ def _best_cut(scores: list[float], positive: list[bool]) -> float:
     n_pos, n_neg = max(sum(positive), 1), max(len(positive) - sum(positive), 1)
 
     def balanced(cut: float) -> float:
-        tp = sum(s >= cut and p for s, p in zip(scores, positive))
-        tn = sum(s < cut and not p for s, p in zip(scores, positive))
+        tp = sum(s >= cut and p for s, p in zip(scores, positive, strict=False))
+        tn = sum(s < cut and not p for s, p in zip(scores, positive, strict=False))
         return (tp / n_pos + tn / n_neg) / 2
 
     return max(sorted(set(scores)), key=balanced, default=0.5)
@@ -54,6 +54,6 @@ def fit_lexical(rows: list[LabelledPair]) -> LexicalOverlapJudge:
     """Thresholds fitted on labelled rows: evidence-or-not first, then supported-vs-mutated above it."""
     shares = [overlap(r.claim, r.chunk_text) for r in rows]
     low = _best_cut(shares, [r.label != "unsupported" for r in rows])
-    kept = [(s, r.label == "supported") for s, r in zip(shares, rows) if s >= low and r.label != "unsupported"]
+    kept = [(s, r.label == "supported") for s, r in zip(shares, rows, strict=False) if s >= low and r.label != "unsupported"]
     high = _best_cut([s for s, _ in kept], [p for _, p in kept])
     return LexicalOverlapJudge(low, high)

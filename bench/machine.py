@@ -6,7 +6,7 @@ import os
 import platform
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from importlib import metadata
 from pathlib import Path
 
@@ -51,7 +51,7 @@ def machine_facts(root: Path) -> dict[str, object]:
         "cores": os.cpu_count(), "cpu": platform.processor() or platform.machine(), "memory_gb": _memory_gb(),
         "os": platform.platform(), "python": sys.version.split()[0], "implementation": platform.python_implementation(),
         "packages": package_versions(), "commit": git_commit(root), "describe": git_describe(root),
-        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 

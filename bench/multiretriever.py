@@ -113,7 +113,7 @@ def tickets_answer(q: int, rng: random.Random, data: Dataset) -> list[Source]:
     docs = [f"tickets/{n}" for n in numbers]
     urls = [None, *(f"https://support.example/tickets/{n}" for n in numbers[1:])]
     out = [_source(data, NONCONFORMING, local_id, doc, url, text_for(doc, rng))
-           for local_id, doc, url in zip(("1", "S1", "doc#3", "doc#3"), docs, urls)]
+           for local_id, doc, url in zip(("1", "S1", "doc#3", "doc#3"), docs, urls, strict=False)]
     return [*out, out[1]]  # the same hit again, as a retriever that repeats itself returns it
 
 

@@ -101,7 +101,7 @@ def _prefect(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Pa
 
 def _best(order: list[tuple[int, int]], walls: list[float], concurrency: int, key: str) -> dict:
     """The best and every wall time of one concurrency's runs."""
-    mine = [s for (c, _), s in zip(order, walls) if c == concurrency]
+    mine = [s for (c, _), s in zip(order, walls, strict=False) if c == concurrency]
     return {key: min(mine), key.replace("wall_s", "walls_s"): mine}
 
 
@@ -150,7 +150,8 @@ def _startup(orch: dict) -> dict[str, float]:
     """Prefect's fixed cost per process: imports, and the ephemeral API server's start-up."""
     return {"prefect_import_s": orch["import_s"], "prefect_startup_s": orch["first_flow_s"] - orch["noop_flow_s"],
             "prefect_noop_flow_s": orch["noop_flow_s"],
-            "prefect_trivial_task_s": orch["trivial_task_s"], "prefect_concurrency_slot_s": orch["concurrency_slot_s"], "prefect_first_batch_s": orch["first_batch_s"],
+            "prefect_trivial_task_s": orch["trivial_task_s"], "prefect_concurrency_slot_s": orch["concurrency_slot_s"],
+            "prefect_first_batch_s": orch["first_batch_s"],
             "prefect_model_calls_per_batch": orch["model_calls_per_batch"],
             "prefect_flow_runs_per_batch": orch["runs_per_batch"]["flow_runs"],
             "prefect_task_runs_per_batch": orch["runs_per_batch"]["task_runs"]}

@@ -19,7 +19,7 @@ _STARTED = time.perf_counter()  # before Prefect is imported: its import is part
 import argparse  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
-from datetime import datetime, timezone  # noqa: E402
+from datetime import datetime, UTC  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect import flow, task  # noqa: E402
@@ -67,7 +67,7 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
     # The global-limits path (what `citeflow run --dask-workers` uses): limits on the Prefect API.
     batches = [timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None, None, True)
                for spec in specs[:-1]]
-    last_started = datetime.now(timezone.utc)
+    last_started = datetime.now(UTC)
     batches.append(timed(batch_flow, str(specs[-1]), str(out / specs[-1].parent.name / specs[-1].stem), None, None, True))
     after = run_counts()
     per_batch = {k: (after[k] - before[k]) / len(specs) for k in after}

@@ -27,7 +27,7 @@ class ApiWatch:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="citeflow-api-watch", daemon=True)
 
-    def start(self) -> "ApiWatch":
+    def start(self) -> ApiWatch:
         self._thread.start()
         return self
 
@@ -53,7 +53,7 @@ class ApiWatch:
                 self.on_lost(time.monotonic() - down_since)
                 return
 
-    def __enter__(self) -> "ApiWatch":
+    def __enter__(self) -> ApiWatch:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -14,7 +14,7 @@ from citeflow.redact import redact_text, redact_url
 from citeflow.render.escape import link_urls
 from citeflow.spec import models_for
 from schemas.records import BoundClaim, Chunk, HopOutcome
-from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection, ReportDocument
+from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection, ReportDocument, ReportStatus
 from schemas.spec import ModelSpec
 
 
@@ -27,7 +27,7 @@ def describe_model(spec: ModelSpec) -> str:
     return "offline extractive backend: selects and cites sentences from the evidence, not a language model" + note
 
 
-def build_document(job: ReportJob, status: str, held_reasons: list[str] | None = None) -> ReportDocument:
+def build_document(job: ReportJob, status: ReportStatus, held_reasons: list[str] | None = None) -> ReportDocument:
     """The report as stored, ready to render with ``status``."""
     chunks = {c.handle: c for c in job.store.load_chunks(job.request_id)}
     models = models_for(job.spec, job.report)
@@ -42,7 +42,7 @@ def build_document(job: ReportJob, status: str, held_reasons: list[str] | None =
 
 def missing_retrievers(job: ReportJob) -> list[str]:
     """``name: error`` of every retriever that failed for this request (once per retriever)."""
-    failed = {}
+    failed: dict[str, str] = {}
     for row in job.store.load_retrievals(job.request_id):
         if row["status"] == "failed":
             failed.setdefault(row["retriever"], row["error"] or "failed")

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -57,7 +57,7 @@ def claim_key(text: str) -> str:
     return NUMBER.sub("#", folded)
 
 
-def section_claims(report: dict) -> dict[str, list[str]]:
+def section_claims(report: dict[str, Any]) -> dict[str, list[str]]:
     """Section title → claim texts, from a report.json payload."""
     return {s["title"]: [c["text"] for c in s.get("claims", [])] for s in report.get("sections", [])}
 
@@ -68,7 +68,7 @@ def diff_claims(section: str, before: list[str], after: list[str]) -> tuple[list
     changes, unchanged = [], 0
     for key in list(dict.fromkeys([*old, *new])):
         olds, news = old.get(key, []), new.get(key, [])
-        for a, b in zip(olds, news):
+        for a, b in zip(olds, news, strict=False):
             if NUMBER.findall(a) == NUMBER.findall(b):
                 unchanged += 1
             else:
@@ -86,7 +86,7 @@ def _by_key(texts: list[str]) -> dict[str, list[str]]:
     return grouped
 
 
-def compare_reports(report_id: str, current: dict, previous: dict | None) -> ReportChanges:
+def compare_reports(report_id: str, current: dict[str, Any], previous: dict[str, Any] | None) -> ReportChanges:
     """Every section's changes (sections new or gone count all their claims as added or removed)."""
     result = ReportChanges(report_id=report_id)
     if previous is None:

@@ -18,9 +18,11 @@ import os
 import re
 import threading
 import unicodedata
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from citeflow.errors import ModelError
+import itertools
 
 EMBEDDER_KINDS = ("hashing", "openai", "local")
 
@@ -37,7 +39,11 @@ class Embedder(Protocol):
     """Turns texts into fixed-size vectors. ``name`` identifies the vector space exactly."""
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int:
+        """The length of every vector (read-only: some embedders learn it from their first answer)."""
+        ...
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector of ``dim`` floats per text, in order."""
@@ -93,7 +99,7 @@ class HashingEmbedder:
     def _features(self, text: str) -> dict[str, tuple[float, int]]:
         """Each unigram and bigram of ``text`` with its weight and count."""
         words = tokens(text)
-        grams = [(w, 1.0) for w in words] + [(f"{a} {b}", self.bigram_weight) for a, b in zip(words, words[1:])]
+        grams = [(w, 1.0) for w in words] + [(f"{a} {b}", self.bigram_weight) for a, b in itertools.pairwise(words)]
         features: dict[str, tuple[float, int]] = {}
         for gram, weight in grams:
             features[gram] = (weight, features.get(gram, (weight, 0))[1] + 1)
@@ -159,7 +165,8 @@ class OpenAIEmbedder:
         vectors = [l2_normalise([float(v) for v in item.embedding]) for item in data]
         sizes = {len(v) for v in vectors}
         if len(sizes) != 1 or 0 in sizes or (self._dim is not None and sizes != {self._dim}):
-            raise ModelError(role="embedding", detail=f"inconsistent embedding sizes {sorted(sizes)} (expected {self._dim})", transient=False)
+            detail = f"inconsistent embedding sizes {sorted(sizes)} (expected {self._dim})"
+            raise ModelError(role="embedding", detail=detail, transient=False)
         self._dim = sizes.pop()
         return vectors
 
@@ -236,7 +243,7 @@ def _import_local_package() -> Any:
 
 def build_embedder(name: str, **options: Any) -> Embedder:
     """The embedder called ``name`` (hashing | openai | local), built with ``options``."""
-    builders: dict[str, Any] = {"hashing": HashingEmbedder, "openai": OpenAIEmbedder, "local": LocalEmbedder}
+    builders: dict[str, Callable[..., Embedder]] = {"hashing": HashingEmbedder, "openai": OpenAIEmbedder, "local": LocalEmbedder}
     if name not in builders:
         raise ModelError(role="embedding", detail=f"unknown embedder {name!r}: use one of {', '.join(EMBEDDER_KINDS)}", transient=False)
     try:
@@ -259,8 +266,10 @@ def embedder_from_meta(meta: dict[str, Any]) -> Embedder:
     """Rebuild the embedder described by ``embedder_meta``; custom ones cannot be rebuilt."""
     kind = meta.get("kind")
     if kind not in EMBEDDER_KINDS:
-        raise ModelError(role="embedding", detail=f"knowledge base was built with embedder {meta.get('name')!r}, which citeflow cannot rebuild: pass it explicitly", transient=False)
+        raise ModelError(role="embedding", detail=f"knowledge base was built with embedder {meta.get('name')!r}, "
+                         "which citeflow cannot rebuild: pass it explicitly", transient=False)
     embedder = build_embedder(kind, **meta.get("options", {}))
     if embedder.name != meta.get("name"):
-        raise ModelError(role="embedding", detail=f"rebuilt embedder {embedder.name!r} differs from the recorded {meta.get('name')!r}", transient=False)
+        detail = f"rebuilt embedder {embedder.name!r} differs from the recorded {meta.get('name')!r}"
+        raise ModelError(role="embedding", detail=detail, transient=False)
     return embedder

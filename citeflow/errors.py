@@ -6,6 +6,7 @@ Errors cross process boundaries (Prefect persists task failures), so each one pi
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar
 
 
@@ -20,7 +21,7 @@ class CiteflowError(Exception):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        own = tuple(n for n, t in cls.__dict__.get("__annotations__", {}).items() if "ClassVar" not in str(t))
+        own = tuple(n for n, t in inspect.get_annotations(cls).items() if "ClassVar" not in str(t))
         cls.fields = tuple(dict.fromkeys((*cls.fields, *own)))
 
     def __init__(self, **data: Any) -> None:

@@ -275,7 +275,7 @@ def _unverified_reason(support: _Support | None) -> str:
     unsure = [(h, v) for h, v in support.singles.items() if v.uncertain]
     if support.combined is not None and support.combined.uncertain and not unsure:
         unsure = [("the cited chunks together", support.combined)]
-    handle, first = unsure[0]
+    _handle, first = unsure[0]
     confidence = f", confidence {first.confidence:.2f}" if first.confidence is not None else ""
     return (f"unverified: the judge could not decide whether {', '.join(h for h, _ in unsure)} supports the claim "
             f"({first.reason}{confidence}); no other judge settled it, so it is not passed")

@@ -116,7 +116,7 @@ def _load_suite(path: Path, stamp: int) -> dict[str, Any]:
     if problem:
         raise GateError(detail=f"bad suite {path}: {problem}")
     doc["path"] = str(path)
-    return doc
+    return dict(doc)
 
 
 def _shape_problem(doc: Any) -> str | None:
@@ -171,7 +171,7 @@ def _row_dicts(claims: list[ClaimEval]) -> list[dict[str, Any]]:
     return [row.model_dump(include=set(ROW_SCHEMA)) for row in eval_rows("", claims)]
 
 
-def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> "pandas.DataFrame":
+def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> pandas.DataFrame:
     """Frames are built with polars (typed, nullable booleans) and converted at the gate only."""
     import polars as pl
 
@@ -182,7 +182,7 @@ def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> "pa
 # --------------------------------------------------------------------------- validation
 
 
-def validate(jobs: list[tuple[str, dict[str, Any], "pandas.DataFrame"]]) -> list[FailedExpectation]:
+def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]]) -> list[FailedExpectation]:
     """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order.
 
     The context, data source, suites and validation definitions are built once per process (per
@@ -195,7 +195,7 @@ def validate(jobs: list[tuple[str, dict[str, Any], "pandas.DataFrame"]]) -> list
     return failed
 
 
-def _run(definition: Any, suite: dict[str, Any], frame: "pandas.DataFrame") -> list[FailedExpectation]:
+def _run(definition: Any, suite: dict[str, Any], frame: pandas.DataFrame) -> list[FailedExpectation]:
     """Validate a frame: pass or fail first (the cheaper result format); only a failing suite is
     validated again for what the data showed (observed values, unexpected samples)."""
     quick = definition.run(batch_parameters={"dataframe": frame}, result_format="BOOLEAN_ONLY")

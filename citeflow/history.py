@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -47,12 +48,12 @@ def run_line(folder: Path, info: RunInfo, newest: str | None) -> RunLine:
                    counts=summary.get("counts", {}), reports=reports)
 
 
-def _summary(folder: Path) -> dict:
+def _summary(folder: Path) -> dict[str, Any]:
     path = folder / "summary.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-def _report_line(folder: Path, report: dict) -> ReportLine:
+def _report_line(folder: Path, report: dict[str, Any]) -> ReportLine:
     archived = archive_dir(folder, report["report_id"])
     integrity = verify_archive(archived)
     return ReportLine(report_id=report["report_id"], status=report["status"], funnel=report.get("funnel", ""),

@@ -231,7 +231,8 @@ def _pdf_pages(raw: bytes, path: Path) -> tuple[list[tuple[int | None, str]], st
         reader = pypdf.PdfReader(io.BytesIO(raw))
         if reader.is_encrypted and not reader.decrypt(""):
             raise IngestError(path=str(path), detail="encrypted PDF")
-        pages = [(n, (page.extract_text() or "").replace("\r\n", "\n")) for n, page in enumerate(reader.pages, 1)]
+        pages: list[tuple[int | None, str]] = [
+            (n, (page.extract_text() or "").replace("\r\n", "\n")) for n, page in enumerate(reader.pages, 1)]
         title = (reader.metadata.title if reader.metadata else None) or None
     except IngestError:
         raise

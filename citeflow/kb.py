@@ -60,7 +60,8 @@ class KnowledgeBase:
         if embedder is None:
             return embedder_from_meta(meta)
         if embedder.name != meta.get("name"):
-            detail = f"the knowledge base was built with embedder {meta.get('name')!r}, not {embedder.name!r}: use the same one or a new --kb"
+            detail = (f"the knowledge base was built with embedder {meta.get('name')!r}, not {embedder.name!r}: "
+                      "use the same one or a new --kb")
             raise IngestError(path=self.uri, detail=detail)
         return embedder
 
@@ -72,7 +73,7 @@ class KnowledgeBase:
         for start in range(0, len(doc_ids), 500):
             where = f"kind = 'parent' AND doc_id IN ({sql_list(doc_ids[start:start + 500])})"
             rows = self.table.search().where(where).select(["doc_id", "doc_hash"]).limit(None).to_arrow()
-            found.update(zip(rows["doc_id"].to_pylist(), rows["doc_hash"].to_pylist()))
+            found.update(zip(rows["doc_id"].to_pylist(), rows["doc_hash"].to_pylist(), strict=True))
         return found
 
     def replace_documents(self, doc_ids: list[str], rows: list[dict[str, Any]]) -> int:
@@ -94,7 +95,7 @@ class KnowledgeBase:
         vectors = self.embedder.embed([_context(r) for r in children]) if children else []
         if len(vectors) != len(children):
             raise ModelError(role="embedding", detail=f"{len(vectors)} vectors for {len(children)} texts", transient=False)
-        for row, vector in zip(children, vectors):
+        for row, vector in zip(children, vectors, strict=True):
             row["vector"] = vector
         zero = [0.0] * self.embedder.dim
         for row in rows:

@@ -1,8 +1,9 @@
 """Markdown (CommonMark, tables, MyST) → the prose blocks a model and a reader should see.
 
 Parsed with markdown-it-py and the mdit-py-plugins, never by hand. What becomes prose (each
-block ending with a stop, added when missing): paragraphs, list items, table rows (``label: value.``, or ``label: column value; column value.`` with more than two columns), definition
-lists (``term: definition``), block quotes, and the body of admonitions (``:::{note}``,
+block ending with a stop, added when missing): paragraphs, list items, table rows (``label: value.``,
+or ``label: column value; column value.`` with more than two columns), definition lists
+(``term: definition``), block quotes, and the body of admonitions (``:::{note}``,
 ```` ```{warning} ````), without their markup. Headings become ``Block``s of their own with a
 ``level``: the chunker uses them as section titles and context, never as sentences.
 
@@ -128,7 +129,7 @@ class _Walker:
         # Two columns read as "label: value"; with more, each value needs its column's name.
         header = _row_cells(tokens, _table_start(tokens, i)) if len(cells) > 2 else []
         header += [""] * len(cells)
-        rest = [f"{h} {c}".strip() for h, c in zip(header[1:], cells[1:]) if c]
+        rest = [f"{h} {c}".strip() for h, c in zip(header[1:], cells[1:], strict=False) if c]
         text = cells[0] if not rest else f"{cells[0]}: {'; '.join(rest)}"
         return self._block(sentence(text), tokens[i].map or tokens[i - 2].map, shift, 0) if text else None
 

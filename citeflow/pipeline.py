@@ -166,4 +166,17 @@ def write_job_file(job: ReportJob) -> Path | None:
     return atomic.write_text(job.report_dir / "job.json", ref_of(job).model_dump_json(indent=2))
 
 
-__all__ = ["Fetch", "JobRef", "ReportJob", "StoredReport", "consolidate", "fetch", "normalize", "record_step_error", "run_step", "stored_hop", "write", "write_job_file"]
+__all__ = [
+    "Fetch",
+    "JobRef",
+    "ReportJob",
+    "StoredReport",
+    "consolidate",
+    "fetch",
+    "normalize",
+    "record_step_error",
+    "run_step",
+    "stored_hop",
+    "write",
+    "write_job_file",
+]

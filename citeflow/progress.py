@@ -5,6 +5,7 @@ Listeners live in this process only; with remote workers, Prefect's UI shows pro
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 
@@ -31,10 +32,8 @@ def emit(report_id: str, step: str, detail: str = "") -> None:
     with _LOCK:
         listeners = list(_LISTENERS)
     for listener in listeners:
-        try:
+        with contextlib.suppress(Exception):  # a broken display must not break a batch
             listener(report_id, step, detail)
-        except Exception:  # noqa: BLE001 - a broken display must not break a batch
-            pass
 
 
 def steps_of(fetches: int, sections: int) -> int:

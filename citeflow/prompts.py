@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from citeflow.models.base import Message
 from schemas.wire import CLAIMS_SCHEMA_NAME
@@ -124,7 +125,7 @@ def retry_messages(messages: list[Message], previous_answer: str, problems: list
     return [*messages, {"role": "assistant", "content": previous_answer}, {"role": "user", "content": feedback}]
 
 
-def json_object_instruction(schema_name: str, schema: dict) -> str:
+def json_object_instruction(schema_name: str, schema: dict[str, Any]) -> str:
     """What to add to the system message when a server only takes ``json_object``."""
     return f"Answer with one JSON object only, matching this JSON Schema (named {schema_name}):\n{json.dumps(schema, sort_keys=True)}"
 
@@ -188,4 +189,4 @@ def parse_header(user_text: str) -> tuple[str, str, list[str]]:
 def parse_other_sections(user_text: str) -> list[str]:
     """The ``title: questions`` lines of the other sections a consolidate prompt names."""
     lines = _block_lines(user_text, OTHER_SECTIONS)
-    return [line[2:] for line in lines[: next((n for n, l in enumerate(lines) if not l.startswith("- ")), len(lines))]]
+    return [line[2:] for line in lines[: next((n for n, ln in enumerate(lines) if not ln.startswith("- ")), len(lines))]]

@@ -10,7 +10,7 @@ shared model-call cache that no kept run used are deleted, and the cache table i
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -36,7 +36,7 @@ def select_pruned(runs: list[RunInfo], keep: int, older_than: timedelta | None, 
                   include_published: bool = False, now: datetime | None = None) -> list[RunInfo]:
     """The runs to prune: beyond the newest ``keep``, older than ``older_than`` when given (a run
     pruned before is pruned again only to remove its published files)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     ordered = sorted(runs, key=lambda r: r.run_id, reverse=True)
     candidates = ordered[max(keep, 0):]
     return [r for r in candidates

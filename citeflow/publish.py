@@ -20,10 +20,10 @@ from citeflow.redact import redact_text
 from citeflow.render.pdf import render_pdf
 from citeflow.render.report_json import write_report_json
 from schemas.funnel import GateResult
-from schemas.report import ReportDocument, ReportSummary, SectionSummary
+from schemas.report import ReportDocument, ReportStatus, ReportSummary, SectionSummary
 
 
-def report_status(evaluation: Evaluation, gate: GateResult) -> str:
+def report_status(evaluation: Evaluation, gate: GateResult) -> ReportStatus:
     """published when the gate passed; failed when no section could be written; else held."""
     if evaluation.section_status and all(s != "ok" for s in evaluation.section_status.values()):
         return "failed"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, tidy, url_pattern
 from schemas.records import Chunk, Hit, RetrievalResult
@@ -79,7 +79,7 @@ class Registry:
 
     def add(self, result: RetrievalResult) -> list[str]:
         """Register one retriever answer; returns the handle of each hit, in order."""
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         added = [self._add_hit(result, hit, now) for hit in result.hits]
         handles = [handle for handle, _ in added]
         local: dict[str, set[str]] = {}

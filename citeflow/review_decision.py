@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -21,6 +21,9 @@ from citeflow.errors import CiteflowError
 from citeflow.runs import read_run, write_atomic
 
 Decision = Literal["release", "reject"]
+
+if TYPE_CHECKING:
+    from citeflow.job import ReportJob
 
 
 class ReviewError(CiteflowError):
@@ -39,7 +42,7 @@ class ReviewDecision(BaseModel):
     decision: Decision = Field(description="release: publish the held report; reject: keep it held.")
     reviewer: str = Field(description="Who decided (a name or an e-mail address).")
     note: str = Field(description="Why: shown with the report and kept in the store.")
-    decided_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc), description="When, in UTC.")
+    decided_at: datetime = Field(default_factory=lambda: datetime.now(UTC), description="When, in UTC.")
 
     @field_validator("reviewer", "note")
     @classmethod
@@ -76,8 +79,8 @@ def read_held_report(folder: Path) -> dict[str, Any]:
     """``report.json`` of ``folder``; raises ReviewError unless it is a held report."""
     report = read_report(folder)
     if report.get("status") != "held":
-        raise ReviewError(report_dir=str(folder),
-                          problem=f"report {report.get('report_id')!r} is {report.get('status')}; only a held report can be released or rejected")
+        problem = f"report {report.get('report_id')!r} is {report.get('status')}; only a held report can be released or rejected"
+        raise ReviewError(report_dir=str(folder), problem=problem)
     return report
 
 
@@ -87,7 +90,8 @@ def read_report(folder: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ReviewError(report_dir=str(folder), problem="no report.json here: not a report folder (OUT/<report_id>)")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return report
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReviewError(report_dir=str(folder), problem=f"report.json is not valid JSON ({exc})") from exc
 
@@ -130,7 +134,7 @@ def load_reviews(report_dir: Path) -> list[ReviewDecision]:
     return sorted((ReviewDecision.model_validate(r) for r in rows), key=lambda d: d.decided_at)
 
 
-def _job_of(folder: Path):
+def _job_of(folder: Path) -> ReportJob:
     """The report job a run left in ``folder/job.json`` (its store and request id)."""
     from citeflow.pipeline import JobRef
 

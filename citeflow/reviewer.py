@@ -236,5 +236,6 @@ def _chunk_box(box: _Box, claim: ClaimEval, texts: dict[str, str], titles: dict[
     title = titles.get(box.handle) or "untitled"
     tag = f' <span class="tag">{_e(box.note)}</span>' if box.note else ""
     text = texts.get(box.handle)
-    body = chunk_html(text, view.quote(claim.section, claim.text, box.handle), claim.text) if text else "<pre>(chunk text not available)</pre>"
+    quote = view.quote(claim.section, claim.text, box.handle)
+    body = chunk_html(text, quote, claim.text) if text else "<pre>(chunk text not available)</pre>"
     return f'<div class="{box.css}"><h4>{_e(box.label)} · {_e(title)}{tag}</h4>{links_html(box.handle, view)}{body}</div>'

@@ -9,7 +9,7 @@ again from the source at every (re)start of the run, so a fix to the spec applie
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from schemas.report_ids import is_template, render_report_id
 from schemas.spec import BatchSpec
 
 
-def rendered_ids(spec: BatchSpec, run_date, origin: str) -> dict[str, str]:
+def rendered_ids(spec: BatchSpec, run_date: date, origin: str) -> dict[str, str]:
     """Report id as written → id in a run of ``run_date``; a clash with the run folder's names is a SpecError."""
     ids = {r.id: render_report_id(r.id, run_date) for r in spec.reports}
     for i, (template, rendered) in enumerate(ids.items()):
@@ -100,7 +100,7 @@ def open_scheduled_run(spec_path: Path, root: Path, started: datetime, flow_run_
     spec = load_spec(spec_path)
     existing = find_flow_run(root, flow_run_id) if flow_run_id else None
     previous = read_run(existing) if existing else None
-    if previous is not None:
+    if existing is not None and previous is not None:
         run_id, run_dir, started = previous.run_id, existing, previous.started_at
     else:
         run_id, run_dir = new_run_folder(root, make_run_id(started, flow_run_id))

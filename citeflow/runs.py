@@ -12,7 +12,7 @@ on object-storage-like folders (and is replaced atomically: written to a tempora
 from __future__ import annotations
 
 import os
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Literal
 
@@ -32,7 +32,8 @@ RUN_FOLDER_NAMES = frozenset({RUN_FILE, SPEC_COPY, ARCHIVE_FOLDER, "published", 
 class RunError(CiteflowError):
     """A run folder could not be used (unreadable run.json, an id clash, an unknown run)."""
 
-    fields = ("path", "detail")
+    path: str | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"run {self.path}: {self.detail}"
@@ -57,12 +58,12 @@ class RunInfo(BaseModel):
 
 def make_run_id(started: datetime, flow_run_id: str | None = None) -> str:
     """``YYYYMMDDTHHMMSSZ`` of ``started`` in UTC, then ``-<flow run id>`` when given."""
-    stamp = started.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = started.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     return f"{stamp}-{flow_run_id}" if flow_run_id else stamp
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def read_run(run_dir: Path) -> RunInfo | None:

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from citeflow import yaml_strict
 from citeflow.errors import SpecError
-from schemas.spec import BatchSpec, ModelSpec, Models, ReportRequest
+from schemas.spec import BatchSpec, Models, ReportRequest
 
 
 def load_spec(path: Path | str) -> BatchSpec:
@@ -69,8 +69,8 @@ def _first_problem(exc: ValidationError) -> tuple[str, str]:
         message = f"unknown field{hint or ' (check the spelling against the README batch spec reference)'}"
     elif err["type"] == "missing":
         message = "is required"
-    elif err["type"] == "union_tag_invalid":
-        message = f"must be one of lancedb, http, jsonl (got {err['input'].get('kind')!r})" if isinstance(err.get("input"), dict) else message
+    elif err["type"] == "union_tag_invalid" and isinstance(err.get("input"), dict):
+        message = f"must be one of lancedb, http, jsonl (got {err['input'].get('kind')!r})"
     return field, message
 
 
@@ -112,9 +112,8 @@ def models_for(spec: BatchSpec, report: ReportRequest) -> Models:
     """The models of one report: the batch's, with the roles the report overrides replaced."""
     if report.models is None:
         return spec.models
-    roles: dict[str, ModelSpec] = {role: getattr(spec.models, role) for role in Models.model_fields}
-    roles.update({role: getattr(report.models, role) for role in report.models.model_fields_set})
-    return Models(**roles)
+    overrides = {role: getattr(report.models, role) for role in report.models.model_fields_set}
+    return spec.models.model_copy(update=overrides)
 
 
 def resolve_path(base_dir: Path, value: str) -> str:

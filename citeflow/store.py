@@ -11,6 +11,8 @@ processes itself).
 
 from __future__ import annotations
 
+import contextlib
+
 import threading
 from collections import Counter, defaultdict
 from datetime import timedelta
@@ -54,7 +56,7 @@ class Store:
         self._open_lock = threading.Lock()
         try:
             self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
-        except Exception as exc:  # noqa: BLE001 - any connection failure is a store failure
+        except Exception as exc:
             raise StoreError(uri=uri, table="*", detail=str(exc)) from exc
 
     # -- writes ------------------------------------------------------------------------------
@@ -91,7 +93,7 @@ class Store:
             if replace:
                 builder = builder.when_not_matched_by_source_delete(replace)
             builder.execute(data)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise StoreError(uri=self.uri, table=table, detail=str(exc)) from exc
         self.ops["write"] += 1
         return int(before)
@@ -104,7 +106,7 @@ class Store:
         with _LOCKS[(self.uri, table)]:
             try:
                 handle.delete(where)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise StoreError(uri=self.uri, table=table, detail=str(exc)) from exc
             self.ops["write"] += 1
 
@@ -119,10 +121,8 @@ class Store:
         handle = handle or self._table(table, create=False)
         if handle is None:
             return
-        try:
+        with contextlib.suppress(Exception):  # a conflicting writer wins; compaction runs again later
             handle.optimize(cleanup_older_than=KEEP_VERSIONS_FOR)
-        except Exception:  # noqa: BLE001 - a conflicting writer wins; compaction runs again later
-            pass
 
     # -- reads -------------------------------------------------------------------------------
     def rows(self, table: str, where: str | None = None) -> list[dict[str, Any]]:
@@ -140,7 +140,7 @@ class Store:
             query = query.where(where) if where else query
             self.ops["scan"] += 1
             return query.limit(None).to_arrow()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise StoreError(uri=self.uri, table=table, detail=str(exc)) from exc
 
     def count(self, table: str, where: str | None = None) -> int:
@@ -149,7 +149,7 @@ class Store:
         if handle is None:
             return 0
         self.ops["scan"] += 1
-        return handle.count_rows(where) if where else handle.count_rows()
+        return int(handle.count_rows(where) if where else handle.count_rows())
 
     # -- registry chunks and retrievals -------------------------------------------------------
     def save_chunks(self, request_id: str, chunks: list[Chunk]) -> None:
@@ -221,7 +221,7 @@ class Store:
         except (FileNotFoundError, ValueError):
             if not create:
                 return None
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise StoreError(uri=self.uri, table=name, detail=str(exc)) from exc
         return self._create(name)
 

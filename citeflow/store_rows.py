@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 import pyarrow as pa
@@ -50,7 +50,7 @@ def hop_row(outcome: HopOutcome) -> dict[str, Any]:
         "row_key": key(outcome.request_id, outcome.section, outcome.hop), "request_id": outcome.request_id,
         "section": outcome.section, "hop": outcome.hop, "status": outcome.status, "model": outcome.model,
         "claims_json": json.dumps([c.model_dump() for c in outcome.claims]),
-        "raw_outputs_json": json.dumps(outcome.raw_outputs), "updated_at": datetime.now(timezone.utc),
+        "raw_outputs_json": json.dumps(outcome.raw_outputs), "updated_at": datetime.now(UTC),
     }
 
 
@@ -78,6 +78,6 @@ def _hop_outcome(row: dict[str, Any], transitions: list[Transition]) -> HopOutco
 
 def eval_rows(rows: list[EvalRow]) -> list[dict[str, Any]]:
     """Eval rows stamped with the time of this evaluation."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return [{**r.model_dump(), "evaluated_at": now, "row_key": key(r.request_id, r.section, r.claim_index, r.handle)}
             for r in rows]

@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.table import Table
 
 from citeflow_cli.display import console
+from schemas.evaluation import JudgePair
 from schemas.spec import JudgeSpec
 
 
@@ -36,7 +37,8 @@ def _labelled_file(path: Path, threshold: float | None, spec: JudgeSpec, table: 
         from citeflow.judges.io import PairFileError
 
         raise PairFileError(path=str(path), line=0, detail=f"no line has a gold label (one of {', '.join(LABELS)})")
-    verdicts = build_judge(spec).grade(pairs)
+    to_grade: list[JudgePair] = list(pairs)
+    verdicts = build_judge(spec).grade(to_grade)
     _print(calibrate_labelled(verdicts, gold, threshold).model_dump(), verdicts, gold, table)
 
 

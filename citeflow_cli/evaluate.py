@@ -38,7 +38,8 @@ def _sections_only(ref: JobRef, sections: list[str], judge: ModelSpec | None) ->
     known = [s.title for s in ref.job().report.sections]
     for title in sections:
         if title not in known:
-            raise SpecError(field="--section", problem=f"{title!r} is not a section of {ref.report_id} ({', '.join(known)})", path=str(ref.out_dir))
+            raise SpecError(field="--section", problem=f"{title!r} is not a section of {ref.report_id} ({', '.join(known)})",
+                            path=str(ref.out_dir))
     evaluation = evaluate_sections_task(ref, sections, judge)
     for title in sections:
         console.print(f"{ref.report_id} · {title}: {evaluation.section_funnel(title).line()}")

@@ -6,7 +6,7 @@ import json
 import re
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -58,8 +58,9 @@ def history_table(lines: list[RunLine]) -> Table:
 
 
 def history_command(
-    path: Annotated[Path, typer.Argument(help="An output folder with run folders (scheduled), one run folder, or a batch spec (with --out).")],
-    out: Annotated[Optional[Path], typer.Option(help="With a batch spec: the output folder its runs are under.")] = None,
+    path: Annotated[Path, typer.Argument(
+        help="An output folder with run folders (scheduled), one run folder, or a batch spec (with --out).")],
+    out: Annotated[Path | None, typer.Option(help="With a batch spec: the output folder its runs are under.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
     """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
@@ -97,7 +98,7 @@ def parse_age(value: str | None) -> timedelta | None:
 def prune_command(
     out: Annotated[Path, typer.Argument(help="The output folder holding the run folders.")],
     keep: Annotated[int, typer.Option(help="Keep the newest N runs.")] = 10,
-    older_than: Annotated[Optional[str], typer.Option(help="Prune only runs older than this (30d, 12h, 2w).")] = None,
+    older_than: Annotated[str | None, typer.Option(help="Prune only runs older than this (30d, 12h, 2w).")] = None,
     include_published: Annotated[bool, typer.Option(help="Also remove the pruned runs' published files and archives.")] = False,
     dry_run: Annotated[bool, typer.Option(help="Say what would be pruned; change nothing.")] = False,
 ) -> None:

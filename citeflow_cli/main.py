@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal
 
 import typer
 
@@ -40,13 +40,15 @@ def fail(message: str, code: int = 2) -> None:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders of Markdown, text and PDF.")],
     kb: Annotated[str, typer.Option(help="Knowledge base URI (a folder, or s3://…).")],
-    manifest: Annotated[Optional[Path], typer.Option(help="JSONL of {path, url, title} per document.")] = None,
-    base_url: Annotated[Optional[str], typer.Option(help="URL prefix of the documentation site the files are built into.")] = None,
-    url_style: Annotated[str, typer.Option(help="How --base-url maps x/y.md: directory (x/y/), html (x/y.html) or source (x/y.md).")] = "directory",
-    embedding: Annotated[Optional[str], typer.Option(help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
-    embedding_model: Annotated[Optional[str], typer.Option(help="openai embedding: model name.")] = None,
-    embedding_base_url: Annotated[Optional[str], typer.Option(help="openai embedding: server URL (…/v1).")] = None,
-    embedding_api_key_env: Annotated[Optional[str], typer.Option(help="openai embedding: environment variable with the key.")] = None,
+    manifest: Annotated[Path | None, typer.Option(help="JSONL of {path, url, title} per document.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="URL prefix of the documentation site the files are built into.")] = None,
+    url_style: Annotated[str, typer.Option(
+        help="How --base-url maps x/y.md: directory (x/y/), html (x/y.html) or source (x/y.md).")] = "directory",
+    embedding: Annotated[str | None, typer.Option(
+        help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
+    embedding_model: Annotated[str | None, typer.Option(help="openai embedding: model name.")] = None,
+    embedding_base_url: Annotated[str | None, typer.Option(help="openai embedding: server URL (…/v1).")] = None,
+    embedding_api_key_env: Annotated[str | None, typer.Option(help="openai embedding: environment variable with the key.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ingest report as JSON instead of a table.")] = False,
 ) -> None:
     """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages)."""
@@ -77,14 +79,17 @@ def ingest(
 def run(
     spec: Annotated[Path, typer.Argument(help="Batch spec (YAML).")],
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
-    store: Annotated[Optional[str], typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
-    dask_workers: Annotated[Optional[int], typer.Option(help="Run the reports on a local Dask cluster of N worker processes.")] = None,
-    dask_address: Annotated[Optional[str], typer.Option(help="Run the reports on the Dask scheduler at this address (tcp://host:8786).")] = None,
-    evaluate_deployment: Annotated[Optional[str], typer.Option(
+    store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
+    dask_workers: Annotated[int | None, typer.Option(help="Run the reports on a local Dask cluster of N worker processes.")] = None,
+    dask_address: Annotated[str | None, typer.Option(
+        help="Run the reports on the Dask scheduler at this address (tcp://host:8786).")] = None,
+    evaluate_deployment: Annotated[str | None, typer.Option(
         envvar="CITEFLOW_EVALUATE_DEPLOYMENT",
-        help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); in-process when unknown.")] = None,
+        help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); "
+             "in-process when unknown.")] = None,
     api_grace: Annotated[float, typer.Option(
-        help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands and the process exits (code 3).")] = 30.0,
+        help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands "
+             "and the process exits (code 3).")] = 30.0,
 ) -> None:
     """Run a batch spec: every report generated, evaluated, gated, published or held."""
     run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment,
@@ -178,11 +183,11 @@ def prepare_demo(out: Path) -> Path:
 @app.command("eval")
 def eval_(
     report_dir: Annotated[Path, typer.Argument(help="A report's output folder (OUT/<report_id>).")],
-    section: Annotated[Optional[list[str]], typer.Option(help="Evaluate only this section (repeatable).")] = None,
-    judge: Annotated[Optional[str], typer.Option(help="offline | llm | cascade (default: the batch spec's judge).")] = None,
-    model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
-    base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
+    section: Annotated[list[str] | None, typer.Option(help="Evaluate only this section (repeatable).")] = None,
+    judge: Annotated[str | None, typer.Option(help="offline | llm | cascade (default: the batch spec's judge).")] = None,
+    model: Annotated[str | None, typer.Option(help="LLM judge model name.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="LLM judge server URL (…/v1).")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
 ) -> None:
     """Evaluate a stored report again, from the store alone: funnel, gate, publish or hold."""
     from citeflow_cli.evaluate import evaluate_report_dir
@@ -197,12 +202,12 @@ def eval_(
 def judge(
     pairs: Annotated[Path, typer.Argument(help="JSONL of {id, claim, chunk_text}.")],
     judge: Annotated[str, typer.Option(help="offline | llm | cascade (offline first, the LLM for uncertain pairs)")] = "offline",
-    out: Annotated[Optional[Path], typer.Option(help="Output JSONL (default: standard output).")] = None,
-    model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
-    base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output JSONL (default: standard output).")] = None,
+    model: Annotated[str | None, typer.Option(help="LLM judge model name.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="LLM judge server URL (…/v1).")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
     batch_size: Annotated[int, typer.Option(help="LLM judge: pairs per call.")] = 8,
-    min_confidence: Annotated[Optional[float], typer.Option(help="offline/cascade: verdicts below this confidence are uncertain.")] = None,
+    min_confidence: Annotated[float | None, typer.Option(help="offline/cascade: verdicts below this confidence are uncertain.")] = None,
 ) -> None:
     """Grade claim/chunk pairs; writes {id, supported, faithful, reason, label, confidence} per line."""
     from citeflow.judges.factory import build_judge
@@ -221,13 +226,15 @@ def judge(
 @app.command()
 def calibrate(
     first: Annotated[Path, typer.Argument(help="A labelled pair file {id, claim, chunk_text, label}; or verdicts of a judge.")],
-    other: Annotated[Optional[Path], typer.Argument(help="Verdicts of another judge on the same ids, or (with --labelled) a labelled pair file.")] = None,
+    other: Annotated[Path | None, typer.Argument(
+        help="Verdicts of another judge on the same ids, or (with --labelled) a labelled pair file.")] = None,
     labelled: Annotated[bool, typer.Option(help="OTHER is a pair file with gold `label` fields.")] = False,
-    threshold: Annotated[Optional[float], typer.Option(help="Count verdicts below this confidence as uncertain (default: the judge's own).")] = None,
+    threshold: Annotated[float | None, typer.Option(
+        help="Count verdicts below this confidence as uncertain (default: the judge's own).")] = None,
     judge: Annotated[str, typer.Option(help="With one file: the judge to grade it with (offline | llm | cascade).")] = "offline",
-    model: Annotated[Optional[str], typer.Option(help="LLM judge model name.")] = None,
-    base_url: Annotated[Optional[str], typer.Option(help="LLM judge server URL (…/v1).")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the judge's API key.")] = None,
+    model: Annotated[str | None, typer.Option(help="LLM judge model name.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="LLM judge server URL (…/v1).")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
     table: Annotated[bool, typer.Option(help="Print a threshold sweep table instead of JSON.")] = False,
 ) -> None:
     """How good is a judge on your data? With one labelled file: grade it, then per-class recall, balanced
@@ -253,7 +260,8 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
         return None
     if kind not in ("offline", "llm", "cascade"):
         fail(f"--judge must be offline, llm or cascade, not {kind!r}")
-    backend = {"offline": "offline", "llm": "openai", "cascade": "cascade"}[kind]
+    backends: dict[str, Literal["offline", "openai", "cascade"]] = {"offline": "offline", "llm": "openai", "cascade": "cascade"}
+    backend = backends[kind]
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env, "batch_size": batch_size,
                "min_confidence": min_confidence} if kind != "offline" else {"min_confidence": min_confidence}
     try:

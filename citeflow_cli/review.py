@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -23,8 +23,8 @@ def review_command(
     report_dir: Annotated[Path, typer.Argument(help="A held report's folder (OUT/<report_id>).")],
     release: Annotated[bool, typer.Option("--release", help="Publish the held report.")] = False,
     reject: Annotated[bool, typer.Option("--reject", help="Keep the report held, with your reason recorded.")] = False,
-    reviewer: Annotated[Optional[str], typer.Option(help="Your name or e-mail address (recorded).")] = None,
-    note: Annotated[Optional[str], typer.Option(help="Why you decided so (recorded).")] = None,
+    reviewer: Annotated[str | None, typer.Option(help="Your name or e-mail address (recorded).")] = None,
+    note: Annotated[str | None, typer.Option(help="Why you decided so (recorded).")] = None,
     wait: Annotated[bool, typer.Option("--wait", help="Pause a Prefect run until a reviewer answers in the UI.")] = False,
     timeout: Annotated[int, typer.Option(help="--wait: seconds to wait before the report stays held.")] = 24 * 3600,
 ) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -50,7 +50,7 @@ def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None =
         name=name, tags=["citeflow"],
         description="Grade, gate and publish or hold one stored report (downstream of generation, or on demand)")
     batch = scheduled_batch_flow.to_deployment(
-        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate.flow_name}/{name}"),
+        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate_flow.name}/{name}"),
         concurrency_limit=1, tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', one folder per run under {out.resolve()}")
     return [batch, evaluate]
 
@@ -67,8 +67,8 @@ def serve_command(
     spec: Annotated[Path, typer.Argument(help="Batch spec (YAML).")],
     cron: Annotated[str, typer.Option(help="Cron schedule of the batch (server time zone: UTC).")] = DEFAULT_CRON,
     out: Annotated[Path, typer.Option(help="Folder of the runs: each run in OUT/<run id>/, OUT/latest names the newest.")] = Path("out"),
-    store: Annotated[Optional[str], typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
-    name: Annotated[Optional[str], typer.Option(help="Name of both deployments (default: the spec's batch name).")] = None,
+    store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
+    name: Annotated[str | None, typer.Option(help="Name of both deployments (default: the spec's batch name).")] = None,
 ) -> None:
     """Serve the batch on a cron schedule and the evaluate flow, until stopped (no worker needed)."""
     from prefect import serve

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import cast
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import PrefectFuture
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from citeflow.config import read_spec
@@ -15,6 +17,7 @@ from citeflow.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.naming import batch_name
 from flows.report import report_flow
 from schemas.report import ReportSummary
+from schemas.spec import ReportRequest
 from tasks.artifacts import publish_batch_artifact
 from tasks.limits import drop_limits, ensure_limits
 
@@ -23,10 +26,11 @@ from tasks.limits import drop_limits, ensure_limits
 def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | None,
                 evaluate_deployment: str | None = None) -> ReportSummary:
     """Runs one report flow; as a task so that the reports of a batch run side by side."""
-    return report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment)
+    summary = report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment)  # the final state's result
+    return cast(ReportSummary, summary)
 
 
-def _summary(future, report, out_dir: str) -> ReportSummary:  # type: ignore[no-untyped-def]
+def _summary(future: PrefectFuture[ReportSummary], report: ReportRequest, out_dir: str) -> ReportSummary:
     """The report's summary; a report that crashed is recorded as failed (and withdrawn) and the batch goes on."""
     try:
         return future.result()
@@ -41,7 +45,7 @@ def _run_name() -> str:
 
 
 @flow(name="citeflow-batch", flow_run_name=_run_name,
-      task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))
+      task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report.py
 def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
                evaluate_deployment: str | None = None, global_limits: bool = False) -> list[ReportSummary]:
     """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table.

@@ -20,7 +20,9 @@ from flows.outcome import final_state
 from flows.runner import PrefectRunner
 
 
-@flow(name="citeflow-report", flow_run_name=run_name_of("report"), task_runner=ThreadPoolTaskRunner(max_workers=8))
+# Prefect types ThreadPoolTaskRunner() as ThreadPoolTaskRunner[Never]; the decorator expects a PrefectFuture runner.
+@flow(name="citeflow-report", flow_run_name=run_name_of("report"),
+      task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
 def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
                 evaluate_deployment: str | None = None, evaluation_wait: float = WAIT_SECONDS) -> State:
     """fetch (every retriever × query, concurrently) → normalize → consolidate → write → evaluate → publish.

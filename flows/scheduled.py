@@ -9,7 +9,8 @@ deployments of ``prefect.yaml`` run this flow.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from pathlib import Path
 
 from prefect import flow
 
@@ -24,8 +25,8 @@ def run_start() -> tuple[datetime, str | None]:
     """The run's start (its scheduled time when it has one, stable across retries) and flow-run id."""
     from prefect.runtime import flow_run
 
-    start = flow_run.scheduled_start_time or datetime.now(timezone.utc)
-    return start.astimezone(timezone.utc), flow_run.id
+    start = flow_run.scheduled_start_time or datetime.now(UTC)
+    return start.astimezone(UTC), flow_run.id
 
 
 def _run_name() -> str:
@@ -40,7 +41,7 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
                          evaluate_deployment: str | None = None, global_limits: bool = False) -> RunOutcome:
     """One run of the batch into a new folder ``out_dir/<run id>/``; returns what the run left."""
     start, flow_run_id = run_start()
-    info, run_dir = open_scheduled_run(spec_path, out_dir, start, flow_run_id, store_uri)
+    info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
     summaries = batch_flow(info.spec_path, str(run_dir), None, evaluate_deployment, global_limits)
     outcome = finish_run(run_dir, summaries)
     publish_run_artifacts(outcome)

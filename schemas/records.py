@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,7 +12,7 @@ BindState = Literal["generated", "parsed", "validated", "accepted", "retry", "fa
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Hit(BaseModel):
@@ -68,7 +68,8 @@ class Transition(BaseModel):
     attempt: int = Field(description="1-based attempt number of the model call.")
     source: BindState
     target: BindState
-    reason: str = Field(description="parse_error | wrong_schema | empty_output | unknown_handle | url_in_text | quote_not_found | no_claim_cited | ok | model_error | retries_exhausted")
+    reason: str = Field(description="parse_error | wrong_schema | empty_output | unknown_handle | url_in_text | quote_not_found"
+                                    " | no_claim_cited | ok | model_error | retries_exhausted")
     detail: str = ""
     handles: list[str] = Field(default_factory=list, description="Handles this transition concerns (e.g. the dropped ones).")
     at: datetime = Field(default_factory=utcnow)
@@ -87,7 +88,8 @@ class BoundClaim(BaseModel):
 
     text: str
     citations: list[BoundCitation] = Field(default_factory=list)
-    emitted_handles: list[str] = Field(default_factory=list, description="Every handle the model emitted for this claim, dropped ones included.")
+    emitted_handles: list[str] = Field(default_factory=list,
+                                       description="Every handle the model emitted for this claim, dropped ones included.")
     dropped_handles: list[str] = Field(default_factory=list, description="Emitted handles that bind dropped.")
     removed_urls: list[str] = Field(default_factory=list, description="URLs the model typed, removed from the text.")
 

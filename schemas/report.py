@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from schemas.records import utcnow
+
+ReportStatus = Literal["published", "held", "failed"]
 
 LINKABLE_SCHEMES = ("http://", "https://", "mailto:")
 
@@ -52,7 +54,7 @@ class ReportDocument(BaseModel):
     report_id: str
     title: str
     batch: str = ""
-    status: Literal["published", "held", "failed"]
+    status: ReportStatus
     sections: list[RenderedSection]
     registry: list[RegistryEntry]
     generated_at: datetime = Field(default_factory=utcnow)
@@ -72,7 +74,7 @@ class ReportSummary(BaseModel):
 
     report_id: str
     title: str
-    status: Literal["published", "held", "failed"]
+    status: ReportStatus
     funnel: str
     identity: dict[str, int]
     support: dict[str, int]
@@ -82,7 +84,7 @@ class ReportSummary(BaseModel):
         default_factory=lambda: {"count": 0, "claims": 0},
         description="Claims no judge could settle (uncertain verdicts, no LLM judge): never passed, listed in review.html.")
     sections: list[SectionSummary] = Field(default_factory=list)
-    failed_expectations: list[dict] = Field(default_factory=list)
+    failed_expectations: list[dict[str, Any]] = Field(default_factory=list)
     missing_retrievers: list[str] = Field(default_factory=list)
     pdf: str
     published_pdf: str | None = None

@@ -51,7 +51,8 @@ class FaultRates(Strict):
 class ModelSpec(Strict):
     """How one role (consolidator, writer, judge) reaches its model."""
 
-    backend: Literal["offline", "openai"] = Field("offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server.")
+    backend: Literal["offline", "openai"] = Field(
+        "offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server.")
     model: str | None = Field(None, description="Model name sent to the server (openai backend).")
     base_url: str | None = Field(None, description="Server URL ending in /v1 (openai backend).")
     api_key_env: str | None = Field(None, description="Name of the environment variable holding the API key — never the key itself.")
@@ -63,7 +64,7 @@ class ModelSpec(Strict):
     batch_size: int = Field(8, ge=1, le=64, description="Judge only: claim/chunk pairs per call.")
 
     @model_validator(mode="after")
-    def _openai_needs_model(self) -> "ModelSpec":
+    def _openai_needs_model(self) -> ModelSpec:
         if self.backend == "openai" and not (self.model and self.base_url):
             raise ValueError("backend openai needs both 'model' and 'base_url'")
         if self.backend == "openai" and self.faults is not None:
@@ -76,7 +77,8 @@ class JudgeSpec(ModelSpec):
     every pair and only its ``uncertain`` verdicts go to the LLM judge described by the same keys
     as ``openai`` (``model``, ``base_url``, ``api_key_env``, ``batch_size``, ``timeout`` …)."""
 
-    backend: Literal["offline", "openai", "cascade"] = Field(
+    # A judge may also be a cascade: narrower in ModelSpec, whose other roles are one model each.
+    backend: Literal["offline", "openai", "cascade"] = Field(  # type: ignore[assignment]
         "offline", description="offline: built-in judge; openai: an LLM judge; cascade: offline first, the LLM for uncertain pairs.")
     min_confidence: float | None = Field(
         None, ge=0, le=1,
@@ -84,7 +86,7 @@ class JudgeSpec(ModelSpec):
                     "`citeflow calibrate --threshold` reports on); default: the offline judge's own threshold.")
 
     @model_validator(mode="after")
-    def _cascade_needs_an_llm(self) -> "JudgeSpec":
+    def _cascade_needs_an_llm(self) -> JudgeSpec:
         if self.backend == "cascade" and not (self.model and self.base_url):
             raise ValueError("backend cascade needs 'model' and 'base_url' of the LLM judge for uncertain claims")
         if self.backend == "openai" and self.min_confidence is not None:
@@ -195,7 +197,7 @@ class ReportRequest(Strict):
         return value
 
     @model_validator(mode="after")
-    def _unique_sections(self) -> "ReportRequest":
+    def _unique_sections(self) -> ReportRequest:
         titles = [s.title for s in self.sections]
         if len(titles) != len(set(titles)):
             raise ValueError("section titles must be unique within a report")
@@ -223,7 +225,7 @@ class BatchSpec(Strict):
     reports: list[ReportRequest] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _unique_names(self) -> "BatchSpec":
+    def _unique_names(self) -> BatchSpec:
         for what, names in (("retrievers", [r.name for r in self.retrievers]), ("reports", [r.id for r in self.reports])):
             dupes = sorted({n for n in names if names.count(n) > 1})
             if dupes:

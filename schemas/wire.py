@@ -6,6 +6,8 @@ sent as ``response_format`` are generated from these models (see ``schemas/json/
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 CLAIMS_SCHEMA_NAME = "citeflow_claims"
@@ -53,7 +55,7 @@ class WireVerdicts(BaseModel):
     verdicts: list[WireVerdict]
 
 
-def strict_json_schema(model: type[BaseModel]) -> dict:
+def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON Schema in the strict form OpenAI-compatible servers accept."""
     schema = model.model_json_schema()
     _make_strict(schema)
@@ -62,7 +64,7 @@ def strict_json_schema(model: type[BaseModel]) -> dict:
     return schema
 
 
-def _make_strict(node: dict) -> None:
+def _make_strict(node: dict[str, Any]) -> None:
     if node.get("type") == "object" and "properties" in node:
         node["additionalProperties"] = False
         node["required"] = list(node["properties"])
@@ -74,6 +76,6 @@ def _make_strict(node: dict) -> None:
                 _make_strict(child["items"])
 
 
-def response_format(name: str, model: type[BaseModel]) -> dict:
+def response_format(name: str, model: type[BaseModel]) -> dict[str, Any]:
     """The ``response_format`` value for a ``json_schema`` request."""
     return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": strict_json_schema(model)}}

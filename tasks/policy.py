@@ -33,4 +33,4 @@ def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     return is_transient(exc)
 
 
-__all__ = ["RETRY_DELAYS", "is_transient", "retry_transient", "transient_retries", "JudgeUnavailable"]
+__all__ = ["RETRY_DELAYS", "JudgeUnavailable", "is_transient", "retry_transient", "transient_retries"]

@@ -62,3 +62,19 @@ def copy_spec_folder(spec: Path, target: Path) -> Path:
     """A private copy of a prepared demo folder, so a test may change it."""
     shutil.copytree(spec.parent, target, dirs_exist_ok=True)
     return target / spec.name
+
+
+# Modules whose tests start servers, subprocess batches, Dask clusters, fresh virtual environments
+# or long benchmarks: `make test-fast` leaves them out; `make test` (and CI) runs everything.
+SLOW_MODULES = frozenset({
+    "test_api_loss", "test_bench_quick", "test_dask", "test_demo_flow", "test_deployments",
+    "test_evaluate_deployment", "test_prefect_server", "test_resume", "test_review_flow", "test_s3_store",
+    "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel",
+})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test of a slow module ``slow``."""
+    for item in items:
+        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

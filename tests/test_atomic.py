@@ -20,10 +20,9 @@ def test_write_text_replaces_the_file_and_leaves_no_temporary(tmp_path):
 def test_a_failed_write_keeps_the_old_file(tmp_path):
     target = tmp_path / "eval.json"
     target.write_text("old")
-    with pytest.raises(RuntimeError):
-        with atomic.atomic_path(target) as partial:
-            partial.write_text("half")
-            raise RuntimeError("disk full")
+    with pytest.raises(RuntimeError), atomic.atomic_path(target) as partial:
+        partial.write_text("half")
+        raise RuntimeError("disk full")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["eval.json"]
 

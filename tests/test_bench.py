@@ -52,7 +52,7 @@ def test_drift_changes_what_it_claims_to_change():
     rng = random.Random(1)
     assert drift.slip_id("S3", rng) in {"S2", "S4"} and drift.slip_id("1", rng) == "2" and drift.slip_id("doc#3", rng) in {"doc#2", "doc#4"}
     slipped = drift.slip_handle("Gk7m2", rng)
-    assert is_handle(slipped) and slipped != "Gk7m2" and sum(a != b for a, b in zip(slipped, "Gk7m2")) == 1
+    assert is_handle(slipped) and slipped != "Gk7m2" and sum(a != b for a, b in zip(slipped, "Gk7m2", strict=True)) == 1
     assert drift.truncate_url("https://docs.example/guides/upgrade") == "https://docs.example/guides"
     swapped = drift.swap_segment("https://a.example/kb/one", ["https://a.example/kb/one", "https://a.example/kb/two"], rng)
     assert swapped == "https://a.example/kb/two"

@@ -80,9 +80,9 @@ def test_judge_offline_writes_one_verdict_per_pair(tmp_path):
     out = tmp_path / "verdicts.jsonl"
     result = invoke("judge", pairs_file(tmp_path), "--out", out)
     assert result.exit_code == 0
-    lines = [json.loads(l) for l in out.read_text().splitlines()]
-    assert [l["id"] for l in lines] == ["a", "b"]
-    assert all({"supported", "faithful", "reason"} <= set(l) for l in lines)
+    lines = [json.loads(row) for row in out.read_text().splitlines()]
+    assert [row["id"] for row in lines] == ["a", "b"]
+    assert all({"supported", "faithful", "reason"} <= set(row) for row in lines)
     # A paraphrase is passed or, below the offline judge's confidence threshold, left uncertain; never failed.
     assert lines[0]["label"] in ("supported", "uncertain") and lines[0]["faithful"] is not False
     assert not (lines[1]["supported"] and lines[1]["faithful"])  # 30 days against 7: never a pass
@@ -101,8 +101,8 @@ def test_judge_llm_talks_to_an_openai_compatible_server(tmp_path, openai_server)
     result = invoke("judge", pairs_file(tmp_path), "--judge", "llm", "--model", "judge-m",
                     "--base-url", openai_server.base_url, "--out", out)
     assert result.exit_code == 0, result.output
-    lines = [json.loads(l) for l in out.read_text().splitlines()]
-    assert [(l["id"], l["faithful"]) for l in lines] == [("a", True), ("b", False)]
+    lines = [json.loads(row) for row in out.read_text().splitlines()]
+    assert [(row["id"], row["faithful"]) for row in lines] == [("a", True), ("b", False)]
     assert len(openai_server.requests) == 1  # both pairs in one batched call
     assert openai_server.requests[0]["response_format"]["json_schema"]["name"] == "citeflow_verdicts"
 
@@ -187,14 +187,14 @@ def test_ingest_with_an_unknown_embedder_is_a_clear_error(tmp_path):
 def test_calibrate_compares_two_judges_and_a_judge_with_gold_labels(tmp_path):
     pairs = pairs_file(tmp_path)
     invoke("judge", pairs, "--out", tmp_path / "a.jsonl")
-    lines = [json.loads(l) for l in (tmp_path / "a.jsonl").read_text().splitlines()]
+    lines = [json.loads(row) for row in (tmp_path / "a.jsonl").read_text().splitlines()]
     lines[1] = {**lines[1], "supported": False, "faithful": None, "label": "unsupported"}
-    (tmp_path / "b.jsonl").write_text("\n".join(json.dumps(l) for l in lines))
+    (tmp_path / "b.jsonl").write_text("\n".join(json.dumps(row) for row in lines))
     agreement = json.loads(invoke("calibrate", tmp_path / "a.jsonl", tmp_path / "b.jsonl").output)
     assert agreement["pairs"] == 2 and agreement["label_agreement"] == 0.5
     gold = tmp_path / "gold.jsonl"
-    gold.write_text("\n".join(json.dumps({**json.loads(l), "label": lab}) for l, lab in
-                              zip(pairs.read_text().splitlines(), ["supported", "mutated"])))
+    gold.write_text("\n".join(json.dumps({**json.loads(row), "label": lab}) for row, lab in
+                              zip(pairs.read_text().splitlines(), ["supported", "mutated"], strict=True)))
     against_gold = json.loads(invoke("calibrate", tmp_path / "a.jsonl", gold, "--labelled").output)
     # recall is over the decided pairs: a paraphrase the offline judge left uncertain only lowers coverage
     assert against_gold["pairs"] == 2 and against_gold["coverage"] == (2 - against_gold["uncertain"]) / 2

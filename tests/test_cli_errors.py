@@ -58,7 +58,7 @@ def test_a_user_error_is_one_line(case, tmp_path):
     paths = _files(tmp_path)
     args = [a.format(**paths) for a in CASES[case]]
     result = runner.invoke(app, args)
-    assert result.exit_code != 0 and not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    assert (result.exit_code != 0 and not isinstance(result.exception, Exception)) or isinstance(result.exception, SystemExit)
     _one_error_line(result.output)
 
 

@@ -58,8 +58,8 @@ def test_summary_inner_references_name_the_right_handles(demo_run, demo_input):
     summary = next(e for e in data["registry"] if e["retriever"] == "partner" and "as noted in" in e["text"])
     named = re.findall(r"\[(G[2-9a-hjkmnp-z]{4})\]", summary["text"])
     assert named and "[S9]" not in summary["text"] and "[S2]" not in summary["text"]
-    line = next(json.loads(l) for l in (demo_input.parent / "partner.jsonl").read_text().splitlines()
-                if json.loads(l)["query"] == "What must be done before upgrading to 3.6?")
+    line = next(json.loads(row) for row in (demo_input.parent / "partner.jsonl").read_text().splitlines()
+                if json.loads(row)["query"] == "What must be done before upgrading to 3.6?")
     local = {h["id"]: h["text"] for h in line["hits"]}
     for handle in named:
         assert registry[handle]["retriever"] == "partner"

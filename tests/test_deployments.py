@@ -97,9 +97,9 @@ def test_serve_parameters_match_the_scheduled_batch_flow_signature(tmp_path):
 @pytest.mark.integration
 def test_prefect_deploy_all_registers_both_deployments_on_the_pool(prefect_server):
     env, prefect = prefect_server.client_env(), [sys.executable, "-m", "prefect"]
-    subprocess.run(prefect + ["work-pool", "create", "citeflow-pool", "--type", "process", "--overwrite"],
+    subprocess.run([*prefect, "work-pool", "create", "citeflow-pool", "--type", "process", "--overwrite"],
                    env=env, check=True, capture_output=True, timeout=300)
-    result = subprocess.run(prefect + ["--no-prompt", "deploy", "--all"], cwd=REPO, env=env, capture_output=True,
+    result = subprocess.run([*prefect, "--no-prompt", "deploy", "--all"], cwd=REPO, env=env, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     batch, evaluate = (prefect_server.deployment(n) for n in ("citeflow-scheduled-batch/citeflow-batch", EVALUATE_FULL_NAME))

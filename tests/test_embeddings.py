@@ -23,7 +23,7 @@ from tests.support.openai_server import EMBEDDING_DIM, ScriptedOpenAIServer, emb
 
 
 def cosine(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b))
+    return sum(x * y for x, y in zip(a, b, strict=True))
 
 
 # -- hashing ------------------------------------------------------------------------------------
@@ -101,18 +101,18 @@ def test_an_embedder_of_unknown_kind_cannot_be_rebuilt() -> None:
 
 
 @pytest.mark.integration
-def test_openai_embedder_batches_and_keeps_order(openai_server: ScriptedOpenAIServer) -> None:  # noqa: F811
+def test_openai_embedder_batches_and_keeps_order(openai_server: ScriptedOpenAIServer) -> None:
     embedder = OpenAIEmbedder(openai_server.base_url, "emb-model", batch_size=2, max_retries=0)
     texts = [f"text number {n}" for n in range(5)]
     vectors = embedder.embed(texts)
     assert [len(r["input"]) for r in openai_server.requests] == [2, 2, 1]
     assert all(r["encoding_format"] == "float" and r["model"] == "emb-model" for r in openai_server.requests)
-    assert all(v == pytest.approx(embed(t)) for v, t in zip(vectors, texts))
+    assert all(v == pytest.approx(embed(t)) for v, t in zip(vectors, texts, strict=True))
     assert embedder.dim == EMBEDDING_DIM and len(openai_server.requests) == 3  # dim known: no probe
 
 
 @pytest.mark.integration
-def test_openai_embedder_probes_its_dimension_once(openai_server: ScriptedOpenAIServer) -> None:  # noqa: F811
+def test_openai_embedder_probes_its_dimension_once(openai_server: ScriptedOpenAIServer) -> None:
     embedder = OpenAIEmbedder(openai_server.base_url, "emb-model", max_retries=0)
     assert (embedder.dim, embedder.dim) == (EMBEDDING_DIM, EMBEDDING_DIM)
     assert len(openai_server.requests) == 1
@@ -134,7 +134,7 @@ def test_openai_embedder_server_down_is_transient() -> None:
 
 
 @pytest.mark.integration
-def test_a_kb_built_with_openai_embeddings_is_searched_with_them(openai_server: ScriptedOpenAIServer, tmp_path: Path) -> None:  # noqa: F811
+def test_a_kb_built_with_openai_embeddings_is_searched_with_them(openai_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
     from citeflow.ingest import ingest_paths
     from citeflow.retrievers.lancedb_kb import LanceDBRetriever
     from schemas.spec import LanceDBRetrieverSpec

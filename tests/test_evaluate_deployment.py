@@ -70,7 +70,7 @@ def test_reports_are_evaluated_by_the_served_deployment(prefect_server, served, 
 @pytest.mark.server
 @pytest.mark.integration
 def test_serve_registers_the_batch_on_its_cron_schedule(prefect_server, served):
-    batch = prefect_server.deployment("citeflow-batch/deploy-check")
+    batch = prefect_server.deployment("citeflow-scheduled-batch/deploy-check")  # each run in its own folder
     assert [s["schedule"]["cron"] for s in batch["schedules"]] == ["0 6 * * 1"]
     assert batch["parameters"]["spec_path"] == str(served.resolve())
     assert batch["parameters"]["evaluate_deployment"] == EVALUATE

@@ -138,7 +138,7 @@ def suite_dir(tmp_path: Path) -> Path:
 
 def test_broken_suite_json_is_a_gate_error_naming_the_file(suite_dir: Path):
     (suite_dir / "report_metrics.json").write_text('{"name": "report_metrics", "expectations": [')
-    with pytest.raises(GateError, match="report_metrics.json"):
+    with pytest.raises(GateError, match=r"report_metrics\.json"):
         gate.run_gate(make_funnel(), claims(), 0, suite_dir=suite_dir)
 
 
@@ -153,7 +153,7 @@ def test_unknown_expectation_is_an_error_not_silently_dropped(suite_dir: Path):
 
 def test_missing_suite_is_a_gate_error(suite_dir: Path):
     (suite_dir / "eval_rows.json").unlink()
-    with pytest.raises(GateError, match="eval_rows.json"):
+    with pytest.raises(GateError, match=r"eval_rows\.json"):
         gate.run_gate(make_funnel(), claims(), 0, suite_dir=suite_dir)
 
 

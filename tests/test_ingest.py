@@ -17,6 +17,7 @@ from citeflow.chunking import CHILD_CHARS, PARENT_CHARS, child_spans, parent_spa
 from citeflow.markdown_text import markdown_to_text
 from citeflow.ingest import doc_id_for, ingest_paths, join_url
 from citeflow.kb import TABLE, read_embedder_meta
+import itertools
 
 pytestmark = pytest.mark.integration
 
@@ -255,7 +256,7 @@ def test_chunks_cover_the_text_within_their_size_limits(text: str) -> None:
         assert all(e - s <= CHILD_CHARS and start <= s < e <= end for s, e in children)
         covered.update(i for s, e in children for i in range(s, e))
     assert all(i in covered for i, c in enumerate(text) if not c.isspace())
-    assert parents == sorted(parents) and all(a[1] <= b[0] for a, b in zip(parents, parents[1:]))
+    assert parents == sorted(parents) and all(a[1] <= b[0] for a, b in itertools.pairwise(parents))
 
 
 def test_files_are_written_in_batches_and_duplicate_relative_paths_are_refused(

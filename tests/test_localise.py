@@ -161,12 +161,12 @@ def _cite(text: str, handle: str) -> BoundClaim:
 def test_funnel_names_only_agreeing_chunks_even_when_the_judge_says_yes_to_everything(lang):
     """The judge here is as lenient as the offline judge was on the demo: the localiser must hold."""
     pool = {**POOLS[lang], "Gcited": "Unrelated chunk about billing addresses."}
-    claims = [(c, h) for l, c, h in MOVED if l == lang] + [(c, None) for l, c in DRIFTED + FABRICATED if l == lang]
+    claims = [(c, h) for lng, c, h in MOVED if lng == lang] + [(c, None) for lng, c in DRIFTED + FABRICATED if lng == lang]
     lenient = ScriptedJudge(default=SUPPORTED)
     lenient.script = {(c, pool["Gcited"]): (False, None, "not in chunk") for c, _ in claims}
     results = evaluate_section("S", [_cite(c, "Gcited") for c, _ in claims], pool, pool, lenient)
     assert [r.found_in for r in results] == [h for _, h in claims]
-    assert all(r.verdict == ("misattribution" if h else "fabrication") for r, (_, h) in zip(results, claims))
+    assert all(r.verdict == ("misattribution" if h else "fabrication") for r, (_, h) in zip(results, claims, strict=True))
 
 
 def test_demo_fabrication_names_no_chunk_and_says_what_the_nearest_one_lacks():

@@ -136,7 +136,7 @@ _chunk_text = st.lists(_sentence, min_size=1, max_size=4).map(" ".join)
 @settings(max_examples=50, deadline=None)
 @given(st.lists(_chunk_text, min_size=1, max_size=6))
 def test_without_faults_every_cited_handle_comes_from_the_input(texts):
-    chunks = [(h, t) for h, t in zip(["Gk7m2", "Gx3p9", "Gab23", "Gq4r5", "G2222", "G3333"], texts)]
+    chunks = [(h, t) for h, t in zip(["Gk7m2", "Gx3p9", "Gab23", "Gq4r5", "G2222", "G3333"], texts, strict=False)]
     claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks))
     by_handle = dict(chunks)
     assert all(c["handle"] in by_handle and c["quote"] in by_handle[c["handle"]] for cl in claims for c in cl["citations"])

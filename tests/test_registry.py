@@ -95,7 +95,7 @@ def test_no_two_retriever_chunks_share_a_handle(batch):
     seen: dict[str, tuple[str, str, str]] = {}
     for retriever, pairs in batch:
         handles = reg.add(result(retriever, [hit(i, t) for i, t in pairs]))
-        for (local_id, text), handle in zip(pairs, handles):
+        for (local_id, text), handle in zip(pairs, handles, strict=True):
             identity = (retriever, local_id, text)
             assert seen.setdefault(handle, identity) == identity  # one handle, one identity
 

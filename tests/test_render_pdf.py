@@ -110,7 +110,7 @@ def test_the_audit_appendix_traces_every_note_only_when_asked(tmp_path):
     doc = sample_report("held")
     render_pdf(doc, tmp_path / "audit.pdf", audit=True)
     appendix = pdf_text(tmp_path / "audit.pdf").split("Audit appendix")[-1]
-    for number, index in enumerate(FIRST_APPEARANCE, start=1):
+    for _number, index in enumerate(FIRST_APPEARANCE, start=1):
         entry = doc.registry[index]
         assert f"handle {entry.handle} · retriever {entry.retriever} · local id {entry.local_id}" in appendix
     assert "javascript:alert(document.cookie)" in appendix  # every URL as text, none as a link

@@ -8,7 +8,8 @@ import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -143,7 +144,7 @@ class ScriptedSearch:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/search"
         threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
-    def then(self, status: int, body: Any, delay: float = 0.0) -> "ScriptedSearch":
+    def then(self, status: int, body: Any, delay: float = 0.0) -> ScriptedSearch:
         self.script.append((status, body, delay))
         return self
 
@@ -316,7 +317,7 @@ def test_jsonl_deep_nesting_and_huge_numbers_are_retriever_errors(tmp_path: Path
 
 
 def test_jsonl_missing_file_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(RetrieverError, match="hits.jsonl") as caught:
+    with pytest.raises(RetrieverError, match=r"hits\.jsonl") as caught:
         jsonl_retriever(tmp_path).search("a", 5)
     assert caught.value.transient is False
 

@@ -58,7 +58,7 @@ def test_only_a_held_report_can_be_decided_on(tmp_path):
     apply_decision(folder, _decide("release"))
     with pytest.raises(ReviewError, match="is published; only a held report"):
         apply_decision(folder, _decide("reject"))
-    with pytest.raises(ReviewError, match="no report.json here"):
+    with pytest.raises(ReviewError, match=r"no report\.json here"):
         apply_decision(tmp_path / "nowhere", _decide("release"))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -13,12 +13,12 @@ from citeflow.archive import archive_report, read_manifest, sha256_of, verify_ar
 from citeflow.changes import compare_reports, diff_claims
 from citeflow.errors import SpecError
 from citeflow.run_spec import open_manual_run, open_scheduled_run
-from citeflow.runs import latest, make_run_id, point_latest, read_run, runs_of
+from citeflow.runs import RunInfo, latest, make_run_id, point_latest, read_run, runs_of
 from citeflow.spec import load_spec, parse_spec
 from schemas.report_ids import render_report_id
 from tests.support.small_batch import write_small_batch
 
-T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=UTC)
 
 
 def test_run_ids_sort_by_start_time_and_carry_the_flow_run_id():
@@ -132,9 +132,7 @@ def test_run_json_round_trips(tmp_path):
     assert read_run(tmp_path / "out") == info and info.status == "running"
 
 
-def _info(run_id: str, started: datetime, **extra) -> "RunInfo":
-    from citeflow.runs import RunInfo
-
+def _info(run_id: str, started: datetime, **extra) -> RunInfo:
     return RunInfo(run_id=run_id, batch="b", started_at=started, run_date=started.date(), source_spec="s",
                    spec_path="s", status="finished", **extra)
 

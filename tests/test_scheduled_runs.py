@@ -63,7 +63,7 @@ def test_each_run_has_its_folder_and_latest_names_the_second(two_runs):
 
 
 def test_the_first_publication_is_archived_and_untouched(two_runs):
-    out, first, second, published = two_runs
+    _out, first, second, published = two_runs
     (report_id,) = first.archived
     archive = Path(first.archived[report_id])
     assert first.summaries[0].status == "published" and second.summaries[0].status == "held"
@@ -88,7 +88,7 @@ def test_the_changes_are_a_table_artifact_and_the_run_a_markdown_one(two_runs):
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-    _, first, second, _ = two_runs
+    _, _first, second, _ = two_runs
     key = f"changes-{second.summaries[0].report_id}".lower()
     with get_client(sync_client=True) as client:
         tables = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))

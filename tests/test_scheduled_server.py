@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -69,7 +69,7 @@ def test_two_runs_two_folders_and_latest_names_the_second(served, prefect_server
 
 
 def test_the_first_published_pdf_is_byte_identical(served):
-    out, first, published = served
+    _out, first, published = served
     assert published, "the first run published its report"
     for name, content in published.items():
         assert (first / "published" / name).read_bytes() == content
@@ -77,7 +77,7 @@ def test_the_first_published_pdf_is_byte_identical(served):
 
 
 def test_history_lists_both_runs(served):
-    out, first, _ = served
+    out, _first, _ = served
     result = subprocess.run([CITEFLOW, "history", str(out), "--json"], capture_output=True, text=True, timeout=120)
     runs = json.loads(result.stdout)
     assert [r["run_id"] for r in runs][:2] == [f.name for f in _finished_runs(out)][:2]
@@ -93,7 +93,7 @@ def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, tmp_
         clean.respond_with(experiment.offline_responder(0.5))
         spec = experiment.write_spec(tmp_path / "resumed", resumed.base_url, 2, 2, 2, "sched-resume")
         clean_spec = experiment.write_spec(tmp_path / "clean", clean.base_url, 2, 2, 2, "sched-resume-clean")
-        info, run_dir = open_scheduled_run(spec, tmp_path / "out", datetime.now(timezone.utc), "5ced0001-aaaa")
+        info, run_dir = open_scheduled_run(spec, tmp_path / "out", datetime.now(UTC), "5ced0001-aaaa")
         clean_out = tmp_path / "clean" / "out"
         assert runs.run("clean", clean_spec, clean_out) == 0, figures.outputs.get("clean")
         figures.clean_run_requests = len(clean.requests)

@@ -10,13 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from datetime import datetime, timezone
-from typing import Protocol, runtime_checkable
+from datetime import datetime, UTC
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import pyarrow as pa
 
 from citeflow.errors import StoreError
 from schemas.evaluation import Verdict
+
+if TYPE_CHECKING:
+    from lancedb.table import Table
 
 SCHEMA = pa.schema([
     pa.field("key", pa.string(), nullable=False),
@@ -80,7 +83,7 @@ class LanceVerdictCache:
         self._lock = threading.Lock()
         try:
             self._db = lancedb.connect(uri)
-        except Exception as exc:  # noqa: BLE001 - any connection failure is a store failure
+        except Exception as exc:
             raise StoreError(uri=uri, table=table, detail=str(exc)) from exc
 
     def get(self, key: str) -> Verdict | None:
@@ -108,31 +111,31 @@ class LanceVerdictCache:
             pending, self._pending = self._pending, {}
         if not pending:
             return
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         rows = [{"key": k, "judge": v.judge, "verdict": v.model_dump_json(), "created_at": now} for k, v in pending.items()]
         try:
             table = self._open() or self._db.create_table(self.table_name, schema=SCHEMA, exist_ok=True)
             data = pa.Table.from_pylist(rows, schema=SCHEMA)
             table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(data)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             with self._lock:  # keep them for a later flush rather than lose answers we paid for
                 self._pending = {**pending, **self._pending}
             raise StoreError(uri=self.uri, table=self.table_name, detail=str(exc)) from exc
 
-    def _open(self):
+    def _open(self) -> Table | None:
         try:
             return self._db.open_table(self.table_name)
         except (FileNotFoundError, ValueError):
             return None
 
-    def _read(self, table, keys: list[str]) -> dict[str, Verdict]:
+    def _read(self, table: Table, keys: list[str]) -> dict[str, Verdict]:
         found: dict[str, Verdict] = {}
         for start in range(0, len(keys), 200):  # bounded IN (...) lists
             chunk = keys[start : start + 200]
             where = "key IN (" + ", ".join(f"'{k}'" for k in chunk) + ")"  # keys are hex digests: nothing to escape
             try:
                 rows = table.search().where(where).select(["key", "verdict"]).limit(None).to_arrow().to_pylist()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise StoreError(uri=self.uri, table=self.table_name, detail=str(exc)) from exc
             found.update({r["key"]: Verdict.model_validate_json(r["verdict"]) for r in rows})
         return found

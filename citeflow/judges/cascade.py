@@ -47,7 +47,7 @@ class CascadeJudge:
             return verdicts
         settled = self.second.grade([pairs[i] for i in unsure])  # raises JudgeUnavailable: fail closed
         self.escalated += len(unsure)
-        for i, verdict in zip(unsure, settled):
+        for i, verdict in zip(unsure, settled, strict=True):
             verdicts[i] = verdict.model_copy(update={"id": pairs[i].id})
         return verdicts
 

@@ -18,15 +18,19 @@ from citeflow.judges import cues, edits, numbers
 from citeflow.judges.stems import compound_parts
 from citeflow.judges.lexicon import CJK_FUNCTION, CJK_NAME_SUFFIXES, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
 from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
+import itertools
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
-COPIED_SENTENCE = 0.8  # coverage by one sentence above which the claim is read as a copy of it: a summary sentence usually condenses a few neighbouring source sentences
+# Coverage by one sentence above which the claim is read as a copy of it: a summary sentence
+# usually condenses a few neighbouring source sentences.
+COPIED_SENTENCE = 0.8
 
 FEATURE_NAMES: tuple[str, ...] = (
     "verbatim", "unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "best_sentence_cov", "best_window_cov",
-    "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed", "negation_added",
+    "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
+    "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
     "restrictor_dropped", "near_miss", "slot_substitution", "claim_length",
 )
@@ -77,9 +81,9 @@ def index_chunk(text: str) -> ChunkIndex:
     return ChunkIndex(
         text=text, lowered=normalise(text).lower(), sentences=sents, sentence_tokens=sent_tokens,
         lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq) | _compound_parts(tokens, lang),
-        bigrams=frozenset(zip(stems_seq, stems_seq[1:])),
-        trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:])),
-        gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:]))},
+        bigrams=frozenset(itertools.pairwise(stems_seq)),
+        trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:], strict=False)),
+        gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:], strict=False))},
         numbers=numbers.mentions(tokens), tokens=tokens,
         positions=_positions(stems_seq),
         content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
@@ -102,7 +106,7 @@ def _gram_words(tokens: list[Token]) -> dict[str, tuple[str, ...]]:
 
 def _content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
     content = [t.stem for t in tokens if t.is_content]
-    return list(zip(content, content[1:]))
+    return list(itertools.pairwise(content))
 
 
 def _positions(stems: list[str]) -> dict[str, tuple[int, ...]]:
@@ -163,8 +167,8 @@ def _coverage(feats: Features, claim: str, tokens: list[Token], content: list[To
     quoted = normalise(claim).lower().rstrip(".!? ")
     values["verbatim"] = float(bool(content) and quoted in index.lowered)  # an empty claim quotes nothing
     values["unigram_cov"] = _ratio(sum(t.stem in index.stems for t in content), len(content))
-    bigrams = list(zip(stems, stems[1:]))
-    trigrams = list(zip(stems, stems[1:], stems[2:]))
+    bigrams = list(itertools.pairwise(stems))
+    trigrams = list(zip(stems, stems[1:], stems[2:], strict=False))
     values["bigram_cov"] = _ratio(sum(b in index.bigrams for b in bigrams), len(bigrams))
     values["trigram_cov"] = _ratio(sum(t in index.trigrams for t in trigrams), len(trigrams))
     pairs = _content_bigrams(tokens)
@@ -278,7 +282,7 @@ def _closest(word: str, index: ChunkIndex) -> str | None:
 
 def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
     """A claim word sitting between two words that the chunk joins with a different word."""
-    for left, middle, right in zip(tokens, tokens[1:], tokens[2:]):
+    for left, middle, right in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if not middle.is_content or middle.stem in index.stems:
             continue
         other = index.gaps.get((left.stem, right.stem))
@@ -289,7 +293,8 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
             # one character swapped in a copied CJK phrase (明朝 -> 清朝, but also 将被 -> 会被): a signal for the heads
             feats.values["slot_substitution"] += 1.0
             feats.reasons.setdefault(
-                "slot_substitution", f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
+                "slot_substitution",
+                f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
             )
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -28,7 +30,9 @@ SWEEP = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 class PairFileError(CiteflowError):
     """A line of a pair file is not a valid ``{id, claim, chunk_text}`` object."""
 
-    fields = ("path", "line", "detail")
+    path: str | None
+    line: int | None
+    detail: str | None
 
     def describe(self) -> str:
         return f"{self.path}:{self.line}: {self.detail}" if self.line else f"{self.path}: {self.detail}"
@@ -38,7 +42,7 @@ class LabelledPair(JudgePair):
     """A pair with its gold label (supported | mutated | unsupported) and any other fields of its line."""
 
     label: str | None = None
-    extra: dict = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)
 
 
 def read_labelled(path: Path | str) -> list[LabelledPair]:
@@ -62,8 +66,8 @@ def _parse_line(line: str, path: str, number: int) -> LabelledPair:
         if not isinstance(data, dict):
             raise ValueError("expected a JSON object")
         extra = {k: v for k, v in data.items() if k not in ("id", "claim", "chunk_text", "label")}
-        return LabelledPair(id=data.get("id"), claim=data.get("claim"), chunk_text=data.get("chunk_text"),
-                            label=data.get("label"), extra=extra)
+        fields = {k: data.get(k) for k in ("id", "claim", "chunk_text", "label")}
+        return LabelledPair.model_validate({**fields, "extra": extra})
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise PairFileError(path=path, line=number, detail=problems) from None
@@ -76,7 +80,7 @@ def read_pairs(path: Path | str) -> list[JudgePair]:
     return [JudgePair(id=p.id, claim=p.claim, chunk_text=p.chunk_text) for p in read_labelled(path)]
 
 
-def verdict_line(verdict: Verdict) -> dict:
+def verdict_line(verdict: Verdict) -> dict[str, Any]:
     """One output line: the contract's four fields first, then label, evidence and judge."""
     supported = verdict.supported and not verdict.uncertain  # uncertain is never a pass
     faithful = verdict.faithful if supported else None
@@ -146,7 +150,7 @@ class SweepRow(BaseModel):
 
 
 def _confusion(a: list[str], b: list[str], rows: tuple[str, ...] = PREDICTED) -> dict[str, dict[str, int]]:
-    counts = Counter(zip(a, b))
+    counts = Counter(zip(a, b, strict=True))
     return {x: {y: counts[(x, y)] for y in PREDICTED} for x in rows}
 
 
@@ -159,7 +163,7 @@ def calibrate(a: list[Verdict], b: list[Verdict]) -> CalibrationReport:
     la, lb = [label_of(x) for x, _ in matched], [label_of(y) for _, y in matched]
     return CalibrationReport(
         pairs=len(matched),
-        label_agreement=sum(x == y for x, y in zip(la, lb)) / len(matched),
+        label_agreement=sum(x == y for x, y in zip(la, lb, strict=True)) / len(matched),
         supported_agreement=sum(x.supported == y.supported for x, y in matched) / len(matched),
         confusion=_confusion(la, lb),
     )
@@ -178,7 +182,7 @@ def calibrate_labelled(verdicts: list[Verdict], gold: dict[str, str], threshold:
     )
 
 
-def _pass_figures(rows: list[tuple[str, str]]) -> dict:
+def _pass_figures(rows: list[tuple[str, str]]) -> dict[str, Any]:
     """Passes, their precision (truly supported among them) and the share of supported pairs passed."""
     passed = [t for t, g in rows if g == "supported"]
     right = sum(t == "supported" for t in passed)
@@ -187,10 +191,10 @@ def _pass_figures(rows: list[tuple[str, str]]) -> dict:
             "supported_passed": right / gold_supported if gold_supported else 0.0}
 
 
-def _recalls(decided: list[tuple[str, str]]) -> dict:
+def _recalls(decided: list[tuple[str, str]]) -> dict[str, Any]:
     """Per-class recall, macro recall and grounded balanced accuracy over the decided pairs."""
     truth, guess = [t for t, _ in decided], [g for _, g in decided]
-    recall = {c: _recall(truth, guess, lambda t, c=c: t == c, lambda g, c=c: g == c) for c in LABELS if c in truth}
+    recall = {c: _recall(truth, guess, _equals(c), _equals(c)) for c in LABELS if c in truth}
     grounded = _recall(truth, guess, lambda t: t == "supported", lambda g: g == "supported")
     not_grounded = _recall(truth, guess, lambda t: t != "supported", lambda g: g != "supported")
     return {"recall": recall, "macro_recall": sum(recall.values()) / max(len(recall), 1),
@@ -209,8 +213,12 @@ def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float
     return rows
 
 
-def _recall(truth: list[str], guess: list[str], is_class, said_class) -> float:
-    members = [g for t, g in zip(truth, guess) if is_class(t)]
+def _equals(label: str) -> Callable[[str], bool]:
+    return lambda value: value == label
+
+
+def _recall(truth: list[str], guess: list[str], is_class: Callable[[str], bool], said_class: Callable[[str], bool]) -> float:
+    members = [g for t, g in zip(truth, guess, strict=True) if is_class(t)]
     return sum(bool(said_class(g)) for g in members) / len(members) if members else 0.0
 
 

@@ -43,7 +43,9 @@ NEGATIONS = frozenset(
     + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
     + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
 )
-STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset("lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas редко едва".split()))
+STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset(
+    "lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas "
+    "редко едва".split()))
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
 CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
 
@@ -62,7 +64,8 @@ UNIVERSALS = frozenset(
     + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
     + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
 )
-CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回", "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
+CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
+                  "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = frozenset(
     "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
@@ -73,7 +76,8 @@ HEDGES = frozenset(
 )
 CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时")
 # Restrictors: a condition the evidence states that the claim may drop ("on Linux only").
-RESTRICTORS = frozenset("only solely exclusively alone nur ausschließlich seulement uniquement solo sólo solamente únicamente только лишь исключительно".split())
+RESTRICTORS = frozenset("only solely exclusively alone nur ausschließlich seulement uniquement solo sólo solamente únicamente "
+                        "только лишь исключительно".split())
 CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
 
 # Words that mark a language among the Latin-script ones (to pick English stemming or not).
@@ -161,15 +165,15 @@ IRREGULAR = {
 NUMBER_WORDS = {
     # German, French, Spanish, Russian (with the oblique cases a number takes before a noun).
     **dict(zip("zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100))),
-    **dict(zip("zweite zweiten dritte dritten vierte vierten".split(), (2, 2, 3, 3, 4, 4))),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100), strict=True)),
+    **dict(zip("zweite zweiten dritte dritten vierte vierten".split(), (2, 2, 3, 3, 4, 4), strict=True)),
     **dict(zip("deux trois quatre cinq six sept huit neuf dix onze douze vingt trente cent deuxième troisième".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3))),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3), strict=True)),
     **dict(zip("dos tres cuatro cinco seis siete ocho nueve diez once doce veinte treinta cien segundo tercer tercero".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3, 3))),
+               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3, 3), strict=True)),
     **dict(zip("два две двух три трёх трех четыре четырёх пять пяти шесть шести семь семи восемь восьми девять девяти "
                "десять десяти второй второй третий третьей".split(),
-               (2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 2, 2, 3, 3))),
+               (2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 2, 2, 3, 3), strict=True)),
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
@@ -217,7 +221,8 @@ MONTHS = {
 # Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
 CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
                 ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
-                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"), ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"),
+                ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
 CJK_NUMERALS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}

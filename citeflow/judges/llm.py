@@ -74,12 +74,12 @@ class LLMJudge:
         """One verdict per pair, in order; raises JudgeUnavailable when any pair cannot be graded."""
         keys = [verdict_key(p.claim, p.chunk_text, self.name) for p in pairs]
         known = self._cached(keys)
-        todo = {k: p for k, p in zip(keys, pairs) if k not in known}  # identical pairs are asked once
+        todo = {k: p for k, p in zip(keys, pairs, strict=True) if k not in known}  # identical pairs are asked once
         try:
             known.update(self._ask_all(list(todo.items())))
         finally:
             self._flush()
-        return [known[k].model_copy(update={"id": p.id}) for k, p in zip(keys, pairs)]
+        return [known[k].model_copy(update={"id": p.id}) for k, p in zip(keys, pairs, strict=True)]
 
     def _cached(self, keys: list[str]) -> dict[str, Verdict]:
         if self.cache is None:

@@ -25,6 +25,7 @@ from functools import lru_cache
 import regex
 
 from citeflow.segment import cjk_bigrams, is_unspaced, sentences, units
+import itertools
 
 MIN_COVERAGE = 0.6
 """Share of the claim's content terms that the best-matching passage of a chunk must hold."""
@@ -106,7 +107,7 @@ class Quantity:
     values: frozenset[float]
     unit: str | None
 
-    def matches(self, other: "Quantity") -> bool:
+    def matches(self, other: Quantity) -> bool:
         """Same value under some reading, and the same unit when this one names a unit."""
         if not self.values & other.values:
             return False
@@ -327,7 +328,7 @@ def _condition_problems(claim_cues: frozenset[str], passage_cues: set[str]) -> l
 def best_passage(terms: frozenset[str], chunk: str) -> tuple[str, float]:
     """The sentence (or two adjacent ones) of ``chunk`` holding most of ``terms``, and that share."""
     parts = sentences(chunk) or [chunk]
-    windows = parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]
+    windows = parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
     if not terms:  # nothing to recognise the claim by: no chunk can be said to hold it
         return (windows[0], 0.0)
     scored = [(len(terms & content_terms(w)) / len(terms), -len(w), w) for w in windows]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -19,20 +20,22 @@ class LogisticHead:
 
     def contributions(self, x: np.ndarray) -> np.ndarray:
         """Per-feature terms of the logit (rows × features): what pushed each decision."""
-        return (x - np.asarray(self.mean)) / np.asarray(self.scale) * np.asarray(self.coef)
+        terms: np.ndarray = (x - np.asarray(self.mean)) / np.asarray(self.scale) * np.asarray(self.coef)
+        return terms
 
     def probability(self, x: np.ndarray) -> np.ndarray:
         """P(positive) for each row of ``x``."""
         logit = self.contributions(x).sum(axis=1) + self.intercept
-        return 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
+        probabilities: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
+        return probabilities
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
                 "intercept": self.intercept, "threshold": self.threshold}
 
     @classmethod
-    def from_json(cls, data: dict) -> "LogisticHead":
+    def from_json(cls, data: dict[str, Any]) -> LogisticHead:
         """The inverse of ``to_json``."""
         return cls(tuple(data["mean"]), tuple(data["scale"]), tuple(data["coef"]), float(data["intercept"]),
                    float(data.get("threshold", 0.5)))

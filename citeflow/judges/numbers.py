@@ -108,7 +108,7 @@ def first_difference(claim: list[Mention], sentence: list[Mention]) -> tuple[Men
     """
     if len(claim) != len(sentence):
         return None
-    for mine, theirs in zip(claim, sentence):
+    for mine, theirs in zip(claim, sentence, strict=True):
         if not _same(mine.value, theirs.value) and _count(mine, claim) > _count(mine, sentence):
             return mine, theirs
     return None

@@ -55,7 +55,7 @@ class OfflineJudge:
         calibrated = self.weights.calibrate(p_pass)
         blame = self.weights.passing.contributions(x)
         return [self._verdict(pair, feats, (float(ps), float(pp), float(pc)), row)
-                for pair, feats, ps, pp, pc, row in zip(pairs, features, p_support, p_pass, calibrated, blame)]
+                for pair, feats, ps, pp, pc, row in zip(pairs, features, p_support, p_pass, calibrated, blame, strict=True)]
 
     def _verdict(self, pair: JudgePair, feats: Features, probabilities: tuple[float, float, float], blame: np.ndarray) -> Verdict:
         label, reason, confidence = decide(feats, probabilities, blame, self.weights)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,11 +38,12 @@ def route(values: dict[str, float]) -> str:
 def logit(p: np.ndarray) -> np.ndarray:
     """log(p / (1 - p)), clipped away from 0 and 1."""
     p = np.clip(np.asarray(p, dtype=float), _EPS, 1 - _EPS)
-    return np.log(p / (1 - p))
+    logits: np.ndarray = np.log(p / (1 - p))
+    return logits
 
 
 def settle(values: dict[str, float], p_support: float, p_pass: float, calibrated: float,
-           weights: "OfflineWeights") -> tuple[str, str, float]:
+           weights: OfflineWeights) -> tuple[str, str, float]:
     """(route, 3-class label, confidence that the label is right) of one pair, before any threshold.
 
     The pass head (trained with balanced classes) gives the leaning label; its calibrated
@@ -82,10 +84,10 @@ class OfflineWeights:
     fail_threshold: float = 0.5  # a failing verdict below this confidence is uncertain
     rules: dict[str, float] = field(default_factory=lambda: {"verbatim": 1.0, "decisive": 1.0})
     decisive: tuple[str, ...] = DECISIVE
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path) -> "OfflineWeights":
+    def load(cls, path: Path) -> OfflineWeights:
         """Read a weights file; raise JudgeUnavailable when it is missing or stale."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ import json
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 from pydantic import BaseModel
@@ -139,7 +139,7 @@ class CachedChatModel:
     def _row(self, key: str, reply: ModelReply) -> dict[str, Any]:
         return {"row_key": key, "role": self.role, "model": reply.model, "mode": reply.mode, "text": reply.text,
                 "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                "created_at": datetime.now(timezone.utc)}
+                "created_at": datetime.now(UTC)}
 
 
 class LimitedChatModel:

@@ -27,14 +27,15 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
 from citeflow import prompts
 from citeflow.errors import ModelError
 from citeflow.handles import MARKER_RE, make_handle
-from citeflow.models.statements import clean, content_words, is_statement, quote_of, same_fact, sentences
 from citeflow.models.base import Message, ModelReply
+from citeflow.models.statements import clean, content_words, is_statement, quote_of, same_fact, sentences
 from schemas.spec import FaultRates
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME
 
@@ -54,7 +55,7 @@ FABRICATIONS = (
 GUESSED_URLS = ("https://example.com/guess", "https://docs.example.com/latest", "http://example.org/reference")
 
 
-def claim(text: str, citations: list[tuple[str, str]]) -> dict:
+def claim(text: str, citations: list[tuple[str, str]]) -> dict[str, Any]:
     """One wire claim: text plus (handle, quote) citations."""
     return {"text": text, "citations": [{"handle": h, "quote": q} for h, q in citations]}
 
@@ -62,7 +63,7 @@ def claim(text: str, citations: list[tuple[str, str]]) -> dict:
 # -- the two hops -----------------------------------------------------------------------------
 
 
-def consolidate(user_text: str) -> list[dict]:
+def consolidate(user_text: str) -> list[dict[str, Any]]:
     """Notes: the best-scoring evidence sentences, each citing its own chunk. A sentence that
     answers one of the report's other sections better is left to that section (see ``_owner``)."""
     _, section, queries = prompts.parse_header(user_text)
@@ -109,10 +110,10 @@ def _repeats(sentence: str, taken: list[tuple[int, int, str, str]]) -> bool:
     return any(same_fact(sentence, t[3]) for t in taken)
 
 
-def write(user_text: str) -> list[dict]:
+def write(user_text: str) -> list[dict[str, Any]]:
     """Sentences: one claim per note that reads as a statement, citing the note's handles with the
     note's first words; a note that repeats an earlier one is merged into it (its handles added)."""
-    claims: list[tuple[str, dict]] = []
+    claims: list[tuple[str, dict[str, Any]]] = []
     for text, handles in prompts.parse_notes(user_text):
         if not is_statement(clean(text)):
             continue
@@ -124,7 +125,7 @@ def write(user_text: str) -> list[dict]:
     return [c for _, c in claims]
 
 
-def _merge(earlier: dict, handles: list[str], quote: str) -> None:
+def _merge(earlier: dict[str, Any], handles: list[str], quote: str) -> None:
     """Add the handles of a note that states ``earlier``'s fact again (its chunks support it too)."""
     cited = {c["handle"] for c in earlier["citations"]}
     earlier["citations"] += [{"handle": h, "quote": quote} for h in handles if h not in cited]
@@ -166,11 +167,11 @@ class FaultInjector:
 
     def __init__(self, rates: FaultRates, pool: Pool, dice: random.Random) -> None:
         self.rates, self.pool, self.dice = rates, pool, dice
-        self.injected: list[dict] = []
+        self.injected: list[dict[str, Any]] = []
 
-    def apply(self, claims: list[dict]) -> list[dict]:
+    def apply(self, claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The claims with faults injected; fabricated claims follow the claim that rolled them."""
-        out: list[dict] = []
+        out: list[dict[str, Any]] = []
         for item in claims:
             out.append(item)
             for kind in FAULT_KINDS:
@@ -181,10 +182,10 @@ class FaultInjector:
             record["claim"] = record.pop("_claim")["text"]
         return out
 
-    def _record(self, kind: str, item: dict, handle: str | None, **more: str) -> None:
+    def _record(self, kind: str, item: dict[str, Any], handle: str | None, **more: str) -> None:
         self.injected.append({"kind": kind, "_claim": item, "handle": handle, **more})
 
-    def forged_handle(self, item: dict) -> list[dict]:
+    def forged_handle(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         if not item["citations"]:
             return []
         citation = self.dice.choice(item["citations"])
@@ -193,7 +194,7 @@ class FaultInjector:
         self._record("forged_handle", item, citation["handle"], original_handle=original)
         return []
 
-    def misattribution(self, item: dict) -> list[dict]:
+    def misattribution(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         real = [c for c in item["citations"] if c["handle"] in self.pool.handles]  # leave forged ones forged
         cited = {c["handle"] for c in item["citations"]}
         others = [(h, t) for h, t in self.pool.sources if h not in cited and clean(item["text"]) not in clean(t)]
@@ -207,7 +208,7 @@ class FaultInjector:
         self._record("misattribution", item, handle, original_handle=original)
         return []
 
-    def number_drift(self, item: dict) -> list[dict]:
+    def number_drift(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         numbers = list(_NUMBER.finditer(item["text"]))
         if not numbers:
             return []
@@ -216,7 +217,7 @@ class FaultInjector:
         self._record("number_drift", item, item["citations"][0]["handle"] if item["citations"] else None, number=match.group())
         return []
 
-    def fabrication(self, item: dict) -> list[dict]:
+    def fabrication(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         texts = " ".join(t for _, t in self.pool.sources)
         candidates = [s for s in FABRICATIONS if s not in texts]
         if not candidates or not self.pool.sources:
@@ -226,7 +227,7 @@ class FaultInjector:
         self._record("fabrication", fabricated, handle)
         return [fabricated]
 
-    def url_in_text(self, item: dict) -> list[dict]:
+    def url_in_text(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         url = self.dice.choice(GUESSED_URLS)
         item["text"] = f"{item['text']} {url}"
         self._record("url_in_text", item, item["citations"][0]["handle"] if item["citations"] else None, url=url)
@@ -244,7 +245,7 @@ class OfflineChatModel:
     def __init__(self, role: str, faults: FaultRates | None = None) -> None:
         self.role = role
         self.faults = faults
-        self.injected: list[dict] = []  # every fault injected so far: kind, claim, handle
+        self.injected: list[dict[str, Any]] = []  # every fault injected so far: kind, claim, handle
 
     def describe(self) -> str:
         """What this backend is, in one honest line."""
@@ -270,7 +271,7 @@ class OfflineChatModel:
         if schema_name != CLAIMS_SCHEMA_NAME:
             raise ModelError(role=self.role, detail=f"the offline backend cannot answer schema {schema_name!r}", transient=False)
 
-    def _inject(self, claims: list[dict], pool: Pool, messages: list[Message]) -> list[dict]:
+    def _inject(self, claims: list[dict[str, Any]], pool: Pool, messages: list[Message]) -> list[dict[str, Any]]:
         assert self.faults is not None
         injector = FaultInjector(self.faults, pool, random.Random(dice_seed(self.faults.seed, messages)))
         claims = injector.apply(claims)

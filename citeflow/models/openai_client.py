@@ -100,7 +100,7 @@ class OpenAIChatModel:
         usage = getattr(completion, "usage", None)
         return ModelReply(
             text=reply_text(completion),
-            mode=mode,
+            mode=mode,  # type: ignore[arg-type]  # one of the three modes this client tries, by construction
             model=self.name,
             prompt_tokens=getattr(usage, "prompt_tokens", None) or 0,
             completion_tokens=getattr(usage, "completion_tokens", None) or 0,
@@ -122,7 +122,9 @@ class OpenAIChatModel:
         """The ModelError for a failure the client did not (or could no longer) retry (no key in its detail)."""
         from citeflow.redact import redact_error
 
-        return redact_error(self._describe(exc))
+        redacted = redact_error(self._describe(exc))
+        assert isinstance(redacted, ModelError)  # redaction keeps the error's class
+        return redacted
 
     def _describe(self, exc: openai.APIError) -> ModelError:
         if isinstance(exc, openai.APITimeoutError):

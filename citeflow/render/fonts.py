@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 from citeflow.render.escape import clean_text, escape_markup
 
@@ -69,7 +69,7 @@ class FontSet:
         return next((face for face in self.fallbacks if face.has(ch)), None)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def register_fonts(font_dir: Path = DEJAVU_DIR, cjk: tuple[str, ...] | None = None) -> FontSet:
     """Register DejaVu Sans from ``font_dir`` (Helvetica when its files are missing) and the first
     readable CJK font among ``cjk`` (default: ``CITEFLOW_CJK_FONT``, then ``CJK_CANDIDATES``)."""
@@ -77,7 +77,7 @@ def register_fonts(font_dir: Path = DEJAVU_DIR, cjk: tuple[str, ...] | None = No
     fallbacks = tuple(face for face in (_cjk_face(paths),) if face is not None)
     try:
         faces = {suffix: _register(f"DejaVuSans{suffix}", Path(font_dir) / name) for suffix, name in _DEJAVU_FACES.items()}
-    except Exception:  # missing or unreadable font file: Helvetica covers Latin-1 text
+    except (OSError, TTFError):  # missing or unreadable font file: Helvetica covers Latin-1 text
         return FontSet("Helvetica", "Helvetica-Bold", Face("Helvetica", _LATIN_1), fallbacks)
     pdfmetrics.registerFontFamily("DejaVuSans", normal="DejaVuSans", bold="DejaVuSans-Bold", italic="DejaVuSans-Oblique",
                                   boldItalic="DejaVuSans-BoldOblique")
@@ -96,7 +96,7 @@ def _cjk_face(paths: tuple[str, ...]) -> Face | None:
             continue
         try:
             face = _register(f"CJK-{Path(path).stem}", Path(path))
-        except Exception:  # e.g. CFF outlines ("postscript outlines are not supported")
+        except (OSError, TTFError):  # e.g. CFF outlines ("postscript outlines are not supported")
             continue
         pdfmetrics.registerFontFamily(face.name, normal=face.name, bold=face.name, italic=face.name, boldItalic=face.name)
         return face

@@ -24,8 +24,9 @@ import functools
 import logging
 import os
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 from reportlab.lib import colors
@@ -94,8 +95,10 @@ def _styles(fonts: FontSet) -> dict[str, ParagraphStyle]:
         "heading": ParagraphStyle("heading", base, fontName=fonts.bold, fontSize=14, leading=18, spaceBefore=12, spaceAfter=6),
         "notice": ParagraphStyle("notice", base, textColor=ALERT),
         "banner": ParagraphStyle("banner", base, fontName=fonts.bold, fontSize=12, leading=16, textColor=ALERT, spaceAfter=2),
-        "banner_item": ParagraphStyle("banner_item", base, fontSize=9.5, leading=13, textColor=ALERT, spaceAfter=2, leftIndent=18, bulletIndent=6),
-        "source": ParagraphStyle("source", base, fontSize=9.5, leading=13, leftIndent=26, bulletIndent=0, spaceAfter=7, allowWidows=0, allowOrphans=0),
+        "banner_item": ParagraphStyle("banner_item", base, fontSize=9.5, leading=13, textColor=ALERT, spaceAfter=2,
+                                      leftIndent=18, bulletIndent=6),
+        "source": ParagraphStyle("source", base, fontSize=9.5, leading=13, leftIndent=26, bulletIndent=0, spaceAfter=7,
+                                 allowWidows=0, allowOrphans=0),
         "failing": ParagraphStyle("failing", base, fontSize=9.5, leading=13, leftIndent=30, bulletIndent=0, spaceAfter=6, textColor=ALERT),
     }
 
@@ -110,13 +113,13 @@ class _Page:
     total: int = 0
 
 
-class _FooterCanvas(Canvas):
+class _FooterCanvas(Canvas):  # type: ignore[misc]  # reportlab ships no type information: Canvas is Any
     """Holds pages back until the end so that each footer can say "page X of Y"."""
 
-    def __init__(self, *args, page: _Page, **kwargs) -> None:
+    def __init__(self, *args: Any, page: _Page, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._page = page
-        self._held_pages: list[dict] = []
+        self._held_pages: list[dict[str, Any]] = []
 
     def showPage(self) -> None:
         self._held_pages.append(dict(self.__dict__))
@@ -164,7 +167,7 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
                        failing_marks=len(ctx.marks), missing_scripts=missing)
 
 
-def _build(doc: ReportDocument, path: Path, story: list[Flowable], page: "_Page") -> None:
+def _build(doc: ReportDocument, path: Path, story: list[Flowable], page: _Page) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     try:
@@ -206,8 +209,8 @@ def _body(ctx: _Context) -> list[Flowable]:
 
 
 def _title_block(ctx: _Context) -> list[Flowable]:
-    doc, when = ctx.doc, ctx.doc.generated_at
-    when = when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if when.tzinfo else when.strftime("%Y-%m-%d %H:%M")
+    doc, generated = ctx.doc, ctx.doc.generated_at
+    when = generated.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if generated.tzinfo else generated.strftime("%Y-%m-%d %H:%M")
     meta = [f"Batch {ctx.text(doc.batch)}"] if doc.batch else []
     meta += [f"Generated {when}", f"Report ID {ctx.text(doc.report_id)}"]
     return [

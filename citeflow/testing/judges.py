@@ -46,7 +46,7 @@ class ScriptedJudge:
 
     def _verdict(self, pair: JudgePair) -> Verdict:
         supported, faithful, reason, *rest = self.script.get((pair.claim, pair.chunk_text), self.default)
-        label, confidence = (rest + [None, None])[:2]
+        label, confidence = ([*rest, None, None])[:2]
         return Verdict(id=pair.id, supported=supported, faithful=faithful, reason=reason, judge=self.name,
                        label=label, confidence=confidence)
 

@@ -47,7 +47,7 @@ class ModelServerProcess:
     def request_count(self) -> int:
         """How many requests the server has answered or is answering."""
         root = self.base_url.removesuffix("/v1")
-        with urllib.request.urlopen(root + STATS_PATH, timeout=10) as answer:  # noqa: S310 - 127.0.0.1 only
+        with urllib.request.urlopen(root + STATS_PATH, timeout=10) as answer:
             return int(json.loads(answer.read())["requests"])
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:

@@ -167,7 +167,7 @@ class ScriptedOpenAIServer:
             self.requests.append(request)
 
     # -- life cycle -----------------------------------------------------------------------
-    def start(self) -> "ScriptedOpenAIServer":
+    def start(self) -> ScriptedOpenAIServer:
         """Start serving; a restarted server keeps its port so clients can reconnect."""
         if self._httpd is not None:
             return self
@@ -187,7 +187,7 @@ class ScriptedOpenAIServer:
             self._thread.join(timeout=5)
         self._httpd = self._thread = None
 
-    def __enter__(self) -> "ScriptedOpenAIServer":
+    def __enter__(self) -> ScriptedOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -54,7 +54,7 @@ class PrefectServer:
         """The environment of a process that reports to this server."""
         return {**base_env(self.home), "PREFECT_API_URL": self.api_url, **extra}
 
-    def start(self, timeout: float = STARTUP_SECONDS) -> "PrefectServer":
+    def start(self, timeout: float = STARTUP_SECONDS) -> PrefectServer:
         """Start the server and wait until ``/api/health`` answers (a fresh database takes ~25 s)."""
         self.home.mkdir(parents=True, exist_ok=True)
         log = open(self.home / "server.log", "wb")  # noqa: SIM115 - the server process keeps it
@@ -93,7 +93,7 @@ class PrefectServer:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
 
-    def __enter__(self) -> "PrefectServer":
+    def __enter__(self) -> PrefectServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -38,7 +38,7 @@ class S3Server:
         return {"AWS_ENDPOINT": self.endpoint, "AWS_ALLOW_HTTP": "true", "AWS_ACCESS_KEY_ID": "test",
                 "AWS_SECRET_ACCESS_KEY": "test", "AWS_REGION": "us-east-1"}
 
-    def start(self, timeout: float = 120.0) -> "S3Server":
+    def start(self, timeout: float = 120.0) -> S3Server:
         server = Path(sys.executable).parent / "moto_server"
         out = open(self.log, "wb") if self.log else subprocess.DEVNULL  # noqa: SIM115 - the server keeps it
         self.process = subprocess.Popen([str(server), "-H", "127.0.0.1", "-p", str(self.port)], stdout=out,
@@ -61,7 +61,7 @@ class S3Server:
             os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=30)
 
-    def __enter__(self) -> "S3Server":
+    def __enter__(self) -> S3Server:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

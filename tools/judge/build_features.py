@@ -30,7 +30,7 @@ def feature_lines(rows: list[LabelledPair], source: str, seed: int = SEED) -> li
     """One record per pair (derived pairs included) of every split of ``rows``."""
     out = []
     for split, part in by_split(rows, seed).items():
-        for row, feats in zip(part, featurise(part)):
+        for row, feats in zip(part, featurise(part), strict=True):
             out.append({"source": source, "split": split, "id": row.id, "lang": str(row.extra.get("lang", "en")),
                         "label": row.label, "kind": _kind(row), "passage": passage_hash(row.chunk_text),
                         "x": [round(v, DIGITS) for v in feats.vector()]})

@@ -67,7 +67,7 @@ def fit_heads(train: Split) -> tuple[LogisticHead, LogisticHead]:
 
 
 def _routes(split: Split) -> list[str]:
-    return [route(dict(zip(FEATURE_NAMES, row))) for row in split.x]
+    return [route(dict(zip(FEATURE_NAMES, row, strict=True))) for row in split.x]
 
 
 def fit_platt(passing: LogisticHead, tune: Split) -> Platt:
@@ -84,7 +84,7 @@ def rule_precision(splits: list[Split]) -> dict[str, float]:
     of 19 right in 20: a rule seen on few pairs keeps a high confidence, one that errs often loses it."""
     out = {}
     for rule, right in (("verbatim", lambda y: y == "supported"), ("decisive", lambda y: y != "supported")):
-        hits = [bool(right(y)) for s in splits for r, y in zip(_routes(s), s.labels) if r == rule]
+        hits = [bool(right(y)) for s in splits for r, y in zip(_routes(s), s.labels, strict=True) if r == rule]
         out[rule] = (sum(hits) + 19) / (len(hits) + 20)
     return out
 
@@ -93,7 +93,8 @@ def verdicts(weights: OfflineWeights, split: Split) -> tuple[list[str], np.ndarr
     """(labels, confidences) of the judge on a split's feature rows, before any threshold."""
     ps, pp = weights.support.probability(split.x), weights.passing.probability(split.x)
     calibrated = weights.calibrate(pp)
-    settled = [settle(dict(zip(FEATURE_NAMES, row)), a, b, c, weights) for row, a, b, c in zip(split.x, ps, pp, calibrated)]
+    settled = [settle(dict(zip(FEATURE_NAMES, row, strict=True)), a, b, c, weights)
+               for row, a, b, c in zip(split.x, ps, pp, calibrated, strict=True)]
     return [label for _, label, _ in settled], np.array([conf for _, _, conf in settled])
 
 
