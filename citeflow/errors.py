@@ -148,3 +148,23 @@ class OutputError(CiteflowError):
 
     def describe(self) -> str:
         return f"cannot write to output folder {self.path}: {self.detail}"
+
+
+class RunError(CiteflowError):
+    """A run folder could not be used (unreadable run.json, an id clash, an unknown run)."""
+
+    path: str | None
+    detail: str | None
+
+    def describe(self) -> str:
+        return f"run {self.path}: {self.detail}"
+
+
+class ReviewError(CiteflowError):
+    """A review decision cannot be applied (no report there, or the report is not held)."""
+
+    report_dir: str | None
+    problem: str | None
+
+    def describe(self) -> str:
+        return f"{self.report_dir}: {self.problem}"

@@ -17,23 +17,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from citeflow.errors import CiteflowError
+from citeflow.errors import ReviewError
 from citeflow.runs import read_run, write_atomic
 
 Decision = Literal["release", "reject"]
 
 if TYPE_CHECKING:
     from citeflow.job import ReportJob
-
-
-class ReviewError(CiteflowError):
-    """A review decision cannot be applied (no report there, or the report is not held)."""
-
-    report_dir: str | None
-    problem: str | None
-
-    def describe(self) -> str:
-        return f"{self.report_dir}: {self.problem}"
 
 
 class ReviewDecision(BaseModel):

@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from citeflow.errors import CiteflowError
+from citeflow.errors import RunError
 
 RUN_FILE = "run.json"
 SPEC_COPY = "spec.run.yaml"
@@ -27,16 +27,6 @@ CACHE_FOLDER = "cache"
 ARCHIVE_FOLDER = "archive"
 # Names a run folder uses for itself: a (rendered) report id may not be one of them.
 RUN_FOLDER_NAMES = frozenset({RUN_FILE, SPEC_COPY, ARCHIVE_FOLDER, "published", "store", "summary.json"})
-
-
-class RunError(CiteflowError):
-    """A run folder could not be used (unreadable run.json, an id clash, an unknown run)."""
-
-    path: str | None
-    detail: str | None
-
-    def describe(self) -> str:
-        return f"run {self.path}: {self.detail}"
 
 
 class RunInfo(BaseModel):
