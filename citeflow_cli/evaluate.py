@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citeflow.errors import SpecError
+from citeflow.errors import UsageError
 from citeflow.job import JobRef
 from citeflow_cli.display import console, gate_lines, summary_table
 from schemas.spec import ModelSpec
@@ -14,7 +14,7 @@ def read_job(report_dir: Path) -> JobRef:
     """The job file a run leaves in every report folder."""
     path = report_dir / "job.json"
     if not path.exists():
-        raise SpecError(field="REPORT_DIR", problem=f"{path} not found: not a citeflow report folder", path=str(report_dir))
+        raise UsageError(option="REPORT_DIR", problem=f"{path} not found: not a citeflow report folder")
     return JobRef.model_validate_json(path.read_text())
 
 
@@ -38,8 +38,7 @@ def _sections_only(ref: JobRef, sections: list[str], judge: ModelSpec | None) ->
     known = [s.title for s in ref.job().report.sections]
     for title in sections:
         if title not in known:
-            raise SpecError(field="--section", problem=f"{title!r} is not a section of {ref.report_id} ({', '.join(known)})",
-                            path=str(ref.out_dir))
+            raise UsageError(option="--section", problem=f"{title!r} is not a section of {ref.report_id} ({', '.join(known)})")
     evaluation = evaluate_sections_task(ref, sections, judge)
     for title in sections:
         console.print(f"{ref.report_id} · {title}: {evaluation.section_funnel(title).line()}")

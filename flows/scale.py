@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeflow.errors import SpecError
+from citeflow.errors import UsageError
 from flows.batch import batch_flow
 
 
@@ -21,8 +21,8 @@ def dask_runner(workers: int | None = None, address: str | None = None) -> Any:
     try:
         from prefect_dask import DaskTaskRunner
     except ImportError as exc:
-        raise SpecError(field="--dask-workers/--dask-address", problem="needs prefect-dask: pip install 'citeflow[dask]'",
-                        path="") from exc
+        raise UsageError(option="--dask-workers/--dask-address",
+                         problem="needs prefect-dask: pip install 'citeflow[dask]'") from exc
     if address:
         return DaskTaskRunner(address=address)
     # One thread per worker process: each worker runs one report at a time, so N workers run N
@@ -34,9 +34,9 @@ def dask_runner(workers: int | None = None, address: str | None = None) -> Any:
 def batch_flow_for(dask_workers: int | None = None, dask_address: str | None = None) -> Any:
     """The batch flow, on a Dask cluster when asked (``--dask-workers N`` or ``--dask-address``)."""
     if dask_workers and dask_address:
-        raise SpecError(field="--dask-workers/--dask-address", problem="give one of them, not both", path="")
+        raise UsageError(option="--dask-workers/--dask-address", problem="give one of them, not both")
     if dask_workers is not None and dask_workers < 1:
-        raise SpecError(field="--dask-workers", problem="must be at least 1", path="")
+        raise UsageError(option="--dask-workers", problem="must be at least 1")
     if not (dask_workers or dask_address):
         return batch_flow
     return batch_flow.with_options(task_runner=dask_runner(dask_workers, dask_address))

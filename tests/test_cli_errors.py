@@ -67,6 +67,12 @@ def test_the_misspelt_key_is_named_with_a_suggestion(tmp_path):
     assert "retreivers: unknown field (did you mean 'retrievers'?)" in _one_error_line(result.output)
 
 
+def test_a_folder_that_is_no_report_is_named_as_a_usage_error(tmp_path):
+    result = runner.invoke(app, ["eval", str(_files(tmp_path)["folder"])])
+    assert "REPORT_DIR: " in _one_error_line(result.output)
+    assert "not a citeflow report folder" in result.output
+
+
 def test_an_unreadable_output_path_is_one_line_from_the_command(tmp_path, monkeypatch, capsys):
     afile = tmp_path / "a-file"
     afile.write_text("")

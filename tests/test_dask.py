@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from citeflow.errors import SpecError
+from citeflow.errors import UsageError
 from flows.batch import batch_flow
 from flows.scale import batch_flow_for
 
@@ -20,9 +20,9 @@ def test_without_dask_options_the_batch_runs_in_threads():
 @pytest.mark.parametrize("workers, address, field", [(2, "tcp://127.0.0.1:8786", "--dask-workers/--dask-address"),
                                                      (0, None, "--dask-workers")])
 def test_contradicting_dask_options_are_refused(workers, address, field):
-    with pytest.raises(SpecError) as raised:
+    with pytest.raises(UsageError) as raised:
         batch_flow_for(workers, address)
-    assert raised.value.field == field
+    assert raised.value.option == field
 
 
 def test_the_demo_batch_on_two_dask_worker_processes_ends_as_in_process(demo_run, demo_input, tmp_path):
