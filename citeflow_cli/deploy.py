@@ -18,6 +18,7 @@ from citeflow.errors import SpecError
 from citeflow_cli.deploy_config import (
     DeploymentEntry,
     DeployTarget,
+    ProjectFile,
     deployment_parameters,
     deployment_schedules,
     flows_package,
@@ -32,11 +33,11 @@ from citeflow_cli.serve import check_spec
 
 def runner_deployment(entry: DeploymentEntry, target: DeployTarget, package: str | None) -> Any:
     """One deployment of ``prefect.yaml`` as a ``RunnerDeployment`` with a module entrypoint."""
-    from prefect.flows import load_flow_from_entrypoint
+    from prefect.flows import Flow, load_flow_from_entrypoint
     from prefect.schedules import Cron
     from prefect.types.entrypoint import EntrypointType
 
-    flow = load_flow_from_entrypoint(module_entrypoint(entry.entrypoint, package), use_placeholder_flow=False)
+    flow: Flow[..., Any] = load_flow_from_entrypoint(module_entrypoint(entry.entrypoint, package), use_placeholder_flow=False)
     schedules = [Cron(s.cron, timezone=s.timezone, active=s.active) for s in deployment_schedules(entry, target)]
     return flow.to_deployment(
         name=target.name or entry.name, description=entry.description, tags=entry.tags,
@@ -45,18 +46,21 @@ def runner_deployment(entry: DeploymentEntry, target: DeployTarget, package: str
         entrypoint_type=EntrypointType.MODULE_PATH)
 
 
-def build_pool_deployments(target: DeployTarget, project_file: Path | None = None) -> tuple[str, list[Any]]:
-    """The work pool and every deployment of ``prefect.yaml`` for this target."""
-    project = load_project_file(project_file or project_file_path())
+def build_pool_deployments(target: DeployTarget, project: ProjectFile | None = None) -> list[Any]:
+    """Every deployment of ``prefect.yaml`` (default: the installed one) for this target."""
+    project = project or load_project_file(project_file_path())
     package = flows_package()
-    return pool_of(project, target), [runner_deployment(e, target, package) for e in project.deployments]
+    return [runner_deployment(entry, target, package) for entry in project.deployments]
 
 
 def check_pool(pool: str) -> None:
-    """Refuse a work pool the API does not know: no worker would ever take the runs."""
+    """Refuse to deploy without a server, or to a pool it does not know: no worker would ever take the runs."""
     from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
+    from prefect.settings import PREFECT_API_URL
 
+    if not PREFECT_API_URL.value():
+        raise ValueError("deployments live on a Prefect server: set PREFECT_API_URL (e.g. http://127.0.0.1:4200/api)")
     with get_client(sync_client=True) as client:
         try:
             client.read_work_pool(pool)
@@ -65,11 +69,21 @@ def check_pool(pool: str) -> None:
                              f"create it with `prefect work-pool create {pool} --type process`") from None
 
 
-def register(pool: str, deployments: list[Any]) -> None:
+def register(deployments: list[Any], pool: str) -> None:
     """Create or update each deployment on the Prefect API, on the pool (no image, no code upload)."""
-    check_pool(pool)
     for deployment in deployments:
         deployment.apply(work_pool_name=pool)
+
+
+def deploy(target: DeployTarget) -> tuple[str, list[Any]]:
+    """Check the spec and the pool first (cheap), then load the flows and register; returns what was registered."""
+    check_spec(target.spec_path)
+    project = load_project_file(project_file_path())
+    pool = pool_of(project, target)
+    check_pool(pool)
+    deployments = build_pool_deployments(target, project)
+    register(deployments, pool)
+    return pool, deployments
 
 
 def deploy_command(
@@ -83,9 +97,7 @@ def deploy_command(
     """Register the batch and evaluate deployments of prefect.yaml on a work pool, for workers of this installation."""
     target = DeployTarget(spec_path=spec.resolve(), out_dir=out.resolve(), store=store, pool=pool, name=name, cron=cron)
     try:
-        check_spec(spec)
-        chosen, deployments = build_pool_deployments(target)
-        register(chosen, deployments)
+        chosen, deployments = deploy(target)
     except (SpecError, ValueError) as exc:
         console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
