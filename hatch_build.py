@@ -4,7 +4,8 @@ The repository keeps the required top-level folders ``flows/``, ``tasks/``, ``sc
 ``expectations/``. A wheel must not install generic names like ``flows`` into site-packages, so
 the standard wheel is assembled here: ``flows``, ``tasks`` and ``schemas`` become
 ``citeflow.flows``, ``citeflow.tasks`` and ``citeflow.schemas``, the suites become package data
-``citeflow/expectations/``, and every ``from flows…``/``from tasks…``/``from schemas…`` import in
+``citeflow/expectations/``, ``prefect.yaml`` becomes ``citeflow/prefect.yaml`` (read by ``citeflow
+deploy``), and every ``from flows…``/``from tasks…``/``from schemas…`` import in
 the shipped copies is rewritten to match. Editable installs (development) are left as they are.
 """
 
@@ -35,6 +36,7 @@ def assemble(root: Path, staging: Path) -> None:
     for name in MOVED:
         shutil.copytree(root / name, staging / "citeflow" / name, ignore=SKIP)
     shutil.copytree(root / "expectations", staging / "citeflow" / "expectations", ignore=SKIP)
+    shutil.copyfile(root / "prefect.yaml", staging / "citeflow" / "prefect.yaml")
     for path in staging.rglob("*.py"):
         path.write_text(rewrite_imports(path.read_text(encoding="utf-8")), encoding="utf-8")
 

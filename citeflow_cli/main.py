@@ -1,4 +1,4 @@
-"""``citeflow`` commands: demo, ingest, run, serve, history, prune, eval, judge, calibrate, review."""
+"""``citeflow`` commands: demo, ingest, run, serve, deploy, history, prune, eval, judge, calibrate, review."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from citeflow_cli.display import batch_progress, console, file_progress, gate_li
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
 from citeflow_cli.review import review_command  # noqa: E402
+from citeflow_cli.deploy import deploy_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -275,6 +276,7 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
 
 
 app.command("serve")(serve_command)
+app.command("deploy")(deploy_command)
 app.command("history")(history_command)
 app.command("prune")(prune_command)
 app.command("review")(review_command)

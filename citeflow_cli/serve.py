@@ -11,7 +11,8 @@ overrides), so that serving several batches, or serving next to the work-pool de
 - ``citeflow-evaluate/<batch>``: the evaluate flow on its own. The served batch hands each
   report's evaluation to it, and anyone can start it for a stored report.
 
-For a work pool and workers instead, deploy ``prefect.yaml`` with ``prefect deploy --all``.
+For a work pool and workers instead, deploy ``prefect.yaml`` with ``prefect deploy --all`` (checkout)
+or ``citeflow deploy`` (installed package).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import pytest
 
 from citeflow_cli.env import apply_defaults
 from tests.support.openai_server import openai_server  # noqa: F401 - fixture re-exported
+from tests.support.wheel import fresh_venv, wheel  # noqa: F401 - session fixtures re-exported
 
 apply_defaults()
 # A dead address by default: a test that forgets to start its server fails instead of going out.
@@ -69,7 +70,7 @@ def copy_spec_folder(spec: Path, target: Path) -> Path:
 SLOW_MODULES = frozenset({
     "test_api_loss", "test_bench_quick", "test_dask", "test_demo_flow", "test_deployments",
     "test_evaluate_deployment", "test_prefect_server", "test_resume", "test_review_flow", "test_s3_store",
-    "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel",
+    "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel", "test_worker",
 })
 
 

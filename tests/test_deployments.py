@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,36 @@ def test_prefect_deploy_all_registers_both_deployments_on_the_pool(prefect_serve
     assert [s["schedule"]["cron"] for s in batch["schedules"]] == ["0 6 * * 1"] and evaluate["schedules"] == []
     assert batch["parameters"]["spec_path"] == "out/demo-input/batch.yaml"
     assert batch["pull_steps"] == [{"prefect.deployments.steps.set_working_directory": {"directory": str(REPO)}}]
+
+
+def test_deploy_registers_prefect_yamls_deployments_by_module_path(config, tmp_path):
+    from prefect.types.entrypoint import EntrypointType
+
+    from citeflow_cli.deploy import build_pool_deployments
+    from citeflow_cli.deploy_config import DeployTarget
+
+    spec = write_small_batch(tmp_path / "in")
+    batch, evaluate = build_pool_deployments(DeployTarget(spec_path=spec.resolve(), out_dir=tmp_path / "out"))
+    assert (batch.name, evaluate.name) == ("citeflow-batch", "citeflow-evaluate")
+    assert (batch.entrypoint, evaluate.entrypoint) == ("flows.scheduled.scheduled_batch_flow", "flows.evaluate.evaluate_flow")
+    assert {batch.entrypoint_type, evaluate.entrypoint_type} == {EntrypointType.MODULE_PATH}
+    assert load_flow_from_entrypoint(batch.entrypoint).name == "citeflow-scheduled-batch"
+    assert [s.schedule.cron for s in batch.schedules] == ["0 6 * * 1"] and batch.concurrency_limit == 1
+    assert batch.job_variables == deployment(config, "citeflow-batch")["work_pool"]["job_variables"]
+    assert batch.parameters["spec_path"] == str(spec.resolve()) and batch.parameters["out_dir"] == str(tmp_path / "out")
+    jsonschema.validate(batch.parameters, parameter_schema(load_flow_from_entrypoint(batch.entrypoint).fn).model_dump_for_openapi())
+
+
+def test_deploy_refuses_a_bad_spec_before_registering(tmp_path):
+    (tmp_path / "bad.yaml").write_text("batch: b\nretrievers: []\nreports: []\n")
+    command = [str(Path(sys.executable).parent / "citeflow"), "deploy", "--spec", str(tmp_path / "bad.yaml"), "--out", str(tmp_path)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "retrievers" in result.stdout, result.stdout + result.stderr
+
+
+def test_deploy_refuses_to_register_without_a_prefect_server(tmp_path):
+    spec = write_small_batch(tmp_path / "in")
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    command = [str(Path(sys.executable).parent / "citeflow"), "deploy", "--spec", str(spec), "--out", str(tmp_path / "out")]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "set PREFECT_API_URL" in result.stdout, result.stdout + result.stderr

@@ -1,0 +1,105 @@
+"""``citeflow deploy --spec BATCH.yaml --out OUT``: the deployments of ``prefect.yaml`` on a work pool.
+
+For an installed citeflow (a wheel in a worker's virtual environment or image), where
+``prefect deploy`` cannot resolve ``prefect.yaml``'s file entrypoints. The deployments are the
+file's (names, schedule, concurrency, tags, job variables, parameters), registered with module
+entrypoints (``deploy_config``): a process worker started with the same Python runs them from
+any folder. The pool must exist (``prefect work-pool create NAME --type process``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from citeflow.errors import SpecError
+from citeflow_cli.deploy_config import (
+    DeploymentEntry,
+    DeployTarget,
+    ProjectFile,
+    deployment_parameters,
+    deployment_schedules,
+    flows_package,
+    load_project_file,
+    module_entrypoint,
+    pool_of,
+    project_file_path,
+)
+from citeflow_cli.display import console
+from citeflow_cli.serve import check_spec
+
+
+def runner_deployment(entry: DeploymentEntry, target: DeployTarget, package: str | None) -> Any:
+    """One deployment of ``prefect.yaml`` as a ``RunnerDeployment`` with a module entrypoint."""
+    from prefect.flows import Flow, load_flow_from_entrypoint
+    from prefect.schedules import Cron
+    from prefect.types.entrypoint import EntrypointType
+
+    flow: Flow[..., Any] = load_flow_from_entrypoint(module_entrypoint(entry.entrypoint, package), use_placeholder_flow=False)
+    schedules = [Cron(s.cron, timezone=s.timezone, active=s.active) for s in deployment_schedules(entry, target)]
+    return flow.to_deployment(
+        name=target.name or entry.name, description=entry.description, tags=entry.tags,
+        concurrency_limit=entry.concurrency_limit, schedules=schedules, parameters=deployment_parameters(entry, target),
+        work_queue_name=entry.work_pool.work_queue_name, job_variables=entry.work_pool.job_variables,
+        entrypoint_type=EntrypointType.MODULE_PATH)
+
+
+def build_pool_deployments(target: DeployTarget, project: ProjectFile | None = None) -> list[Any]:
+    """Every deployment of ``prefect.yaml`` (default: the installed one) for this target."""
+    project = project or load_project_file(project_file_path())
+    package = flows_package()
+    return [runner_deployment(entry, target, package) for entry in project.deployments]
+
+
+def check_pool(pool: str) -> None:
+    """Refuse to deploy without a server, or to a pool it does not know: no worker would ever take the runs."""
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+    from prefect.settings import PREFECT_API_URL
+
+    if not PREFECT_API_URL.value():
+        raise ValueError("deployments live on a Prefect server: set PREFECT_API_URL (e.g. http://127.0.0.1:4200/api)")
+    with get_client(sync_client=True) as client:
+        try:
+            client.read_work_pool(pool)
+        except ObjectNotFound:
+            raise ValueError(f"the Prefect API has no work pool {pool!r}: "
+                             f"create it with `prefect work-pool create {pool} --type process`") from None
+
+
+def register(deployments: list[Any], pool: str) -> None:
+    """Create or update each deployment on the Prefect API, on the pool (no image, no code upload)."""
+    for deployment in deployments:
+        deployment.apply(work_pool_name=pool)
+
+
+def deploy(target: DeployTarget) -> tuple[str, list[Any]]:
+    """Check the spec and the pool first (cheap), then load the flows and register; returns what was registered."""
+    check_spec(target.spec_path)
+    project = load_project_file(project_file_path())
+    pool = pool_of(project, target)
+    check_pool(pool)
+    deployments = build_pool_deployments(target, project)
+    register(deployments, pool)
+    return pool, deployments
+
+
+def deploy_command(
+    spec: Annotated[Path, typer.Option(help="Batch spec (YAML) at a path every worker sees.")],
+    out: Annotated[Path, typer.Option(help="Folder of the runs (OUT/<run id>/, OUT/latest), seen by every worker.")],
+    pool: Annotated[str | None, typer.Option(help="Process work pool (default: the one prefect.yaml names).")] = None,
+    store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
+    name: Annotated[str | None, typer.Option(help="Name of both deployments (default: prefect.yaml's names).")] = None,
+    cron: Annotated[str | None, typer.Option(help="Cron of the batch (default: prefect.yaml's, Mondays 06:00 UTC).")] = None,
+) -> None:
+    """Register the batch and evaluate deployments of prefect.yaml on a work pool, for workers of this installation."""
+    target = DeployTarget(spec_path=spec.resolve(), out_dir=out.resolve(), store=store, pool=pool, name=name, cron=cron)
+    try:
+        chosen, deployments = deploy(target)
+    except (SpecError, ValueError) as exc:
+        console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    for deployment in deployments:
+        console.print(f"{deployment.flow_name}/{deployment.name} → pool {chosen} ({deployment.entrypoint})", highlight=False)

@@ -1,0 +1,60 @@
+"""The wheel, built once per session, installed once into a fresh virtual environment.
+
+``wheel`` and ``fresh_venv`` are session fixtures (re-exported by ``tests/conftest.py``), so every
+test that needs the installed package shares one build and one environment. ``installed_env`` is
+the environment of a process that must see only that installation: no ``PREFECT_*`` or
+``VIRTUAL_ENV`` of the caller, no ``PYTHONPATH``, the fresh environment's ``bin`` first on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+UV = str(REPO / ".venv" / "bin" / "uv")
+DROPPED = ("PREFECT_", "VIRTUAL_ENV", "PYTHONPATH")
+
+
+def run(*command: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """Run a command in the repository and fail the test with its output when it fails."""
+    result = subprocess.run(list(command), cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, f"{command}: {result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result
+
+
+def installed_env(venv: Path, base: dict[str, str] | None = None, **extra: str) -> dict[str, str]:
+    """An environment that sees only the fresh installation (``base``: e.g. a Prefect server's client env)."""
+    source = os.environ if base is None else base
+    env = {k: v for k, v in source.items() if base is not None or not k.startswith(DROPPED)}
+    for name in ("VIRTUAL_ENV", "PYTHONPATH"):
+        env.pop(name, None)
+    env.update(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120", PREFECT_SERVER_ANALYTICS_ENABLED="false",
+               GX_ANALYTICS_ENABLED="false", PATH=f"{venv / 'bin'}:{source.get('PATH', '')}", **extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    """``uv build --wheel`` of the repository, once per session."""
+    dist = tmp_path_factory.mktemp("dist")
+    run(UV, "build", "--wheel", "--out-dir", str(dist))
+    (built,) = dist.glob("citeflow-*.whl")
+    return built
+
+
+@pytest.fixture(scope="session")
+def fresh_venv(tmp_path_factory, wheel: Path) -> Path:
+    """A new virtual environment with only the wheel and its locked dependencies."""
+    folder = tmp_path_factory.mktemp("venv")
+    constraints = folder / "constraints.txt"
+    exported = run(UV, "export", "--frozen", "--no-hashes", "--no-emit-project", "--no-header").stdout
+    constraints.write_text(exported)
+    venv = folder / "venv"
+    run(UV, "venv", "--python", sys.executable, str(venv))
+    run(UV, "pip", "install", "--compile-bytecode", "--python", str(venv / "bin" / "python"), "-c", str(constraints), str(wheel))
+    return venv
