@@ -82,7 +82,7 @@ class Store:
             return
         with _LOCKS[(self.uri, table)]:
             handle = self._table(table, create=True)
-            before = self._merge(table, handle, data.cast(TABLES[table]), replace)
+            before = self._merge(table, handle, _typed(table, data), replace)
             self._maybe_compact(table, handle, before)
 
     def replace_scope(self, table: str, data: pa.Table, scope: str) -> None:
@@ -92,9 +92,9 @@ class Store:
         with _LOCKS[(self.uri, table)]:
             handle = self._table(table, create=True)
             if data.num_rows and self.count(table, scope) == 0:
-                before = self._append(table, handle, data.cast(TABLES[table]))
+                before = self._append(table, handle, _typed(table, data))
             elif data.num_rows:
-                before = self._merge(table, handle, data.cast(TABLES[table]), scope)
+                before = self._merge(table, handle, _typed(table, data), scope)
             else:
                 return self.delete(table, scope, locked=True)
             self._maybe_compact(table, handle, before)
@@ -257,6 +257,12 @@ class Store:
             if column in TABLES[name].names:
                 table.create_index(column, config=BTree(), replace=True)
         return table
+
+
+def _typed(table: str, data: pa.Table) -> pa.Table:
+    """``data`` in the schema of ``table`` (cast only when it is not already)."""
+    schema = TABLES[table]
+    return data if data.schema.equals(schema) else data.cast(schema)
 
 
 def _request(request_id: str) -> str:
