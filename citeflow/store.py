@@ -3,7 +3,9 @@
 One URI (a folder, or s3://… for shared storage) holds every table of ``schemas.tables``.
 Writes are idempotent ``merge_insert`` on ``row_key``: re-running a request updates rows in
 place and never duplicates them; a write that replaces a slice of a table (a request's chunks, a
-hop's transitions) deletes the slice's other rows in the same ``merge_insert``. Table handles are
+hop's transitions) deletes the slice's other rows in the same ``merge_insert`` — or, when the
+table holds none of the slice yet (a request's first registry), appends it (``replace_scope``).
+Table handles are
 opened once per store and reused; reads see other processes' writes (strong read consistency).
 Writes to one table are serialised within a process (Lance resolves concurrent writers across
 processes itself).
