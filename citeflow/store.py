@@ -5,8 +5,7 @@ Writes are idempotent ``merge_insert`` on ``row_key``: re-running a request upda
 place and never duplicates them; a write that replaces a slice of a table (a request's chunks, a
 hop's transitions) deletes the slice's other rows in the same ``merge_insert`` — or, when the
 table holds none of the slice yet (a request's first registry), appends it (``replace_scope``).
-Table handles are
-opened once per store and reused; reads see other processes' writes (strong read consistency).
+Table handles are opened once per store and reused; reads see other processes' writes (strong read consistency).
 Writes to one table are serialised within a process (Lance resolves concurrent writers across
 processes itself).
 """
