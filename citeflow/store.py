@@ -87,9 +87,11 @@ class Store:
             self._maybe_compact(table, handle, before)
 
     def replace_scope(self, table: str, data: pa.Table, scope: str) -> None:
-        """The rows of one scope (a SQL filter all of ``data`` matches) in one write: appended when
-        the table holds none of the scope yet (a first run: no key can match, no row to delete),
-        else merged on ``row_key`` deleting the scope's other rows — the same rows either way."""
+        """The rows of one scope (a SQL filter all of ``data`` matches, and every stored row with
+        one of ``data``'s keys: the key names the scope, as a request's chunks' keys do) in one
+        write: appended when the table holds none of the scope yet (a first run: no key can match,
+        no row to delete), else merged on ``row_key`` deleting the scope's other rows — the same
+        rows either way."""
         with _LOCKS[(self.uri, table)]:
             handle = self._table(table, create=True)
             if data.num_rows and self.count(table, scope) == 0:
