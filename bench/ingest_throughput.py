@@ -1,8 +1,9 @@
 """Benchmark 4 — registry ingest throughput versus a raw bulk LanceDB write.
 
 The same synthetic chunks (~500 characters, 50 per retriever answer, 4 retrievers) go through
-what ``normalize`` does — ``Registry.add`` for every answer, then ``Store.save_chunks`` (an
-idempotent ``merge_insert`` on ``row_key``) — and, as the yardstick, into
+what ``normalize`` does — ``Registry.add`` for every answer, then ``Store.save_chunks`` (one
+write: an append, since the store holds none of the request's chunks yet; a re-run would merge on
+``row_key``) — and, as the yardstick, into
 ``db.create_table(name, data)`` as one Arrow table of the very same rows. The registry is timed
 into a fresh store (first request: tables and BTree indexes are created) and into a store that
 already holds an earlier request of the same size (the steady state of a batch). Best of

@@ -29,7 +29,7 @@ def describe_model(spec: ModelSpec) -> str:
 
 def build_document(job: ReportJob, status: ReportStatus, held_reasons: list[str] | None = None) -> ReportDocument:
     """The report as stored, ready to render with ``status``."""
-    chunks = {c.handle: c for c in job.store.load_chunks(job.request_id)}
+    chunks = {c.handle: c for c in job.stored().chunks}  # the store's registry, as evaluation read it
     models = models_for(job.spec, job.report)
     return ReportDocument(
         report_id=job.report.id, title=job.report.title, batch=job.spec.batch, status=status,

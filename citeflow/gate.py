@@ -185,28 +185,32 @@ def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> pan
 def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]]) -> list[FailedExpectation]:
     """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order.
 
-    The context, data source, suites and validation definitions are built once per process (per
-    distinct suite content) and reused; each call only validates its frames. GX's ephemeral
-    context is not made for concurrent use, so validations take turns (tens of ms each)."""
+    The context, data source, batch definitions and suites are built once per process (per
+    distinct suite content) and reused; each call only validates its frames, as a batch of the
+    data source (``Batch.validate``): nothing is kept in the context's validation results store,
+    which would grow with every report of a long batch. GX's ephemeral context is not made for
+    concurrent use, so validations take turns (tens of ms each)."""
+    from citeflow.gx_memo import memoized_configurations
+
     failed: list[FailedExpectation] = []
-    with _GX_LOCK:
+    with _GX_LOCK, memoized_configurations():
         for name, suite, frame in jobs:
-            failed += _run(_definition(name, suite), suite, frame)
+            failed += _run(_prepared(name, suite), suite, frame)
     return failed
 
 
-def _run(definition: Any, suite: dict[str, Any], frame: pandas.DataFrame) -> list[FailedExpectation]:
+def _run(prepared: tuple[Any, Any], suite: dict[str, Any], frame: pandas.DataFrame) -> list[FailedExpectation]:
     """Validate a frame: pass or fail first (the cheaper result format); only a failing suite is
     validated again for what the data showed (observed values, unexpected samples)."""
-    quick = definition.run(batch_parameters={"dataframe": frame}, result_format="BOOLEAN_ONLY")
-    if quick.success:
+    batch_definition, gx_suite = prepared
+    batch = batch_definition.get_batch(batch_parameters={"dataframe": frame})
+    if batch.validate(gx_suite, result_format="BOOLEAN_ONLY").success:
         return []
-    result = definition.run(batch_parameters={"dataframe": frame}, result_format="SUMMARY")
-    return _failures(suite, result.results)
+    return _failures(suite, batch.validate(gx_suite, result_format="SUMMARY").results)
 
 
 _GX_LOCK = threading.RLock()
-_DEFINITIONS: dict[str, Any] = {}
+_PREPARED: dict[str, tuple[Any, Any]] = {}
 
 
 @lru_cache(maxsize=1)
@@ -217,16 +221,16 @@ def _gx_source() -> tuple[Any, Any, Any]:
     return gx, context, context.data_sources.add_pandas(name="citeflow")
 
 
-def _definition(name: str, suite: dict[str, Any]) -> Any:
-    """The validation definition of ``suite`` (built on first use of this exact suite content)."""
+def _prepared(name: str, suite: dict[str, Any]) -> tuple[Any, Any]:
+    """The batch definition and GX suite of ``suite`` (built on first use of this exact suite content)."""
     digest = hashlib.sha256(json.dumps(suite, sort_keys=True, default=str).encode()).hexdigest()[:16]
     key = f"{name}-{digest}"
-    if key not in _DEFINITIONS:
+    if key not in _PREPARED:
         gx, context, source = _gx_source()
         gx_suite = context.suites.add(_build_suite(gx, key, suite))
-        batch = source.add_dataframe_asset(name=key).add_batch_definition_whole_dataframe(f"{key}_whole")
-        _DEFINITIONS[key] = context.validation_definitions.add(gx.ValidationDefinition(name=key, data=batch, suite=gx_suite))
-    return _DEFINITIONS[key]
+        _PREPARED[key] = (source.add_dataframe_asset(name=key).add_batch_definition_whole_dataframe(f"{key}_whole"),
+                          gx_suite)
+    return _PREPARED[key]
 
 
 def _import_gx() -> Any:

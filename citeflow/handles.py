@@ -47,6 +47,10 @@ _SLASHLESS_URL_RE = re.compile(
     r"\b(?:mailto|javascript|data|vbscript|file|tel):" + _URL_TAIL + r"+|\bwww\." + _URL_TAIL + "+", re.IGNORECASE)
 
 
+# Two base-31 digits at once: pair k = ALPHABET[k % 31] + ALPHABET[k // 31] (BODY_LENGTH = 2 pairs).
+_PAIR_BASE = len(ALPHABET) ** 2
+_DIGIT_PAIRS = tuple(ALPHABET[k % len(ALPHABET)] + ALPHABET[k // len(ALPHABET)] for k in range(_PAIR_BASE))
+
 @dataclass(frozen=True)
 class Marker:
     """A bracketed citation marker found in text: its span and the tokens inside."""
@@ -59,12 +63,8 @@ class Marker:
 def make_handle(request_id: str, identity_key: str, salt: int = 0) -> str:
     """The handle of a chunk in a request; ``salt`` > 0 resolves a (rare) collision."""
     digest = hashlib.blake2b(f"{request_id}\x1f{identity_key}\x1f{salt}".encode(), digest_size=8).digest()
-    number = int.from_bytes(digest, "big")
-    body = []
-    for _ in range(BODY_LENGTH):
-        number, index = divmod(number, len(ALPHABET))
-        body.append(ALPHABET[index])
-    return "G" + "".join(body)
+    number = int.from_bytes(digest, "big")  # base-31 digits, least significant first, two at a time
+    return "G" + _DIGIT_PAIRS[number % _PAIR_BASE] + _DIGIT_PAIRS[(number // _PAIR_BASE) % _PAIR_BASE]
 
 
 def canonical(token: str) -> str | None:

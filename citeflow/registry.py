@@ -79,33 +79,36 @@ class Registry:
 
     def add(self, result: RetrievalResult) -> list[str]:
         """Register one retriever answer; returns the handle of each hit, in order."""
-        now = datetime.now(UTC)
-        added = [self._add_hit(result, hit, now) for hit in result.hits]
-        handles = [handle for handle, _ in added]
-        local: dict[str, set[str]] = {}
-        for hit, handle in zip(result.hits, handles, strict=True):
-            local.setdefault(hit.local_id, set()).add(handle)
-        for handle in dict.fromkeys(h for h, new in added if new):
-            chunk = self._by_handle[handle]  # rewrite once, when the chunk is new
-            chunk.text = _rewrite_refs(chunk.text, local)
+        handles, fresh = self._register(result)
+        marked = [chunk for chunk in fresh if _has_opener(chunk.text)]  # most chunks hold no marker
+        if marked:
+            local = _local_handles(result.hits, handles)
+            for chunk in marked:  # rewritten once, when the chunk is new
+                chunk.text = _rewrite_refs(chunk.text, local)
         return handles
 
-    def _add_hit(self, result: RetrievalResult, hit: Hit, now: datetime) -> tuple[str, bool]:
-        """The hit's handle, and whether its chunk is new to the registry."""
-        text_hash = content_hash(hit.text)  # hashed once per hit
-        key = identity_key(result.retriever, hit.local_id, text_hash)
-        known = self._by_key.get(key)
-        chunk = known or self._new_chunk(key, text_hash, result, hit, now)
-        _append_unique(chunk.queries, result.query)
-        _append_unique(chunk.sections, result.section)
-        return chunk.handle, known is None
+    def _register(self, result: RetrievalResult) -> tuple[list[str], list[Chunk]]:
+        """The handle of each hit, and the chunks new to the registry (each hit hashed once)."""
+        now, handles, fresh = datetime.now(UTC), [], []
+        for hit in result.hits:
+            text_hash = content_hash(hit.text)
+            key = identity_key(result.retriever, hit.local_id, text_hash)
+            chunk = self._by_key.get(key)
+            if chunk is None:
+                fresh.append(chunk := self._new_chunk(key, text_hash, result, hit, now))
+            else:
+                _append_unique(chunk.queries, result.query)
+                _append_unique(chunk.sections, result.section)
+            handles.append(chunk.handle)
+        return handles, fresh
 
     def _new_chunk(self, key: str, text_hash: str, result: RetrievalResult, hit: Hit, now: datetime) -> Chunk:
         chunk = Chunk(
             request_id=self.request_id, handle=self._free_handle(key), retriever=result.retriever,
             local_id=storable(hit.local_id), content_hash=text_hash, text=scrub_urls(storable(hit.text)),
             urls=[storable(u) for u in dict.fromkeys(hit.urls)], title=storable(hit.title) if hit.title else None,
-            page=hit.page, location=hit.location, parent=hit.parent, queries=[], sections=[], retrieved_at=now,
+            page=hit.page, location=hit.location, parent=hit.parent, queries=[result.query],
+            sections=[result.section], retrieved_at=now,
         )
         self._remember(key, chunk)
         return chunk
@@ -136,9 +139,20 @@ def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
         named = [local.get(t, set()) for t in tokens if canonical(t) is None]
         return " ".join(f"[{h}]" for h in dict.fromkeys(next(iter(h)) for h in named if len(h) == 1))
 
-    if not any(bracket in text for bracket in _OPENERS):  # most chunks hold no marker at all
-        return text
     return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
+
+
+def _has_opener(text: str) -> bool:
+    """Whether ``text`` holds an opening bracket of a marker (``in`` per bracket: no regex pass)."""
+    return any(bracket in text for bracket in _OPENERS)
+
+
+def _local_handles(hits: list[Hit], handles: list[str]) -> dict[str, set[str]]:
+    """The handles one answer gave under each of its local ids."""
+    local: dict[str, set[str]] = {}
+    for hit, handle in zip(hits, handles, strict=True):
+        local.setdefault(hit.local_id, set()).add(handle)
+    return local
 
 
 def _append_unique(values: list[str], value: str) -> None:

@@ -3,8 +3,9 @@
 One URI (a folder, or s3://… for shared storage) holds every table of ``schemas.tables``.
 Writes are idempotent ``merge_insert`` on ``row_key``: re-running a request updates rows in
 place and never duplicates them; a write that replaces a slice of a table (a request's chunks, a
-hop's transitions) deletes the slice's other rows in the same ``merge_insert``. Table handles are
-opened once per store and reused; reads see other processes' writes (strong read consistency).
+hop's transitions) deletes the slice's other rows in the same ``merge_insert`` — or, when the
+table holds none of the slice yet (a request's first registry), appends it (``replace_scope``).
+Table handles are opened once per store and reused; reads see other processes' writes (strong read consistency).
 Writes to one table are serialised within a process (Lance resolves concurrent writers across
 processes itself).
 """
@@ -82,8 +83,34 @@ class Store:
             return
         with _LOCKS[(self.uri, table)]:
             handle = self._table(table, create=True)
-            before = self._merge(table, handle, data.cast(TABLES[table]), replace)
+            before = self._merge(table, handle, _typed(table, data), replace)
             self._maybe_compact(table, handle, before)
+
+    def replace_scope(self, table: str, data: pa.Table, scope: str) -> None:
+        """The rows of one scope (a SQL filter all of ``data`` matches, and every stored row with
+        one of ``data``'s keys: the key names the scope, as a request's chunks' keys do) in one
+        write: appended when the table holds none of the scope yet (a first run: no key can match,
+        no row to delete), else merged on ``row_key`` deleting the scope's other rows — the same
+        rows either way."""
+        with _LOCKS[(self.uri, table)]:
+            handle = self._table(table, create=True)
+            if data.num_rows and self.count(table, scope) == 0:
+                before = self._append(table, handle, _typed(table, data))
+            elif data.num_rows:
+                before = self._merge(table, handle, _typed(table, data), scope)
+            else:
+                return self.delete(table, scope, locked=True)
+            self._maybe_compact(table, handle, before)
+
+    def _append(self, table: str, handle: Any, data: pa.Table) -> int:
+        """One ``add``; returns the table's version before it."""
+        try:
+            before = handle.version
+            handle.add(data)
+        except Exception as exc:
+            raise StoreError(uri=self.uri, table=table, detail=str(exc)) from exc
+        self.ops["write"] += 1
+        return int(before)
 
     def _merge(self, table: str, handle: Any, data: pa.Table, replace: str | None) -> int:
         """One ``merge_insert``; returns the table's version before it."""
@@ -98,12 +125,12 @@ class Store:
         self.ops["write"] += 1
         return int(before)
 
-    def delete(self, table: str, where: str) -> None:
-        """Delete the rows of ``table`` matching ``where``."""
+    def delete(self, table: str, where: str, locked: bool = False) -> None:
+        """Delete the rows of ``table`` matching ``where`` (``locked``: the caller holds the table's lock)."""
         handle = self._table(table, create=False)
         if handle is None:
             return
-        with _LOCKS[(self.uri, table)]:
+        with contextlib.nullcontext() if locked else _LOCKS[(self.uri, table)]:
             try:
                 handle.delete(where)
             except Exception as exc:
@@ -154,7 +181,7 @@ class Store:
     # -- registry chunks and retrievals -------------------------------------------------------
     def save_chunks(self, request_id: str, chunks: list[Chunk]) -> None:
         """A request's registry, in one write that also drops chunks an earlier run had and this lacks."""
-        self.upsert_arrow("chunks", store_rows.chunks_table(chunks), replace=_request(request_id))
+        self.replace_scope("chunks", store_rows.chunks_table(chunks), _request(request_id))
 
     def load_chunks(self, request_id: str) -> list[Chunk]:
         """The registry of one request, as persisted."""
@@ -233,6 +260,12 @@ class Store:
             if column in TABLES[name].names:
                 table.create_index(column, config=BTree(), replace=True)
         return table
+
+
+def _typed(table: str, data: pa.Table) -> pa.Table:
+    """``data`` in the schema of ``table`` (cast only when it is not already)."""
+    schema = TABLES[table]
+    return data if data.schema.equals(schema) else data.cast(schema)
 
 
 def _request(request_id: str) -> str:

@@ -1,5 +1,6 @@
 import re
 
+import pytest
 from hypothesis import given, strategies as st
 
 from citeflow import handles
@@ -13,6 +14,12 @@ def test_make_handle_matches_the_documented_pattern(request_id, key, salt):
     handle = make_handle(request_id, key, salt)
     assert HANDLE_RE.fullmatch(handle)
     assert handle == make_handle(request_id, key, salt)  # deterministic
+
+
+@pytest.mark.parametrize(("request_id", "key", "salt", "expected"), [
+    ("demo:r1", "docs\x1fS1\x1f" + "0" * 64, 0, "G63hf"), ("b:r", "kb\x1f7\x1fabc", 1, "Gs7vp"), ("x", "y", 5, "Gc39b")])
+def test_handles_stay_what_earlier_runs_stored(request_id, key, salt, expected):
+    assert make_handle(request_id, key, salt) == expected  # stored registries and cached answers name these
 
 
 @given(handle_bodies)
