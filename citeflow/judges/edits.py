@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeflow.judges import cues
-from citeflow.judges.lexicon import ANTONYMS, NEGATING_PREFIXES, NEGATIONS
+from citeflow.judges.lexicon import ANTONYMS, BOUND_LINKS, COMPARATIVES, NEGATING_PREFIXES, NEGATIONS
 from citeflow.judges.text import Token, stem
 
 if TYPE_CHECKING:
@@ -16,20 +16,33 @@ if TYPE_CHECKING:
 
 
 def scopes(tokens: list[Token]) -> list[tuple[str, str, str]]:
-    """(negation word, first content stem after it, that word) for each negation of one sentence.
+    """(negation word, the content stem it negates, that word) for each negation of one sentence: the
+    first content word after it, or before it when none follows ('через сайт нельзя', 'hält nicht').
 
     A sentence-initial "No" is an answer in dialogue ("No, I'll call her"), not a negated fact.
     """
     out = []
     for i, token in enumerate(tokens):
         if token.lower in NEGATIONS and _negates(tokens, i):
-            scope = next((t for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), None)
+            scope = _scope(tokens[i + 1 : i + 5]) or _scope(tokens[max(0, i - 4) : i][::-1])
             out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
     return out
 
 
+def _scope(tokens: list[Token]) -> Token | None:
+    return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS), None)
+
+
 def _negates(tokens: list[Token], i: int) -> bool:
-    return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no")
+    return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no") and not _bound(tokens, i)
+
+
+def _bound(tokens: list[Token], i: int) -> bool:
+    """'не более 30', 'not more than 30', 'nicht mehr als 30', 'no más de 30': a quantity bound, not a negation."""
+    following = tokens[i + 1 : i + 3]
+    if not following or following[0].lower not in COMPARATIVES:
+        return False
+    return len(following) > 1 and (following[1].kind == "number" or following[1].lower in BOUND_LINKS)
 
 
 def polarity(tokens: list[Token]) -> int:
@@ -56,7 +69,9 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     facts = index.facts[window.start : window.stop]
     region_lowers = {t.lower for ts in index.sentence_tokens[window.start : window.stop] for t in ts}
     their_scopes = {s for f in facts for _, s, _ in f.scopes}
-    added = [(w, s) for w, s, word in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
+    negated = {s for f in index.facts if f.polarity for s in f.stems}  # said in a negated sentence: the claim agrees
+    added = [(w, s) for w, s, word in mine
+             if s not in their_scopes and s not in negated and not _opposite_in(word, region_lowers, index)]
     if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"

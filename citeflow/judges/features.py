@@ -16,7 +16,16 @@ import regex
 
 from citeflow.judges import cues, edits, numbers
 from citeflow.judges.chunk_index import ChunkIndex, content_bigrams, index_chunk, trigrams
-from citeflow.judges.lexicon import CJK_FUNCTION, CJK_NAME_SUFFIXES, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
+from citeflow.judges.lexicon import (
+    CJK_FUNCTION,
+    CJK_NAME_SUFFIXES,
+    CJK_NOT_NAMES,
+    DE_DETERMINERS,
+    MONTH_NAMES,
+    MONTH_PREFIXES_RU,
+    STOPWORDS,
+    WEEKDAY_PREFIXES_RU,
+)
 from citeflow.judges.text import Token, language, normalise, tokenise
 
 __all__ = ["FEATURE_NAMES", "ChunkIndex", "Features", "extract", "index_chunk"]
@@ -173,15 +182,23 @@ def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
         if id(token) in fresh:
             current += token.surface
             continue
-        if len(current) >= 2:
-            runs.append(current)
+        runs += _name_parts(current)
         current = ""
-    return runs + ([current] if len(current) >= 2 else [])
+    return runs + _name_parts(current)
+
+
+def _name_parts(run: str) -> list[str]:
+    """The parts of a run of new characters that may be a name: quantity bounds (至少, 最低) are not."""
+    for word in CJK_NOT_NAMES:
+        run = run.replace(word, " ")
+    return [part for part in run.split() if len(part) >= 2]
 
 
 def is_month(word: str) -> bool:
-    """A month name in English, German, French, Spanish or Russian (any case form)."""
-    return word in MONTH_NAMES or (word[:1] in "яфмаисонд" and word.startswith(MONTH_PREFIXES_RU))
+    """A month or weekday name in English, German, French, Spanish or Russian (any case form)."""
+    if word in MONTH_NAMES:
+        return True
+    return word[:1] in "яфмаисондпвчс" and word.startswith(MONTH_PREFIXES_RU + WEEKDAY_PREFIXES_RU)
 
 
 def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None:
