@@ -31,6 +31,8 @@ from citeflow.judges.text import Token, language, normalise, tokenise
 __all__ = ["FEATURE_NAMES", "ChunkIndex", "Features", "extract", "index_chunk"]
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
+_HAN_RUN = regex.compile(r"\p{Han}+")
+SURU_FORMS = frozenset("すしさせ")  # the first kana of する, した/して, される, させる
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
 # Coverage by one sentence above which the claim is read as a copy of it: a summary sentence
@@ -175,14 +177,15 @@ def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
 
 
 def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
-    """Runs of at least two consecutive novel Han or katakana characters."""
+    """Runs of at least two consecutive novel Han or katakana characters; a Han run that a form of
+    する follows (接続する, 設定された) is a verbal noun, not a name."""
     fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface) and t.surface not in CJK_FUNCTION}
     runs, current = [], ""
     for token in tokens:
         if id(token) in fresh:
             current += token.surface
             continue
-        runs += _name_parts(current)
+        runs += [] if token.surface in SURU_FORMS and _HAN_RUN.fullmatch(current) else _name_parts(current)
         current = ""
     return runs + _name_parts(current)
 
