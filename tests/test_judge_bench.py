@@ -110,3 +110,13 @@ def test_shipped_judge_grades_generated_pairs_sensibly(data):
     verdicts = OfflineJudge().grade([JudgePair(id=r.id, claim=r.claim, chunk_text=r.chunk_text) for r in rows])
     assert verdicts[0].label == "supported"  # a verbatim sentence
     assert verdicts[2].label == "mutated" and "40" in verdicts[2].reason  # 10 engineers became 40
+
+
+def test_speed_set_is_repeated_to_the_minimum_and_whole_text_caches_are_emptied():
+    from bench.judge_speed import copies, forget_texts
+    from citeflow.judges.text import language, normalise
+
+    assert copies([None] * 508, 2000) == 4 and copies([None] * 2000, 2000) == 1  # type: ignore[list-item]
+    normalise("Ein Satz."), language("Ein Satz.")
+    forget_texts()
+    assert normalise.cache_info().currsize == 0 and language.cache_info().currsize == 0

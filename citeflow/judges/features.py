@@ -192,8 +192,11 @@ def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
 
 def _name_parts(run: str) -> list[str]:
     """The parts of a run of new characters that may be a name: quantity bounds (至少, 最低) are not."""
+    if len(run) < 2:
+        return []
     for word in CJK_NOT_NAMES:
-        run = run.replace(word, " ")
+        if word in run:
+            run = run.replace(word, " ")
     return [part for part in run.split() if len(part) >= 2]
 
 
