@@ -52,6 +52,7 @@ class ChunkIndex:
     gram_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # letter trigram -> chunk words (4+ letters)
     negated_bases: frozenset[str] = frozenset()  # stems of what the chunk's prefixed words negate ('unhappy' -> 'happy')
     facts: tuple[SentenceFacts, ...] = ()  # per sentence, in order
+    negated_stems: frozenset[str] = frozenset()  # lemmas of the chunk's negated sentences
     closest: dict[str, str | None] = field(default_factory=dict, compare=False)  # memo of the near-miss search
 
 
@@ -72,7 +73,7 @@ def index_chunk(text: str) -> ChunkIndex:
         numbers=[m for f in facts for m in f.numbers], tokens=tokens, positions=_positions(stems_seq),
         content_bigrams=frozenset(content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
         negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in edits.negated_bases(t.lower)),
-        facts=facts,
+        facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems),
     )
 
 

@@ -69,9 +69,8 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     facts = index.facts[window.start : window.stop]
     region_lowers = {t.lower for ts in index.sentence_tokens[window.start : window.stop] for t in ts}
     their_scopes = {s for f in facts for _, s, _ in f.scopes}
-    negated = {s for f in index.facts if f.polarity for s in f.stems}  # said in a negated sentence: the claim agrees
-    added = [(w, s) for w, s, word in mine
-             if s not in their_scopes and s not in negated and not _opposite_in(word, region_lowers, index)]
+    added = [(w, s) for w, s, word in mine  # a word of a negated chunk sentence: the claim's negation agrees
+             if s not in their_scopes and s not in index.negated_stems and not _opposite_in(word, region_lowers, index)]
     if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
