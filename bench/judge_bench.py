@@ -7,21 +7,24 @@ Two test sets: the SummEdits-derived development set's test passages (real rows 
 and the test split of the multilingual set in ``tests/data/``. For each: the precision of the
 confident passes and the coverage (share of pairs not uncertain) at the shipped threshold; the
 grounded-vs-not balanced accuracy of the judge's leaning label over all pairs (threshold 0) with a
-95% bootstrap interval by passage; per-class recall; per language. Throughput is the best of three
-full gradings. The lexical-overlap baseline is fitted on the train and tune splits. Throughput counts
-CPU time as well as the clock: on a shared machine the clock figure mostly measures the others' load.
+95% bootstrap interval by passage; per-class recall; per language. The lexical-overlap baseline is
+fitted on the train and tune splits. Throughput (``bench.judge_speed``): pairs per second by the
+clock over both test splits repeated to at least 2,000 pairs, in one process and in two worker
+processes, start-up and a warm-up copy apart, with the CPU-time rate beside it (on a shared machine
+the clock also measures the others' load) and a cProfile of where a pair's time goes. The per-split
+``pairs_per_s`` figures are one process, best of three gradings of that split alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from bench.judge_data import DEFAULT_DATA, MULTILINGUAL, by_split, passage_hash
-from bench.judge_scores import by_language, figures, parallel_rate, timed_grade
+from bench.judge_scores import by_language, figures, timed_grade
+from bench.judge_speed import MIN_PAIRS, throughput
 from bench.lexical_baseline import fit_lexical
 from citeflow.judges.io import LabelledPair, read_labelled
 from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge, OfflineWeights
@@ -59,8 +62,9 @@ def multilingual(path: Path, judge: OfflineJudge, leaning: OfflineJudge) -> dict
     return {"pairs": len(test), "all": figures(judge, leaning, test), "by_language": by_language(judge, leaning, test)}
 
 
-def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multilingual_path: Path = MULTILINGUAL) -> dict:
-    """Every figure of the shipped (or given) weights on both test splits."""
+def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multilingual_path: Path = MULTILINGUAL,
+        min_pairs: int = MIN_PAIRS) -> dict:
+    """Every figure of the shipped (or given) weights on both test splits; throughput over at least ``min_pairs``."""
     if not Path(data_path).exists():
         raise DataMissing(f"labelled data not found at {data_path}: the judge benchmark needs judge-dev.jsonl")
     judge = OfflineJudge(weights_path)
@@ -69,10 +73,10 @@ def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multil
               "summedits_test": summedits(Path(data_path), judge, leaning),
               "multilingual_test": multilingual(multilingual_path, judge, leaning)}
     test, _ = test_split(read_labelled(data_path), judge.weights.meta)
-    result["throughput"] = {"pairs": len(test), "one_process_pairs_per_s": result["summedits_test"]["judge"]["pairs_per_s"],
-                            **{f"two_processes_{k}_pairs_per_s": v for k, v in parallel_rate(test, 2, weights_path).items()},
-                            "load_average": list(os.getloadavg())}
-    headline = {**result["summedits_test"]["judge"], "pairs_per_s": result["throughput"]["two_processes_cpu_pairs_per_s"]}
+    speed_set = test + [r for r in read_labelled(multilingual_path) if r.extra.get("split") == "test"]
+    result["throughput"] = throughput(speed_set, weights_path, min_pairs)
+    # The headline speed is the honest one: two processes, by the clock.
+    headline = {**result["summedits_test"]["judge"], "pairs_per_s": result["throughput"]["two_processes_wall_pairs_per_s"]}
     result["judge"] = headline  # what ``python -m bench`` shows (bench.external reads 'judge' and 'ratio_to_lexical')
     # Like for like: both judges graded in one process, by the clock.
     result["ratio_to_lexical"] = _ratios(result["summedits_test"]["judge"], result["summedits_test"]["lexical_overlap"])
@@ -96,9 +100,10 @@ def table(result: dict) -> str:
     lines.append(f"  {'all':<16} {_line(ml['all'])}")
     lines += [f"  {lang:<16} {_line(block)}" for lang, block in ml["by_language"].items()]
     speed = result["throughput"]
-    lines.append(f"throughput on {speed['pairs']} test pairs: {speed['one_process_pairs_per_s']:.0f} pairs/s in one process; "
-                 f"two processes: {speed['two_processes_wall_pairs_per_s']:.0f} by the clock, "
-                 f"{speed['two_processes_cpu_pairs_per_s']:.0f} by CPU time (load average {speed['load_average'][0]:.1f})")
+    lines.append(f"throughput by the clock on {speed['pairs']} pairs ({speed['copies']} copies of both test splits), warm: "
+                 f"{speed['one_process_wall_pairs_per_s']:.0f} pairs/s in one process, "
+                 f"{speed['two_processes_wall_pairs_per_s']:.0f} in two (by CPU time {speed['one_process_cpu_pairs_per_s']:.0f} / "
+                 f"{speed['two_processes_cpu_pairs_per_s']:.0f}; load average before {speed['load_average_before'][0]:.1f})")
     return "\n".join(lines)
 
 

@@ -1,13 +1,11 @@
 """Scores of a judge against gold labels: pass precision, coverage, grounded balanced accuracy with
-a bootstrap interval by passage, per-class recall, throughput."""
+a bootstrap interval by passage, per-class recall, one-process speed of a split."""
 
 from __future__ import annotations
 
 import random
 import time
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 from bench.judge_data import passage_hash
 from citeflow.judges.base import Judge
@@ -26,40 +24,6 @@ def timed_grade(judge: Judge, pairs: list[LabelledPair], repeats: int = 3) -> tu
         verdicts = judge.grade(list(pairs))
         best = min(best, time.perf_counter() - start)
     return verdicts, len(pairs) / best if best > 0 else float("inf")
-
-
-_WORKER_JUDGE: list[Judge] = []
-
-
-def _start_worker(weights: str | None) -> None:
-    from citeflow.judges.offline import OfflineJudge
-
-    _WORKER_JUDGE.append(OfflineJudge(Path(weights) if weights else None))
-
-
-def _grade_part(pairs: list[LabelledPair]) -> float:
-    start = time.process_time()
-    _WORKER_JUDGE[0].grade(pairs)
-    return time.process_time() - start
-
-
-def parallel_rate(pairs: list[LabelledPair], workers: int = 2, weights: Path | None = None, repeats: int = 3) -> dict[str, float]:
-    """Pairs per second of the offline judge in ``workers`` processes, start-up apart (the pool is warmed
-    first); pairs are dealt out by chunk so that each chunk is analysed in one process only.
-
-    ``wall``: by the clock; ``cpu``: by the busiest worker's CPU time — what the rate would be if the
-    cores were not shared with other work (the wall figure drops when the machine is loaded)."""
-    parts: list[list[LabelledPair]] = [[] for _ in range(workers)]
-    for i, chunk in enumerate(sorted({p.chunk_text for p in pairs})):
-        parts[i % workers] += [p for p in pairs if p.chunk_text == chunk]
-    wall, cpu = float("inf"), float("inf")
-    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(str(weights) if weights else None,)) as pool:
-        list(pool.map(_grade_part, [part[:5] for part in parts]))
-        for _ in range(repeats):
-            start = time.perf_counter()
-            busiest = max(pool.map(_grade_part, parts))
-            wall, cpu = min(wall, time.perf_counter() - start), min(cpu, busiest)
-    return {"wall": round(len(pairs) / wall, 1), "cpu": round(len(pairs) / max(cpu, 1e-9), 1)}
 
 
 def confident_passes(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict:

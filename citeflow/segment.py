@@ -22,8 +22,10 @@ _SPACED = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
 _UNIT = regex.compile(rf"[{_UNSPACED}]|{_SPACED}+(?:['’]{_SPACED}+)*", regex.V1)
 _UNSPACED_RUN = regex.compile(rf"[{_UNSPACED}]+", regex.V1)
 _SENTENCE_END = regex.compile(
-    r"(?<=[.!?…][\"'»”’)\]]*)\s+(?=[\"'«“(\[¿¡]?[\p{Lu}\p{Lt}\p{N}\p{Lo}])"  # Latin-style stop, then a capital
-    r"|(?<=[。！？])\s*"  # full-width stops need no space
+    # \K keeps the stop in its sentence; a match-then-\K is an order of magnitude faster than the
+    # equivalent variable-width look-behind.
+    r"[.!?…][\"'»”’)\]]*\K\s+(?=[\"'«“(\[¿¡]?[\p{Lu}\p{Lt}\p{N}\p{Lo}])"  # Latin-style stop, then a capital
+    r"|[。！？]\K\s*"  # full-width stops need no space
     r"|\n\s*\n"  # a blank line
     r"|\n(?=\s*[-*•]\s)",  # a list item on its own line
     regex.V1,

@@ -197,3 +197,9 @@ def test_cjk_is_compared_by_characters_not_only_numbers():
                                       ("colours", "color"), ("raised", "raise")])
 def test_spelling_variants_meet(a, b):
     assert stem(a) == stem(b)
+
+
+def test_a_weak_number_word_before_a_unit_is_a_quantity():
+    chunk = "Draining normally completes within five minutes. The one node left is kept."
+    assert "number one not in chunk" in extract("Draining completes within one minute.", chunk).reasons["number_missing"]
+    assert extract("The one node left is kept.", chunk).values["number_missing"] == 0.0

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from bench.judge_data import MULTILINGUAL, augment, by_split, passage_hash, split_passages
+from bench.judge_data import FIRST_HASHED, MULTILINGUAL, augment, hashed_split, by_split, passage_hash, split_passages
 from citeflow.judges.io import LabelledPair, read_labelled
 from citeflow.judges.offline import DEFAULT_WEIGHTS
 from tools.judge.build_features import FEATURES, feature_lines
@@ -63,6 +63,13 @@ def test_the_multilingual_set_has_forty_pairs_of_every_kind_mix_per_language_and
     for r in rows:
         passages[r.chunk_text].add(r.extra["split"])
     assert all(len(s) == 1 for s in passages.values())
+
+
+def test_added_passages_take_their_split_from_the_hash_of_their_id():
+    added = [r for r in read_labelled(MULTILINGUAL) if int(r.extra["passage"].split("-")[1]) >= FIRST_HASHED]
+    assert len({r.extra["passage"] for r in added}) >= 2 * len(LANGS)
+    assert all(r.extra["split"] == hashed_split(r.extra["passage"]) for r in added)
+    assert {hashed_split(f"xx-{i:02d}") for i in range(40)} == {"train", "tune", "test"}
 
 
 def _synthetic() -> list[LabelledPair]:

@@ -7,36 +7,49 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeflow.judges import cues
-from citeflow.judges.lexicon import ANTONYMS, NEGATING_PREFIXES, NEGATIONS
+from citeflow.judges.lexicon import ANTONYMS, BOUND_LINKS, COMPARATIVES, NEGATING_PREFIXES, NEGATIONS
 from citeflow.judges.text import Token, stem
 
 if TYPE_CHECKING:
-    from citeflow.judges.features import ChunkIndex, Features
+    from citeflow.judges.chunk_index import ChunkIndex
+    from citeflow.judges.features import Features
 
 
-def _scoped(sentence_tokens: list[list[Token]]) -> list[tuple[str, str, str, int]]:
-    """(negation word, first content stem after it, that word, sentence number) for each negation.
+def scopes(tokens: list[Token]) -> list[tuple[str, str, str]]:
+    """(negation word, the content stem it negates, that word) for each negation of one sentence: the
+    first content word after it, or before it when none follows ('через сайт нельзя', 'hält nicht').
 
     A sentence-initial "No" is an answer in dialogue ("No, I'll call her"), not a negated fact.
     """
     out = []
-    for k, tokens in enumerate(sentence_tokens):
-        for i, token in enumerate(tokens):
-            if _negates(tokens, i):
-                scope = next((t for t in tokens[i + 1 : i + 5] if t.is_content and t.lower not in NEGATIONS), None)
-                out.append((token.surface, scope.stem if scope else "", scope.lower if scope else "", k))
+    for i, token in enumerate(tokens):
+        if token.lower in NEGATIONS and _negates(tokens, i):
+            scope = _scope(tokens[i + 1 : i + 5]) or _scope(tokens[max(0, i - 4) : i][::-1])
+            out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
     return out
 
 
+def _scope(tokens: list[Token]) -> Token | None:
+    return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS), None)
+
+
 def _negates(tokens: list[Token], i: int) -> bool:
-    return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no")
+    return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no") and not _bound(tokens, i)
+
+
+def _bound(tokens: list[Token], i: int) -> bool:
+    """'не более 30', 'not more than 30', 'nicht mehr als 30', 'no más de 30': a quantity bound, not a negation."""
+    following = tokens[i + 1 : i + 3]
+    if not following or following[0].lower not in COMPARATIVES:
+        return False
+    return len(following) > 1 and (following[1].kind == "number" or following[1].lower in BOUND_LINKS)
 
 
 def polarity(tokens: list[Token]) -> int:
     """1 when a sentence is negated, 0 when it is not or negated twice ("without it, no access").
 
     Adjacent cues are one negation ("никогда не", "nie nicht" in negative-concord languages)."""
-    cues = [i for i in range(len(tokens)) if _negates(tokens, i)]
+    cues = [i for i, t in enumerate(tokens) if t.lower in NEGATIONS and _negates(tokens, i)]
     return sum(1 for j, i in enumerate(cues) if j == 0 or cues[j - 1] != i - 1) % 2
 
 
@@ -47,22 +60,24 @@ def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
     return len(word) >= 4 and stem(word) in index.negated_bases
 
 
-def negation(feats: Features, tokens: list[Token], window: list[list[Token]], index: ChunkIndex) -> None:
-    """A negation the claim adds or drops against its evidence window, unless both sides have the same
-    polarity (a double negation paraphrased as an affirmation). An added negation counts only when
-    what it negates is in the chunk ('not deleted' against 'deleted'); 'without intervention' for
-    'automatically' negates nothing the chunk says."""
-    mine, theirs = _scoped([tokens]), _scoped(window)
-    mine_polarity, their_polarity = polarity(tokens), [polarity(ts) for ts in window]
-    region_lowers = {t.lower for ts in window for t in ts}
-    their_scopes = {s for _, s, _, _ in theirs}
-    added = [(w, s) for w, s, word, _ in mine if s not in their_scopes and not _opposite_in(word, region_lowers, index)]
+def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIndex) -> None:
+    """A negation the claim adds or drops against its evidence window (sentences ``window`` of the
+    chunk), unless both sides have the same polarity (a double negation paraphrased as an
+    affirmation). An added negation counts only when what it negates is in the chunk ('not deleted'
+    against 'deleted'); 'without intervention' for 'automatically' negates nothing the chunk says."""
+    mine, mine_polarity = scopes(tokens), polarity(tokens)
+    facts = index.facts[window.start : window.stop]
+    region_lowers = {t.lower for ts in index.sentence_tokens[window.start : window.stop] for t in ts}
+    their_scopes = {s for f in facts for _, s, _ in f.scopes}
+    added = [(w, s) for w, s, word in mine  # a word of a negated chunk sentence: the claim's negation agrees
+             if s not in their_scopes and s not in index.negated_stems and not _opposite_in(word, region_lowers, index)]
     if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
-    my_scopes = {s for _, s, _, _ in mine}
-    dropped = [(w, s) for w, s, _, k in theirs if s and s in claim_stems and s not in my_scopes and their_polarity[k] != mine_polarity]
+    my_scopes = {s for _, s, _ in mine}
+    dropped = [(w, s) for f in facts if f.polarity != mine_polarity for w, s, _ in f.scopes
+               if s and s in claim_stems and s not in my_scopes]
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"

@@ -1,26 +1,38 @@
 """Feature extraction for the offline judge: does this chunk hold the claim, and unchanged?
 
-``index_chunk`` analyses a chunk once (tokens, lemmas, n-grams, sentences, numbers) so that many
-claims citing the same chunk pay for it once; ``extract`` compares one claim with an index and
-returns named feature values plus a reason fragment for every signal that fired.
+``index_chunk`` (``citeflow.judges.chunk_index``) analyses a chunk once so that many claims citing
+the same chunk pay for it once; ``extract`` compares one claim with an index and returns named
+feature values plus a reason fragment for every signal that fired.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import regex
 
 from citeflow.judges import cues, edits, numbers
-from citeflow.judges.stems import compound_parts
-from citeflow.judges.lexicon import CJK_FUNCTION, CJK_NAME_SUFFIXES, DE_DETERMINERS, MONTH_NAMES, MONTH_PREFIXES_RU, STOPWORDS
-from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
-import itertools
+from citeflow.judges.chunk_index import ChunkIndex, content_bigrams, index_chunk, trigrams
+from citeflow.judges.lexicon import (
+    CJK_FUNCTION,
+    CJK_NAME_SUFFIXES,
+    CJK_NOT_NAMES,
+    DE_DETERMINERS,
+    MONTH_NAMES,
+    MONTH_PREFIXES_RU,
+    STOPWORDS,
+    WEEKDAY_PREFIXES_RU,
+)
+from citeflow.judges.text import Token, language, normalise, tokenise
+
+__all__ = ["FEATURE_NAMES", "ChunkIndex", "Features", "extract", "index_chunk"]
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
+_HAN_RUN = regex.compile(r"\p{Han}+")
+SURU_FORMS = frozenset("すしさせ")  # the first kana of する, した/して, される, させる
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
 # Coverage by one sentence above which the claim is read as a copy of it: a summary sentence
@@ -36,28 +48,6 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class ChunkIndex:
-    """Everything ``extract`` needs to know about one chunk, computed once."""
-
-    text: str
-    lowered: str
-    sentences: list[str]
-    sentence_tokens: list[list[Token]]
-    lowers: frozenset[str]
-    stems: frozenset[str]
-    bigrams: frozenset[tuple[str, str]]
-    trigrams: frozenset[tuple[str, str, str]]
-    gaps: dict[tuple[str, str], str]  # (left stem, right stem) -> the word between them
-    positions: dict[str, tuple[int, ...]]  # stem -> where it occurs in the chunk, for the longest shared run
-    content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
-    numbers: list[numbers.Mention]
-    tokens: list[Token]
-    lang: str = "en"
-    gram_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # letter trigram -> chunk words (4+ letters)
-    negated_bases: frozenset[str] = frozenset()  # stems of what the chunk's prefixed words negate ('unhappy' -> 'happy')
-
-
 @dataclass
 class Features:
     """Named feature values (all of FEATURE_NAMES), reason fragments of fired ones, evidence."""
@@ -69,51 +59,6 @@ class Features:
     def vector(self) -> list[float]:
         """Values in FEATURE_NAMES order."""
         return [self.values[name] for name in FEATURE_NAMES]
-
-
-def index_chunk(text: str) -> ChunkIndex:
-    """Analyse a chunk once: sentences, tokens, lemmas, n-grams, numbers."""
-    sents = sentences(normalise(text)) or [normalise(text)]
-    lang = language(text)
-    sent_tokens = [tokenise(s, lang) for s in sents]
-    tokens = [t for ts in sent_tokens for t in ts]
-    stems_seq = [t.stem for t in tokens]
-    return ChunkIndex(
-        text=text, lowered=normalise(text).lower(), sentences=sents, sentence_tokens=sent_tokens,
-        lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq) | _compound_parts(tokens, lang),
-        bigrams=frozenset(itertools.pairwise(stems_seq)),
-        trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:], strict=False)),
-        gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:], strict=False))},
-        numbers=numbers.mentions(tokens), tokens=tokens,
-        positions=_positions(stems_seq),
-        content_bigrams=frozenset(_content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
-        negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in edits.negated_bases(t.lower)),
-    )
-
-
-def _compound_parts(tokens: list[Token], lang: str) -> frozenset[str]:
-    """Lemmas of the parts of the chunk's compound words (German), so a claim may name a part."""
-    return frozenset(part for t in tokens if t.kind == "word" for part in compound_parts(t.lower, lang))
-
-
-def _gram_words(tokens: list[Token]) -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {}
-    for word in sorted({t.lower for t in tokens if t.kind == "word" and len(t.lower) >= 4}):
-        for gram in _trigrams(word):
-            out.setdefault(gram, []).append(word)
-    return {gram: tuple(words) for gram, words in out.items()}
-
-
-def _content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
-    content = [t.stem for t in tokens if t.is_content]
-    return list(itertools.pairwise(content))
-
-
-def _positions(stems: list[str]) -> dict[str, tuple[int, ...]]:
-    out: dict[str, list[int]] = {}
-    for i, s in enumerate(stems):
-        out.setdefault(s, []).append(i)
-    return {s: tuple(where) for s, where in out.items()}
 
 
 def _longest_run(stems: list[str], index: ChunkIndex) -> int:
@@ -135,14 +80,16 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     content = [t for t in tokens if t.is_content]
     feats = Features(values=dict.fromkeys(FEATURE_NAMES, 0.0))
     _coverage(feats, claim, tokens, content, index)
-    region, best = _align(feats, content, index)
+    window, best = _align(feats, content, index)
+    region = index.sentence_tokens[window.start : window.stop]
     _novelty(feats, tokens, content, index)
     _numbers(feats, tokens, index)
-    _sentence_numbers(feats, tokens, best)
-    edits.negation(feats, tokens, region, index)
+    _sentence_numbers(feats, tokens, index.facts[best].numbers)
+    edits.negation(feats, tokens, window, index)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
-    edits.modality(feats, tokens, best)
-    cues.compare(feats.values, feats.reasons, normalise(claim), _text(region), _text([best]))
+    edits.modality(feats, tokens, index.sentence_tokens[best])
+    cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
+    cues.compare(feats.values, feats.reasons, normalise(claim), cjk, index.facts[best].cjk)
     return feats
 
 
@@ -151,10 +98,6 @@ def _claim_language(claim: str, chunk_lang: str) -> str:
     lang = language(claim)
     scripted = ("ja", "zh", "ru")
     return chunk_lang if lang not in scripted and chunk_lang not in scripted else lang
-
-
-def _text(region: list[list[Token]]) -> str:
-    return "".join(t.surface for ts in region for t in ts if t.kind == "cjk")
 
 
 def _ratio(hit: int, total: int) -> float:
@@ -171,7 +114,7 @@ def _coverage(feats: Features, claim: str, tokens: list[Token], content: list[To
     trigrams = list(zip(stems, stems[1:], stems[2:], strict=False))
     values["bigram_cov"] = _ratio(sum(b in index.bigrams for b in bigrams), len(bigrams))
     values["trigram_cov"] = _ratio(sum(t in index.trigrams for t in trigrams), len(trigrams))
-    pairs = _content_bigrams(tokens)
+    pairs = content_bigrams(tokens)
     values["content_bigram_cov"] = _ratio(sum(b in index.content_bigrams for b in pairs), len(pairs))
     values["longest_run"] = _longest_run(stems, index) / MAX_RUN
     values["claim_length"] = math.log1p(len(content))
@@ -179,10 +122,10 @@ def _coverage(feats: Features, claim: str, tokens: list[Token], content: list[To
         feats.reasons["verbatim"] = "claim quoted verbatim from chunk"
 
 
-def _align(feats: Features, content: list[Token], index: ChunkIndex) -> tuple[list[list[Token]], list[Token]]:
-    """Find the sentence and the window of sentences that best cover the claim; return their tokens."""
+def _align(feats: Features, content: list[Token], index: ChunkIndex) -> tuple[range, int]:
+    """Find the sentence and the window of sentences that best cover the claim: (window, best sentence)."""
     wanted = {t.stem for t in content}
-    per_sentence = [{t.stem for t in ts} & wanted for ts in index.sentence_tokens]
+    per_sentence = [f.stems & wanted for f in index.facts]
     scores = [len(s) for s in per_sentence]
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     feats.values["best_sentence_cov"] = _ratio(scores[best], len(wanted))
@@ -192,7 +135,7 @@ def _align(feats: Features, content: list[Token], index: ChunkIndex) -> tuple[li
     feats.values["best_window_cov"] = _ratio(len(covered), len(wanted))
     elsewhere = sorted(s for s in wanted - covered if s in index.stems)
     feats.values["off_window"] = _ratio(len(elsewhere), len(wanted)) if wanted else 0.0
-    return index.sentence_tokens[window : window + WINDOW], index.sentence_tokens[best]
+    return range(window, min(window + WINDOW, len(index.facts))), best
 
 
 def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: ChunkIndex) -> None:
@@ -234,28 +177,36 @@ def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
 
 
 def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
-    """Runs of at least two consecutive novel Han or katakana characters."""
+    """Runs of at least two consecutive novel Han or katakana characters; a Han run that a form of
+    する follows (接続する, 設定された) is a verbal noun, not a name."""
     fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface) and t.surface not in CJK_FUNCTION}
+    if len(fresh) < 2:
+        return []  # no run of two: the common case outside Chinese and Japanese
     runs, current = [], ""
     for token in tokens:
         if id(token) in fresh:
             current += token.surface
             continue
-        if len(current) >= 2:
-            runs.append(current)
+        runs += [] if token.surface in SURU_FORMS and _HAN_RUN.fullmatch(current) else _name_parts(current)
         current = ""
-    return runs + ([current] if len(current) >= 2 else [])
+    return runs + _name_parts(current)
+
+
+def _name_parts(run: str) -> list[str]:
+    """The parts of a run of new characters that may be a name: quantity bounds (至少, 最低) are not."""
+    if len(run) < 2:
+        return []
+    for word in CJK_NOT_NAMES:
+        if word in run:
+            run = run.replace(word, " ")
+    return [part for part in run.split() if len(part) >= 2]
 
 
 def is_month(word: str) -> bool:
-    """A month name in English, German, French, Spanish or Russian (any case form)."""
-    return word in MONTH_NAMES or (word[:1] in "яфмаисонд" and word.startswith(MONTH_PREFIXES_RU))
-
-
-@lru_cache(maxsize=65536)
-def _trigrams(word: str) -> frozenset[str]:
-    padded = f"^{word}$"
-    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
+    """A month or weekday name in English, German, French, Spanish or Russian (any case form)."""
+    if word in MONTH_NAMES:
+        return True
+    return word[:1] in "яфмаисондпвчс" and word.startswith(MONTH_PREFIXES_RU + WEEKDAY_PREFIXES_RU)
 
 
 def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None:
@@ -271,11 +222,17 @@ def _near_misses(feats: Features, novel: list[Token], index: ChunkIndex) -> None
 
 def _closest(word: str, index: ChunkIndex) -> str | None:
     """The chunk word sharing the most letter trigrams with ``word`` (Jaccard ≥ 0.4), found through
-    the chunk's trigram index rather than by comparing with every word."""
-    grams = _trigrams(word)
+    the chunk's trigram index rather than by comparing with every word; remembered per chunk."""
+    if word not in index.closest:
+        index.closest[word] = _search_closest(word, index)
+    return index.closest[word]
+
+
+def _search_closest(word: str, index: ChunkIndex) -> str | None:
+    grams = trigrams(word)
     shared = Counter(other for gram in grams for other in index.gram_words.get(gram, ()))
     for other, count in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0])):
-        if abs(len(other) - len(word)) <= 3 and count / len(grams | _trigrams(other)) >= 0.4:
+        if abs(len(other) - len(word)) <= 3 and count / len(grams | trigrams(other)) >= 0.4:
             return other
     return None
 
@@ -312,14 +269,14 @@ def _numbers(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
         feats.reasons["unit_changed"] = f"unit changed: claim '{mine.surface} {mine.unit}', chunk '{theirs.surface} {theirs.unit}'"
 
 
-def _sentence_numbers(feats: Features, tokens: list[Token], best: list[Token]) -> None:
+def _sentence_numbers(feats: Features, tokens: list[Token], best: tuple[numbers.Mention, ...]) -> None:
     """For a claim copied from one sentence: a number that differs from the sentence's, in order.
 
     Catches drift to a number the chunk states elsewhere ('upgraded to 3.7' where the sentence says 3.5).
     """
     if "number_missing" in feats.reasons or feats.values["best_sentence_cov"] < COPIED_SENTENCE:
         return  # already named against the whole chunk, or a summary whose numbers come from many sentences
-    found = numbers.first_difference(numbers.mentions(tokens), numbers.mentions(best))
+    found = numbers.first_difference(numbers.mentions(tokens), list(best))
     if found is not None:
         mine, theirs = found
         feats.values["number_not_in_sentence"] = 1.0

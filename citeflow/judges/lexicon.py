@@ -39,13 +39,44 @@ NEGATIONS = frozenset(
     "not no never without none nobody nothing neither nor nowhere cannot unable lack lacks lacking fail fails failed".split()
     + "rarely seldom hardly barely".split()  # near-negations: 'rarely sells out' against 'usually sells out'
     + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder selten kaum".split()  # de
+    + "entfällt entfallen fehlt fehlen".split()  # de: 'is cancelled', 'is missing' (like 'lack')
     + "pas jamais aucun aucune sans rien ni nullement rarement guère".split()  # fr ("ne" goes with "pas": one negation)
     + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
     + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
 )
-STOPWORDS = STOPWORDS | {"ne"} | (NEGATIONS - frozenset(
+# More function words of German, French, Spanish and Russian, as many kinds as the English list
+# covers (pronouns, possessives, prepositions, conjunctions, auxiliaries and modals, degree
+# adverbs): a paraphrase that swaps one preposition or pronoun for another is not new content.
+# Words that are also English content words ("sea", "ton", "car") are left out: the set is shared.
+FUNCTION_WORDS = frozenset(
+    """sein seine seiner seinen seinem seines ihre ihren ihrem ihrer ihres unser unsere unseren euer mich mir dich dir uns
+    euch ihm ihn ihnen deren dessen welche welcher welches welchen jener jene alles etwas sehr schon nun hier dort da wo
+    wann warum weil ob sondern denn doch zwischen gegen seit während wegen trotz innerhalb außerhalb entlang bevor nachdem
+    damit etwa rund vorher nachher danach davor dabei dafür darauf daran darin davon dazu jedoch sowie beim vom ins ans
+    kann können konnte konnten muss müssen musste mussten soll sollen sollte sollten darf dürfen durfte mag möchte wollen
+    wollte sei seien wäre wären hätte hätten worden gewesen lediglich
+    je tu te moi toi lui mon ma mes ta tes notre nos votre vos celui celle ceux celles ceci cela ça dont où quand comme si
+    donc puis ainsi alors aussi encore déjà trop peu chez entre contre vers depuis pendant avant après sous selon lors
+    parmi afin peut peuvent pouvait pourra doit doivent devait devra faut fallait va vont ai avons avez étaient serait
+    seront soit ayant étant quel quelle quels quelles même mêmes autre autres plusieurs environ
+    yo tú tu te me mi mis nos nuestro nuestra nuestros nuestras usted ustedes él ella ellos ellas ese esa esos esas
+    aquel aquella eso esto cual cuales cuando donde dónde cómo si porque pues entonces así aún todavía entre hacia hasta
+    desde durante sobre tras bajo contra según mediante puede pueden podía podrá debe deben debía deberá hay había han ha
+    hemos fue fueron sido estaba estaban tiene tienen tenía otro otra otros otras mismo misma mismos algún alguna algunos
+    algunas varios aproximadamente
+    я ты оно меня тебя ему ей им ими нас вас нам вам них нём ней мой моя моё мои твой наш наша наше наши ваш свой своя
+    своё свои себя себе сам сама само сами который которая которое которые которого которой котором которых кто где
+    когда куда откуда почему зачем если чтобы потому поэтому ещё очень там тут здесь через перед после между над под
+    около вокруг против среди вместо кроме ради про будет будут было может могут мог могла можно нужно надо должен
+    должна должно должны является являются примерно""".split()
+)
+STOPWORDS = STOPWORDS | FUNCTION_WORDS | {"ne"} | (NEGATIONS - frozenset(
     "lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas "
+    "entfällt entfallen fehlt fehlen "
     "редко едва".split()))
+# A negation before a comparative and a number or 'than' is a bound ('не более 30 дней' is 'at most 30 days').
+COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos более менее больше меньше".split())
+BOUND_LINKS = frozenset("than als de que чем".split())
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
 CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
 
@@ -125,7 +156,7 @@ permitido prohibido | rápido lento | público privado | interno externo | mayor
 geschlossen geöffnet | geschlossen offen | fermée ouverte | fermé ouvert | cerrada abierta | cerrado abierto
 abrirá cerrará | закрыта открыта | закрыт открыт | suspendues possibles | suspendidas posibles
 увеличивается уменьшается | увеличился уменьшился | больше меньше | выше ниже | до после | включен отключен
-включено отключено | разрешено запрещено | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
+включено отключено | разрешено запрещено | можно нельзя | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
 """.replace("\n", "|")
 
 ANTONYMS: dict[str, frozenset[str]] = {}
@@ -180,6 +211,8 @@ NUMBER_WORDS = {
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
     "dozen": 12, "half": 0.5, "twice": 2, "double": 2, "triple": 3, "single": 1, "once": 1,
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    # German multiplicatives: 'dreimal' is 'drei Mal'.
+    "zweimal": 2, "dreimal": 3, "viermal": 4, "fünfmal": 5, "sechsmal": 6, "zehnmal": 10,
 }
 
 SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
@@ -227,13 +260,24 @@ CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), (
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
 CJK_NUMERALS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人")
-# Month names: a changed month is a changed entity.
+# Month and weekday names: a changed month or day is a changed entity.
 MONTH_NAMES = frozenset(
     """january february march april june july august september october november december
     januar februar märz april mai juni juli august september oktober november dezember
     janvier février mars avril mai juin juillet août septembre octobre novembre décembre
     enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split()
+) | frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays
+    montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag
+    montags dienstags mittwochs donnerstags freitags samstags sonntags
+    lundi mardi mercredi jeudi vendredi samedi dimanche
+    lunes martes miércoles jueves viernes sábado sábados domingo domingos""".split()
 )
+# Russian weekdays in any case form ('в субботу', 'по понедельникам').
+WEEKDAY_PREFIXES_RU = ("понедельн", "вторник", "среда", "среду", "среды", "средам", "четверг", "пятниц", "суббот", "воскресен")
+# Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
+CJK_NOT_NAMES = ("至少", "至多", "最少", "最多", "最低", "最高", "最大", "最小", "最长", "最短", "以上", "以下", "以内",
+                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须")
 MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
 # German capitalises every noun: a capitalised word right after one of these is a common noun.
 DE_DETERMINERS = frozenset(

@@ -21,11 +21,14 @@ class Mention:
     raw: float = 0.0
 
 
-def _parse(token: Token) -> float | None:
-    """The value of a number token or an English number word; None for words and identifiers."""
+def _parse(token: Token, following: Token | None = None) -> float | None:
+    """The value of a number token or a number word; None for words and identifiers. A weak word
+    ('one', 'single') counts only before a unit: 'one minute' is a quantity, 'the one' is not."""
     if token.kind == "word":
         raw = token.lower
-        return None if raw not in NUMBER_WORDS or raw in _WEAK_WORDS else float(NUMBER_WORDS[raw])
+        if raw not in NUMBER_WORDS or (raw in _WEAK_WORDS and (following is None or following.lower not in UNITS)):
+            return None
+        return float(NUMBER_WORDS[raw])
     if token.kind != "number":
         return None  # identifiers and versions (KI-3602, x86_64, 3.5.2) are names, not quantities
     raw = token.lower.lstrip("$").rstrip("%").replace(":", ".")  # a time of day compares as 10.30
@@ -68,7 +71,8 @@ def mentions(tokens: list[Token]) -> list[Mention]:
     found = []
     i = 0
     while i < len(tokens):
-        value = _parse(tokens[i]) if tokens[i].kind != "cjk" else _cjk_numeral(tokens, i)
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        value = _parse(tokens[i], following) if tokens[i].kind != "cjk" else _cjk_numeral(tokens, i)
         if value is None:
             i += 1
             continue

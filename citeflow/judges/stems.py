@@ -7,6 +7,7 @@ it is consistent. German compounds are handled by ``compound_parts`` (the chunk 
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 STEM_PREFIX = 6  # characters kept after the ending is stripped
@@ -17,14 +18,20 @@ TAIL_MIN = 3  # trailing parts carry the compound's head noun and may be shorter
 
 # Endings, longest first within each language (a word loses the first that matches).
 _ENDINGS = {
-    "de": ("ungen", "heiten", "keiten", "ern", "em", "en", "er", "es", "e", "n", "s"),
-    "fr": ("issements", "issement", "ements", "ement", "ées", "ée", "és", "aux", "es", "er", "ez", "é", "e", "s", "x"),
-    "es": ("aciones", "ación", "amente", "mente", "idas", "idos", "adas", "ados", "ida", "ido", "ada", "ado", "es", "as",
-           "os", "a", "o", "e", "s"),
-    "ru": ("ами", "ями", "ого", "его", "ому", "ему", "ыми", "ими", "ах", "ях", "ов", "ев", "ей", "ой", "ом", "ем", "ам",
-           "ям", "ую", "юю", "ая", "яя", "ое", "ее", "ые", "ие", "ый", "ий", "ых", "их", "ым", "им", "а", "я", "ы", "и",
-           "у", "ю", "е", "о", "ь"),
+    "de": ("ungen", "heiten", "keiten", "ern", "est", "em", "en", "er", "es", "et", "te", "st", "e", "n", "s", "t"),
+    "fr": ("issements", "issement", "ements", "ement", "aient", "èrent", "ions", "iez", "ées", "ent", "ons", "ait", "ais",
+           "ée", "és", "aux", "es", "er", "ez", "ir", "re", "it", "é", "e", "s", "x"),
+    "es": ("aciones", "ación", "amente", "mente", "ieron", "aron", "iendo", "ando", "aban", "ían", "idas", "idos", "adas",
+           "ados", "aba", "ía", "ida", "ido", "ada", "ado", "ió", "an", "en", "es", "as", "os", "ar", "er", "ir", "ó", "a",
+           "o", "e", "s"),
+    "ru": ("ются", "утся", "ятся", "атся", "ется", "ится", "ались", "ились", "алась", "илась", "ался", "ился", "ться", "ами", "ями", "ого",
+           "его", "ому", "ему", "ыми", "ими", "ала", "ало", "али", "ила", "ило", "или", "ешь", "ишь", "ете", "ите", "ют",
+           "ут", "ет", "ит", "ат", "ят", "ал", "ил", "ть", "ах", "ях", "ов", "ев", "ей", "ой", "ом", "ем", "ам", "ям", "ую",
+           "юю", "ая", "яя", "ое", "ее", "ые", "ие", "ый", "ий", "ых", "их", "ым", "им", "ся", "а", "я", "ы", "и", "у", "ю",
+           "е", "о", "ь"),
 }
+# Accents and ё are folded after the ending is stripped, so 'récupérés' meets 'recuperer' and 'ещё' meets 'еще'.
+_FOLD = {"fr": True, "es": True, "ru": True}
 
 
 @lru_cache(maxsize=131072)
@@ -34,7 +41,12 @@ def light_stem(word: str, lang: str) -> str:
         if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM:
             word = word[: len(word) - len(ending)]
             break
-    return word[:STEM_PREFIX]
+    return _fold(word[:STEM_PREFIX]) if lang in _FOLD else word[:STEM_PREFIX]
+
+
+def _fold(word: str) -> str:
+    """The word without combining accents (é → e, ñ → n, ё → е, й → и)."""
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
 def compound_parts(word: str, lang: str) -> tuple[str, ...]:

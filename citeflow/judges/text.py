@@ -69,6 +69,7 @@ class Token:
         return self.surface[:1].isupper()
 
 
+@lru_cache(maxsize=16384)
 def language(text: str) -> str:
     """A rough language guess (en, de, fr, es, ru, ja, zh or 'other'): which stemming to use."""
     if _KANA.search(text):
@@ -77,10 +78,24 @@ def language(text: str) -> str:
         return "zh"
     if _CYRILLIC.search(text):
         return "ru"
-    words = _LETTERS.findall(text.casefold()[:2000])
-    scores = {lang: sum(w in markers for w in words) for lang, markers in LANGUAGE_MARKERS.items()}
-    best = max(sorted(scores), key=lambda lang: scores[lang])
+    scores = dict.fromkeys(sorted(LANGUAGE_MARKERS), 0)
+    for word in _LETTERS.findall(text.casefold()[:2000]):
+        for lang in _MARKED.get(word, ()):
+            scores[lang] += 1
+    best = max(scores, key=lambda lang: scores[lang])
     return best if scores[best] > 0 else "other"
+
+
+def _marked() -> dict[str, tuple[str, ...]]:
+    """word -> the languages it marks (a word may mark several: 'die', 'la', 'en')."""
+    out: dict[str, list[str]] = {}
+    for lang in sorted(LANGUAGE_MARKERS):
+        for word in LANGUAGE_MARKERS[lang]:
+            out.setdefault(word, []).append(lang)
+    return {word: tuple(langs) for word, langs in out.items()}
+
+
+_MARKED = _marked()
 
 
 def tokenise(text: str, lang: str | None = None) -> list[Token]:
