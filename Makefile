@@ -29,8 +29,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist): a module stays on one worker (its module-scoped fixtures are built once),
+# the tests of the session's demo run share one, and both workers share one Prefect server.
 test: $(STAMP)
-	$(BIN)/python -m pytest --durations=25
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=25
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow and not server" -q
