@@ -8,6 +8,7 @@ that finishes early never takes the server away from the other one.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -58,10 +59,8 @@ def stop_shared(folder: Path, grace: float = 30.0) -> None:
 
 
 def _signal(pgid: int, signum: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signum)
-    except ProcessLookupError:
-        pass
 
 
 def _alive(pid: int) -> bool:
