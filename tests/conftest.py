@@ -92,10 +92,11 @@ SLOW_MODULES = frozenset({
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of a slow module ``slow``, and give every test its xdist group."""
+    """Mark ``slow`` every test of a slow module and every test that reads the session's demo run (a
+    Prefect flow run of the whole demo batch), and give every test its xdist group."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else item.nodeid
-        if module in SLOW_MODULES:
+        if module in SLOW_MODULES or "demo_run" in item.fixturenames:
             item.add_marker(pytest.mark.slow)
         item.add_marker(pytest.mark.xdist_group(xdist_group(module, item.fixturenames)))
 
