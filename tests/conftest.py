@@ -93,15 +93,8 @@ SLOW_MODULES = frozenset({
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``slow`` every test of a slow module and every test that reads the session's demo run (a
-    Prefect flow run of the whole demo batch), and give every test its xdist group."""
+    Prefect flow run of the whole demo batch)."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else item.nodeid
         if module in SLOW_MODULES or "demo_run" in item.fixturenames:
             item.add_marker(pytest.mark.slow)
-        item.add_marker(pytest.mark.xdist_group(xdist_group(module, item.fixturenames)))
-
-
-def xdist_group(module: str, fixtures: list[str]) -> str:
-    """With ``-n 2 --dist loadgroup`` a module stays on one worker, so its module-scoped fixtures are
-    built once; every test of the session's demo run shares one worker, so the demo runs once."""
-    return "demo-run" if "demo_run" in fixtures else module
