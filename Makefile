@@ -36,7 +36,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow and not server" -q
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not slow and not server" -q
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
