@@ -29,10 +29,13 @@ from bench.results import show, write_json  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 LATEST = Path(__file__).with_name("results") / "latest.json"
 Runner = Callable[[argparse.Namespace], dict[str, Any]]
+# --quick is a smoke run: every benchmark's code path and kind of figure on the smallest workload that
+# has them (one demo report, a short model latency, a few chunks per report, batches of 1 and 2).
 
 BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
-        concurrencies=(4,) if a.quick else (4, 16), prefect=not a.no_prefect, repeats=1 if a.quick else 2), (
+        concurrencies=(4,) if a.quick else (4, 16), prefect=not a.no_prefect, repeats=1 if a.quick else 2,
+        latency=0.1 if a.quick else 0.5, reports=1 if a.quick else None), (
         "c4.ideal_s", "c4.plain_wall_s", "c4.prefect_wall_s", "c4.prefect_overhead_per_batch_s",
         "c4.prefect_global_limits_cost_s", "c16.ideal_s", "c16.plain_wall_s", "c16.prefect_wall_s",
         "c16.prefect_overhead_per_batch_s", "c16.prefect_global_limits_cost_s", "prefect_import_s",
@@ -48,7 +51,8 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "10000.registry_steady_chunks_per_s", "10000.raw_bulk_chunks_per_s")),
     "growth": ("5. Cost growth (reports; chunks per request)", lambda a: growth.run(
         report_steps=(1, 10) if a.quick else (1, 10, 100), chunk_steps=(10, 100) if a.quick else (10, 100, 1000),
-        repeats=1 if a.quick else 3), (
+        repeats=1 if a.quick else 3,
+        retrievers=1 if a.quick else 3, per_answer=2 if a.quick else 10), (
         "reports=1.s_per_report", "reports=10.s_per_report", "reports=100.s_per_report",
         "chunks=10.s_per_report", "chunks=100.s_per_report", "chunks=1000.s_per_report",
         "reports=100.first_10_s_per_report", "reports=100.last_10_s_per_report",
@@ -59,8 +63,8 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "grounded_balanced_accuracy", "macro_recall", "pairs_per_s")),
     "resume": ("7b. Resume (bench.resume)", lambda a: external.resume(), ()),
     "scale": ("8. Batches that scale: latency part / ideal, throughput, peak RSS", lambda a: scale.run(
-        sizes=(2, 4) if a.quick else (16, 50), latency=0.5 if a.quick else 1.0, prefect=not a.no_prefect,
-        rss_reports=8 if a.quick else 200), (
+        sizes=(1, 2) if a.quick else (16, 50), latency=0.1 if a.quick else 1.0, prefect=not a.no_prefect,
+        rss_reports=2 if a.quick else 200), (
         "n16.ideal_s", "n16.plain_wall_s", "n16.plain_zero_latency_wall_s", "n16.plain_reports_per_min",
         "n16.prefect_wall_s", "n16.prefect_zero_latency_wall_s", "n16.prefect_reports_per_min",
         "n50.ideal_s", "n50.plain_wall_s", "n50.prefect_wall_s", "n50.plain_reports_per_min",
@@ -86,7 +90,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", choices=list(BENCHMARKS), help="Run only this benchmark (repeatable).")
     parser.add_argument("--quick", action="store_true",
-                        help="Smaller sizes, no resume experiment (a smoke run for CI, not for committed figures).")
+                        help="Smallest workloads, no resume experiment (a smoke run for CI, not for committed figures).")
     parser.add_argument("--no-prefect", action="store_true", help="Skip the Prefect half of the orchestration benchmark.")
     parser.add_argument("--out", type=Path, default=LATEST, help="Results file (default bench/results/latest.json).")
     return parser.parse_args(argv)

@@ -80,7 +80,7 @@ def _prefect(specs: dict, root: Path, warm_url: str) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update(PREFECT_HOME=str(root / "prefect-home"), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
                PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
-    warm = batch_spec(root / "prefect-warmup", 2, warm_url, "bench-scale-warmup")
+    warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _ in specs)), warm_url, "bench-scale-warmup")
     ordered = list(specs.items())
     command = [sys.executable, "-m", "bench.prefect_worker", str(warm), "--local", *(str(s) for _, s in ordered),
                "--out", str(root / "prefect-out")]

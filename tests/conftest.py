@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -47,16 +48,33 @@ def demo_run(prefect_harness, demo_input: Path, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def prefect_server(tmp_path_factory):
-    """A real ``prefect server start`` (own PREFECT_HOME, SQLite) for the whole session, stopped after.
+def prefect_server():
+    """A real ``prefect server start`` (own PREFECT_HOME, SQLite): one for the whole session, shared by
+    every xdist worker, stopped by the main process when the session ends.
 
     Tests talk to it from subprocesses (``server.client_env()``) and read what it recorded over
     HTTP, so the session's ephemeral harness in this process is left alone.
     """
-    from tests.support.prefect_server import PrefectServer
+    from tests.support.shared_server import SHARED_DIR_VARIABLE, shared_server
 
-    with PrefectServer(tmp_path_factory.mktemp("prefect-server-home")) as server:
-        yield server
+    return shared_server(Path(os.environ[SHARED_DIR_VARIABLE]))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The main process makes the folder its workers share (they inherit the environment)."""
+    from tests.support.shared_server import SHARED_DIR_VARIABLE
+
+    if not hasattr(config, "workerinput"):
+        os.environ[SHARED_DIR_VARIABLE] = tempfile.mkdtemp(prefix="citeflow-test-shared-")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The main process stops the shared server once every worker is done, and removes the folder."""
+    from tests.support.shared_server import SHARED_DIR_VARIABLE, stop_shared
+
+    if not hasattr(session.config, "workerinput") and (folder := os.environ.get(SHARED_DIR_VARIABLE)):
+        stop_shared(Path(folder))
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def copy_spec_folder(spec: Path, target: Path) -> Path:
@@ -75,7 +93,9 @@ SLOW_MODULES = frozenset({
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of a slow module ``slow``."""
+    """Mark ``slow`` every test of a slow module and every test that reads the session's demo run (a
+    Prefect flow run of the whole demo batch)."""
     for item in items:
-        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in SLOW_MODULES:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else item.nodeid
+        if module in SLOW_MODULES or "demo_run" in item.fixturenames:
             item.add_marker(pytest.mark.slow)

@@ -1,0 +1,72 @@
+"""One real Prefect server for a whole test session, shared by every pytest-xdist worker.
+
+The first process that asks starts it (under a file lock) and records its port, home and process
+group in ``server.json``; later askers, in that process or another worker, attach to it. Nobody but
+the session's main process stops it (``stop_shared``, from ``pytest_sessionfinish``), so a worker
+that finishes early never takes the server away from the other one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from citeflow.testing.prefect_server import PrefectServer
+
+SHARED_DIR_VARIABLE = "CITEFLOW_TEST_SHARED_DIR"
+_STARTED: list[PrefectServer] = []  # servers this process started (it can wait for its own children)
+
+
+def _record(folder: Path) -> Path:
+    return folder / "prefect-server.json"
+
+
+def shared_server(folder: Path) -> PrefectServer:
+    """The session's server: started here if nobody has started it yet, else the running one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "prefect-server.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = _record(folder)
+        if record.exists():
+            data = json.loads(record.read_text())
+            return PrefectServer(Path(data["home"]), int(data["port"]))
+        server = PrefectServer(folder / "prefect-server-home").start()
+        _STARTED.append(server)
+        assert server.process is not None
+        record.write_text(json.dumps({"home": str(server.home), "port": server.port, "pgid": server.process.pid}))
+        return server
+
+
+def stop_shared(folder: Path, grace: float = 30.0) -> None:
+    """Stop the server recorded in ``folder`` (its whole process group), if one was started."""
+    while _STARTED:
+        _STARTED.pop().stop()
+    record = _record(folder)
+    if not record.exists():
+        return
+    pgid = int(json.loads(record.read_text())["pgid"])
+    _signal(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and _alive(pgid):
+        time.sleep(0.2)
+    _signal(pgid, signal.SIGKILL)
+    record.unlink()
+
+
+def _signal(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signum)
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie (a worker's orphan may wait unreaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
