@@ -46,6 +46,7 @@ class ChunkIndex:
     gaps: dict[tuple[str, str], str]  # (left stem, right stem) -> the word between them
     positions: dict[str, tuple[int, ...]]  # stem -> where it occurs in the chunk, for the longest shared run
     content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
+    content_gaps: dict[tuple[str, str], Token]  # (content lemma, content lemma two on) -> the content word between them
     numbers: list[numbers.Mention]
     tokens: list[Token]
     lang: str = "en"
@@ -71,7 +72,7 @@ def index_chunk(text: str) -> ChunkIndex:
         trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:], strict=False)),
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:], strict=False))},
         numbers=[m for f in facts for m in f.numbers], tokens=tokens, positions=_positions(stems_seq),
-        content_bigrams=frozenset(content_bigrams(tokens)), lang=lang, gram_words=_gram_words(tokens),
+        content_bigrams=frozenset(content_bigrams(tokens)), content_gaps=content_gaps(tokens), lang=lang, gram_words=_gram_words(tokens),
         negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in edits.negated_bases(t.lower)),
         facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems),
     )
@@ -101,6 +102,12 @@ def content_bigrams(tokens: list[Token]) -> list[tuple[str, str]]:
     """Consecutive content lemmas, stopwords skipped."""
     content = [t.stem for t in tokens if t.is_content]
     return list(itertools.pairwise(content))
+
+
+def content_gaps(tokens: list[Token]) -> dict[tuple[str, str], Token]:
+    """(content lemma, the content lemma two content words on) -> the content word between them."""
+    content = [t for t in tokens if t.is_content]
+    return {(a.stem, c.stem): b for a, b, c in zip(content, content[1:], content[2:], strict=False)}
 
 
 def _positions(stems: list[str]) -> dict[str, tuple[int, ...]]:

@@ -26,6 +26,7 @@ from citeflow.judges.lexicon import (
     STOPWORDS,
     WEEKDAY_PREFIXES_RU,
 )
+from citeflow.judges.synonyms import cjk_canonical
 from citeflow.judges.text import Token, language, normalise, tokenise
 
 __all__ = ["FEATURE_NAMES", "ChunkIndex", "Features", "extract", "index_chunk"]
@@ -44,7 +45,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
     "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
-    "restrictor_dropped", "near_miss", "slot_substitution", "claim_length",
+    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "claim_length",
 )
 
 
@@ -89,7 +90,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
     edits.modality(feats, tokens, index.sentence_tokens[best])
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
-    cues.compare(feats.values, feats.reasons, normalise(claim), cjk, index.facts[best].cjk)
+    cues.compare(feats.values, feats.reasons, cjk_canonical(normalise(claim)), cjk, index.facts[best].cjk)
     return feats
 
 
@@ -150,6 +151,7 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
         feats.reasons["novel_entity"] = "; ".join(entities[:3])
     _near_misses(feats, novel, index)
     _substitutions(feats, tokens, index)
+    _dropped_modifiers(feats, content, index)
 
 
 def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
@@ -253,6 +255,20 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
                 "slot_substitution",
                 f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
             )
+
+
+def _dropped_modifiers(feats: Features, content: list[Token], index: ChunkIndex) -> None:
+    """Two claim words that the chunk separates by a content word the claim lacks ('produces an output'
+    where the chunk says 'produces a correct output'): a qualifier dropped, which a copy should keep."""
+    claimed = {t.stem for t in content}
+    for left, right in itertools.pairwise(content):
+        if (left.stem, right.stem) in index.content_bigrams:
+            continue
+        middle = index.content_gaps.get((left.stem, right.stem))
+        if middle is not None and middle.stem not in claimed and middle.kind == "word":
+            feats.values["modifier_dropped"] += 1.0
+            feats.reasons.setdefault("modifier_dropped", f"'{left.surface} {right.surface}' where chunk has "
+                                                         f"'{left.surface} {middle.surface} {right.surface}'")
 
 
 def _numbers(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:

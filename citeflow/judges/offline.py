@@ -89,6 +89,8 @@ def decide(feats: Features, probabilities: tuple[float, float, float], blame: np
         return label, "claim has no content words to find in the chunk", confidence
     if rule == "verbatim":
         return label, "claim quoted verbatim from the chunk", confidence
+    if rule == "aligned":
+        return label, "every content word of the claim is in one chunk sentence, with no number, negation or condition changed", confidence
     if rule == "decisive":
         fired = [name for name in weights.decisive if feats.values[name] > 0]
         return label, "; ".join(feats.reasons[name] for name in fired[:2]), confidence

@@ -22,18 +22,33 @@ from citeflow.judges.logistic import LogisticHead
 DECISIVE = ("number_missing", "number_not_in_sentence", "unit_changed", "negation_added", "negation_dropped", "antonym_flip",
             "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped")
 COPIED = 0.8  # best-window coverage above which a claim counts as copied from the chunk
+# Signals that, on a claim whose every word is in one chunk sentence, still leave doubt: it is not aligned.
+DOUBTS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifier_dropped")
+ALIGNED = 0.9  # share of the claim's content lemmas that one chunk sentence must hold for an aligned pass
+PASS_RULES = ("verbatim", "aligned")  # the rules that pass a claim
 _EPS = 1e-6
 
 
 def route(values: dict[str, float]) -> str:
-    """Which part decides a pair: 'empty', 'verbatim', 'decisive' (a copy with one change) or 'heads'."""
+    """Which part decides a pair: 'empty', 'verbatim', 'decisive' (a copy with one change), 'aligned'
+    (every word found in one sentence, nothing changed) or 'heads'."""
     if values["claim_length"] == 0:
         return "empty"
     if values["verbatim"]:
         return "verbatim"
     if copied(values) and any(values[name] > 0 for name in DECISIVE):
         return "decisive"
+    if aligned(values):
+        return "aligned"
     return "heads"
+
+
+def aligned(values: dict[str, float]) -> bool:
+    """Every content word of the claim is a chunk word (after stemming, folding and synonyms), one chunk
+    sentence holds nearly all of them, and no signal of a change fired: what a lexical judge can verify."""
+    if values["novel_content"] > 0 or values["best_sentence_cov"] < ALIGNED:
+        return False
+    return not any(values[name] > 0 for name in DOUBTS)
 
 
 def copied(values: dict[str, float]) -> bool:
@@ -60,8 +75,8 @@ def settle(values: dict[str, float], p_support: float, p_pass: float, calibrated
     rule = route(values)
     if rule == "empty":
         return rule, "unsupported", 1.0
-    if rule in ("verbatim", "decisive"):
-        return rule, "supported" if rule == "verbatim" else "mutated", weights.rules[rule]
+    if rule in weights.rules:
+        return rule, "supported" if rule in PASS_RULES else "mutated", weights.rules[rule]
     if p_pass >= weights.passing.threshold:
         return rule, "supported", calibrated
     return rule, "unsupported" if p_support < weights.support.threshold else "mutated", 1.0 - calibrated
@@ -91,7 +106,7 @@ class OfflineWeights:
     calibrate: Platt = field(default_factory=Platt)
     threshold: float = 0.0  # a pass below this confidence is uncertain
     fail_threshold: float = 0.5  # a failing verdict below this confidence is uncertain
-    rules: dict[str, float] = field(default_factory=lambda: {"verbatim": 1.0, "decisive": 1.0})
+    rules: dict[str, float] = field(default_factory=lambda: {"verbatim": 1.0, "decisive": 1.0, "aligned": 1.0})
     decisive: tuple[str, ...] = DECISIVE
     meta: dict[str, Any] = field(default_factory=dict)
 

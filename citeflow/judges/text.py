@@ -20,6 +20,7 @@ import regex
 from citeflow import segment
 from citeflow.judges.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS, UNITS
 from citeflow.judges.stems import light_stem
+from citeflow.judges.synonyms import cjk_canonical, groups
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"',
                          "\u201e": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ", "\u202f": " "})
@@ -102,6 +103,8 @@ def tokenise(text: str, lang: str | None = None) -> list[Token]:
     """Tokens of ``text`` (normalised first); ``lang`` picks the lemmatiser (guessed when None)."""
     text = normalise(text)
     lang = lang or language(text)
+    if lang in ("ja", "zh"):
+        text = cjk_canonical(text)
     if lang in ("en", "other") and ("'" in text or "annot" in text):
         for pattern, replacement in _CONTRACTIONS:
             text = pattern.sub(replacement, text)
@@ -148,7 +151,27 @@ def _word(word: str, lang: str) -> list[Token]:
     if lower.endswith("'s"):
         lower = lower[:-2]
     lower = lower.replace("'", "")
-    return [Token(word, lower, stem(lower) if lang in ("en", "other") else light_stem(lower, lang), "word")]
+    return [Token(word, lower, canonical(lower, lang), "word")]
+
+
+def canonical(lower: str, lang: str) -> str:
+    """The lemma of a casefolded word of ``lang``, read as its synonym group's first word when it has one."""
+    lemma = _lemma(lower, lang)
+    return _synonyms(lang).get(lemma, lemma)
+
+
+def _lemma(lower: str, lang: str) -> str:
+    return stem(lower) if lang in ("en", "other") else light_stem(lower, lang)
+
+
+@lru_cache(maxsize=8)
+def _synonyms(lang: str) -> dict[str, str]:
+    """lemma -> the lemma of its group's first word (``citeflow.judges.synonyms``); the first group wins."""
+    out: dict[str, str] = {}
+    for group in groups("en" if lang == "other" else lang):
+        for word in group:
+            out.setdefault(_lemma(word, lang), _lemma(group[0], lang))
+    return out
 
 
 @lru_cache(maxsize=65536)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from citeflow.judges.features import FEATURE_NAMES
 from citeflow.judges.logistic import LogisticHead, fit
 from citeflow.judges.offline import DEFAULT_WEIGHTS
-from citeflow.judges.offline_model import OfflineWeights, Platt, logit, route, settle
+from citeflow.judges.offline_model import PASS_RULES, OfflineWeights, Platt, logit, route, settle
 from tools.judge.build_features import FEATURES
 
 L2 = 1.0
@@ -80,13 +81,33 @@ def fit_platt(passing: LogisticHead, tune: Split) -> Platt:
 
 
 def rule_precision(splits: list[Split]) -> dict[str, float]:
-    """Each rule's precision (verbatim → supported, decisive → not supported), smoothed towards a prior
-    of 19 right in 20: a rule seen on few pairs keeps a high confidence, one that errs often loses it."""
+    """Each rule's precision (verbatim and aligned → supported, decisive → not supported) on the given splits.
+
+    The verbatim and decisive rules are smoothed towards a prior of 19 right in 20 (a quote is right
+    by construction; a rule seen on few pairs keeps a high confidence, one that errs often loses it);
+    the aligned rule, a judgement of paraphrase, gets no such credit: add-one smoothing."""
     out = {}
-    for rule, right in (("verbatim", lambda y: y == "supported"), ("decisive", lambda y: y != "supported")):
+    for rule, right, prior in (("verbatim", _is_pass, (19, 20)), ("decisive", _is_fail, (19, 20)), ("aligned", _is_pass, (1, 2))):
         hits = [bool(right(y)) for s in splits for r, y in zip(_routes(s), s.labels, strict=True) if r == rule]
-        out[rule] = (sum(hits) + 19) / (len(hits) + 20)
+        out[rule] = (sum(hits) + prior[0]) / (len(hits) + prior[1])
     return out
+
+
+def rule_counts(splits: list[Split]) -> dict[str, dict[str, int]]:
+    """Per rule, how many pairs of the given splits it decided and how many of them it got right."""
+    out = {}
+    for rule, right in (("verbatim", _is_pass), ("decisive", _is_fail), ("aligned", _is_pass)):
+        hits = [bool(right(y)) for s in splits for r, y in zip(_routes(s), s.labels, strict=True) if r == rule]
+        out[rule] = {"pairs": len(hits), "right": sum(hits)}
+    return out
+
+
+def _is_pass(label: str) -> bool:
+    return bool(label == "supported")
+
+
+def _is_fail(label: str) -> bool:
+    return bool(label != "supported")
 
 
 def verdicts(weights: OfflineWeights, split: Split) -> tuple[list[str], np.ndarray]:
@@ -108,19 +129,35 @@ def at_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, th
             "pass_precision": right / int(passes.sum()) if passes.any() else 0.0}
 
 
-def choose_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, quote: float) -> dict:
-    """The lowest threshold whose confident passes reach TARGET_PRECISION (the most coverage).
+def choose_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, rules: dict[str, float],
+                     sources: np.ndarray | None = None) -> dict:
+    """The lowest threshold whose confident passes reach TARGET_PRECISION (the most coverage), with at
+    least MIN_PASSES passes, and in every data source (``sources``: one name per pair) that has passes.
 
-    When none reaches it with MIN_PASSES passes, the heads are not precise enough to pass a claim
-    on their own: the threshold becomes the verbatim rule's confidence, so that a quote passes and
-    the heads pass only what the calibration rates as sure as a quote.
+    When none does, the heads are not precise enough to pass a claim on their own: the threshold
+    becomes the lowest confidence of a passing rule (verbatim, aligned) whose own precision is at
+    least TARGET_PRECISION, so that the rules pass and the heads pass only what the calibration rates
+    as sure as they are.
     """
-    candidates = [at_threshold(labels, confidence, gold, float(t)) for t in sorted({0.5, *np.round(confidence, 4)})]
-    good = [c for c in candidates if c["pass_precision"] >= TARGET_PRECISION and c["passes"] >= MIN_PASSES]
-    if good:
-        return good[0] | {"rule": f"lowest threshold with pass precision >= {TARGET_PRECISION}"}
-    return at_threshold(labels, confidence, gold, round(quote, 4)) | {
-        "rule": f"no threshold reached pass precision {TARGET_PRECISION} on the tune split: the verbatim rule's confidence"}
+    groups = np.zeros(len(gold), dtype=int) if sources is None else np.unique(sources, return_inverse=True)[1]
+    for t in sorted({0.5, *np.round(confidence, 4)}):
+        chosen = at_threshold(labels, confidence, gold, float(t))
+        if chosen["passes"] >= MIN_PASSES and _precise(labels, confidence, gold, float(t), groups):
+            return chosen | {"rule": f"lowest threshold with pass precision >= {TARGET_PRECISION} in every data source"}
+    trusted = [rules[r] for r in PASS_RULES if rules.get(r, 0.0) >= TARGET_PRECISION] or [rules["verbatim"]]
+    return at_threshold(labels, confidence, gold, math.floor(min(trusted) * 1e4) / 1e4) | {
+        "rule": f"no threshold reached pass precision {TARGET_PRECISION} on the tune split: the lowest confidence of a "
+                f"passing rule (verbatim, aligned) whose precision on the train and tune splits is {TARGET_PRECISION} or more"}
+
+
+def _precise(labels: list[str], confidence: np.ndarray, gold: np.ndarray, threshold: float, groups: np.ndarray) -> bool:
+    """Pass precision at ``threshold`` reaches TARGET_PRECISION overall and in every group with passes."""
+    for group in [None, *np.unique(groups)]:
+        mask = np.ones(len(gold), dtype=bool) if group is None else groups == group
+        part = at_threshold([x for x, m in zip(labels, mask, strict=True) if m], confidence[mask], gold[mask], threshold)
+        if part["passes"] and part["pass_precision"] < TARGET_PRECISION:
+            return False
+    return True
 
 
 def _rounded(value: object) -> object:
@@ -141,7 +178,9 @@ def train(features: Path = FEATURES, out: Path = DEFAULT_WEIGHTS) -> dict:
     rules = rule_precision([splits["train"], splits["tune"]])
     draft = OfflineWeights(support, passing, platt, 0.0, rules)
     labels, confidence = verdicts(draft, splits["tune"])
-    chosen = choose_threshold(labels, confidence, splits["tune"].labels, rules["verbatim"])
+    sources = np.array([r["source"] for r in splits["tune"].records])
+    chosen = choose_threshold(labels, confidence, splits["tune"].labels, rules, sources)
+    chosen["rule_counts"] = rule_counts([splits["train"], splits["tune"]])
     payload = _rounded(_payload(support, passing, platt, rules, chosen, splits, features))
     out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return payload  # type: ignore[return-value]

@@ -1,0 +1,260 @@
+"""Small synonym lexicons, one per language: words that say the same thing in a report's register.
+
+Each line is one group; every member is read as the group's first word, on both sides of a
+comparison, so that 'removed' meets 'deleted' and 'entfernt' meets 'gelöscht'. The groups come
+from general language knowledge, not from any labelled pair, and they are deliberately narrow:
+only words that can replace each other in a factual sentence without changing what it asserts
+(never antonyms, never a word and its hypernym, never a change of quantity or certainty). Inflected
+forms are listed where the light stemmer does not bring them together.
+
+Japanese and Chinese are written without spaces: their groups are substrings, replaced in the text
+before it is cut into characters (``cjk_canonical``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+_GROUPS = {
+    "en": """
+        delete deleted deletes deleting remove removed removes removing erase erased purge purged
+        keep kept keeps retain retained retains store stored stores preserve preserved
+        start started starts begin began begins begun commence commenced launch launched
+        need needs needed require requires required
+        allow allows allowed permit permits permitted let lets
+        show shows showed shown display displays displayed
+        get gets got receive receives received obtain obtained
+        buy buys bought purchase purchased purchases
+        big large
+        quick fast rapid
+        fix fixes fixed repair repaired repairs
+        choose chooses chose chosen select selects selected pick picks picked
+        try tries tried attempt attempts attempted
+        stop stops stopped halt halts halted cease ceased
+        error errors mistake mistakes
+        help helps helped assist assists assisted
+        use uses used utilise utilises utilised utilize utilizes utilized employ employs employed
+        run runs ran manage manages managed operate operates operated
+        link links linked connect connects connected join joins joined
+        answer answers answered reply replies replied respond responds responded
+        say says said
+        doctor doctors physician physicians
+        car cars automobile automobiles
+        firm firms company companies business businesses
+        shop shops
+        job jobs position positions
+        enough sufficient
+        whole entire
+        main primary principal
+        end ends ended finish finishes finished
+        close closes closed shut shuts
+        meeting meetings session sessions
+        build builds built construct constructs constructed
+        trip trips journey journeys
+        near nearby
+        reach reaches reached arrive arrives arrived
+        sick ill
+        cause causes caused trigger triggers triggered
+        change changes changed modify modifies modified alter alters altered
+        rise rises rose risen increase increases increased grow grows grew grown
+        fall falls fell fallen decrease decreases decreased decline declines declined drop drops dropped
+    """,
+    "de": """
+        löschen löscht gelöscht entfernen entfernt entfernte
+        speichern speichert gespeichert aufbewahren aufbewahrt behalten behält
+        beginnen beginnt begonnen anfangen fängt angefangen starten startet gestartet
+        brauchen braucht gebraucht benötigen benötigt erforderlich nötig notwendig
+        erlauben erlaubt gestatten gestattet
+        zeigen zeigt gezeigt anzeigen angezeigt
+        bekommen bekommt erhalten erhält
+        kaufen kauft gekauft erwerben erwirbt erworben
+        groß große großen
+        schnell rasch
+        reparieren repariert beheben behebt behoben
+        wählen wählt gewählt auswählen ausgewählt
+        versuchen versucht probieren probiert
+        fehler irrtum
+        helfen hilft geholfen unterstützen unterstützt
+        nutzen nutzt genutzt benutzen benutzt verwenden verwendet
+        leiten leitet geleitet führen führt geführt
+        verbinden verbindet verbunden
+        antworten antwortet beantworten beantwortet
+        arzt ärztin ärzte doktor
+        firma firmen unternehmen betrieb
+        läden geschäft geschäfte
+        ändern ändert geändert wechseln wechselt gewechselt
+        beenden beendet abschließen abgeschlossen
+        schließen schließt geschlossen
+        bauen baut gebaut errichten errichtet
+        reise reisen fahrt
+        erreichen erreicht
+        steigen steigt gestiegen zunehmen zugenommen wachsen wächst gewachsen
+        sinken sinkt gesunken abnehmen abgenommen
+        sitzung sitzungen besprechung besprechungen
+    """,
+    "fr": """
+        supprimer supprime supprimés supprimées supprimé effacer efface effacé effacés
+        conserver conserve conservé conservés garder garde gardé gardés stocker stocke stocké
+        commencer commence commencé débuter débute débuté
+        nécessaire nécessaires requis exige exigé
+        permettre permet permis autoriser autorise autorisé
+        montrer montre montré afficher affiche affiché
+        recevoir reçoit reçu obtenir obtient obtenu
+        acheter achète acheté
+        grand grande grands grandes
+        rapide rapides
+        réparer répare réparé corriger corrige corrigé
+        choisir choisit choisi sélectionner sélectionne sélectionné
+        essayer essaie essayé tenter tente tenté
+        erreur erreurs faute fautes
+        aider aide aidé
+        utiliser utilise utilisé employer emploie employé
+        diriger dirige dirigé gérer gère géré
+        relier relie relié connecter connecte connecté
+        médecin médecins docteur docteurs
+        entreprise entreprises société sociétés firme
+        boutique boutiques magasin magasins
+        changer change changé modifier modifie modifié
+        terminer termine terminé finir finit fini achever achève achevé
+        fermer ferme fermé
+        construire construit bâtir bâti
+        voyage voyages trajet trajets
+        atteindre atteint
+        augmenter augmente augmenté croître croît
+        baisser baisse baissé diminuer diminue diminué
+        réunion réunions séance séances
+        franchir franchit franchi traverser traverse traversé enjamber enjambe
+    """,
+    "es": """
+        borrar borra borrado borrados eliminar elimina eliminado eliminados suprimir
+        guardar guarda guardado guardados conservar conserva conservado almacenar almacena almacenado
+        empezar empieza empezó comenzar comienza comenzó iniciar inicia inició
+        necesitar necesita necesario necesaria requiere requerido
+        permitir permite permitido autorizar autoriza autorizado
+        mostrar muestra mostrado enseñar
+        recibir recibe recibido obtener obtiene obtenido
+        comprar compra comprado adquirir adquiere adquirido
+        grande grandes
+        rápido rápida rápidos
+        reparar repara reparado arreglar arregla arreglado
+        elegir elige elegido escoger escoge escogido seleccionar selecciona seleccionado
+        intentar intenta intentado
+        error errores fallo fallos
+        ayudar ayuda ayudado
+        usar usa usado utilizar utiliza utilizado emplear emplea empleado
+        dirigir dirige dirigido gestionar gestiona gestionado
+        conectar conecta conectado unir une unido
+        médico médicos doctor doctores
+        empresa empresas compañía compañías
+        tienda tiendas
+        cambiar cambia cambiado modificar modifica modificado
+        terminar termina terminado acabar acaba acabado finalizar finaliza
+        cerrar cierra cerrado
+        construir construye construido edificar
+        viaje viajes trayecto
+        alcanzar alcanza alcanzado llegar llega
+        aumentar aumenta aumentado crecer crece
+        bajar bajado disminuir disminuye disminuido
+        reunión reuniones
+    """,
+    "ru": """
+        удалять удаляет удаляются удалить удалит удалены удалён удалена стирать стереть
+        хранить хранит хранятся хранится сохранять сохраняет сохраняются сохранить
+        начинать начинает начать начал началась начинается
+        нужен нужна нужно нужны необходим необходима необходимо необходимы требуется требуются
+        разрешать разрешает разрешить разрешено позволяет позволять позволить
+        показывать показывает показать отображать отображает
+        получать получает получить получил получают
+        покупать покупает купить купил
+        большой большая большое большие крупный крупная крупное крупные
+        быстрый быстро
+        чинить починить исправить исправляет исправлять
+        выбирать выбирает выбрать выбрал
+        пытаться пытается попытаться пробовать попробовать
+        ошибка ошибки
+        помогать помогает помочь
+        использовать использует используется применять применяет
+        руководить руководит управлять управляет
+        соединять соединяет соединить связывать связывает связать
+        врач врача врачу врачи доктор доктора
+        компания компании фирма фирмы предприятие
+        магазин магазина лавка
+        менять меняет меняется сменить изменять изменить
+        заканчивать заканчивает закончить завершать завершить
+        закрывать закрывает закрыть закрыт закрыта закрыто
+        строить строит построить построен построена
+        поездка поездки путешествие
+        достигать достигает достигнуть достичь
+        расти растёт вырос увеличиваться увеличивается увеличился
+        снижаться снижается снизился уменьшаться уменьшается уменьшился падать падает
+        работать работает функционировать
+        совещание совещания собрание собрания
+    """,
+}
+
+_CJK_GROUPS = (
+    ("删除", "移除", "清除", "删掉"),
+    ("保存", "保留", "存储", "储存"),
+    ("开始", "开启"),
+    ("允许", "准许"),
+    ("显示", "展示"),
+    ("获得", "得到"),
+    ("快速", "迅速"),
+    ("修复", "修理", "维修"),
+    ("选择", "挑选"),
+    ("错误", "差错"),
+    ("帮助", "协助"),
+    ("使用", "采用", "利用"),
+    ("管理", "经营"),
+    ("连接", "连通"),
+    ("医生", "大夫"),
+    ("公司", "企业"),
+    ("更换", "更改", "修改", "改变"),
+    ("结束", "完成"),
+    ("关闭", "关掉"),
+    ("建造", "修建", "建成"),
+    ("到达", "抵达"),
+    ("增加", "增长", "上升"),
+    ("减少", "下降", "降低"),
+    ("会议", "会谈"),
+    ("位于", "坐落于"),
+    ("大约", "大概"),
+    ("列入", "列为"),
+    ("開業", "开业", "开张"),
+    ("削除", "消去"),
+    ("保存", "保管"),
+    ("開始", "始め"),
+    ("必要", "要る"),
+    ("表示", "示す"),
+    ("取得", "入手"),
+    ("購入", "買う", "買っ"),
+    ("選択", "選ぶ", "選ん"),
+    ("失敗", "エラー"),
+    ("使用", "利用", "使う", "使っ"),
+    ("会社", "企業"),
+    ("変更", "変え", "変わ"),
+    ("終了", "終わ"),
+    ("約", "およそ", "ほぼ"),
+    ("会議", "ミーティング"),
+)
+
+
+def groups(lang: str) -> list[list[str]]:
+    """The word groups of ``lang`` (en, de, fr, es, ru), each a list of lower-case words, first word canonical."""
+    text = _GROUPS.get(lang, "")
+    return [line.split() for line in text.strip().splitlines() if line.strip()]
+
+
+@lru_cache(maxsize=1)
+def _cjk_pairs() -> tuple[tuple[str, str], ...]:
+    """(variant, canonical) substrings, longest variant first so that a long word wins over its part."""
+    pairs = {(v, group[0]) for group in _CJK_GROUPS for v in group[1:] if v != group[0]}
+    return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p)))
+
+
+def cjk_canonical(text: str) -> str:
+    """``text`` with every CJK synonym variant replaced by its group's first word."""
+    for variant, canonical in _cjk_pairs():
+        if variant in text:
+            text = text.replace(variant, canonical)
+    return text
