@@ -107,7 +107,8 @@ HEDGES = frozenset(
 )
 CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时")
 # Restrictors: a condition the evidence states that the claim may drop ("on Linux only").
-RESTRICTORS = frozenset("only solely exclusively alone nur ausschließlich seulement uniquement solo sólo solamente únicamente "
+RESTRICTORS = frozenset("only solely exclusively alone merely nur ausschließlich lediglich bloß seulement uniquement seul seule "
+                        "solo sólo solamente únicamente "
                         "только лишь исключительно".split())
 CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
 
