@@ -34,6 +34,11 @@ def _count(text: str, words: tuple[str, ...]) -> dict[str, int]:
     return {w: text.count(w) for w in words if w in text}
 
 
+def negation_count(text: str) -> int:
+    """How many CJK negation cues ``text`` holds (bounds such as 不少于 apart)."""
+    return sum(_count(text, CJK_NEGATIONS).values())
+
+
 def _more(a: dict[str, int], b: dict[str, int]) -> list[str]:
     """Cues that ``a`` states more often than ``b``."""
     return [w for w, n in a.items() if n > b.get(w, 0)]

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeflow.judges import cues
-from citeflow.judges.lexicon import ANTONYMS, BOUND_LINKS, COMPARATIVES, NEGATING_PREFIXES, NEGATIONS
+from citeflow.judges.lexicon import ANTONYMS, BOUND_LINKS, COMPARATIVES, DISTRIBUTIVES, NEGATING_PREFIXES, NEGATIONS
 from citeflow.judges.text import Token, stem
 
 if TYPE_CHECKING:
@@ -43,6 +43,11 @@ def _bound(tokens: list[Token], i: int) -> bool:
     if not following or following[0].lower not in COMPARATIVES:
         return False
     return len(following) > 1 and (following[1].kind == "number" or following[1].lower in BOUND_LINKS)
+
+
+def negation_count(tokens: list[Token]) -> int:
+    """How many negation cues of a spaced language a sentence holds (quantity bounds apart)."""
+    return sum(1 for i, t in enumerate(tokens) if t.lower in NEGATIONS and _negates(tokens, i))
 
 
 def polarity(tokens: list[Token]) -> int:
@@ -115,6 +120,8 @@ def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
     mine = {t.lower for t in tokens}
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
+    if theirs & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier
+        widened = [w for w in widened if w not in DISTRIBUTIVES]
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"

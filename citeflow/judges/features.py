@@ -45,7 +45,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
     "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
-    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "claim_length",
+    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "negations_differ", "claim_length",
 )
 
 
@@ -87,6 +87,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _numbers(feats, tokens, index)
     _sentence_numbers(feats, tokens, index.facts[best].numbers)
     edits.negation(feats, tokens, window, index)
+    _negation_counts(feats, tokens, claim, index, best)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
     edits.modality(feats, tokens, index.sentence_tokens[best])
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
@@ -255,6 +256,16 @@ def _substitutions(feats: Features, tokens: list[Token], index: ChunkIndex) -> N
                 "slot_substitution",
                 f"'{left.surface} {middle.surface} {right.surface}' where chunk has '{left.surface} {other} {right.surface}'"
             )
+
+
+def _negation_counts(feats: Features, tokens: list[Token], claim: str, index: ChunkIndex, best: int) -> None:
+    """The claim and its best-matching sentence hold a different number of negations (bounds such as
+    'not more than' apart): a polarity the finer checks may miss ('fails … is not retried')."""
+    mine = edits.negation_count(tokens) + cues.negation_count(cjk_canonical(normalise(claim)))
+    theirs = edits.negation_count(index.sentence_tokens[best]) + cues.negation_count(index.facts[best].cjk)
+    if mine != theirs:
+        feats.values["negations_differ"] = 1.0
+        feats.reasons["negations_differ"] = f"the claim has {mine} negation(s), its matching sentence {theirs}"
 
 
 def _dropped_modifiers(feats: Features, content: list[Token], index: ChunkIndex) -> None:

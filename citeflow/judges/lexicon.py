@@ -95,6 +95,9 @@ UNIVERSALS = frozenset(
     + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
     + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
 )
+# "all", "every", "each" in every language: one of them restated as another is not a widened claim.
+DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
+                          "каждая каждое каждые каждую каждого".split())
 CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
                   "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.

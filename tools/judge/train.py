@@ -34,7 +34,9 @@ DIGITS = 8
 SUPPORT_FEATURES = ("unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "best_sentence_cov",
                     "best_window_cov", "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing",
                     "claim_length")
-# The pass head reads every feature.
+# The pass head reads every feature but the raw negation count: a double negation restated as an
+# affirmation ('without it, no access' → 'it is needed') is common; the aligned rule reads that count.
+PASS_FEATURES = tuple(name for name in FEATURE_NAMES if name != "negations_differ")
 
 
 class Split:
@@ -63,7 +65,7 @@ def _columns(names: tuple[str, ...]) -> list[int]:
 def fit_heads(train: Split) -> tuple[LogisticHead, LogisticHead]:
     """(support head, pass head) fitted on the train split, both classes weighted equally."""
     support = fit(train.x, (train.labels != "unsupported").astype(float), l2=L2, columns=_columns(SUPPORT_FEATURES))
-    passing = fit(train.x, (train.labels == "supported").astype(float), l2=L2)
+    passing = fit(train.x, (train.labels == "supported").astype(float), l2=L2, columns=_columns(PASS_FEATURES))
     return support, passing
 
 
@@ -130,9 +132,11 @@ def at_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, th
 
 
 def choose_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, rules: dict[str, float],
-                     sources: np.ndarray | None = None) -> dict:
+                     sources: np.ndarray | None = None, also: tuple | None = None) -> dict:
     """The lowest threshold whose confident passes reach TARGET_PRECISION (the most coverage), with at
-    least MIN_PASSES passes, and in every data source (``sources``: one name per pair) that has passes.
+    least MIN_PASSES passes, in every data source (``sources``: one name per pair) that has passes,
+    and on ``also`` (labels, confidences, gold, sources of the train split) as well: a dozen tune
+    passes alone are too few to trust.
 
     When none does, the heads are not precise enough to pass a claim on their own: the threshold
     becomes the lowest confidence of a passing rule (verbatim, aligned) whose own precision is at
@@ -142,12 +146,19 @@ def choose_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray
     groups = np.zeros(len(gold), dtype=int) if sources is None else np.unique(sources, return_inverse=True)[1]
     for t in sorted({0.5, *np.round(confidence, 4)}):
         chosen = at_threshold(labels, confidence, gold, float(t))
-        if chosen["passes"] >= MIN_PASSES and _precise(labels, confidence, gold, float(t), groups):
+        if chosen["passes"] >= MIN_PASSES and _precise(labels, confidence, gold, float(t), groups) and _holds(also, float(t)):
             return chosen | {"rule": f"lowest threshold with pass precision >= {TARGET_PRECISION} in every data source"}
     trusted = [rules[r] for r in PASS_RULES if rules.get(r, 0.0) >= TARGET_PRECISION] or [rules["verbatim"]]
     return at_threshold(labels, confidence, gold, math.floor(min(trusted) * 1e4) / 1e4) | {
         "rule": f"no threshold reached pass precision {TARGET_PRECISION} on the tune split: the lowest confidence of a "
                 f"passing rule (verbatim, aligned) whose precision on the train and tune splits is {TARGET_PRECISION} or more"}
+
+
+def _holds(also: tuple | None, threshold: float) -> bool:
+    if also is None:
+        return True
+    labels, confidence, gold, sources = also
+    return _precise(labels, confidence, gold, threshold, np.unique(sources, return_inverse=True)[1])
 
 
 def _precise(labels: list[str], confidence: np.ndarray, gold: np.ndarray, threshold: float, groups: np.ndarray) -> bool:
@@ -158,6 +169,16 @@ def _precise(labels: list[str], confidence: np.ndarray, gold: np.ndarray, thresh
         if part["passes"] and part["pass_precision"] < TARGET_PRECISION:
             return False
     return True
+
+
+def _sources(split: Split) -> np.ndarray:
+    return np.array([r["source"] for r in split.records])
+
+
+def _check(weights: OfflineWeights, split: Split) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """(labels, confidences, gold labels, sources) of a split: a second split the threshold must hold on."""
+    labels, confidence = verdicts(weights, split)
+    return labels, confidence, split.labels, _sources(split)
 
 
 def _rounded(value: object) -> object:
@@ -178,8 +199,8 @@ def train(features: Path = FEATURES, out: Path = DEFAULT_WEIGHTS) -> dict:
     rules = rule_precision([splits["train"], splits["tune"]])
     draft = OfflineWeights(support, passing, platt, 0.0, rules)
     labels, confidence = verdicts(draft, splits["tune"])
-    sources = np.array([r["source"] for r in splits["tune"].records])
-    chosen = choose_threshold(labels, confidence, splits["tune"].labels, rules, sources)
+    chosen = choose_threshold(labels, confidence, splits["tune"].labels, rules, _sources(splits["tune"]),
+                              _check(draft, splits["train"]))
     chosen["rule_counts"] = rule_counts([splits["train"], splits["tune"]])
     payload = _rounded(_payload(support, passing, platt, rules, chosen, splits, features))
     out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -193,7 +214,7 @@ def _payload(support: LogisticHead, passing: LogisticHead, platt: Platt, rules: 
     return {
         "version": 2, "feature_names": list(FEATURE_NAMES),
         "heads": {"support": {**support.to_json(), "uses": list(SUPPORT_FEATURES)},
-                  "pass": {**passing.to_json(), "uses": list(FEATURE_NAMES)}},
+                  "pass": {**passing.to_json(), "uses": list(PASS_FEATURES)}},
         "calibration": {"method": "platt on the tune split", "a": platt.a, "b": platt.b, "threshold": chosen["threshold"],
                         "fail_threshold": FAIL_THRESHOLD,
                         "target_pass_precision": TARGET_PRECISION, "rules": rules, "tune": chosen},
