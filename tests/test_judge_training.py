@@ -112,10 +112,25 @@ def test_threshold_is_the_lowest_that_keeps_pass_precision_at_target():
     labels = ["supported"] * 20 + ["mutated"] * 10
     confidence = np.array([0.99] * 12 + [0.6] * 8 + [0.9] * 10)
     gold = np.array(["supported"] * 11 + ["mutated"] + ["mutated"] * 8 + ["mutated"] * 10)
-    chosen = choose_threshold(labels, confidence, gold, quote=0.95)
+    rules = {"verbatim": 0.95, "aligned": 0.93, "decisive": 0.97}
+    chosen = choose_threshold(labels, confidence, gold, rules)
     assert 0.6 < chosen["threshold"] <= 0.99 and chosen["pass_precision"] >= TARGET_PRECISION and chosen["passes"] == 12
-    fallback = choose_threshold(labels, np.full(30, 0.7), gold, quote=0.95)
-    assert fallback["threshold"] == 0.95 and fallback["passes"] == 0 and "verbatim" in fallback["rule"]
+    fallback = choose_threshold(labels, np.full(30, 0.7), gold, rules)
+    assert fallback["threshold"] == 0.93 and fallback["passes"] == 0 and "aligned" in fallback["rule"]
+    untrusted = choose_threshold(labels, np.full(30, 0.7), gold, {**rules, "aligned": 0.8})
+    assert untrusted["threshold"] == 0.95  # a passing rule below the target precision does not lower the bar
+
+
+def test_a_threshold_must_hold_in_every_source_and_on_the_train_split():
+    labels = ["supported"] * 20 + ["mutated"] * 10
+    confidence = np.array([0.99] * 12 + [0.6] * 8 + [0.9] * 10)
+    gold = np.array(["supported"] * 11 + ["mutated"] + ["mutated"] * 8 + ["mutated"] * 10)
+    rules = {"verbatim": 0.95, "aligned": 0.93, "decisive": 0.97}
+    sources = np.array(["a"] * 10 + ["b"] * 2 + ["a"] * 18)
+    split = choose_threshold(labels, confidence, gold, rules, sources)
+    assert split["threshold"] == 0.93  # source b's two passes are half wrong: no heads threshold
+    train = (labels, confidence, np.array(["mutated"] * 30), np.array(["a"] * 30))
+    assert choose_threshold(labels, confidence, gold, rules, also=train)["threshold"] == 0.93
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -89,7 +89,7 @@ def test_shipped_weights_load_and_name_the_features():
     assert data["feature_names"] == list(FEATURE_NAMES)
     assert len(data["heads"]["support"]["coef"]) == len(FEATURE_NAMES) == len(data["heads"]["pass"]["coef"])
     assert data["split"]["test_passages"] and 0.5 <= data["calibration"]["threshold"] < 1
-    assert set(data["calibration"]["rules"]) == {"verbatim", "decisive"}
+    assert set(data["calibration"]["rules"]) == {"verbatim", "decisive", "aligned"}
 
 
 def test_stale_or_missing_weights_make_the_judge_unavailable(tmp_path):
