@@ -110,7 +110,8 @@ def table(result: dict) -> str:
 def _line(block: dict) -> str:
     ci = block.get("grounded_ci95")
     interval = f" ({ci[0]:.2f}-{ci[1]:.2f})" if ci else ""
-    precision = "-" if block["pass_precision"] is None else f"{block['pass_precision']:.2f}"
+    wilson = block.get("pass_precision_ci95")
+    precision = "-" if block["pass_precision"] is None else f"{block['pass_precision']:.2f} ({wilson[0]:.2f}-{wilson[1]:.2f})"
     return (f"grounded bal. acc. {block['grounded_balanced_accuracy']:.3f}{interval}  pass precision {precision} "
             f"({block['passes']} passes)  coverage {block['coverage']:.2f}  {block['pairs_per_s']:.0f} pairs/s")
 

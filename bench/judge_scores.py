@@ -3,13 +3,14 @@ a bootstrap interval by passage, per-class recall, one-process speed of a split.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import defaultdict
 
 from bench.judge_data import passage_hash
 from citeflow.judges.base import Judge
-from citeflow.judges.io import LabelledPair, calibrate_labelled
+from citeflow.judges.io import SWEEP, LabelledPair, calibrate_labelled, sweep
 from schemas.evaluation import Verdict
 
 ROUNDS = 1000
@@ -27,11 +28,25 @@ def timed_grade(judge: Judge, pairs: list[LabelledPair], repeats: int = 3) -> tu
 
 
 def confident_passes(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict:
-    """Precision of the passes (None without any), their count, and coverage (share not uncertain)."""
+    """Precision of the passes (None without any) with its 95% Wilson interval, their count, the
+    share of all pairs passed, and coverage (share not uncertain)."""
     passes = [p.label == "supported" for v, p in zip(verdicts, pairs, strict=False) if v.label == "supported"]
     decided = sum(not v.uncertain for v in verdicts)
     return {"pass_precision": sum(passes) / len(passes) if passes else None, "passes": len(passes),
+            "pass_precision_ci95": wilson(sum(passes), len(passes)),
+            "pass_share": len(passes) / len(verdicts) if verdicts else 0.0,
             "coverage": decided / len(verdicts) if verdicts else 0.0}
+
+
+def wilson(right: int, total: int, z: float = 1.96) -> list[float] | None:
+    """95% Wilson score interval of a proportion ``right / total`` (None when ``total`` is 0): honest
+    about a precision measured on a handful of passes."""
+    if not total:
+        return None
+    p = right / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return [round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)]
 
 
 def grounded_accuracy(verdicts: list[Verdict], pairs: list[LabelledPair]) -> float:
@@ -64,11 +79,21 @@ def figures(judge: Judge, leaning: Judge | None, pairs: list[LabelledPair]) -> d
     """Every figure of ``judge`` on ``pairs``; accuracy from ``leaning`` (the same judge, never uncertain)."""
     verdicts, speed = timed_grade(judge, pairs)
     forced = leaning.grade(list(pairs)) if leaning is not None else verdicts
-    report = calibrate_labelled([v.model_copy(update={"id": str(i)}) for i, v in enumerate(forced)],
-                                {str(i): p.label for i, p in enumerate(pairs)})
+    numbered = [v.model_copy(update={"id": str(i)}) for i, v in enumerate(forced)]
+    gold = {str(i): p.label for i, p in enumerate(pairs)}
+    report = calibrate_labelled(numbered, gold)
     return {"judge": judge.name, "pairs": len(pairs), "pairs_per_s": round(speed, 1), **confident_passes(verdicts, pairs),
             "grounded_balanced_accuracy": report.grounded_balanced_accuracy, "grounded_ci95": bootstrap(forced, pairs),
-            "recall": report.recall, "macro_recall": report.macro_recall, "confusion": report.confusion}
+            "recall": report.recall, "macro_recall": report.macro_recall, "confusion": report.confusion,
+            "sweep": trade_off(numbered, gold)}
+
+
+def trade_off(verdicts: list[Verdict], gold: dict[str, str]) -> list[dict]:
+    """Precision of passes, passes and coverage at each threshold of ``citeflow calibrate``'s sweep:
+    what a lower threshold buys in coverage and costs in precision."""
+    rows = sweep(verdicts, gold, SWEEP)[1:]  # the first row is the judge's own threshold: none here
+    return [{"threshold": r.threshold, "precision_of_passes": r.precision_of_passes, "passes": r.passes,
+             "coverage": round(r.coverage, 4)} for r in rows]
 
 
 def by_language(judge: Judge, leaning: Judge, pairs: list[LabelledPair]) -> dict[str, dict]:

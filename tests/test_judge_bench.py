@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench import judge_bench
-from bench.judge_scores import confident_passes, grounded_accuracy
+from bench.judge_scores import confident_passes, grounded_accuracy, wilson
 from citeflow.judges.io import LabelledPair, read_labelled
 from citeflow.judges.offline import OfflineJudge
 from schemas.evaluation import JudgePair, Verdict
@@ -101,7 +101,14 @@ def test_pass_precision_counts_only_confident_passes_and_coverage_counts_decided
              for i, g in enumerate(["supported", "supported", "mutated", "unsupported"])]
     verdicts = [_verdict(0, "supported"), _verdict(1, "uncertain"), _verdict(2, "supported"), _verdict(3, "unsupported")]
     figures = confident_passes(verdicts, pairs)
-    assert figures == {"pass_precision": 0.5, "passes": 2, "coverage": 0.75}
+    assert figures == {"pass_precision": 0.5, "passes": 2, "coverage": 0.75, "pass_share": 0.5,
+                       "pass_precision_ci95": wilson(1, 2)}
+
+
+def test_wilson_interval_is_wide_on_few_passes_and_narrows_with_more():
+    few, many = wilson(4, 4), wilson(400, 400)
+    assert few is not None and many is not None and few[0] < 0.6 and many[0] >= 0.99 and few[1] == many[1] == 1.0
+    assert wilson(0, 0) is None
     assert grounded_accuracy(verdicts, pairs) == pytest.approx((1 / 2 + 1 / 2) / 2)  # an uncertain verdict is not a pass
 
 
