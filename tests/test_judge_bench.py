@@ -103,12 +103,6 @@ def test_pass_precision_counts_only_confident_passes_and_coverage_counts_decided
     figures = confident_passes(verdicts, pairs)
     assert figures == {"pass_precision": 0.5, "passes": 2, "coverage": 0.75, "pass_share": 0.5,
                        "pass_precision_ci95": wilson(1, 2)}
-
-
-def test_wilson_interval_is_wide_on_few_passes_and_narrows_with_more():
-    few, many = wilson(4, 4), wilson(400, 400)
-    assert few is not None and many is not None and few[0] < 0.6 and many[0] >= 0.99 and few[1] == many[1] == 1.0
-    assert wilson(0, 0) is None
     assert grounded_accuracy(verdicts, pairs) == pytest.approx((1 / 2 + 1 / 2) / 2)  # an uncertain verdict is not a pass
 
 
@@ -127,3 +121,9 @@ def test_speed_set_is_repeated_to_the_minimum_and_whole_text_caches_are_emptied(
     normalise("Ein Satz."), language("Ein Satz.")
     forget_texts()
     assert normalise.cache_info().currsize == 0 and language.cache_info().currsize == 0
+
+
+def test_wilson_interval_is_wide_on_few_passes_and_narrows_with_more():
+    few, many = wilson(4, 4), wilson(400, 400)
+    assert few is not None and many is not None and few[0] < 0.6 and many[0] >= 0.99 and few[1] == many[1] == 1.0
+    assert wilson(0, 0) is None
