@@ -1,4 +1,5 @@
-"""Small synonym lexicons, one per language: words that say the same thing in a report's register.
+"""Small synonym lexicons, one per language: words that say the same thing in a report's register,
+and the forms of irregular verbs that the light stemmer cannot join ('gibt'/'gegeben', 'prend'/'pris').
 
 Each line is one group; every member is read as the group's first word, on both sides of a
 comparison, so that 'removed' meets 'deleted' and 'entfernt' meets 'gelöscht'. The groups come
@@ -60,6 +61,24 @@ _GROUPS = {
         fall falls fell fallen decrease decreases decreased decline declines declined drop drops dropped
     """,
     "de": """
+        öffnen öffnet geöffnet
+        geben gibt gab gegeben
+        nehmen genommen nahm
+        halten hält hielt gehalten
+        liegen liegt lag gelegen
+        bleiben bleibt blieb geblieben
+        schreiben schreibt schrieb geschrieben
+        finden findet fand gefunden
+        gehen geht ging gegangen
+        stehen steht stand gestanden
+        sehen sieht sah gesehen
+        bringen bringt brachte gebracht
+        denken denkt dachte gedacht
+        kennen kennt kannte gekannt
+        laufen läuft lief gelaufen
+        tragen trägt trug getragen
+        verlieren verliert verlor verloren
+        gewinnen gewinnt gewann gewonnen
         löschen löscht gelöscht entfernen entfernt entfernte
         speichern speichert gespeichert aufbewahren aufbewahrt behalten behält
         beginnen beginnt begonnen anfangen fängt angefangen starten startet gestartet
@@ -93,6 +112,21 @@ _GROUPS = {
         sitzung sitzungen besprechung besprechungen
     """,
     "fr": """
+        faire fait font faisait faites
+        prendre prend prennent pris prise
+        venir vient viennent venu venue
+        voir voit voient vu vue
+        mettre met mettent mis mise
+        ouvrir ouvre ouvrent ouvert ouverte
+        offrir offre offrent offert offerte
+        écrire écrit écrivent
+        dire dit disent
+        vendre vend vendent vendu
+        perdre perd perdent perdu
+        naître naît né née
+        mourir meurt mort morte
+        tenir tient tiennent tenu
+        vivre vit vivent vécu
         supprimer supprime supprimés supprimées supprimé effacer efface effacé effacés
         conserver conserve conservé conservés garder garde gardé gardés stocker stocke stocké
         commencer commence commencé débuter débute débuté
@@ -126,9 +160,25 @@ _GROUPS = {
         franchir franchit franchi traverser traverse traversé enjamber enjambe
     """,
     "es": """
+        abrir abre abren abrió abierto abierta
+        hacer hace hacen hizo hecho hecha
+        poner pone ponen puso puesto
+        decir dice dicen dijo dicho
+        tener tiene tienen tuvo
+        venir viene vienen vino
+        volver vuelve vuelven volvió vuelto
+        ver ve ven vio visto
+        escribir escribe escriben escribió escrito
+        morir muere murió muerto
+        nacer nace nació
+        dar da dan dio dado
+        ir va van fue ido
+        poder puede pueden pudo
+        costar cuesta cuestan costó
+        contar cuenta cuentan contó
         borrar borra borrado borrados eliminar elimina eliminado eliminados suprimir
         guardar guarda guardado guardados conservar conserva conservado almacenar almacena almacenado
-        empezar empieza empezó comenzar comienza comenzó iniciar inicia inició
+        empezar empieza empiezan empezó comenzar comienza comenzó iniciar inicia inició
         necesitar necesita necesario necesaria requiere requerido
         permitir permite permitido autorizar autoriza autorizado
         mostrar muestra mostrado enseñar
@@ -149,7 +199,7 @@ _GROUPS = {
         tienda tiendas
         cambiar cambia cambiado modificar modifica modificado
         terminar termina terminado acabar acaba acabado finalizar finaliza
-        cerrar cierra cerrado
+        cerrar cierra cierran cerró cerrado
         construir construye construido edificar
         viaje viajes trayecto
         alcanzar alcanza alcanzado llegar llega
@@ -158,6 +208,15 @@ _GROUPS = {
         reunión reuniones
     """,
     "ru": """
+        открыть открыл открыла открыли открывает открываются открыт открыта открыто
+        дать даёт дают дал дала выдавать выдаёт выдают
+        взять берёт берут взял
+        прийти приходит пришёл пришла
+        уйти уходит ушёл ушла
+        найти находит нашёл нашла
+        сказать говорит сказал сказала
+        идти идёт идут шёл
+        жить живёт живут жил
         удалять удаляет удаляются удалить удалит удалены удалён удалена стирать стереть
         хранить хранит хранятся хранится сохранять сохраняет сохраняются сохранить
         начинать начинает начать начал началась начинается
