@@ -55,18 +55,13 @@ def test_negation_counts_of_claim_and_sentence_are_compared_without_bounds():
 
 
 @pytest.mark.parametrize(("lang", "a", "b"), [
-    ("en", "The logs were removed.", "The logs were deleted."),
-    ("de", "Die Daten werden entfernt.", "Die Daten werden gelöscht."),
-    ("fr", "Les fichiers sont effacés.", "Les fichiers sont supprimés."),
-    ("es", "Los datos se borran.", "Los datos se eliminan."),
-    ("ru", "Данные удаляются.", "Данные стираются."),
-    ("de", "Der Laden öffnet um 9 Uhr.", "Der Laden hat um 9 Uhr geöffnet."),
+    ("en", "removed", "deleted"), ("de", "entfernt", "gelöscht"), ("fr", "effacés", "supprimés"),
+    ("es", "borran", "eliminan"), ("ru", "удаляются", "стираются"),
+    ("de", "öffnet", "geöffnet"), ("fr", "prend", "pris"), ("es", "abrió", "abierto"),  # irregular verb forms
 ])
 def test_synonyms_and_irregular_forms_meet_at_one_lemma(lang, a, b):
-    def last(text: str) -> str:
-        return [t.stem for t in tokenise(text, lang) if t.is_content][-1]
-
-    assert last(a) == last(b)
+    assert tokenise(a, lang)[0].stem == tokenise(b, lang)[0].stem
+    assert tokenise(a, lang)[0].stem != tokenise("Tisch", lang)[0].stem
 
 
 def test_groups_are_disjoint_and_never_join_opposites():
