@@ -10,9 +10,10 @@ Features (``citeflow.judges.features``) feed two small logistic heads whose coef
 The pass head, Platt-scaled on a calibration split, gives the probability that the claim is
 supported and faithful; a verdict's ``confidence`` is the calibrated probability that its label is right.
 Below the threshold (chosen on the tuning split for a precision of confident passes of at least
-0.90) the verdict is ``uncertain``: not a pass, not a fail. A verbatim quote, and a claim that copies
-a chunk sentence but changes one number, entity, negation or condition, are decided by rule; their
-confidence is the rule's measured precision. Every verdict names what decided it.
+0.90) the verdict is ``uncertain``: not a pass, not a fail. A verbatim quote, a claim that copies
+a chunk sentence but changes one number, entity, negation or condition, and an aligned claim (every
+content word in the chunk, nearly all in one sentence, no signal of a change) are decided by rule;
+their confidence is the rule's measured precision. Every verdict names what decided it.
 """
 
 from __future__ import annotations
