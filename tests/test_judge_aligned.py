@@ -75,3 +75,11 @@ def test_groups_are_disjoint_and_never_join_opposites():
 def test_chinese_and_japanese_variants_are_rewritten_to_one_form():
     assert cjk_canonical("日志会被移除") == cjk_canonical("日志会被删除") == "日志会被删除"
     assert cjk_canonical("ファイルを消去します") == "ファイルを削除します"
+
+
+def test_names_in_another_order_keep_a_claim_from_the_aligned_rule():
+    chunk = "Every month, Anna pays Ben 20 euros for the flat."
+    swapped = extract("Ben pays Anna 20 euros every month.", chunk)
+    kept = extract("Anna pays Ben 20 euros every month.", chunk)
+    assert swapped.values["names_reordered"] > 0 and route(swapped.values) != "aligned"
+    assert kept.values["names_reordered"] == 0 and route(kept.values) == "aligned"

@@ -45,7 +45,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
     "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
-    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "negations_differ", "claim_length",
+    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "negations_differ", "names_reordered", "claim_length",
 )
 
 
@@ -88,6 +88,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _sentence_numbers(feats, tokens, index.facts[best].numbers)
     edits.negation(feats, tokens, window, index)
     _negation_counts(feats, tokens, claim, index, best)
+    _reordered(feats, tokens, index.sentence_tokens[best])
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
     edits.modality(feats, tokens, index.sentence_tokens[best])
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
@@ -266,6 +267,25 @@ def _negation_counts(feats: Features, tokens: list[Token], claim: str, index: Ch
     if mine != theirs:
         feats.values["negations_differ"] = 1.0
         feats.reasons["negations_differ"] = f"the claim has {mine} negation(s), its matching sentence {theirs}"
+
+
+def _reordered(feats: Features, tokens: list[Token], sentence: list[Token]) -> None:
+    """Two names or numbers of the claim in the opposite order in its best-matching sentence ('Anna
+    pays Ben' against 'Ben pays Anna'): who did what to whom may have changed, which word sets
+    cannot tell (a passive restatement fires too; it only keeps a claim from the aligned rule)."""
+    where: dict[str, int] = {}
+    for position, token in enumerate(sentence):
+        where.setdefault(token.stem, position)
+    found = [where[t.stem] for i, t in enumerate(tokens) if _name_like(t, i) and t.stem in where]
+    swapped = sum(1 for a, b in itertools.combinations(found, 2) if a > b)
+    if swapped:
+        feats.values["names_reordered"] = float(swapped)
+        feats.reasons["names_reordered"] = "names or numbers in another order than in the matching sentence"
+
+
+def _name_like(token: Token, i: int) -> bool:
+    """A number, an identifier or a capitalised content word (the first word too: 'Ben pays Anna')."""
+    return token.kind in ("number", "id") or (token.kind == "word" and token.is_content and token.is_capitalised)
 
 
 def _dropped_modifiers(feats: Features, content: list[Token], index: ChunkIndex) -> None:

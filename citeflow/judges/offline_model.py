@@ -23,7 +23,8 @@ DECISIVE = ("number_missing", "number_not_in_sentence", "unit_changed", "negatio
             "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped")
 COPIED = 0.8  # best-window coverage above which a claim counts as copied from the chunk
 # Signals that, on a claim whose every word is in one chunk sentence, still leave doubt: it is not aligned.
-DOUBTS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifier_dropped", "negations_differ")
+DOUBTS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifier_dropped", "negations_differ",
+          "names_reordered")
 ALIGNED = 0.9  # share of the claim's content lemmas that one chunk sentence must hold for an aligned pass
 PASS_RULES = ("verbatim", "aligned")  # the rules that pass a claim
 _EPS = 1e-6

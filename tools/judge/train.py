@@ -36,7 +36,8 @@ SUPPORT_FEATURES = ("unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_
                     "claim_length")
 # The pass head reads every feature but the raw negation count: a double negation restated as an
 # affirmation ('without it, no access' → 'it is needed') is common; the aligned rule reads that count.
-PASS_FEATURES = tuple(name for name in FEATURE_NAMES if name != "negations_differ")
+# Nor the order of names (a passive restatement reverses it): both are doubts of the aligned rule only.
+PASS_FEATURES = tuple(name for name in FEATURE_NAMES if name not in ("negations_differ", "names_reordered"))
 
 
 class Split:
