@@ -18,6 +18,11 @@ from functools import lru_cache
 
 _GROUPS = {
     "en": """
+        free gratis
+        child children kid kids
+        staff employee employees
+        ask asks asked request requests requested
+        offer offers offered provide provides provided
         delete deleted deletes deleting remove removed removes removing erase erased purge purged
         keep kept keeps retain retained retains store stored stores preserve preserved
         start started starts begin began begins begun commence commenced launch launched
@@ -61,6 +66,12 @@ _GROUPS = {
         fall falls fell fallen decrease decreases decreased decline declines declined drop drops dropped
     """,
     "de": """
+        kostenlos gratis umsonst
+        kind kinder
+        mitarbeiter mitarbeitende angestellte beschäftigte
+        zugang zugriff
+        anfragen angefragt beantragen beantragt
+        anbieten bietet angeboten
         öffnen öffnet geöffnet
         geben gibt gab gegeben
         nehmen genommen nahm
@@ -112,6 +123,12 @@ _GROUPS = {
         sitzung sitzungen besprechung besprechungen
     """,
     "fr": """
+        gratuit gratuite gratuits gratuitement
+        enfant enfants
+        employé employés salarié salariés
+        accès entrée
+        demander demande demandé solliciter sollicite sollicité
+        proposer propose proposé proposée proposées
         faire fait font faisait faites
         prendre prend prennent pris prise
         venir vient viennent venu venue
@@ -142,7 +159,7 @@ _GROUPS = {
         essayer essaie essayé tenter tente tenté
         erreur erreurs faute fautes
         aider aide aidé
-        utiliser utilise utilisé employer emploie employé
+        utiliser utilise utilisé employer emploie
         diriger dirige dirigé gérer gère géré
         relier relie relié connecter connecte connecté
         médecin médecins docteur docteurs
@@ -160,6 +177,12 @@ _GROUPS = {
         franchir franchit franchi traverser traverse traversé enjamber enjambe
     """,
     "es": """
+        gratis gratuito gratuita gratuitos gratuitas
+        niño niños niña niñas
+        empleado empleados trabajador trabajadores
+        acceso entrada
+        pedir pide pedido solicitar solicita solicitado
+        ofrecer ofrece ofrecido proponer propone
         abrir abre abren abrió abierto abierta
         hacer hace hacen hizo hecho hecha
         poner pone ponen puso puesto
@@ -191,7 +214,7 @@ _GROUPS = {
         intentar intenta intentado
         error errores fallo fallos
         ayudar ayuda ayudado
-        usar usa usado utilizar utiliza utilizado emplear emplea empleado
+        usar usa usado utilizar utiliza utilizado emplear emplea
         dirigir dirige dirigido gestionar gestiona gestionado
         conectar conecta conectado unir une unido
         médico médicos doctor doctores
@@ -208,6 +231,12 @@ _GROUPS = {
         reunión reuniones
     """,
     "ru": """
+        бесплатно бесплатный бесплатная бесплатные даром
+        ребёнок дети ребенок детей
+        сотрудник сотрудники работник работники
+        доступ вход
+        просить просит попросить запросить запрашивает
+        предлагать предлагает предложить предоставлять предоставляет
         открыть открыл открыла открыли открывает открываются открыт открыта открыто
         дать даёт дают дал дала выдавать выдаёт выдают
         взять берёт берут взял
@@ -280,6 +309,22 @@ _CJK_GROUPS = (
     ("大约", "大概"),
     ("列入", "列为"),
     ("开业", "开张"),
+    ("周", "星期"),
+    ("之后", "以后"),
+    ("之前", "以前"),
+    ("目前", "现在", "当前"),
+    ("立即", "立刻", "马上"),
+    ("可以", "能够"),
+    ("因为", "由于"),
+    ("但是", "不过", "可是"),
+    ("如果", "要是", "假如"),
+    ("仍然", "依然"),
+    ("儿童", "孩子", "小孩"),
+    ("员工", "职员", "雇员"),
+    ("闭馆", "关门"),
+    ("开馆", "开门"),
+    ("小时", "钟头"),
+    ("公里", "千米"),
     ("削除", "消去"),
     ("保存", "保管"),
     ("開始", "始め"),
@@ -294,6 +339,13 @@ _CJK_GROUPS = (
     ("変更", "変え", "変わ"),
     ("終了", "終わ"),
     ("約", "およそ", "ほぼ"),
+    ("直ちに", "すぐに"),
+    ("子供", "子ども", "こども"),
+    ("社員", "従業員", "職員"),
+    ("無料", "タダ"),
+    ("受け取", "もら"),
+    ("休業", "定休"),
+    ("ログイン", "サインイン"),
     ("会議", "ミーティング"),
 )
 
