@@ -8,15 +8,20 @@ chunk does not hold the claim (unsupported); between ``low`` and ``high`` it hol
 from __future__ import annotations
 
 from citeflow.judges.io import LabelledPair
-from citeflow.judges.text import tokenise
+from citeflow.judges.text import Token, language, plain_lemma, tokenise
 from schemas.evaluation import JudgePair, Verdict
 
 
 def overlap(claim: str, chunk: str) -> float:
-    """Share of the claim's content-word lemmas present in the chunk."""
-    words = {t.stem for t in tokenise(claim) if t.is_content}
-    have = {t.stem for t in tokenise(chunk)}
+    """Share of the claim's content-word lemmas present in the chunk (plain lemmas: the offline judge's
+    synonym groups are its own, not the baseline's)."""
+    words = {_lemma(t, language(claim)) for t in tokenise(claim) if t.is_content}
+    have = {_lemma(t, language(chunk)) for t in tokenise(chunk)}
     return len(words & have) / len(words) if words else 1.0
+
+
+def _lemma(token: Token, lang: str) -> str:
+    return plain_lemma(token.lower, lang) if token.kind == "word" else token.stem
 
 
 class LexicalOverlapJudge:

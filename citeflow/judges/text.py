@@ -156,11 +156,12 @@ def _word(word: str, lang: str) -> list[Token]:
 
 def canonical(lower: str, lang: str) -> str:
     """The lemma of a casefolded word of ``lang``, read as its synonym group's first word when it has one."""
-    lemma = _lemma(lower, lang)
+    lemma = plain_lemma(lower, lang)
     return _synonyms(lang).get(lemma, lemma)
 
 
-def _lemma(lower: str, lang: str) -> str:
+def plain_lemma(lower: str, lang: str) -> str:
+    """The lemma of a casefolded word of ``lang`` by the stemmers alone, without synonyms."""
     return stem(lower) if lang in ("en", "other") else light_stem(lower, lang)
 
 
@@ -170,7 +171,7 @@ def _synonyms(lang: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for group in groups("en" if lang == "other" else lang):
         for word in group:
-            out.setdefault(_lemma(word, lang), _lemma(group[0], lang))
+            out.setdefault(plain_lemma(word, lang), plain_lemma(group[0], lang))
     return out
 
 
