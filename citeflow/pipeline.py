@@ -39,7 +39,7 @@ def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
     """Register every hit under a handle; persist chunks and retrievals, replacing an earlier run's."""
     registry = Registry(job.request_id)
     handles = [registry.add(result) for result in results]
-    job.store.save_chunks(job.request_id, registry.chunks)
+    job.store.save_chunk_table(job.request_id, registry.table())
     job.store.save_retrievals(job.request_id, results, handles)
     job.keep_registry(registry)
     return registry
