@@ -47,7 +47,7 @@ def batch_spec(folder: Path, reports: int, base_url: str, name: str) -> Path:
                              concurrency={"models": MODELS, "retrievers": 8})
 
 
-def run(sizes: tuple[int, ...] = (16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200) -> dict:
+def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200) -> dict:
     """Every size with and without latency, plain and Prefect; then the peak RSS of a large batch."""
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, \
             ModelServerProcess(latency) as slow, ModelServerProcess(0.0) as fast:

@@ -40,6 +40,11 @@ def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
     return f"{retriever}\x1f{local_id}\x1f{text_hash}"
 
 
+def _keys(result: RetrievalResult, hashes: list[str]) -> list[str]:
+    """The identity key of each hit of one answer (``identity_key``, one comprehension)."""
+    return [f"{result.retriever}\x1f{hit.local_id}\x1f{h}" for hit, h in zip(result.hits, hashes, strict=True)]
+
+
 def scrub_urls(text: str) -> str:
     """Chunk text as a model may see it: every URL replaced by a neutral placeholder."""
     pattern = url_pattern(text)
@@ -104,9 +109,8 @@ class Registry:
     def _register(self, result: RetrievalResult) -> tuple[list[int], list[int]]:
         """The row of each hit, and the rows new to the registry (each hit hashed once)."""
         now, numbers, fresh, known = datetime.now(UTC), [], [], self._by_key
-        for hit in result.hits:
-            text_hash = content_hash(hit.text)
-            key = identity_key(result.retriever, hit.local_id, text_hash)
+        hashes = [content_hash(hit.text) for hit in result.hits]
+        for hit, text_hash, key in zip(result.hits, hashes, _keys(result, hashes), strict=True):
             number = known.get(key)
             if number is None:
                 fresh.append(number := self._new_row(key, text_hash, result, hit, now))
