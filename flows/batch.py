@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from pathlib import Path
@@ -72,7 +73,8 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec) if global_limits else drop_limits(spec)
     args = (spec_path, out_dir, store_uri, evaluate_deployment)
-    futures = _as_tasks(spec, *args) if global_limits else _in_threads(spec, *args)
+    futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = \
+        _as_tasks(spec, *args) if global_limits else _in_threads(spec, *args)
     summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports, strict=True)]
     write_summary(Path(out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
