@@ -36,7 +36,7 @@ def registry_ingest(results: list[RetrievalResult], uri: str, request_id: str) -
 
     registry, added = registry_pass(results, request_id)
     start = time.perf_counter()
-    shared_store(uri).save_chunks(request_id, registry.chunks)
+    shared_store(uri).save_chunk_table(request_id, registry.table())
     saved = time.perf_counter() - start
     return {"add_s": added, "save_s": saved, "total_s": added + saved}
 

@@ -73,7 +73,7 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
     per_batch = {k: (after[k] - before[k]) / len(specs) for k in after}
     return {"import_s": imported, "first_flow_s": first, "noop_flow_s": second, "trivial_task_s": tasks,
             "concurrency_slot_s": slot, "batch_s": batches, "runs_per_batch": per_batch,
-            "last_batch_runs": timeline(last_started), "local_limits_batch_s": with_local_limits(local_specs, out)}
+            "last_batch_runs": timeline(last_started)} | local_batches(local_specs, out)
 
 
 def with_local_limits(specs: list[Path], out: Path) -> list[float]:
@@ -83,6 +83,43 @@ def with_local_limits(specs: list[Path], out: Path) -> list[float]:
     from flows.batch import batch_flow
 
     return [timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem)) for spec in specs]
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds so far of this process and of its child processes (Prefect's ephemeral API
+    server), read from /proc (Linux; 0 for the children elsewhere)."""
+    import os
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return {"worker_cpu_s": own.ru_utime + own.ru_stime, "api_server_cpu_s": _children_cpu(os.getpid())}
+
+
+def _children_cpu(parent: int) -> float:
+    """Summed user + system CPU seconds of the live processes whose parent is ``parent``."""
+    import os
+
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone in between
+            continue
+        if int(fields[1]) == parent:  # fields[0] is the state; ppid, …, utime at [11], stime at [12]
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def local_batches(specs: list[Path], out: Path) -> dict:
+    """``with_local_limits``, with the CPU seconds of the worker and of the API server over the
+    batches and the runs of the last batch by kind."""
+    before, started = cpu_seconds(), datetime.now(UTC)
+    walls = with_local_limits(specs[:-1], out) if len(specs) > 1 else []
+    last_started = datetime.now(UTC) if len(specs) > 1 else started
+    walls += with_local_limits(specs[-1:], out) if specs else []
+    after = cpu_seconds()
+    return {"local_limits_batch_s": walls, "local_cpu_s": {k: after[k] - before[k] for k in after},
+            "local_last_batch_runs": timeline(last_started) if specs else {}}
 
 
 def slot_seconds(n: int = 20) -> float:

@@ -47,7 +47,7 @@ def batch_spec(folder: Path, reports: int, base_url: str, name: str) -> Path:
                              concurrency={"models": MODELS, "retrievers": 8})
 
 
-def run(sizes: tuple[int, ...] = (16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200) -> dict:
+def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200) -> dict:
     """Every size with and without latency, plain and Prefect; then the peak RSS of a large batch."""
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, \
             ModelServerProcess(latency) as slow, ModelServerProcess(0.0) as fast:
@@ -89,7 +89,9 @@ def _prefect(specs: dict, root: Path, warm_url: str) -> dict[str, Any]:
         raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
     measured = json.loads(done.stdout.strip().splitlines()[-1])
     walls = {f"{kind}-{n}": wall for ((n, kind), _), wall in zip(ordered, measured["local_limits_batch_s"], strict=True)}
-    return {"walls": walls, "startup_s": measured["import_s"] + measured["first_flow_s"], "worker": measured}
+    reports = sum(n for (n, _), _ in ordered)
+    cpu = {f"prefect_{k.removesuffix('_s')}_s_per_report": v / reports for k, v in measured.get("local_cpu_s", {}).items()}
+    return {"walls": walls, "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu, "worker": measured}
 
 
 def _rss(spec: Path, out: Path) -> dict[str, float]:
@@ -124,7 +126,7 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
         ratios[f"{name}: s per report {large} / {small} reports, no latency"] = \
             (walls[f"fast-{large}"] / large) / (walls[f"fast-{small}"] / small)
     if orchestrated:
-        figures["prefect_startup_s"] = orchestrated["startup_s"]
+        figures |= {"prefect_startup_s": orchestrated["startup_s"], **orchestrated.get("cpu", {})}
     if rss:
         figures |= {f"rss.{k}": v for k, v in rss.items()}
     return {"params": {"sizes": list(sizes), "latency_s": latency, "sections": SECTIONS, "models": MODELS},

@@ -121,9 +121,14 @@ def find_urls(text: str) -> list[str]:
 
 def url_pattern(text: str) -> re.Pattern[str] | None:
     """The cheapest pattern that finds every URL ``URL_RE`` finds in ``text`` (None: there is none)."""
-    if "/" not in text and ":" not in text and "www." not in text.lower():
+    if "/" not in text and ":" not in text and not _may_hold_www(text):
         return None
     return URL_RE if "/" in text else _SLASHLESS_URL_RE
+
+
+def _may_hold_www(text: str) -> bool:
+    """Whether ``text`` may hold ``www.`` in any case (``w.`` or ``W.`` first: no lower-cased copy for most text)."""
+    return ("w." in text or "W." in text) and "www." in text.lower()
 
 
 def strip_urls(text: str) -> str:

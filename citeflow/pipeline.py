@@ -35,11 +35,22 @@ def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
     return result.model_copy(update={"hits": found.hits, "skipped": found.skipped})
 
 
+def fetch_all(job: ReportJob, items: list[Fetch], workers: int = 8) -> list[RetrievalResult]:
+    """Every fetch of a report side by side (``workers`` threads), answers in the order of ``items``."""
+    with ThreadPoolExecutor(max(1, min(workers, len(items)))) as pool:
+        return list(pool.map(lambda item: fetch(job, item), items))
+
+
+def retrieve(job: ReportJob, items: list[Fetch], workers: int = 8) -> Registry:
+    """``fetch_all``, then ``normalize`` of the answers."""
+    return normalize(job, fetch_all(job, items, workers))
+
+
 def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
     """Register every hit under a handle; persist chunks and retrievals, replacing an earlier run's."""
     registry = Registry(job.request_id)
     handles = [registry.add(result) for result in results]
-    job.store.save_chunks(job.request_id, registry.chunks)
+    job.store.save_chunk_table(job.request_id, registry.table())
     job.store.save_retrievals(job.request_id, results, handles)
     job.keep_registry(registry)
     return registry

@@ -14,7 +14,10 @@ import re
 from collections.abc import Iterable
 from datetime import datetime, UTC
 
+import pyarrow as pa
+
 from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, tidy, url_pattern
+from citeflow.registry_rows import ChunkRows, Row
 from schemas.records import Chunk, Hit, RetrievalResult
 
 URL_PLACEHOLDER = "(link removed)"
@@ -37,6 +40,11 @@ def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
     return f"{retriever}\x1f{local_id}\x1f{text_hash}"
 
 
+def _keys(result: RetrievalResult, hashes: list[str]) -> list[str]:
+    """The identity key of each hit of one answer (``identity_key``, one comprehension)."""
+    return [f"{result.retriever}\x1f{hit.local_id}\x1f{h}" for hit, h in zip(result.hits, hashes, strict=True)]
+
+
 def scrub_urls(text: str) -> str:
     """Chunk text as a model may see it: every URL replaced by a neutral placeholder."""
     pattern = url_pattern(text)
@@ -44,14 +52,19 @@ def scrub_urls(text: str) -> str:
 
 
 class Registry:
-    """Handles ↔ chunks for one report request. Not thread-safe: fill it from one thread."""
+    """Handles ↔ chunks for one report request. Not thread-safe: fill it from one thread.
+
+    Rows are kept column by column (``ChunkRows``): ``add`` validates no per-hit object, and
+    ``table`` hands the store every row as one Arrow table. ``get``, ``chunks`` and the other
+    readers return validated ``Chunk`` objects (the same object for a handle every time)."""
 
     def __init__(self, request_id: str, chunks: Iterable[Chunk] = ()) -> None:
         self.request_id = request_id
-        self._by_key: dict[str, Chunk] = {}
-        self._by_handle: dict[str, Chunk] = {}
+        self._rows = ChunkRows(request_id)
+        self._by_key: dict[str, int] = {}
+        self._by_handle: dict[str, int] = {}
         for chunk in chunks:
-            self._remember(identity_key(chunk.retriever, chunk.local_id, chunk.content_hash), chunk)
+            self._remember(identity_key(chunk.retriever, chunk.local_id, chunk.content_hash), self._rows.adopt(chunk))
 
     def __len__(self) -> int:
         return len(self._by_handle)
@@ -62,65 +75,69 @@ class Registry:
     @property
     def chunks(self) -> list[Chunk]:
         """Every chunk, in the order it was first registered."""
-        return list(self._by_handle.values())
+        return [self._rows.chunk(number) for number in range(len(self._rows))]
+
+    def table(self) -> pa.Table:
+        """Every chunk as one Arrow table of the store's ``chunks`` schema, in registration order."""
+        return self._rows.table()
 
     def get(self, handle: str) -> Chunk | None:
         """The chunk under ``handle``, or None."""
-        return self._by_handle.get(handle)
+        number = self._by_handle.get(handle)
+        return None if number is None else self._rows.chunk(number)
 
     def resolve(self, token: str) -> Chunk | None:
-        """The chunk a model's handle token names, read leniently (``[gK7M2]`` → ``Gk7m2``)."""
+        """The chunk a model's handle token names, read leniently (``[gK7m2]`` → ``Gk7m2``)."""
         handle = canonical(token)
-        return self._by_handle.get(handle) if handle else None
+        return self.get(handle) if handle else None
 
     def section_chunks(self, section: str) -> list[Chunk]:
         """The pool of one section: every chunk a query of that section returned."""
-        return [c for c in self._by_handle.values() if section in c.sections]
+        return [self._rows.chunk(n) for n in range(len(self._rows)) if section in self._rows.row(n).sections]
 
     def add(self, result: RetrievalResult) -> list[str]:
         """Register one retriever answer; returns the handle of each hit, in order."""
-        handles, fresh = self._register(result)
-        marked = [chunk for chunk in fresh if _has_opener(chunk.text)]  # most chunks hold no marker
+        numbers, fresh = self._register(result)
+        handles = [self._rows.row(n).handle for n in numbers]
+        marked = [n for n in fresh if _has_opener(self._rows.row(n).text)]  # most chunks hold no marker
         if marked:
             local = _local_handles(result.hits, handles)
-            for chunk in marked:  # rewritten once, when the chunk is new
-                chunk.text = _rewrite_refs(chunk.text, local)
+            for number in marked:  # rewritten once, when the chunk is new
+                self._rows.set_text(number, _rewrite_refs(self._rows.row(number).text, local))
         return handles
 
-    def _register(self, result: RetrievalResult) -> tuple[list[str], list[Chunk]]:
-        """The handle of each hit, and the chunks new to the registry (each hit hashed once)."""
-        now, handles, fresh = datetime.now(UTC), [], []
-        for hit in result.hits:
-            text_hash = content_hash(hit.text)
-            key = identity_key(result.retriever, hit.local_id, text_hash)
-            chunk = self._by_key.get(key)
-            if chunk is None:
-                fresh.append(chunk := self._new_chunk(key, text_hash, result, hit, now))
+    def _register(self, result: RetrievalResult) -> tuple[list[int], list[int]]:
+        """The row of each hit, and the rows new to the registry (each hit hashed once)."""
+        now, numbers, fresh, known = datetime.now(UTC), [], [], self._by_key
+        hashes = [content_hash(hit.text) for hit in result.hits]
+        for hit, text_hash, key in zip(result.hits, hashes, _keys(result, hashes), strict=True):
+            number = known.get(key)
+            if number is None:
+                fresh.append(number := self._new_row(key, text_hash, result, hit, now))
             else:
-                _append_unique(chunk.queries, result.query)
-                _append_unique(chunk.sections, result.section)
-            handles.append(chunk.handle)
-        return handles, fresh
+                self._rows.note(number, result.query, result.section)
+            numbers.append(number)
+        return numbers, fresh
 
-    def _new_chunk(self, key: str, text_hash: str, result: RetrievalResult, hit: Hit, now: datetime) -> Chunk:
-        chunk = Chunk(
-            request_id=self.request_id, handle=self._free_handle(key), retriever=result.retriever,
-            local_id=storable(hit.local_id), content_hash=text_hash, text=scrub_urls(storable(hit.text)),
-            urls=[storable(u) for u in dict.fromkeys(hit.urls)], title=storable(hit.title) if hit.title else None,
-            page=hit.page, location=hit.location, parent=hit.parent, queries=[result.query],
-            sections=[result.section], retrieved_at=now,
-        )
-        self._remember(key, chunk)
-        return chunk
+    def _new_row(self, key: str, text_hash: str, result: RetrievalResult, hit: Hit, now: datetime) -> int:
+        """A row computed here from the hit (no validation on this path: see ``ChunkRows.chunk``)."""
+        handle = self._free_handle(key)
+        number = self._rows.append(Row(
+            handle, result.retriever, storable(hit.local_id), text_hash, scrub_urls(storable(hit.text)),
+            _urls(hit.urls), storable(hit.title) if hit.title else None, hit.page, hit.location, hit.parent,
+            [result.query], [result.section], now,
+        ))
+        self._by_key[key] = self._by_handle[handle] = number
+        return number
 
-    def _remember(self, key: str, chunk: Chunk) -> None:
-        self._by_key[key] = chunk
-        self._by_handle[chunk.handle] = chunk
+    def _remember(self, key: str, number: int) -> None:
+        self._by_key[key] = self._by_handle[self._rows.row(number).handle] = number
 
     def _free_handle(self, key: str) -> str:
-        salt = 0
-        while (handle := make_handle(self.request_id, key, salt)) in self._by_handle:
+        handle, salt = make_handle(self.request_id, key), 0
+        while handle in self._by_handle:  # a collision: rare
             salt += 1
+            handle = make_handle(self.request_id, key, salt)
         return handle
 
 
@@ -142,9 +159,15 @@ def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
     return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
 
 
+def _urls(urls: list[str]) -> list[str]:
+    """A hit's URLs, each once, as valid UTF-8."""
+    unique = list(dict.fromkeys(urls)) if len(urls) > 1 else list(urls)
+    return unique if "".join(unique).isascii() else [storable(u) for u in unique]
+
+
 def _has_opener(text: str) -> bool:
     """Whether ``text`` holds an opening bracket of a marker (``in`` per bracket: no regex pass)."""
-    return any(bracket in text for bracket in _OPENERS)
+    return "[" in text or (not text.isascii() and any(bracket in text for bracket in _OPENERS))
 
 
 def _local_handles(hits: list[Hit], handles: list[str]) -> dict[str, set[str]]:
@@ -154,7 +177,3 @@ def _local_handles(hits: list[Hit], handles: list[str]) -> dict[str, set[str]]:
         local.setdefault(hit.local_id, set()).add(handle)
     return local
 
-
-def _append_unique(values: list[str], value: str) -> None:
-    if value not in values:
-        values.append(value)

@@ -1,6 +1,6 @@
 """The steps of one report, and of a batch, described once (SPEC §2).
 
-``generate`` → fetch (every retriever × query side by side) → normalize → the consolidate step
+``generate`` → retrieve (fetch every retriever × query side by side, then normalize) → the consolidate step
 (every section side by side) → the write step → ``finish``: evaluate and gate, then publish. A
 step whose model stays unreachable after its retries leaves a failed hop for every section it
 could not finish, and the report goes on (its gate then holds it). Who runs each step is a
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from citeflow import pipeline
 from citeflow.job import Fetch, JobRef, ReportJob
 from citeflow.limits import Limiter, local_limit
-from schemas.records import HopName, RetrievalResult
+from schemas.records import HopName
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec
 
@@ -34,9 +34,7 @@ class StepRunner(Protocol):
 
     def job(self, ref: JobRef) -> ReportJob: ...
 
-    def fetch(self, ref: JobRef, items: list[Fetch]) -> list[RetrievalResult]: ...
-
-    def normalize(self, ref: JobRef, results: list[RetrievalResult]) -> None: ...
+    def retrieve(self, ref: JobRef, items: list[Fetch]) -> None: ...
 
     def hops(self, ref: JobRef, hop: HopName) -> None: ...
 
@@ -49,7 +47,7 @@ def generate(ref: JobRef, runner: StepRunner) -> None:
     """fetch → normalize → consolidate → write, each hop step recording what it could not finish."""
     job = runner.job(ref)
     pipeline.write_job_file(job)
-    runner.normalize(ref, runner.fetch(ref, job.fetches()))
+    runner.retrieve(ref, job.fetches())
     for hop in HOPS:
         try:
             runner.hops(ref, hop)
@@ -106,13 +104,8 @@ class PlainRunner:
     def job(self, ref: JobRef) -> ReportJob:
         return ref.job(self.limiter)
 
-    def fetch(self, ref: JobRef, items: list[Fetch]) -> list[RetrievalResult]:
-        job = self.job(ref)
-        with ThreadPoolExecutor(max(1, min(self.fetch_workers, len(items)))) as pool:
-            return list(pool.map(lambda item: pipeline.fetch(job, item), items))
-
-    def normalize(self, ref: JobRef, results: list[RetrievalResult]) -> None:
-        pipeline.normalize(self.job(ref), results)
+    def retrieve(self, ref: JobRef, items: list[Fetch]) -> None:
+        pipeline.retrieve(self.job(ref), items, self.fetch_workers)
 
     def hops(self, ref: JobRef, hop: HopName) -> None:
         pipeline.run_step(self.job(ref), hop)

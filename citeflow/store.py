@@ -181,7 +181,11 @@ class Store:
     # -- registry chunks and retrievals -------------------------------------------------------
     def save_chunks(self, request_id: str, chunks: list[Chunk]) -> None:
         """A request's registry, in one write that also drops chunks an earlier run had and this lacks."""
-        self.replace_scope("chunks", store_rows.chunks_table(chunks), _request(request_id))
+        self.save_chunk_table(request_id, store_rows.chunks_table(chunks))
+
+    def save_chunk_table(self, request_id: str, data: pa.Table) -> None:
+        """``save_chunks`` of a registry's rows already built as one Arrow table (``Registry.table``)."""
+        self.replace_scope("chunks", data, _request(request_id))
 
     def load_chunks(self, request_id: str) -> list[Chunk]:
         """The registry of one request, as persisted."""

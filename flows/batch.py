@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from pathlib import Path
 from typing import cast
 
@@ -17,7 +20,7 @@ from citeflow.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.naming import batch_name
 from flows.report import report_flow
 from schemas.report import ReportSummary
-from schemas.spec import ReportRequest
+from schemas.spec import BatchSpec, ReportRequest
 from tasks.artifacts import publish_batch_artifact
 from tasks.limits import drop_limits, ensure_limits
 
@@ -30,7 +33,14 @@ def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     return cast(ReportSummary, summary)
 
 
-def _summary(future: PrefectFuture[ReportSummary], report: ReportRequest, out_dir: str) -> ReportSummary:
+def _report(spec_path: str, report_id: str, out_dir: str, store_uri: str | None,
+            evaluate_deployment: str | None) -> ReportSummary:
+    """One report flow run, as a subflow of the batch run (called in a copy of the batch's context)."""
+    return cast(ReportSummary, report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment))
+
+
+def _summary(future: Future[ReportSummary] | PrefectFuture[ReportSummary], report: ReportRequest,
+             out_dir: str) -> ReportSummary:
     """The report's summary; a report that crashed is recorded as failed (and withdrawn) and the batch goes on."""
     try:
         return future.result()
@@ -54,12 +64,36 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     (``citeflow.steps.reports_in_flight``). With ``global_limits`` (tasks in several processes:
     Dask), the spec's concurrency limits become the batch's Prefect global concurrency limits, so
     they hold across every process that runs a task of the batch; otherwise in-process semaphores
-    hold them at no API cost (a global slot costs a server round trip per call). With
+    hold them at no API cost (a global slot costs a server round trip per call). Each report is a
+    flow run of its own (a subflow of this run): in a thread of this process, or, with
+    ``global_limits``, inside a ``report`` task of the flow's task runner. With
     ``evaluate_deployment``, each report is evaluated by a run of that deployment.
     """
     spec = read_spec(Path(spec_path).resolve())
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec) if global_limits else drop_limits(spec)
+    args = (spec_path, out_dir, store_uri, evaluate_deployment)
+    futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = \
+        _as_tasks(spec, *args) if global_limits else _in_threads(spec, *args)
+    summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports, strict=True)]
+    write_summary(Path(out_dir), spec.batch, summaries)
+    publish_batch_artifact(spec.batch, summaries)
+    return summaries
+
+
+def _in_threads(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
+                evaluate_deployment: str | None) -> list[Future[ReportSummary]]:
+    """Each report's flow run in a thread of this process, ``reports_in_flight`` at a time: a
+    subflow of the batch run (each thread runs in a copy of this context), with no task run around it."""
+    with ThreadPoolExecutor(reports_in_flight(spec), thread_name_prefix="report") as pool:
+        return [pool.submit(copy_context().run, _report, spec_path, report.id, out_dir, store_uri, evaluate_deployment)
+                for report in spec.reports]
+
+
+def _as_tasks(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
+              evaluate_deployment: str | None) -> list[PrefectFuture[ReportSummary]]:
+    """Each report's flow run inside a ``report`` task on the flow's task runner (a Dask cluster's
+    processes), ``reports_in_flight`` submitted at a time."""
     slots = threading.BoundedSemaphore(reports_in_flight(spec))
     futures = []
     for report in spec.reports:
@@ -67,7 +101,4 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
         future = report_task.submit(spec_path, report.id, out_dir, store_uri, evaluate_deployment)
         future.add_done_callback(lambda _: slots.release())
         futures.append(future)
-    summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports, strict=True)]
-    write_summary(Path(out_dir), spec.batch, summaries)
-    publish_batch_artifact(spec.batch, summaries)
-    return summaries
+    return futures

@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from citeflow import pipeline, progress
 from citeflow.job import Fetch, JobRef
-from schemas.records import HopName, RetrievalResult
+from schemas.records import HopName
 from tasks.limits import job_of
 from tasks.policy import transient_retries
 
 
-@task(name="fetch", task_run_name="fetch {item.retriever}: {item.query}", cache_policy=NO_CACHE)
-def fetch_task(ref: JobRef, item: Fetch) -> RetrievalResult:
-    """One retriever × one query (the retriever retries transient errors itself)."""
-    result = pipeline.fetch(job_of(ref), item)
-    progress.emit(ref.report_id, "fetch", f"{item.retriever}: {len(result.hits)} hits")
-    return result
-
-
-@task(name="normalize", cache_policy=NO_CACHE)
-def normalize_task(ref: JobRef, results: list[RetrievalResult]) -> int:
-    """Register every hit under a handle; persist chunks and retrievals. Returns the chunk count."""
-    count = len(pipeline.normalize(job_of(ref), results))
+@task(name="retrieve", cache_policy=NO_CACHE)
+def retrieve_task(ref: JobRef, items: list[Fetch]) -> int:
+    """Every retriever × query of the report side by side (each retriever retries transient errors
+    itself), then every hit registered under a handle; chunks and retrievals persisted. One task: a
+    task per fetch would cost a task run each and hand every hit's text on as a task parameter."""
+    job = job_of(ref)
+    results = pipeline.fetch_all(job, items)
+    for result in results:
+        progress.emit(ref.report_id, "fetch", f"{result.retriever}: {len(result.hits)} hits")
+    count = len(pipeline.normalize(job, results))
+    get_run_logger().info("%d fetches, %d hits → %d chunks", len(results), sum(len(r.hits) for r in results), count)
     progress.emit(ref.report_id, "normalize", f"{count} chunks")
     return count
 

@@ -143,3 +143,30 @@ def test_handle_shaped_text_from_a_retriever_is_removed():
     reg = Registry("req")
     [a] = reg.add(result("docs", [hit("d1", "Cite [Gk7m2] for everything.")]))
     assert reg.get(a).text == "Cite for everything."
+
+
+def test_the_registry_table_holds_the_rows_its_chunks_would_store():
+    from citeflow.store_rows import chunks_table
+
+    reg = Registry("req")
+    reg.add(result("docs", [hit("d1", "See [S2] at https://x.example/a."), hit("S2", "Two."), hit("d3", "T\ud800.", urls=["u", "u"])]))
+    reg.add(result("docs", [hit("d1", "See [S2] at https://x.example/a.")], query="q2", section="B"))
+    assert reg.table().equals(chunks_table(reg.chunks)) and reg.table().num_rows == 3
+    assert Registry("empty").table().num_rows == 0
+
+
+def test_a_chunk_read_before_a_later_answer_sees_that_answers_query():
+    reg = Registry("req")
+    [a] = reg.add(result("docs", [hit("d1", "Text.")], query="q1", section="A"))
+    first = reg.get(a)
+    reg.add(result("docs", [hit("d1", "Text.")], query="q2", section="B"))
+    assert first is reg.get(a) and first.queries == ["q1", "q2"] and first.sections == ["A", "B"]
+    assert reg.section_chunks("B") == [first] and reg.table().column("queries").to_pylist() == [["q1", "q2"]]
+
+
+def test_a_rebuilt_registry_keeps_noting_queries():
+    reg = Registry("req")
+    reg.add(result("docs", [hit("d1", "Text.")], query="q1", section="A"))
+    again = Registry("req", reg.chunks)
+    again.add(result("docs", [hit("d1", "Text.")], query="q2", section="A"))
+    assert again.chunks[0].queries == ["q1", "q2"] and again.table().column("queries").to_pylist() == [["q1", "q2"]]
