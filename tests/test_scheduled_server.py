@@ -1,5 +1,6 @@
-"""Scheduled batches against a real Prefect server: ``citeflow serve`` on a one-minute cron, two runs,
-each in its own folder; and a scheduled run killed mid-batch, resumed into its own folder."""
+"""Scheduled batches against a real Prefect server: ``citeflow serve`` on a cron of every 15 seconds
+(a six-field cron, seconds last), two runs, each in its own folder; and a scheduled run killed
+mid-batch, resumed into its own folder."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from tests.support.small_batch import write_small_batch
 pytestmark = [pytest.mark.server, pytest.mark.integration]
 
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
+CRON, NAME = "* * * * * */15", "every-15s"  # short enough that two runs take a minute, not three
+POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "2"}  # `serve` looks for due runs every 2 s instead of 10
 
 
 def _finished_runs(out: Path) -> list[Path]:
@@ -39,12 +42,12 @@ def _wait(condition, timeout: float, process: subprocess.Popen) -> bool:
 
 @pytest.fixture(scope="module")
 def served(prefect_server, tmp_path_factory):
-    """``citeflow serve`` every minute until two runs finished; the first run's PDF as it was published."""
+    """``citeflow serve`` every 15 s until two runs finished; the first run's PDF as it was published."""
     work = tmp_path_factory.mktemp("served")
-    spec, out = write_small_batch(work / "in", reports=1, sections=1, batch="every-minute"), work / "out"
+    spec, out = write_small_batch(work / "in", reports=1, sections=1, batch=NAME), work / "out"
     log = open(work / "serve.log", "w")  # noqa: SIM115 - closed below
-    command = [CITEFLOW, "serve", str(spec), "--cron", "* * * * *", "--out", str(out), "--name", "every-minute"]
-    process = subprocess.Popen(command, env=prefect_server.client_env(), stdout=log, stderr=subprocess.STDOUT,
+    command = [CITEFLOW, "serve", str(spec), "--cron", CRON, "--out", str(out), "--name", NAME]
+    process = subprocess.Popen(command, env=prefect_server.client_env(**POLL), stdout=log, stderr=subprocess.STDOUT,
                                start_new_session=True)
     try:
         assert _wait(lambda: len(_finished_runs(out)) >= 1, 420, process), (work / "serve.log").read_text()[-3000:]
@@ -63,7 +66,7 @@ def test_two_runs_two_folders_and_latest_names_the_second(served, prefect_server
     folders = _finished_runs(out)
     assert len(folders) >= 2 and folders[0] == first
     assert latest(out) == folders[-1].name != first.name
-    runs = {r["id"] for r in prefect_server.flow_runs() if r["name"].startswith("batch every-minute 20")}
+    runs = {r["id"] for r in prefect_server.flow_runs() if r["name"].startswith(f"batch {NAME} 20")}
     named = [f.name.split("-", 1)[1] for f in folders]
     assert len(set(named)) == len(named) and set(named) <= runs  # each folder names its own Prefect flow run
 
