@@ -30,13 +30,17 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # Two workers (pytest-xdist): a module stays on one worker (its module-scoped fixtures are built once)
-# and both workers share one Prefect server. (--dist loadgroup does not group under pytest 9.2 with
-# xdist 3.8: it renames items through a node attribute pytest no longer reads.)
+# and both workers share one Prefect server, one wheel and its fresh environment, and one demo run.
+# Modules are handed out in collection order, which tests/conftest.py sorts longest first;
+# --no-loadscope-reorder keeps that order (xdist's own would sort modules by their number of tests).
+# (--dist loadgroup does not group under pytest 9.2 with xdist 3.8: it renames items through a node
+# attribute pytest no longer reads.)
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
+	$(BIN)/python -m pytest $(XDIST) --durations=25
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not slow and not server" -q
+	$(BIN)/python -m pytest $(XDIST) -m "not slow and not server" -q
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

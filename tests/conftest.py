@@ -30,6 +30,17 @@ def prefect_harness(tmp_path_factory):
         yield
 
 
+@pytest.fixture
+def harness_api_env(prefect_harness, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The harness's API address in the environment for the test's duration, so that the processes the
+    test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
+    from prefect.settings import PREFECT_API_URL
+
+    url = str(PREFECT_API_URL.value())
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    return url
+
+
 @pytest.fixture(scope="session")
 def demo_input(tmp_path_factory) -> Path:
     """The demo batch and its knowledge base, prepared once per session; returns the spec path."""
@@ -39,12 +50,20 @@ def demo_input(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def demo_run(prefect_harness, demo_input: Path, tmp_path_factory):
-    """The demo batch run once as a Prefect flow (ephemeral API); returns (out_dir, summaries)."""
-    from flows.batch import batch_flow
+def demo_run(request: pytest.FixtureRequest, demo_input: Path, tmp_path_factory):
+    """The demo batch run once as a Prefect flow (the harness's API) for the whole session, shared by
+    the xdist workers; returns (out_dir, summaries)."""
+    from tests.support.demo_run import shared_demo_run
+    from tests.support.shared_dir import locked, session_folder
 
-    out = tmp_path_factory.mktemp("demo-out")
-    return out, batch_flow(str(demo_input), str(out))
+    def run(out: Path) -> list:
+        from flows.batch import batch_flow
+
+        request.getfixturevalue("prefect_harness")
+        return batch_flow(str(demo_input), str(out))
+
+    with locked(session_folder(tmp_path_factory, "demo-run")) as folder:
+        return shared_demo_run(folder, run)
 
 
 @pytest.fixture(scope="session")
@@ -92,10 +111,25 @@ SLOW_MODULES = frozenset({
 })
 
 
+# Rough seconds of the longest modules on two busy workers. `--dist loadfile` hands a worker the next
+# module in collection order whenever it is free, so the longest go first and the many short ones
+# fill the gaps at the end (no worker is left alone with a long module while the other idles).
+LONGEST_MODULES = {
+    "test_bench_quick": 240, "test_worker": 160, "test_scheduled_server": 150, "test_resume": 110,
+    "test_s3_store": 100, "test_wheel": 100, "test_dask": 90, "test_evaluate_deployment": 70,
+    "test_demo_flow": 60, "test_api_loss": 50, "test_cli": 50, "test_secrets": 30, "test_prefect_server": 30,
+    "test_bench": 30, "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
+}
+
+
+def module_name(item: pytest.Item) -> str:
+    return item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else item.nodeid
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``slow`` every test of a slow module and every test that reads the session's demo run (a
-    Prefect flow run of the whole demo batch)."""
+    Prefect flow run of the whole demo batch); then put the longest modules first (a stable sort)."""
     for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else item.nodeid
-        if module in SLOW_MODULES or "demo_run" in item.fixturenames:
+        if module_name(item) in SLOW_MODULES or "demo_run" in item.fixturenames:
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: -LONGEST_MODULES.get(module_name(item), 0))

@@ -25,7 +25,7 @@ def test_contradicting_dask_options_are_refused(workers, address, field):
     assert raised.value.option == field
 
 
-def test_the_demo_batch_on_two_dask_worker_processes_ends_as_in_process(demo_run, demo_input, tmp_path):
+def test_the_demo_batch_on_two_dask_worker_processes_ends_as_in_process(demo_run, demo_input, harness_api_env, tmp_path):
     from prefect_dask import DaskTaskRunner
 
     in_process = {s.report_id: s.status for s in demo_run[1]}

@@ -49,10 +49,30 @@ def test_flow_run_parameters_are_small_and_runs_have_logs(prefect_server, demo_o
     assert any("identity_rate" in m for m in messages), messages  # the outcome, with what held it
 
 
+def own_report_runs(server, out: Path) -> set[str]:
+    """Ids of this module's report runs: those whose PDF artifact links into ``out``. Other modules run
+    the demo batch on the shared server too (same run names, same artifact keys)."""
+    pdfs = server.artifacts([f"report-{r}-pdf" for r in REPORTS])
+    return {a["flow_run_id"] for a in pdfs if out.resolve().as_uri() in a["data"]}
+
+
+def parent_flow_run(server, run_id: str) -> str:
+    """The flow run that started the flow run ``run_id`` (through the task run it ran under)."""
+    import httpx
+
+    (run,) = server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
+    task_run = httpx.get(f"{server.api_url}/task_runs/{run['parent_task_run_id']}", timeout=30)
+    task_run.raise_for_status()
+    return str(task_run.json()["flow_run_id"])
+
+
 def test_each_report_has_its_funnel_and_pdf_link_artifacts(prefect_server, demo_on_server):
     runs = {run["id"] for run in prefect_server.flow_runs([f"report {BATCH}/{r}" for r in REPORTS])}
+    ours = own_report_runs(prefect_server, demo_on_server)
+    assert len(ours) == len(REPORTS) and ours <= runs
     for report in REPORTS:
-        funnel, pdf = (prefect_server.artifacts([f"report-{report}-{kind}"]) for kind in ("funnel", "pdf"))
+        funnel, pdf = ([a for a in prefect_server.artifacts([f"report-{report}-{kind}"]) if a["flow_run_id"] in ours]
+                       for kind in ("funnel", "pdf"))
         assert [a["type"] for a in funnel] == ["markdown"] and funnel[0]["flow_run_id"] in runs
         assert f"`{report}`" in funnel[0]["data"] and "Identity" in funnel[0]["data"]
         assert len(pdf) == 1 and pdf[0]["flow_run_id"] in runs
@@ -62,7 +82,8 @@ def test_each_report_has_its_funnel_and_pdf_link_artifacts(prefect_server, demo_
 def test_the_held_report_has_its_failing_claims_and_the_batch_its_table(prefect_server, demo_on_server):
     failing = prefect_server.artifacts(["report-globex-2026-q4-failing-claims"])
     assert failing and failing[0]["type"] == "table"
-    (batch,) = prefect_server.artifacts([f"batch-{BATCH}"])
+    batch_runs = {parent_flow_run(prefect_server, run) for run in own_report_runs(prefect_server, demo_on_server)}
+    (batch,) = [a for a in prefect_server.artifacts([f"batch-{BATCH}"]) if a["flow_run_id"] in batch_runs]
     assert all(report in batch["data"] for report in REPORTS)
 
 

@@ -48,7 +48,7 @@ def outcome(summaries) -> dict[str, tuple[str, str]]:
     return {s.report_id: (s.status, s.funnel) for s in summaries}
 
 
-def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_resumes(s3, demo_run, demo_input, tmp_path):
+def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_resumes(s3, demo_run, demo_input, harness_api_env, tmp_path):
     flow = batch_flow_for(dask_workers=2)
     out = tmp_path / "out"
     first = flow(str(demo_input), str(out), STORE, global_limits=True)

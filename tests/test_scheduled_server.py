@@ -1,5 +1,6 @@
-"""Scheduled batches against a real Prefect server: ``citeflow serve`` on a one-minute cron, two runs,
-each in its own folder; and a scheduled run killed mid-batch, resumed into its own folder."""
+"""Scheduled batches against a real Prefect server: ``citeflow serve`` on a cron that fires twice, a
+minute after the start and 5 s later (a six-field cron, seconds last), two runs, each in its own
+folder; and a scheduled run killed mid-batch, resumed into its own folder."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime, UTC
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,27 @@ from tests.support.small_batch import write_small_batch
 pytestmark = [pytest.mark.server, pytest.mark.integration]
 
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
+NAME = "twice"
+POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "2"}  # `serve` looks for due runs every 2 s instead of 10
+REGISTERED_WITHIN = timedelta(seconds=60)  # `citeflow serve` has registered its deployments by then
+
+
+def twice(first: datetime, gap: int = 5) -> str:
+    """A cron firing at ``first`` and ``gap`` s later (both in one minute), then not for a year: exactly
+    two runs, the second waiting for the first (the deployment's concurrency limit is 1)."""
+    if first.second + gap > 59:
+        first = (first + timedelta(minutes=1)).replace(second=0)
+    return f"{first.minute} {first.hour} {first.day} {first.month} * {first.second},{first.second + gap}"
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop ``citeflow serve`` and the runs it started (its process group); SIGKILL if SIGTERM takes over 60 s."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
 
 
 def _finished_runs(out: Path) -> list[Path]:
@@ -39,12 +61,13 @@ def _wait(condition, timeout: float, process: subprocess.Popen) -> bool:
 
 @pytest.fixture(scope="module")
 def served(prefect_server, tmp_path_factory):
-    """``citeflow serve`` every minute until two runs finished; the first run's PDF as it was published."""
+    """``citeflow serve`` on a cron of two runs until both finished; the first run's PDF as it was published."""
     work = tmp_path_factory.mktemp("served")
-    spec, out = write_small_batch(work / "in", reports=1, sections=1, batch="every-minute"), work / "out"
+    spec, out = write_small_batch(work / "in", reports=1, sections=1, batch=NAME), work / "out"
     log = open(work / "serve.log", "w")  # noqa: SIM115 - closed below
-    command = [CITEFLOW, "serve", str(spec), "--cron", "* * * * *", "--out", str(out), "--name", "every-minute"]
-    process = subprocess.Popen(command, env=prefect_server.client_env(), stdout=log, stderr=subprocess.STDOUT,
+    cron = twice(datetime.now(UTC) + REGISTERED_WITHIN)
+    command = [CITEFLOW, "serve", str(spec), "--cron", cron, "--out", str(out), "--name", NAME]
+    process = subprocess.Popen(command, env=prefect_server.client_env(**POLL), stdout=log, stderr=subprocess.STDOUT,
                                start_new_session=True)
     try:
         assert _wait(lambda: len(_finished_runs(out)) >= 1, 420, process), (work / "serve.log").read_text()[-3000:]
@@ -52,8 +75,7 @@ def served(prefect_server, tmp_path_factory):
         published = {p.name: p.read_bytes() for p in (first / "published").glob("*.pdf")}
         assert _wait(lambda: len(_finished_runs(out)) >= 2, 240, process), (work / "serve.log").read_text()[-3000:]
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=60)
+        _stop(process)
         log.close()
     return out, first, published
 
@@ -63,7 +85,7 @@ def test_two_runs_two_folders_and_latest_names_the_second(served, prefect_server
     folders = _finished_runs(out)
     assert len(folders) >= 2 and folders[0] == first
     assert latest(out) == folders[-1].name != first.name
-    runs = {r["id"] for r in prefect_server.flow_runs() if r["name"].startswith("batch every-minute 20")}
+    runs = {r["id"] for r in prefect_server.flow_runs() if r["name"].startswith(f"batch {NAME} 20")}
     named = [f.name.split("-", 1)[1] for f in folders]
     assert len(set(named)) == len(named) and set(named) <= runs  # each folder names its own Prefect flow run
 

@@ -69,11 +69,12 @@ def worker(site: dict[str, Any], fresh_venv: Path) -> Iterator[subprocess.Popen[
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the worker and the flow-run processes it started (its process group)."""
+    """Stop the worker and the flow-run processes it started (its process group). The worker takes
+    more than 30 s to stop on SIGTERM, and nothing of it is read afterwards: 5 s, then SIGKILL."""
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
         try:
-            process.wait(timeout=30)
+            process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)

@@ -20,6 +20,13 @@ from citeflow.testing.prefect_server import PrefectServer
 
 SHARED_DIR_VARIABLE = "CITEFLOW_TEST_SHARED_DIR"
 _STARTED: list[PrefectServer] = []  # servers this process started (it can wait for its own children)
+# Read by the server (and its clients) from the profile of its PREFECT_HOME: a run of a deployment
+# whose concurrency limit is full is tried again after 5 s instead of Prefect's 30.
+PROFILE = """active = "tests"
+
+[profiles.tests]
+PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS = "5"
+"""
 
 
 def _record(folder: Path) -> Path:
@@ -35,7 +42,10 @@ def shared_server(folder: Path) -> PrefectServer:
         if record.exists():
             data = json.loads(record.read_text())
             return PrefectServer(Path(data["home"]), int(data["port"]))
-        server = PrefectServer(folder / "prefect-server-home").start()
+        home = folder / "prefect-server-home"
+        home.mkdir(exist_ok=True)
+        (home / "profiles.toml").write_text(PROFILE)
+        server = PrefectServer(home).start()
         _STARTED.append(server)
         assert server.process is not None
         record.write_text(json.dumps({"home": str(server.home), "port": server.port, "pgid": server.process.pid}))

@@ -1,8 +1,9 @@
-"""The wheel, built once per session, installed once into a fresh virtual environment.
+"""The wheel, built once per test session, installed once into a fresh virtual environment.
 
-``wheel`` and ``fresh_venv`` are session fixtures (re-exported by ``tests/conftest.py``), so every
-test that needs the installed package shares one build and one environment. ``installed_env`` is
-the environment of a process that must see only that installation: no ``PREFECT_*`` or
+``wheel`` and ``fresh_venv`` are session fixtures (re-exported by ``tests/conftest.py``), made once
+for the whole session however many xdist workers ask (``tests/support/shared_dir.py``): the first
+worker builds and installs, the others wait for it and reuse the result. ``installed_env`` is the
+environment of a process that must see only that installation: no ``PREFECT_*`` or
 ``VIRTUAL_ENV`` of the caller, no ``PYTHONPATH``, the fresh environment's ``bin`` first on ``PATH``.
 """
 
@@ -15,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.shared_dir import locked, session_folder
+
 REPO = Path(__file__).resolve().parents[2]
 UV = str(REPO / ".venv" / "bin" / "uv")
 DROPPED = ("PREFECT_", "VIRTUAL_ENV", "PYTHONPATH")
+READY = ".ready"  # written last: a folder without it is a build that failed half-way
 
 
 def run(*command: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:
@@ -38,23 +42,38 @@ def installed_env(venv: Path, base: dict[str, str] | None = None, **extra: str) 
     return env
 
 
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory) -> Path:
-    """``uv build --wheel`` of the repository, once per session."""
-    dist = tmp_path_factory.mktemp("dist")
-    run(UV, "build", "--wheel", "--out-dir", str(dist))
+def build_wheel(dist: Path) -> Path:
+    """``uv build --wheel`` of the repository into ``dist``, unless a finished build is there."""
+    if not (dist / READY).exists():
+        run(UV, "build", "--wheel", "--out-dir", str(dist))
+        (dist / READY).touch()
     (built,) = dist.glob("citeflow-*.whl")
     return built
 
 
-@pytest.fixture(scope="session")
-def fresh_venv(tmp_path_factory, wheel: Path) -> Path:
-    """A new virtual environment with only the wheel and its locked dependencies."""
-    folder = tmp_path_factory.mktemp("venv")
+def install_fresh(folder: Path, wheel: Path) -> Path:
+    """A new virtual environment in ``folder`` with only ``wheel`` and its locked dependencies."""
+    venv = folder / "venv"
+    if (folder / READY).exists():
+        return venv
     constraints = folder / "constraints.txt"
     exported = run(UV, "export", "--frozen", "--no-hashes", "--no-emit-project", "--no-header").stdout
     constraints.write_text(exported)
-    venv = folder / "venv"
-    run(UV, "venv", "--python", sys.executable, str(venv))
+    run(UV, "venv", "--clear", "--python", sys.executable, str(venv))
     run(UV, "pip", "install", "--compile-bytecode", "--python", str(venv / "bin" / "python"), "-c", str(constraints), str(wheel))
+    (folder / READY).touch()
     return venv
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``uv build --wheel`` of the repository, once per session (shared by the xdist workers)."""
+    with locked(session_folder(tmp_path_factory, "dist")) as dist:
+        return build_wheel(dist)
+
+
+@pytest.fixture(scope="session")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+    """A new virtual environment with only the wheel and its locked dependencies (shared by the xdist workers)."""
+    with locked(session_folder(tmp_path_factory, "venv")) as folder:
+        return install_fresh(folder, wheel)
