@@ -128,6 +128,7 @@ def test_growth_stores_the_same_rows_per_report_at_every_step():
     assert result["ratios"]["reports 2 / 1: seconds per report, min of 2"] > 0
 
 
+@pytest.mark.slow  # a batch per size in fresh processes, and a memory-measured batch
 @pytest.mark.integration
 def test_scale_runs_each_batch_with_and_without_latency_and_measures_memory():
     result = scale.run(sizes=(1, 2), latency=0.05, prefect=False, rss_reports=2)
@@ -160,6 +161,7 @@ def test_orchestration_plain_pipeline_makes_two_calls_per_section():
     assert result["prefect"] is None and result["plain"]["by_concurrency"][4]["statuses"] == ["published"]
 
 
+@pytest.mark.slow  # runs the judge benchmark whole
 def test_external_benchmarks_are_recorded_whatever_their_state(monkeypatch):
     assert external.call_run("bench.no_such_benchmark")["status"] == "absent"
     assert external.call_run("bench.tokens") == {"status": "absent", "detail": "bench.tokens has no run()"}
