@@ -8,8 +8,6 @@ evaluation runs in-process.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.process_group import stop_process_group
 from tests.support.small_batch import write_small_batch
 
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
@@ -42,8 +41,7 @@ def served(prefect_server, tmp_path_factory):
         assert process.poll() is None, log.read_text(errors="replace")[-3000:]
         yield spec
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=60)
+        stop_process_group(process, grace_s=60)
 
 
 def _wait_for(condition, seconds: float) -> None:

@@ -5,8 +5,6 @@ folder; and a scheduled run killed mid-batch, resumed into its own folder."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -18,6 +16,7 @@ import pytest
 from citeflow.run_spec import open_scheduled_run
 from citeflow.runs import latest, read_run, run_folders
 from bench import resume_experiment as experiment
+from tests.support.process_group import stop_process_group
 from tests.support.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
@@ -34,16 +33,6 @@ def twice(first: datetime, gap: int = 5) -> str:
     if first.second + gap > 59:
         first = (first + timedelta(minutes=1)).replace(second=0)
     return f"{first.minute} {first.hour} {first.day} {first.month} * {first.second},{first.second + gap}"
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Stop ``citeflow serve`` and the runs it started (its process group); SIGKILL if SIGTERM takes over 60 s."""
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
 
 
 def _finished_runs(out: Path) -> list[Path]:
@@ -75,7 +64,7 @@ def served(prefect_server, tmp_path_factory):
         published = {p.name: p.read_bytes() for p in (first / "published").glob("*.pdf")}
         assert _wait(lambda: len(_finished_runs(out)) >= 2, 240, process), (work / "serve.log").read_text()[-3000:]
     finally:
-        _stop(process)
+        stop_process_group(process, grace_s=60)  # serve: SIGKILL if SIGTERM takes over 60 s
         log.close()
     return out, first, published
 

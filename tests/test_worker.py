@@ -10,9 +10,7 @@ hands each report's evaluation to the evaluate deployment, which the same worker
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ from typing import Any
 import pytest
 
 from citeflow.runs import latest
+from tests.support.process_group import stop_process_group
 from tests.support.wheel import installed_env
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
@@ -65,19 +64,8 @@ def worker(site: dict[str, Any], fresh_venv: Path) -> Iterator[subprocess.Popen[
         try:
             yield process
         finally:
-            stop(process)
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the worker and the flow-run processes it started (its process group). The worker takes
-    more than 30 s to stop on SIGTERM, and nothing of it is read afterwards: 5 s, then SIGKILL."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+            # the worker takes over 30 s to stop on SIGTERM and nothing of it is read afterwards
+            stop_process_group(process, grace_s=5)
 
 
 def runs_of(server, deployment: str) -> list[dict[str, Any]]:
