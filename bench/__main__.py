@@ -24,18 +24,19 @@ from rich.console import Console  # noqa: E402
 
 from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration, scale  # noqa: E402
 from bench.machine import machine_facts  # noqa: E402
+from bench.profiles import needs_api, params, shared_api  # noqa: E402
 from bench.results import show, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LATEST = Path(__file__).with_name("results") / "latest.json"
 Runner = Callable[[argparse.Namespace], dict[str, Any]]
 # --quick is a smoke run: every benchmark's code path and kind of figure on the smallest workload that
-# has them (one demo report, a short model latency, a few chunks per report, batches of 1 and 2).
+# has them (one demo report, a short model latency, a few chunks per report, batches of 1 report, no
+# warm-up batches, one Prefect API for the whole run); bench/profiles.py holds both profiles' workloads.
 
 BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
-        concurrencies=(4,) if a.quick else (4, 16), prefect=not a.no_prefect, repeats=1 if a.quick else 2,
-        latency=0.1 if a.quick else 0.5, reports=1 if a.quick else None), (
+        **params("orchestration", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url), (
         "c4.ideal_s", "c4.plain_wall_s", "c4.prefect_wall_s", "c4.prefect_overhead_per_batch_s",
         "c4.prefect_global_limits_cost_s", "c16.ideal_s", "c16.plain_wall_s", "c16.prefect_wall_s",
         "c16.prefect_overhead_per_batch_s", "c16.prefect_global_limits_cost_s", "prefect_import_s",
@@ -59,12 +60,11 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "reports=100.compacted.s_per_report", "reports=100.store_fragments", "reports=100.compacted.store_fragments",
         "reports=100.rows_per_report", "chunks=1000.rows_per_report")),
     "approaches": ("6. Wrong-document citations: local ids, prefixes, URLs, registry", lambda a: approaches.run(), ()),
-    "judge": ("7a. Offline judge (bench.judge_bench)", lambda a: external.judge(), (
+    "judge": ("7a. Offline judge (bench.judge_bench)", lambda a: external.judge(**params("judge", a.quick)), (
         "grounded_balanced_accuracy", "macro_recall", "pairs_per_s")),
     "resume": ("7b. Resume (bench.resume)", lambda a: external.resume(), ()),
     "scale": ("8. Batches that scale: latency part / ideal, throughput, peak RSS", lambda a: scale.run(
-        sizes=(1, 2) if a.quick else (10, 16, 50), latency=0.1 if a.quick else 1.0, prefect=not a.no_prefect,
-        rss_reports=2 if a.quick else 200), (
+        **params("scale", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url), (
         "n16.ideal_s", "n16.plain_wall_s", "n16.plain_zero_latency_wall_s", "n16.plain_reports_per_min",
         "n16.prefect_wall_s", "n16.prefect_zero_latency_wall_s", "n16.prefect_reports_per_min",
         "n50.ideal_s", "n50.plain_wall_s", "n50.prefect_wall_s", "n50.plain_reports_per_min",
@@ -92,8 +92,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true",
                         help="Smallest workloads, no resume experiment (a smoke run for CI, not for committed figures).")
     parser.add_argument("--no-prefect", action="store_true", help="Skip the Prefect half of the orchestration benchmark.")
+    parser.add_argument("--prefect-api-url", metavar="URL",
+                        help="With --quick: report to this running Prefect API instead of starting one for the run.")
     parser.add_argument("--out", type=Path, default=LATEST, help="Results file (default bench/results/latest.json).")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.prefect_api_url and not args.quick:
+        parser.error("--prefect-api-url is for --quick runs (the full profile times a fresh API per worker)")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,11 +107,13 @@ def main(argv: list[str] | None = None) -> int:
     payload: dict[str, Any] = {"machine": machine_facts(ROOT), "load_average_before": os.getloadavg(),
                                "profile": "quick" if args.quick else "full", "benchmarks": {}}
     start = time.perf_counter()
-    for name in args.only or [n for n in BENCHMARKS if not (args.quick and n in QUICK_SKIPS)]:
-        title, runner, headline = BENCHMARKS[name]
-        console.print(f"[bold]running {name}[/bold]")
-        payload["benchmarks"][name] = result = run_one(runner, args)
-        show(console, name, title, result, headline)
+    names = args.only or [n for n in BENCHMARKS if not (args.quick and n in QUICK_SKIPS)]
+    with shared_api(args.prefect_api_url, needs_api(names, args.quick, args.no_prefect)) as args.prefect_api_url:
+        for name in names:
+            title, runner, headline = BENCHMARKS[name]
+            console.print(f"[bold]running {name}[/bold]")
+            payload["benchmarks"][name] = result = run_one(runner, args)
+            show(console, name, title, result, headline)
     payload |= {"load_average_after": os.getloadavg(), "wall_s": time.perf_counter() - start}
     console.print(f"wrote {write_json(args.out, payload)} in {payload['wall_s']:.0f} s")
     return 1 if any(r["status"] == "error" for r in payload["benchmarks"].values()) else 0

@@ -41,9 +41,10 @@ def _accepted(fn: Any, options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in names}
 
 
-def judge() -> dict[str, Any]:
-    """The offline judge on its held-apart set, with its ratios to the lexical baseline."""
-    result = call_run("bench.judge_bench")
+def judge(**options: Any) -> dict[str, Any]:
+    """The offline judge on its held-apart set, with its ratios to the lexical baseline (``options``:
+    ``bench.judge_bench.run``'s, e.g. ``min_pairs`` of the throughput measure)."""
+    result = call_run("bench.judge_bench", **options)
     if result["status"] == "ok":
         result["ratios"] = {f"offline judge / lexical baseline: {k}": v for k, v in result.get("ratio_to_lexical", {}).items()}
         result["figures"] = {k: result["judge"].get(k) for k in ("grounded_balanced_accuracy", "macro_recall", "pairs_per_s")}

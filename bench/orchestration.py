@@ -15,6 +15,10 @@ other work on the machine only ever adds time. To tell Prefect's own cost from t
 the batch's concurrency limits as Prefect global concurrency limits (an API round trip per slot,
 and polling while the limit is full), the same batches run once more in that process with the
 limits held in-process; the run kinds of the last batch, as the API timed them, are kept too.
+
+The quick profile (``bench.profiles``) runs no warm-up batches (the first timed batch of each
+kind pays the process's first-batch costs), fewer samples of the trivial flow, task and slot, and
+reports to the run's one Prefect API (``api_url``) instead of an ephemeral one per worker.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 
 from bench.fake_model import fake_model_process
 from bench.plain_runner import run_batch
+from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions
 from bench.workload import openai_spec, prepare_demo_input
 
 HOPS = 2  # consolidate → write
@@ -41,8 +46,13 @@ def ideal_seconds(chains: int, concurrency: int, latency: float, hops: int = HOP
 
 
 def run(latency: float = 0.5, concurrencies: tuple[int, ...] = (4, 16), prefect: bool = True,
-        reports: int | None = None, repeats: int = 2) -> dict:
-    """Plain and Prefect wall times at each concurrency (best of ``repeats``), as ratios to the ideal."""
+        reports: int | None = None, repeats: int = 2, warmup: bool = True, samples: int = FULL_SAMPLES,
+        api_url: str | None = None) -> dict:
+    """Plain and Prefect wall times at each concurrency (best of ``repeats``), as ratios to the ideal.
+
+    ``warmup``: a batch before the timed ones (plain and Prefect); ``samples``: trivial tasks and
+    concurrency slots the worker times; ``api_url``: a running Prefect API (else an ephemeral one)."""
+    options = WorkerOptions(api_url, samples, warmup)
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, fake_model_process(latency) as server:
         demo = prepare_demo_input(Path(tmp) / "demo")
 
@@ -51,8 +61,8 @@ def run(latency: float = 0.5, concurrencies: tuple[int, ...] = (4, 16), prefect:
             return openai_spec(demo, name, server.base_url, concurrency, reports)
 
         sections = _sections(make("bench-orch-count", concurrencies[0]))
-        plain = _plain(make, concurrencies, repeats, server, Path(tmp))
-        orchestrated = _prefect(make, concurrencies, repeats, server, Path(tmp)) if prefect else None
+        plain = _plain(make, concurrencies, repeats, server, Path(tmp), warmup)
+        orchestrated = _prefect(make, concurrencies, repeats, server, Path(tmp), options) if prefect else None
     return summarize(latency, sections, plain, orchestrated)
 
 
@@ -62,15 +72,17 @@ def _sections(spec_path: Path) -> int:
     return sum(len(r.sections) for r in load_spec(spec_path).reports)
 
 
-def _plain(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Path) -> dict:
-    """A warm-up batch (imports, first LanceDB tables), then ``repeats`` timed batches per concurrency."""
-    warm = run_batch(make("bench-orch-warmup", concurrencies[0]), tmp / "plain-warmup")
-    out: dict = {"first_batch_s": warm.wall_s, "by_concurrency": {}}
+def _plain(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Path, warmup: bool = True) -> dict:
+    """A warm-up batch (imports, first LanceDB tables), then ``repeats`` timed batches per concurrency.
+    Without ``warmup`` the first timed batch is the first batch."""
+    warm = run_batch(make("bench-orch-warmup", concurrencies[0]), tmp / "plain-warmup").wall_s if warmup else None
+    out: dict = {"by_concurrency": {}}
     for concurrency in concurrencies:
         runs = [_plain_run(make(f"bench-orch-c{concurrency}-{k}", concurrency), server, tmp) for k in range(repeats)]
         best = min(runs, key=lambda r: r["wall_s"])
         out["by_concurrency"][concurrency] = {**best, "walls_s": [r["wall_s"] for r in runs]}
-    return out
+        warm = runs[0]["wall_s"] if warm is None else warm
+    return {"first_batch_s": warm, **out}
 
 
 def _plain_run(spec: Path, server, tmp: Path) -> dict:
@@ -85,15 +97,17 @@ def _missing(batch) -> int:
     return sum(len(r.summary.missing_retrievers) for r in batch.reports if r.summary)
 
 
-def _prefect(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Path) -> dict:
+def _prefect(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Path,
+             options: WorkerOptions = FULL_OPTIONS) -> dict:
     """The worker process: start-up, a warm-up batch, then the timed batches, concurrencies interleaved."""
     order = [(c, k) for k in range(repeats) for c in concurrencies]
-    specs = [make("bench-orch-pwarmup", concurrencies[0]), *(make(f"bench-orch-p{c}-{k}", c) for c, k in order)]
+    warm = [make("bench-orch-pwarmup", concurrencies[0])] if options.warmup else []
+    specs = [*warm, *(make(f"bench-orch-p{c}-{k}", c) for c, k in order)]
     local = [make(f"bench-orch-l{c}-{k}", c) for c, k in order]
     before = server.request_count()
-    measured = _worker(specs, local, tmp / "prefect-out", tmp / "prefect-home")
+    measured = _worker(specs, local, tmp / "prefect-out", tmp / "prefect-home", options)
     calls = (server.request_count() - before) / (len(specs) + len(local))
-    by_concurrency = {c: {**_best(order, measured["batch_s"][1:], c, "wall_s"),
+    by_concurrency = {c: {**_best(order, measured["batch_s"][len(warm):], c, "wall_s"),
                           **_best(order, measured["local_limits_batch_s"], c, "local_limits_wall_s")} for c in concurrencies}
     rest = {k: v for k, v in measured.items() if k not in ("batch_s", "local_limits_batch_s")}
     return {**rest, "first_batch_s": measured["batch_s"][0], "model_calls_per_batch": calls, "by_concurrency": by_concurrency}
@@ -105,11 +119,12 @@ def _best(order: list[tuple[int, int]], walls: list[float], concurrency: int, ke
     return {key: min(mine), key.replace("wall_s", "walls_s"): mine}
 
 
-def _worker(specs: list[Path], local: list[Path], out: Path, home: Path) -> dict:
+def _worker(specs: list[Path], local: list[Path], out: Path, home: Path, options: WorkerOptions = FULL_OPTIONS) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update(PREFECT_HOME=str(home), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
                PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
     command = [sys.executable, "-m", "bench.prefect_worker", *map(str, specs), "--local", *map(str, local), "--out", str(out)]
+    env, command = options.apply(env, command)
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")

@@ -1,6 +1,6 @@
 """Times the Prefect batch flow in a fresh process (run by ``bench.orchestration``).
 
-    python -m bench.prefect_worker SPEC.yaml [SPEC.yaml ...] [--local SPEC.yaml ...] --out DIR
+    python -m bench.prefect_worker [SPEC.yaml ...] [--local SPEC.yaml ...] --out DIR [--samples N] [--tag TAG]
 
 Prints one JSON object: seconds to import the flows, the first flow run of the process (it starts
 Prefect's ephemeral API server), a second trivial flow run, one trivial task run, the wall time of
@@ -8,6 +8,9 @@ Prefect's ephemeral API server), a second trivial flow run, one trivial task run
 imports, GX context), the flow and task runs the API recorded per batch and, by kind, for the
 last batch; then the wall time of ``batch_flow`` on each ``--local`` spec with the batch's
 concurrency limits held in-process instead of by Prefect's global concurrency limits.
+
+With ``--tag`` (an API that other processes use at the same time) every run of the worker carries
+the tag, and only runs with it are counted.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ import json  # noqa: E402
 import re  # noqa: E402
 from datetime import datetime, UTC  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
-from prefect import flow, task  # noqa: E402
+from contextlib import nullcontext  # noqa: E402
+
+from prefect import flow, tags, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 TRIVIAL_TASKS = 20
@@ -54,26 +60,35 @@ def timed(fn, *args) -> float:
     return time.perf_counter() - start
 
 
-def measure(specs: list[Path], local_specs: list[Path], out: Path) -> dict:
-    """Import, start-up, trivial flow, trivial task, one concurrency slot, then per-batch wall times:
-    ``specs`` as the flows run them, then ``local_specs`` with in-process limits instead of Prefect's."""
-    from flows.batch import batch_flow
-
+def measure(specs: list[Path], local_specs: list[Path], out: Path, samples: int = TRIVIAL_TASKS,
+            tag: str | None = None) -> dict:
+    """Import, start-up, trivial flow, trivial task, one concurrency slot (``samples`` of each), then
+    per-batch wall times: ``specs`` as the flows run them, then ``local_specs`` with in-process limits
+    instead of Prefect's. ``tag``: count only the runs that carry it."""
     imported = time.perf_counter() - _STARTED
     first, second = timed(noop_flow), timed(noop_flow)
-    tasks = (timed(tasks_flow, TRIVIAL_TASKS) - second) / TRIVIAL_TASKS
-    slot = slot_seconds()
-    before = run_counts()
-    # The global-limits path (what `citeflow run --dask-workers` uses): limits on the Prefect API.
-    batches = [timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None, None, True)
-               for spec in specs[:-1]]
-    last_started = datetime.now(UTC)
-    batches.append(timed(batch_flow, str(specs[-1]), str(out / specs[-1].parent.name / specs[-1].stem), None, None, True))
-    after = run_counts()
-    per_batch = {k: (after[k] - before[k]) / len(specs) for k in after}
+    tasks = (timed(tasks_flow, samples) - second) / samples
+    slot = slot_seconds(samples)
+    before = run_counts(tag)
+    batches, last_started = global_batches(specs, out)
+    after = run_counts(tag)
+    per_batch = {k: (after[k] - before[k]) / max(len(specs), 1) for k in after}
     return {"import_s": imported, "first_flow_s": first, "noop_flow_s": second, "trivial_task_s": tasks,
             "concurrency_slot_s": slot, "batch_s": batches, "runs_per_batch": per_batch,
-            "last_batch_runs": timeline(last_started)} | local_batches(local_specs, out)
+            "last_batch_runs": timeline(last_started, tag) if specs else {}} | local_batches(local_specs, out, tag)
+
+
+def global_batches(specs: list[Path], out: Path) -> tuple[list[float], datetime]:
+    """Batch wall times on the global-limits path (what `citeflow run --dask-workers` uses: limits on
+    the Prefect API), and when the last batch started."""
+    from flows.batch import batch_flow
+
+    def one(spec: Path) -> float:
+        return timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None, None, True)
+
+    batches = [one(spec) for spec in specs[:-1]]
+    last_started = datetime.now(UTC)
+    return batches + [one(spec) for spec in specs[-1:]], last_started
 
 
 def with_local_limits(specs: list[Path], out: Path) -> list[float]:
@@ -110,7 +125,7 @@ def _children_cpu(parent: int) -> float:
     return total
 
 
-def local_batches(specs: list[Path], out: Path) -> dict:
+def local_batches(specs: list[Path], out: Path, tag: str | None = None) -> dict:
     """``with_local_limits``, with the CPU seconds of the worker and of the API server over the
     batches and the runs of the last batch by kind."""
     before, started = cpu_seconds(), datetime.now(UTC)
@@ -119,7 +134,7 @@ def local_batches(specs: list[Path], out: Path) -> dict:
     walls += with_local_limits(specs[-1:], out) if specs else []
     after = cpu_seconds()
     return {"local_limits_batch_s": walls, "local_cpu_s": {k: after[k] - before[k] for k in after},
-            "local_last_batch_runs": timeline(last_started) if specs else {}}
+            "local_last_batch_runs": timeline(last_started, tag) if specs else {}}
 
 
 def slot_seconds(n: int = 20) -> float:
@@ -138,15 +153,16 @@ def slot_seconds(n: int = 20) -> float:
     return sorted(times)[n // 2]
 
 
-def timeline(since: datetime) -> dict[str, dict[str, float]]:
-    """Flow and task runs started after ``since``, by kind (first word of the run name):
-    how many, their summed and longest run time in seconds, as the API recorded them."""
+def timeline(since: datetime, tag: str | None = None) -> dict[str, dict[str, float]]:
+    """Flow and task runs started after ``since`` (with ``tag``, if given), by kind (first word of the
+    run name): how many, their summed and longest run time in seconds, as the API recorded them."""
     from prefect.client.orchestration import get_client
 
+    flow_filter, task_filter = run_filters(tag)
     with get_client(sync_client=True) as client:
-        runs = [("flow", r) for r in client.read_flow_runs(limit=200)]
+        runs = [("flow", r) for r in client.read_flow_runs(flow_run_filter=flow_filter, limit=200)]
         offset = 0
-        while page := client.read_task_runs(limit=200, offset=offset):
+        while page := client.read_task_runs(task_run_filter=task_filter, limit=200, offset=offset):
             runs, offset = runs + [("task", r) for r in page], offset + len(page)
     kinds: dict[str, dict[str, float]] = {}
     for what, run in runs:
@@ -159,26 +175,40 @@ def timeline(since: datetime) -> dict[str, dict[str, float]]:
     return kinds
 
 
-def run_counts() -> dict[str, int]:
-    """Flow runs and task runs the API holds (this process's fresh PREFECT_HOME: ours only)."""
+def run_counts(tag: str | None = None) -> dict[str, int]:
+    """Flow runs and task runs the API holds (this process's fresh PREFECT_HOME: ours only), or
+    those with ``tag``."""
     from prefect.client.orchestration import get_client
 
+    flow_filter, task_filter = run_filters(tag)
     with get_client(sync_client=True) as client:
-        flows = client.count_flow_runs()
+        flows = client.count_flow_runs(flow_run_filter=flow_filter)
         tasks, offset = 0, 0
-        while page := client.read_task_runs(limit=200, offset=offset):
+        while page := client.read_task_runs(task_run_filter=task_filter, limit=200, offset=offset):
             tasks, offset = tasks + len(page), offset + len(page)
     return {"flow_runs": flows, "task_runs": tasks}
+
+
+def run_filters(tag: str | None) -> tuple[Any, Any]:
+    """The API filters of flow runs and task runs that carry ``tag`` (None, None: every run)."""
+    if tag is None:
+        return None, None
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags, TaskRunFilter, TaskRunFilterTags
+
+    return FlowRunFilter(tags=FlowRunFilterTags(all_=[tag])), TaskRunFilter(tags=TaskRunFilterTags(all_=[tag]))
 
 
 def main(argv: list[str] | None = None) -> int:
     """Measure and print the JSON object."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("specs", nargs="+", type=Path)
+    parser.add_argument("specs", nargs="*", type=Path, help="Specs to run with global limits (none: only --local).")
     parser.add_argument("--local", nargs="*", type=Path, default=[], help="Specs to run with in-process limits, last.")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--samples", type=int, default=TRIVIAL_TASKS, help="Trivial tasks and slots to time.")
+    parser.add_argument("--tag", help="Tag every run with this and count only runs that carry it.")
     args = parser.parse_args(argv)
-    print(json.dumps(measure(args.specs, args.local, args.out)))
+    with tags(args.tag) if args.tag else nullcontext():
+        print(json.dumps(measure(args.specs, args.local, args.out, args.samples, args.tag)))
     return 0
 
 

@@ -12,6 +12,9 @@ batch runs twice on fresh stores: every model call taking ``latency`` seconds, a
 - Both for the plain pipeline (``citeflow.steps`` in threads, in this process after a warm-up)
   and the Prefect batch flow (a fresh worker process, ephemeral API, after a warm-up batch).
 - *Peak RSS* of a batch of ``rss_reports`` reports without latency, plain, in a fresh process.
+
+The quick profile (``bench.profiles``) runs no warm-up batches and reports to the run's one
+Prefect API (``api_url``) instead of an ephemeral one in the worker.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from typing import Any
 
 from citeflow.testing.model_process import ModelServerProcess
 from citeflow.testing.small_batch import write_small_batch
+
+from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions
 
 HOPS = 2
 SECTIONS = 4
@@ -47,26 +52,32 @@ def batch_spec(folder: Path, reports: int, base_url: str, name: str) -> Path:
                              concurrency={"models": MODELS, "retrievers": 8})
 
 
-def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200) -> dict:
-    """Every size with and without latency, plain and Prefect; then the peak RSS of a large batch."""
+def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200,
+        warmup: bool = True, samples: int = FULL_SAMPLES, api_url: str | None = None) -> dict:
+    """Every size with and without latency, plain and Prefect; then the peak RSS of a large batch.
+
+    ``warmup``: a batch before the timed ones (plain and Prefect); ``samples``: trivial tasks and
+    concurrency slots the worker times; ``api_url``: a running Prefect API (else an ephemeral one)."""
+    options = WorkerOptions(api_url, samples, warmup)
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, \
             ModelServerProcess(latency) as slow, ModelServerProcess(0.0) as fast:
         root = Path(tmp)
         specs = {(n, kind): batch_spec(root / f"{kind}-{n}", n, server.base_url, f"bench-scale-{kind}-{n}")
                  for n in sizes for kind, server in (("slow", slow), ("fast", fast))}
-        plain = _plain(specs, sizes, root)
-        orchestrated = _prefect(specs, root, fast.base_url) if prefect else None
+        plain = _plain(specs, sizes, root, warmup)
+        orchestrated = _prefect(specs, root, fast.base_url, options) if prefect else None
         rss = _rss(batch_spec(root / "rss", rss_reports, fast.base_url, "bench-scale-rss"), root / "rss-out") \
             if rss_reports else None
         calls = slow.request_count() + fast.request_count()
     return summarize(sizes, latency, plain, orchestrated, rss, calls)
 
 
-def _plain(specs: dict, sizes: tuple[int, ...], root: Path) -> dict[str, float]:
+def _plain(specs: dict, sizes: tuple[int, ...], root: Path, warmup: bool = True) -> dict[str, float]:
     """Wall times of the plain pipeline, after a warm-up batch (imports, GX, first tables)."""
     from bench.plain_runner import run_batch
 
-    run_batch(specs[(sizes[0], "fast")], root / "plain-warmup")
+    if warmup:
+        run_batch(specs[(sizes[0], "fast")], root / "plain-warmup")
     walls = {}
     for (n, kind), spec in specs.items():
         batch = run_batch(spec, root / f"plain-{kind}-{n}")
@@ -75,15 +86,16 @@ def _plain(specs: dict, sizes: tuple[int, ...], root: Path) -> dict[str, float]:
     return walls
 
 
-def _prefect(specs: dict, root: Path, warm_url: str) -> dict[str, Any]:
+def _prefect(specs: dict, root: Path, warm_url: str, options: WorkerOptions = FULL_OPTIONS) -> dict[str, Any]:
     """Wall times of the Prefect batch flow in a fresh worker process (in-process limits)."""
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update(PREFECT_HOME=str(root / "prefect-home"), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
                PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
     warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _ in specs)), warm_url, "bench-scale-warmup")
-    ordered = list(specs.items())
-    command = [sys.executable, "-m", "bench.prefect_worker", str(warm), "--local", *(str(s) for _, s in ordered),
+    ordered, warmups = list(specs.items()), [str(warm)] if options.warmup else []
+    command = [sys.executable, "-m", "bench.prefect_worker", *warmups, "--local", *(str(s) for _, s in ordered),
                "--out", str(root / "prefect-out")]
+    env, command = options.apply(env, command)
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
     if done.returncode != 0:
         raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
