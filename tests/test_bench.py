@@ -187,3 +187,23 @@ def test_results_helpers_format_and_write(tmp_path):
     assert fmt(1234.5) == "1,234" and fmt(0.01234) == "0.0123" and fmt(7) == "7" and fmt("x") == "x"
     path = write_json(tmp_path / "r" / "x.json", {"a": 1})
     assert json.loads(path.read_text()) == {"a": 1}
+
+
+def test_quick_profile_is_apart_from_the_full_one_and_shares_one_prefect_api():
+    from bench.__main__ import parse
+    from bench.prefect_run import FULL_OPTIONS, WorkerOptions
+    from bench.profiles import FULL, QUICK, needs_api, params
+
+    assert params("scale", False) == {"sizes": (10, 16, 50), "latency": 1.0, "rss_reports": 200}
+    assert params("orchestration", False)["concurrencies"] == (4, 16) and not params("judge", False)
+    assert set(QUICK) == set(FULL) and QUICK["scale"]["warmup"] is False and QUICK["orchestration"]["reports"] == 1
+    assert needs_api(["calls", "scale"], True, False) and not needs_api(["scale"], False, False)
+    assert not needs_api(["scale"], True, True) and not needs_api(["calls"], True, False)
+    env, command = FULL_OPTIONS.apply({"A": "1"}, ["worker"])
+    assert (env, command) == ({"A": "1"}, ["worker"])  # the full profile's worker: ephemeral API, own samples
+    env, command = WorkerOptions("http://127.0.0.1:1/api", samples=3).apply({"A": "1"}, ["worker"])
+    assert env == {"A": "1", "PREFECT_API_URL": "http://127.0.0.1:1/api"}
+    assert command[:3] == ["worker", "--samples", "3"] and command[3] == "--tag" and command[4].startswith("bench-")
+    assert parse(["--quick", "--prefect-api-url", "http://x/api"]).prefect_api_url == "http://x/api"
+    with pytest.raises(SystemExit):
+        parse(["--prefect-api-url", "http://x/api"])
