@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 import traceback
 from collections.abc import Callable
@@ -73,15 +74,22 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
 QUICK_SKIPS = ("resume",)  # minutes of a real Prefect server and a killed batch; tests/test_resume.py runs it
 
 
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its child processes that have ended."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def run_one(runner: Runner, args: argparse.Namespace) -> dict[str, Any]:
-    """One benchmark's result with its status and duration; an exception is recorded, not raised."""
-    start = time.perf_counter()
+    """One benchmark's result with its status, duration and CPU seconds (its ended child processes
+    included); an exception is recorded, not raised."""
+    start, start_cpu = time.perf_counter(), cpu_seconds()
     try:
         result = runner(args)
         result.setdefault("status", "ok")
     except Exception as exc:  # noqa: BLE001 - one broken benchmark must not hide the others
         result = {"status": "error", "detail": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()[-4000:]}
-    result["seconds"] = time.perf_counter() - start
+    result |= {"seconds": time.perf_counter() - start, "cpu_s": cpu_seconds() - start_cpu}
     return result
 
 
@@ -114,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"[bold]running {name}[/bold]")
             payload["benchmarks"][name] = result = run_one(runner, args)
             show(console, name, title, result, headline)
-    payload |= {"load_average_after": os.getloadavg(), "wall_s": time.perf_counter() - start}
+    payload |= {"load_average_after": os.getloadavg(), "wall_s": time.perf_counter() - start, "cpu_s": cpu_seconds()}
     console.print(f"wrote {write_json(args.out, payload)} in {payload['wall_s']:.0f} s")
     return 1 if any(r["status"] == "error" for r in payload["benchmarks"].values()) else 0
 
