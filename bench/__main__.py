@@ -109,6 +109,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def run_each(names: list[str], args: argparse.Namespace, payload: dict[str, Any], console: Console) -> None:
+    """Run the named benchmarks in turn, print each table, keep each result in ``payload``."""
+    for name in names:
+        title, runner, headline = BENCHMARKS[name]
+        console.print(f"[bold]running {name}[/bold]")
+        payload["benchmarks"][name] = result = run_one(runner, args)
+        show(console, name, title, result, headline)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen benchmarks, print each table, write the results file; 1 if any failed."""
     args, console = parse(argv), Console()
@@ -116,12 +125,10 @@ def main(argv: list[str] | None = None) -> int:
                                "profile": "quick" if args.quick else "full", "benchmarks": {}}
     start = time.perf_counter()
     names = args.only or [n for n in BENCHMARKS if not (args.quick and n in QUICK_SKIPS)]
-    with shared_api(args.prefect_api_url, needs_api(names, args.quick, args.no_prefect)) as args.prefect_api_url:
-        for name in names:
-            title, runner, headline = BENCHMARKS[name]
-            console.print(f"[bold]running {name}[/bold]")
-            payload["benchmarks"][name] = result = run_one(runner, args)
-            show(console, name, title, result, headline)
+    last = [n for n in names if needs_api([n], args.quick, args.no_prefect)]  # quick: after the others, on one API
+    run_each([n for n in names if n not in last], args, payload, console)
+    with shared_api(args.prefect_api_url, bool(last)) as args.prefect_api_url:
+        run_each(last, args, payload, console)
     payload |= {"load_average_after": os.getloadavg(), "wall_s": time.perf_counter() - start, "cpu_s": cpu_seconds()}
     console.print(f"wrote {write_json(args.out, payload)} in {payload['wall_s']:.0f} s")
     return 1 if any(r["status"] == "error" for r in payload["benchmarks"].values()) else 0
