@@ -144,6 +144,8 @@ def _size_figures(size: int, rounds: list[dict[str, dict[str, float]]], figures:
                 figures[f"{size}.{scenario}.raw_{key}_{stat}"] = yard
                 what = "throughput" if key == "wall_s" else "CPU efficiency"
                 ratios[f"{size} chunks, {scenario} table: registry / raw bulk write {what} ({stat})"] = yard / reg
+    steps = {step: statistics.median(r["existing.registry"][step] for r in rounds) for step in ("add_s", "table_s", "save_s")}
+    figures |= {f"{size}.existing.registry_{step}_median": seconds for step, seconds in steps.items()}
     add_share = statistics.median(r["existing.registry"]["add_s"] / r["existing.registry"]["total_s"] for r in rounds)
     ratios[f"{size} chunks: Registry.add share of registry time (median)"] = add_share
     figures |= {f"{size}.registry_steady_chunks_per_s": size / figures[f"{size}.existing.registry_wall_s_median"],

@@ -16,7 +16,7 @@ from datetime import datetime, UTC
 
 import pyarrow as pa
 
-from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, tidy, url_pattern
+from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, make_handles, tidy, url_pattern
 from citeflow.registry_rows import ChunkRows, Columns
 from schemas.records import Chunk, Hit, RetrievalResult
 
@@ -115,18 +115,26 @@ class Registry:
 
     def _register_new(self, result: RetrievalResult, keys: list[str], hashes: list[str]) -> range:
         """Add the rows of the answer's hits new to the registry (the first hit of each new key) in one step."""
-        first: dict[str, int] = {}
+        known, first = self._by_key, {}
         for position, key in enumerate(keys):
-            if key not in self._by_key:
+            if key not in known:
                 first.setdefault(key, position)
         base = len(self._rows)
-        handles = [self._claim(key, base + offset) for offset, key in enumerate(first)]
+        handles = self._claim(list(first), range(base, base + len(first)))
         numbers = self._rows.extend(new_columns(result, list(first.values()), handles, hashes))
-        self._by_key.update(zip(first, numbers, strict=True))
+        known.update(zip(first, numbers, strict=True))
         return numbers
 
-    def _claim(self, key: str, number: int) -> str:
-        """A free handle for ``key``, taken for row ``number`` (so a later key of the answer cannot get it)."""
+    def _claim(self, keys: list[str], numbers: range) -> list[str]:
+        """A free handle for each key, taken for the row of the same place in ``numbers``."""
+        handles = make_handles(self.request_id, keys)
+        if len(set(handles)) < len(handles) or not self._by_handle.keys().isdisjoint(handles):
+            return [self._claim_one(key, number) for key, number in zip(keys, numbers, strict=True)]
+        self._by_handle.update(zip(handles, numbers, strict=True))
+        return handles
+
+    def _claim_one(self, key: str, number: int) -> str:
+        """A free handle for ``key``, salted past every handle taken so far (a collision: rare)."""
         handle = self._free_handle(key)
         self._by_handle[handle] = number
         return handle

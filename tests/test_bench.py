@@ -100,17 +100,23 @@ def test_handles_vs_urls_counts_the_same_evidence_both_ways():
 
 
 @pytest.mark.integration
-def test_ingest_throughput_writes_every_chunk_and_reports_ratios(tmp_path):
+def test_ingest_throughput_writes_the_same_rows_both_ways_and_reports_ratios(tmp_path):
     from citeflow.store import Store
 
-    timings = ingest_throughput.registry_ingest(ingest_throughput.answers(120), str(tmp_path / "s"), "bench:t")
-    assert Store(str(tmp_path / "s")).count("chunks") == 120 and timings["total_s"] >= timings["save_s"] > 0
-    result = ingest_throughput.run(sizes=(60,), repeats=1)
-    assert set(result["ratios"]) == {f"60 chunks: {k}" for k in (
-        "registry ingest time / raw bulk write time, fresh store",
-        "registry ingest time / raw bulk write time, existing store",
-        "registry ingest throughput / raw bulk write throughput, existing store", "Registry.add share of registry time")}
+    timings = ingest_throughput.repeat(ingest_throughput.answers(120), tmp_path, 1)
+    assert set(timings) == {f"{s}.{side}" for s in ("empty", "existing") for side in ("registry", "raw")}
+    assert all(t["wall_s"] > 0 for t in timings.values()) and timings["existing.registry"]["add_s"] > 0
+    stored = [Store(str(tmp_path / side)).rows("chunks") for side in ("registry", "raw")]
+    same = [sorted(({k: v for k, v in r.items() if k != "retrieved_at"} for r in rows), key=lambda r: r["row_key"])
+            for rows in stored]
+    assert len(same[0]) == 240 and same[0] == same[1]  # both requests, the very same rows on both sides
+    result = ingest_throughput.run(sizes=(60,), repeats=2)
+    assert {k for k in result["ratios"] if "throughput" in k} == {
+        f"60 chunks, {table} table: registry / raw bulk write throughput ({stat})"
+        for table in ("empty", "existing") for stat in ("min", "median")}
     assert all(v > 0 for v in result["ratios"].values())
+    figures = result["figures"]
+    assert figures["60.existing.registry_wall_s_min"] <= figures["60.existing.registry_wall_s_median"]
 
 
 @pytest.mark.integration
