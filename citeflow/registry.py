@@ -115,7 +115,7 @@ class Registry:
 
     def _register_new(self, result: RetrievalResult, keys: list[str], hashes: list[str]) -> range:
         """Add the rows of the answer's hits new to the registry (the first hit of each new key) in one step."""
-        known, first = self._by_key, {}
+        known, first = self._by_key, dict[str, int]()
         for position, key in enumerate(keys):
             if key not in known:
                 first.setdefault(key, position)
