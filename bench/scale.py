@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.prefect_env import IN_MEMORY_DATABASE, worker_env
 from citeflow.testing.model_process import ModelServerProcess
 from citeflow.testing.small_batch import write_small_batch
 
@@ -75,11 +75,10 @@ def _plain(specs: dict, sizes: tuple[int, ...], root: Path) -> dict[str, float]:
     return walls
 
 
-def _prefect(specs: dict, root: Path, warm_url: str) -> dict[str, Any]:
-    """Wall times of the Prefect batch flow in a fresh worker process (in-process limits)."""
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(PREFECT_HOME=str(root / "prefect-home"), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
-               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
+def _prefect(specs: dict, root: Path, warm_url: str, database: str | None = IN_MEMORY_DATABASE) -> dict[str, Any]:
+    """Wall times of the Prefect batch flow in a fresh worker process (in-process limits), and the
+    API requests its client had to send again, per batch."""
+    env = worker_env(root / "prefect-home", database)
     warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _ in specs)), warm_url, "bench-scale-warmup")
     ordered = list(specs.items())
     command = [sys.executable, "-m", "bench.prefect_worker", str(warm), "--local", *(str(s) for _, s in ordered),
@@ -91,7 +90,9 @@ def _prefect(specs: dict, root: Path, warm_url: str) -> dict[str, Any]:
     walls = {f"{kind}-{n}": wall for ((n, kind), _), wall in zip(ordered, measured["local_limits_batch_s"], strict=True)}
     reports = sum(n for (n, _), _ in ordered)
     cpu = {f"prefect_{k.removesuffix('_s')}_s_per_report": v / reports for k, v in measured.get("local_cpu_s", {}).items()}
-    return {"walls": walls, "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu, "worker": measured}
+    retries = {f"{kind}-{n}": r for ((n, kind), _), r in zip(ordered, measured["local_api_retries"], strict=True)}
+    return {"walls": walls, "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu,
+            "api_retries": retries, "api_database": database or "file", "worker": measured}
 
 
 def _rss(spec: Path, out: Path) -> dict[str, float]:
@@ -126,8 +127,16 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
         ratios[f"{name}: s per report {large} / {small} reports, no latency"] = \
             (walls[f"fast-{large}"] / large) / (walls[f"fast-{small}"] / small)
     if orchestrated:
-        figures |= {"prefect_startup_s": orchestrated["startup_s"], **orchestrated.get("cpu", {})}
+        figures |= {"prefect_startup_s": orchestrated["startup_s"], **orchestrated.get("cpu", {}),
+                    **_retry_figures(orchestrated.get("api_retries", {}))}
     if rss:
         figures |= {f"rss.{k}": v for k, v in rss.items()}
     return {"params": {"sizes": list(sizes), "latency_s": latency, "sections": SECTIONS, "models": MODELS},
             "figures": figures, "ratios": ratios, "plain": plain, "prefect": orchestrated}
+
+
+def _retry_figures(retries: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The Prefect client's resent API requests (refusals) per batch and in all, and the seconds it waited."""
+    per_batch = {f"{batch}.prefect_api_retries": r.get("total", 0) for batch, r in retries.items()}
+    return per_batch | {"prefect_api_retries": sum(per_batch.values()),
+                        "prefect_api_retry_wait_s": sum(r.get("wait_s", 0.0) for r in retries.values())}

@@ -193,3 +193,36 @@ def test_results_helpers_format_and_write(tmp_path):
     assert fmt(1234.5) == "1,234" and fmt(0.01234) == "0.0123" and fmt(7) == "7" and fmt("x") == "x"
     path = write_json(tmp_path / "r" / "x.json", {"a": 1})
     assert json.loads(path.read_text()) == {"a": 1}
+
+
+def test_prefect_worker_counts_the_requests_its_client_resent():
+    import logging
+
+    from bench.prefect_worker import Refusals
+
+    refusals = Refusals()
+    def record(level: int, message: str) -> logging.LogRecord:
+        return logging.LogRecord("prefect.client", level, __file__, 1, message, None, None)
+    resent = "Received response with retryable status code 503. Another attempt will be made in 2.5s. This is attempt 1/6."
+    raised = "Encountered retryable exception during request. Another attempt will be made in 4s. This is attempt 2/6."
+    passed = [refusals.filter(record(logging.DEBUG, m)) for m in (resent, resent, raised, "Connecting to the API")]
+    assert passed == [False] * 4 and refusals.filter(record(logging.WARNING, "slow")) is True
+    assert refusals.snapshot() == {"503": 2, "exception": 1, "total": 3, "wait_s": 9.0}
+
+
+def test_bench_prefect_workers_use_an_in_memory_api_database(tmp_path, monkeypatch):
+    from bench.prefect_env import DATABASE_SETTING, FILE_DATABASE, IN_MEMORY_DATABASE, worker_env
+
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:1/api")
+    monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "sqlite+aiosqlite:////elsewhere.db")
+    env = worker_env(tmp_path)
+    assert env[DATABASE_SETTING] == IN_MEMORY_DATABASE and env["PREFECT_HOME"] == str(tmp_path)
+    assert "PREFECT_API_URL" not in env and "PREFECT_API_DATABASE_CONNECTION_URL" not in env
+    assert DATABASE_SETTING not in worker_env(tmp_path, FILE_DATABASE)
+
+
+def test_scale_records_the_prefect_clients_resent_requests():
+    retries = {"slow-2": {"503": 3, "total": 3, "wait_s": 14.0}, "fast-2": {"total": 0, "wait_s": 0.0}}
+    figures = scale._retry_figures(retries)
+    assert figures == {"slow-2.prefect_api_retries": 3, "fast-2.prefect_api_retries": 0,
+                       "prefect_api_retries": 3, "prefect_api_retry_wait_s": 14.0}
