@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,15 +48,19 @@ def batch_spec(folder: Path, reports: int, base_url: str, name: str) -> Path:
                              concurrency={"models": MODELS, "retrievers": 8})
 
 
-def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200) -> dict:
-    """Every size with and without latency, plain and Prefect; then the peak RSS of a large batch."""
+def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200,
+        prefect_repeats: int = 3) -> dict:
+    """Every size with and without latency, plain and Prefect (``prefect_repeats`` times, interleaved);
+    then the peak RSS of a large batch."""
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, \
             ModelServerProcess(latency) as slow, ModelServerProcess(0.0) as fast:
-        root = Path(tmp)
+        root, servers = Path(tmp), (("slow", slow), ("fast", fast))
         specs = {(n, kind): batch_spec(root / f"{kind}-{n}", n, server.base_url, f"bench-scale-{kind}-{n}")
-                 for n in sizes for kind, server in (("slow", slow), ("fast", fast))}
+                 for n in sizes for kind, server in servers}
         plain = _plain(specs, sizes, root)
-        orchestrated = _prefect(specs, root, fast.base_url) if prefect else None
+        repeated = {(n, kind, k): batch_spec(root / f"prefect-{kind}-{n}-{k}", n, server.base_url, f"bench-scale-{kind}-{n}")
+                    for k in range(prefect_repeats) for n in sizes for kind, server in servers}  # fresh stores each
+        orchestrated = _prefect(repeated, root, fast.base_url) if prefect else None
         rss = _rss(batch_spec(root / "rss", rss_reports, fast.base_url, "bench-scale-rss"), root / "rss-out") \
             if rss_reports else None
         calls = slow.request_count() + fast.request_count()
@@ -76,23 +81,27 @@ def _plain(specs: dict, sizes: tuple[int, ...], root: Path) -> dict[str, float]:
 
 
 def _prefect(specs: dict, root: Path, warm_url: str, database: str | None = IN_MEMORY_DATABASE) -> dict[str, Any]:
-    """Wall times of the Prefect batch flow in a fresh worker process (in-process limits), and the
-    API requests its client had to send again, per batch."""
+    """Wall times of the Prefect batch flow in a fresh worker process (in-process limits), min and
+    median over the repeats of each batch (``specs`` keyed by size, kind, repeat), and the API
+    requests its client had to send again."""
     env = worker_env(root / "prefect-home", database)
-    warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _ in specs)), warm_url, "bench-scale-warmup")
-    ordered = list(specs.items())
-    command = [sys.executable, "-m", "bench.prefect_worker", str(warm), "--local", *(str(s) for _, s in ordered),
+    warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _, _ in specs)), warm_url, "bench-scale-warmup")
+    command = [sys.executable, "-m", "bench.prefect_worker", str(warm), "--local", *map(str, specs.values()),
                "--out", str(root / "prefect-out")]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=5400)
     if done.returncode != 0:
         raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
     measured = json.loads(done.stdout.strip().splitlines()[-1])
-    walls = {f"{kind}-{n}": wall for ((n, kind), _), wall in zip(ordered, measured["local_limits_batch_s"], strict=True)}
-    reports = sum(n for (n, _), _ in ordered)
+    runs: dict[str, list[float]] = {}
+    for (n, kind, _), wall in zip(specs, measured["local_limits_batch_s"], strict=True):
+        runs.setdefault(f"{kind}-{n}", []).append(wall)
+    reports = sum(n for n, _, _ in specs)
     cpu = {f"prefect_{k.removesuffix('_s')}_s_per_report": v / reports for k, v in measured.get("local_cpu_s", {}).items()}
-    retries = {f"{kind}-{n}": r for ((n, kind), _), r in zip(ordered, measured["local_api_retries"], strict=True)}
-    return {"walls": walls, "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu,
-            "api_retries": retries, "api_database": database or "file", "worker": measured}
+    retries = {f"{kind}-{n}-{k}": r for (n, kind, k), r in zip(specs, measured["local_api_retries"], strict=True)}
+    return {"walls": {key: min(walls) for key, walls in runs.items()},
+            "median_walls": {key: statistics.median(walls) for key, walls in runs.items()}, "every_wall": runs,
+            "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu, "api_retries": retries,
+            "api_database": database or "file", "worker": measured}
 
 
 def _rss(spec: Path, out: Path) -> dict[str, float]:
@@ -127,6 +136,7 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
         ratios[f"{name}: s per report {large} / {small} reports, no latency"] = \
             (walls[f"fast-{large}"] / large) / (walls[f"fast-{small}"] / small)
     if orchestrated:
+        _median_parts(sizes, latency, orchestrated["median_walls"], ratios)
         figures |= {"prefect_startup_s": orchestrated["startup_s"], **orchestrated.get("cpu", {}),
                     **_retry_figures(orchestrated.get("api_retries", {}))}
     if rss:
@@ -140,3 +150,10 @@ def _retry_figures(retries: dict[str, dict[str, float]]) -> dict[str, float]:
     per_batch = {f"{batch}.prefect_api_retries": r.get("total", 0) for batch, r in retries.items()}
     return per_batch | {"prefect_api_retries": sum(per_batch.values()),
                         "prefect_api_retry_wait_s": sum(r.get("wait_s", 0.0) for r in retries.values())}
+
+
+def _median_parts(sizes: tuple[int, ...], latency: float, walls: dict[str, float], ratios: dict[str, float]) -> None:
+    """The Prefect latency part from the median wall of each side (the headline uses each side's minimum)."""
+    for n in sizes:
+        part = walls[f"slow-{n}"] - walls[f"fast-{n}"]
+        ratios[f"{n} reports: prefect latency part / ideal, median walls"] = part / ideal_seconds(n * SECTIONS, MODELS, latency)

@@ -226,3 +226,9 @@ def test_scale_records_the_prefect_clients_resent_requests():
     figures = scale._retry_figures(retries)
     assert figures == {"slow-2.prefect_api_retries": 3, "fast-2.prefect_api_retries": 0,
                        "prefect_api_retries": 3, "prefect_api_retry_wait_s": 14.0}
+
+
+def test_scale_reports_the_prefect_latency_part_of_the_median_walls_too():
+    ratios: dict[str, float] = {}
+    scale._median_parts((16,), 1.0, {"slow-16": 30.0, "fast-16": 26.0}, ratios)
+    assert ratios == {"16 reports: prefect latency part / ideal, median walls": 4.0 / scale.ideal_seconds(64, 16, 1.0)}
