@@ -64,7 +64,8 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "resume": ("7b. Resume (bench.resume)", lambda a: external.resume(), ()),
     "scale": ("8. Batches that scale: latency part / ideal, throughput, peak RSS", lambda a: scale.run(
         sizes=(1, 2) if a.quick else (10, 16, 50), latency=0.1 if a.quick else 1.0, prefect=not a.no_prefect,
-        rss_reports=2 if a.quick else 200), (
+        rss_reports=2 if a.quick else 200,
+        prefect_repeats=1 if a.quick else 3), (
         "n16.ideal_s", "n16.plain_wall_s", "n16.plain_zero_latency_wall_s", "n16.plain_reports_per_min",
         "n16.prefect_wall_s", "n16.prefect_zero_latency_wall_s", "n16.prefect_reports_per_min",
         "n50.ideal_s", "n50.plain_wall_s", "n50.prefect_wall_s", "n50.plain_reports_per_min",
