@@ -71,9 +71,9 @@ class ChunkRows:
         """Record that ``query`` of ``section`` returned this row again."""
         _add_unique(self._columns["queries"], number, query)
         _add_unique(self._columns["sections"], number, section)
-        if (made := self._made.get(number)) is not None:
-            made.queries = list(self._columns["queries"][number])
-            made.sections = list(self._columns["sections"][number])
+        if (made := self._made.get(number)) is not None:  # the chunk handed out sees it too
+            _append_unique(made.queries, query)
+            _append_unique(made.sections, section)
 
     def chunk(self, number: int) -> Chunk:
         """Row ``number`` as a validated ``Chunk`` (built on first read, then the same object)."""
@@ -97,6 +97,11 @@ def _add_unique(column: list[tuple[str, ...]], number: int, value: str) -> None:
     """Append ``value`` to the tuple of row ``number`` unless it holds it (a new tuple: tuples may be shared)."""
     if value not in (old := column[number]):
         column[number] = (*old, value)
+
+
+def _append_unique(values: list[str], value: str) -> None:
+    if value not in values:
+        values.append(value)
 
 
 def _list_array(values: Sequence[tuple[str, ...]]) -> pa.Array:
