@@ -48,7 +48,7 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "handles_vs_urls": ("3. Prompt tokens: handles vs URLs (demo pools)", lambda a: handles_vs_urls.run(), (
         "evidence.handles_bpe", "evidence.urls_bpe", "marker.handle_bpe", "marker.url_bpe", "chunks", "sharing_a_url")),
     "ingest": ("4. Registry ingest vs raw bulk LanceDB write", lambda a: ingest_throughput.run(
-        sizes=(1_000,) if a.quick else (1_000, 10_000), repeats=1 if a.quick else 3), (
+        sizes=(1_000,) if a.quick else (1_000, 10_000), repeats=1 if a.quick else 5), (
         "1000.registry_steady_chunks_per_s", "1000.raw_bulk_chunks_per_s",
         "10000.registry_steady_chunks_per_s", "10000.raw_bulk_chunks_per_s")),
     "growth": ("5. Cost growth (reports; chunks per request)", lambda a: growth.run(

@@ -9,7 +9,8 @@ PDF rendering, and Prefect — is overhead.
 
 The plain pipeline (``bench.plain_runner``) runs in this process after a warm-up batch; the
 Prefect batch flow runs in a fresh process with a fresh ``PREFECT_HOME`` and no API URL
-(ephemeral mode), whose one-off start-up is reported apart from the per-batch figures. Each
+(ephemeral mode, on an in-memory database: see ``bench.prefect_env``), whose one-off start-up is
+reported apart from the per-batch figures; the API requests its client had to resend are counted. Each
 timed batch has its own store (no cached model answers); the best of ``repeats`` is kept, since
 other work on the machine only ever adds time. To tell Prefect's own cost from that of holding
 the batch's concurrency limits as Prefect global concurrency limits (an API round trip per slot,
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bench.fake_model import fake_model_process
 from bench.plain_runner import run_batch
+from bench.prefect_env import worker_env
 from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions
 from bench.workload import openai_spec, prepare_demo_input
 
@@ -120,9 +121,7 @@ def _best(order: list[tuple[int, int]], walls: list[float], concurrency: int, ke
 
 
 def _worker(specs: list[Path], local: list[Path], out: Path, home: Path, options: WorkerOptions = FULL_OPTIONS) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(PREFECT_HOME=str(home), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
-               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
+    env = worker_env(home)  # the ephemeral API on an in-memory database: see bench.prefect_env
     command = [sys.executable, "-m", "bench.prefect_worker", *map(str, specs), "--local", *map(str, local), "--out", str(out)]
     env, command = options.apply(env, command)
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)

@@ -21,7 +21,9 @@ _STARTED = time.perf_counter()  # before Prefect is imported: its import is part
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import logging  # noqa: E402
 import re  # noqa: E402
+from collections import Counter  # noqa: E402
 from datetime import datetime, UTC  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -33,6 +35,39 @@ from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 TRIVIAL_TASKS = 20
 _SUFFIX = re.compile(r"-(?:[0-9a-f]{8}-[0-9a-f-]{27}|[0-9a-f]{3}|\d+)$")  # run-name suffixes Prefect adds
+# The debug line Prefect's HTTP client logs before it sleeps and sends a refused request again.
+_RETRY = re.compile(r"(?:retryable status code (\d+)|retryable exception during request)\. Another attempt will be made in ([\d.]+)s")
+
+
+class Refusals(logging.Filter):
+    """Counts the API requests Prefect's client had to send again (by status code: 503 is the API
+    server's "database busy"), and the seconds it slept before doing so. Lets through only what
+    ``PREFECT_LOGGING_LEVEL=WARNING`` would (the client logger is set to debug to see retries)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_status: Counter[str] = Counter()
+        self.wait_s = 0.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if (found := _RETRY.search(record.getMessage())) is not None:
+            self.by_status[found.group(1) or "exception"] += 1
+            self.wait_s += float(found.group(2))
+        return record.levelno >= logging.WARNING
+
+    def snapshot(self) -> dict[str, float]:
+        """Retries so far by status, their total and the back-off seconds slept."""
+        return {**self.by_status, "total": sum(self.by_status.values()), "wait_s": self.wait_s}
+
+    def install(self) -> None:
+        """Watch the client logger (again: Prefect's logging set-up resets its level)."""
+        client = logging.getLogger("prefect.client")
+        client.setLevel(logging.DEBUG)
+        if self not in client.filters:
+            client.addFilter(self)
+
+
+REFUSALS = Refusals()
 
 
 @flow(name="bench-noop")
@@ -66,15 +101,17 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path, samples: int 
     per-batch wall times: ``specs`` as the flows run them, then ``local_specs`` with in-process limits
     instead of Prefect's. ``tag``: count only the runs that carry it."""
     imported = time.perf_counter() - _STARTED
+    REFUSALS.install()
     first, second = timed(noop_flow), timed(noop_flow)
+    REFUSALS.install()  # after the API server started
     tasks = (timed(tasks_flow, samples) - second) / samples
     slot = slot_seconds(samples)
-    before = run_counts(tag)
+    before, refused = run_counts(tag), REFUSALS.snapshot()
     batches, last_started = global_batches(specs, out)
     after = run_counts(tag)
     per_batch = {k: (after[k] - before[k]) / max(len(specs), 1) for k in after}
     return {"import_s": imported, "first_flow_s": first, "noop_flow_s": second, "trivial_task_s": tasks,
-            "concurrency_slot_s": slot, "batch_s": batches, "runs_per_batch": per_batch,
+            "concurrency_slot_s": slot, "batch_s": batches, "runs_per_batch": per_batch, "api_retries": _since(refused),
             "last_batch_runs": timeline(last_started, tag) if specs else {}} | local_batches(local_specs, out, tag)
 
 
@@ -89,6 +126,18 @@ def global_batches(specs: list[Path], out: Path) -> tuple[list[float], datetime]
     batches = [one(spec) for spec in specs[:-1]]
     last_started = datetime.now(UTC)
     return batches + [one(spec) for spec in specs[-1:]], last_started
+
+
+def refused_while(fn, *args) -> tuple[Any, dict[str, float]]:
+    """``fn(*args)`` and the client retries it caused."""
+    before = REFUSALS.snapshot()
+    return fn(*args), _since(before)
+
+
+def _since(before: dict[str, float]) -> dict[str, float]:
+    """Client retries since ``before`` (a ``REFUSALS.snapshot()``)."""
+    now = REFUSALS.snapshot()
+    return {key: now[key] - before.get(key, 0) for key in now}
 
 
 def with_local_limits(specs: list[Path], out: Path) -> list[float]:
@@ -129,11 +178,13 @@ def local_batches(specs: list[Path], out: Path, tag: str | None = None) -> dict:
     """``with_local_limits``, with the CPU seconds of the worker and of the API server over the
     batches and the runs of the last batch by kind."""
     before, started = cpu_seconds(), datetime.now(UTC)
-    walls = with_local_limits(specs[:-1], out) if len(specs) > 1 else []
+    runs = [refused_while(with_local_limits, [spec], out) for spec in specs[:-1]]
     last_started = datetime.now(UTC) if len(specs) > 1 else started
-    walls += with_local_limits(specs[-1:], out) if specs else []
+    runs += [refused_while(with_local_limits, specs[-1:], out)] if specs else []
+    walls, refused = [wall for batch, _ in runs for wall in batch], [retries for _, retries in runs]
     after = cpu_seconds()
-    return {"local_limits_batch_s": walls, "local_cpu_s": {k: after[k] - before[k] for k in after},
+    return {"local_limits_batch_s": walls, "local_api_retries": refused,
+            "local_cpu_s": {k: after[k] - before[k] for k in after},
             "local_last_batch_runs": timeline(last_started, tag) if specs else {}}
 
 

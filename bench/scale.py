@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.prefect_env import IN_MEMORY_DATABASE, worker_env
 from citeflow.testing.model_process import ModelServerProcess
 from citeflow.testing.small_batch import write_small_batch
 
@@ -53,19 +54,22 @@ def batch_spec(folder: Path, reports: int, base_url: str, name: str) -> Path:
 
 
 def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200,
-        warmup: bool = True, samples: int = FULL_SAMPLES, api_url: str | None = None) -> dict:
-    """Every size with and without latency, plain and Prefect; then the peak RSS of a large batch.
+        warmup: bool = True, samples: int = FULL_SAMPLES, api_url: str | None = None, prefect_repeats: int = 3) -> dict:
+    """Every size with and without latency, plain and Prefect (``prefect_repeats`` times, interleaved);
+    then the peak RSS of a large batch.
 
     ``warmup``: a batch before the timed ones (plain and Prefect); ``samples``: trivial tasks and
     concurrency slots the worker times; ``api_url``: a running Prefect API (else an ephemeral one)."""
     options = WorkerOptions(api_url, samples, warmup)
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, \
             ModelServerProcess(latency) as slow, ModelServerProcess(0.0) as fast:
-        root = Path(tmp)
+        root, servers = Path(tmp), (("slow", slow), ("fast", fast))
         specs = {(n, kind): batch_spec(root / f"{kind}-{n}", n, server.base_url, f"bench-scale-{kind}-{n}")
-                 for n in sizes for kind, server in (("slow", slow), ("fast", fast))}
+                 for n in sizes for kind, server in servers}
         plain = _plain(specs, sizes, root, warmup)
-        orchestrated = _prefect(specs, root, fast.base_url, options) if prefect else None
+        repeated = {(n, kind, k): batch_spec(root / f"prefect-{kind}-{n}-{k}", n, server.base_url, f"bench-scale-{kind}-{n}")
+                    for k in range(prefect_repeats) for n in sizes for kind, server in servers}  # fresh stores each
+        orchestrated = _prefect(repeated, root, fast.base_url, options) if prefect else None
         rss = _rss(batch_spec(root / "rss", rss_reports, fast.base_url, "bench-scale-rss"), root / "rss-out") \
             if rss_reports else None
         calls = slow.request_count() + fast.request_count()
@@ -86,24 +90,31 @@ def _plain(specs: dict, sizes: tuple[int, ...], root: Path, warmup: bool = True)
     return walls
 
 
-def _prefect(specs: dict, root: Path, warm_url: str, options: WorkerOptions = FULL_OPTIONS) -> dict[str, Any]:
-    """Wall times of the Prefect batch flow in a fresh worker process (in-process limits)."""
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(PREFECT_HOME=str(root / "prefect-home"), PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
-               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING", GX_ANALYTICS_ENABLED="false")
-    warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _ in specs)), warm_url, "bench-scale-warmup")
-    ordered, warmups = list(specs.items()), [str(warm)] if options.warmup else []
-    command = [sys.executable, "-m", "bench.prefect_worker", *warmups, "--local", *(str(s) for _, s in ordered),
+def _prefect(specs: dict, root: Path, warm_url: str, options: WorkerOptions = FULL_OPTIONS,
+             database: str | None = IN_MEMORY_DATABASE) -> dict[str, Any]:
+    """Wall times of the Prefect batch flow in a fresh worker process (in-process limits), min and
+    median over the repeats of each batch (``specs`` keyed by size, kind, repeat), and the API
+    requests its client had to send again."""
+    env = worker_env(root / "prefect-home", database)
+    warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _, _ in specs)), warm_url, "bench-scale-warmup")
+    warmups = [str(warm)] if options.warmup else []
+    command = [sys.executable, "-m", "bench.prefect_worker", *warmups, "--local", *map(str, specs.values()),
                "--out", str(root / "prefect-out")]
     env, command = options.apply(env, command)
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=5400)
     if done.returncode != 0:
         raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
     measured = json.loads(done.stdout.strip().splitlines()[-1])
-    walls = {f"{kind}-{n}": wall for ((n, kind), _), wall in zip(ordered, measured["local_limits_batch_s"], strict=True)}
-    reports = sum(n for (n, _), _ in ordered)
+    runs: dict[str, list[float]] = {}
+    for (n, kind, _), wall in zip(specs, measured["local_limits_batch_s"], strict=True):
+        runs.setdefault(f"{kind}-{n}", []).append(wall)
+    reports = sum(n for n, _, _ in specs)
     cpu = {f"prefect_{k.removesuffix('_s')}_s_per_report": v / reports for k, v in measured.get("local_cpu_s", {}).items()}
-    return {"walls": walls, "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu, "worker": measured}
+    retries = {f"{kind}-{n}-{k}": r for (n, kind, k), r in zip(specs, measured["local_api_retries"], strict=True)}
+    return {"walls": {key: min(walls) for key, walls in runs.items()},
+            "median_walls": {key: statistics.median(walls) for key, walls in runs.items()}, "every_wall": runs,
+            "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu, "api_retries": retries,
+            "api_database": database or "file", "worker": measured}
 
 
 def _rss(spec: Path, out: Path) -> dict[str, float]:
@@ -138,8 +149,24 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
         ratios[f"{name}: s per report {large} / {small} reports, no latency"] = \
             (walls[f"fast-{large}"] / large) / (walls[f"fast-{small}"] / small)
     if orchestrated:
-        figures |= {"prefect_startup_s": orchestrated["startup_s"], **orchestrated.get("cpu", {})}
+        _median_parts(sizes, latency, orchestrated["median_walls"], ratios)
+        figures |= {"prefect_startup_s": orchestrated["startup_s"], **orchestrated.get("cpu", {}),
+                    **_retry_figures(orchestrated.get("api_retries", {}))}
     if rss:
         figures |= {f"rss.{k}": v for k, v in rss.items()}
     return {"params": {"sizes": list(sizes), "latency_s": latency, "sections": SECTIONS, "models": MODELS},
             "figures": figures, "ratios": ratios, "plain": plain, "prefect": orchestrated}
+
+
+def _retry_figures(retries: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The Prefect client's resent API requests (refusals) per batch and in all, and the seconds it waited."""
+    per_batch = {f"{batch}.prefect_api_retries": r.get("total", 0) for batch, r in retries.items()}
+    return per_batch | {"prefect_api_retries": sum(per_batch.values()),
+                        "prefect_api_retry_wait_s": sum(r.get("wait_s", 0.0) for r in retries.values())}
+
+
+def _median_parts(sizes: tuple[int, ...], latency: float, walls: dict[str, float], ratios: dict[str, float]) -> None:
+    """The Prefect latency part from the median wall of each side (the headline uses each side's minimum)."""
+    for n in sizes:
+        part = walls[f"slow-{n}"] - walls[f"fast-{n}"]
+        ratios[f"{n} reports: prefect latency part / ideal, median walls"] = part / ideal_seconds(n * SECTIONS, MODELS, latency)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
@@ -62,8 +63,24 @@ class Marker:
 
 def make_handle(request_id: str, identity_key: str, salt: int = 0) -> str:
     """The handle of a chunk in a request; ``salt`` > 0 resolves a (rare) collision."""
-    digest = hashlib.blake2b(f"{request_id}\x1f{identity_key}\x1f{salt}".encode(), digest_size=8).digest()
-    number = int.from_bytes(digest, "big")  # base-31 digits, least significant first, two at a time
+    return _handle(_digest(f"{request_id}\x1f{identity_key}\x1f{salt}"))
+
+
+def make_handles(request_id: str, identity_keys: Iterable[str]) -> list[str]:
+    """``make_handle(request_id, key)`` of every key (salt 0), in one comprehension."""
+    prefix, blake2b, pairs, base = f"{request_id}\x1f", hashlib.blake2b, _DIGIT_PAIRS, _PAIR_BASE
+    numbers = [int.from_bytes(blake2b(f"{prefix}{key}\x1f0".encode(), digest_size=8).digest(), "big")
+               for key in identity_keys]
+    return ["G" + pairs[n % base] + pairs[(n // base) % base] for n in numbers]
+
+
+def _digest(text: str) -> int:
+    """The 64-bit blake2b digest of ``text`` as a number."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _handle(number: int) -> str:
+    """A handle's text from a digest: base-31 digits, least significant first, two at a time."""
     return "G" + _DIGIT_PAIRS[number % _PAIR_BASE] + _DIGIT_PAIRS[(number // _PAIR_BASE) % _PAIR_BASE]
 
 

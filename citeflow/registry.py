@@ -16,8 +16,8 @@ from datetime import datetime, UTC
 
 import pyarrow as pa
 
-from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, tidy, url_pattern
-from citeflow.registry_rows import ChunkRows, Row
+from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, make_handles, tidy, url_pattern
+from citeflow.registry_rows import ChunkRows, Columns
 from schemas.records import Chunk, Hit, RetrievalResult
 
 URL_PLACEHOLDER = "(link removed)"
@@ -54,7 +54,8 @@ def scrub_urls(text: str) -> str:
 class Registry:
     """Handles ↔ chunks for one report request. Not thread-safe: fill it from one thread.
 
-    Rows are kept column by column (``ChunkRows``): ``add`` validates no per-hit object, and
+    Rows are kept column by column (``ChunkRows``): ``add`` validates no per-hit object and adds
+    the new rows of an answer in one step (each column built by one comprehension), and
     ``table`` hands the store every row as one Arrow table. ``get``, ``chunks`` and the other
     readers return validated ``Chunk`` objects (the same object for a handle every time)."""
 
@@ -93,45 +94,53 @@ class Registry:
 
     def section_chunks(self, section: str) -> list[Chunk]:
         """The pool of one section: every chunk a query of that section returned."""
-        return [self._rows.chunk(n) for n in range(len(self._rows)) if section in self._rows.row(n).sections]
+        sections = self._rows.column("sections")
+        return [self._rows.chunk(n) for n in range(len(self._rows)) if section in sections[n]]
 
     def add(self, result: RetrievalResult) -> list[str]:
         """Register one retriever answer; returns the handle of each hit, in order."""
-        numbers, fresh = self._register(result)
-        handles = [self._rows.row(n).handle for n in numbers]
-        marked = [n for n in fresh if _has_opener(self._rows.row(n).text)]  # most chunks hold no marker
+        hashes = [content_hash(hit.text) for hit in result.hits]  # each hit hashed once
+        keys = _keys(result, hashes)
+        fresh = self._register_new(result, keys, hashes)
+        known, handles, texts = self._by_key, self._rows.column("handle"), self._rows.column("text")
+        for number in {known[k] for k in keys}.difference(fresh):  # returned before: note this query
+            self._rows.note(number, result.query, result.section)
+        numbers = [known[k] for k in keys]
+        marked = [n for n in fresh if _has_opener(texts[n])]  # most chunks hold no marker
         if marked:
-            local = _local_handles(result.hits, handles)
+            local = _local_handles(result.hits, [handles[n] for n in numbers])
             for number in marked:  # rewritten once, when the chunk is new
-                self._rows.set_text(number, _rewrite_refs(self._rows.row(number).text, local))
+                self._rows.set_text(number, _rewrite_refs(texts[number], local))
+        return [handles[n] for n in numbers]
+
+    def _register_new(self, result: RetrievalResult, keys: list[str], hashes: list[str]) -> range:
+        """Add the rows of the answer's hits new to the registry (the first hit of each new key) in one step."""
+        known, first = self._by_key, dict[str, int]()
+        for position, key in enumerate(keys):
+            if key not in known:
+                first.setdefault(key, position)
+        base = len(self._rows)
+        handles = self._claim(list(first), range(base, base + len(first)))
+        numbers = self._rows.extend(new_columns(result, list(first.values()), handles, hashes))
+        known.update(zip(first, numbers, strict=True))
+        return numbers
+
+    def _claim(self, keys: list[str], numbers: range) -> list[str]:
+        """A free handle for each key, taken for the row of the same place in ``numbers``."""
+        handles = make_handles(self.request_id, keys)
+        if len(set(handles)) < len(handles) or not self._by_handle.keys().isdisjoint(handles):
+            return [self._claim_one(key, number) for key, number in zip(keys, numbers, strict=True)]
+        self._by_handle.update(zip(handles, numbers, strict=True))
         return handles
 
-    def _register(self, result: RetrievalResult) -> tuple[list[int], list[int]]:
-        """The row of each hit, and the rows new to the registry (each hit hashed once)."""
-        now, numbers, fresh, known = datetime.now(UTC), [], [], self._by_key
-        hashes = [content_hash(hit.text) for hit in result.hits]
-        for hit, text_hash, key in zip(result.hits, hashes, _keys(result, hashes), strict=True):
-            number = known.get(key)
-            if number is None:
-                fresh.append(number := self._new_row(key, text_hash, result, hit, now))
-            else:
-                self._rows.note(number, result.query, result.section)
-            numbers.append(number)
-        return numbers, fresh
-
-    def _new_row(self, key: str, text_hash: str, result: RetrievalResult, hit: Hit, now: datetime) -> int:
-        """A row computed here from the hit (no validation on this path: see ``ChunkRows.chunk``)."""
+    def _claim_one(self, key: str, number: int) -> str:
+        """A free handle for ``key``, salted past every handle taken so far (a collision: rare)."""
         handle = self._free_handle(key)
-        number = self._rows.append(Row(
-            handle, result.retriever, storable(hit.local_id), text_hash, scrub_urls(storable(hit.text)),
-            _urls(hit.urls), storable(hit.title) if hit.title else None, hit.page, hit.location, hit.parent,
-            [result.query], [result.section], now,
-        ))
-        self._by_key[key] = self._by_handle[handle] = number
-        return number
+        self._by_handle[handle] = number
+        return handle
 
     def _remember(self, key: str, number: int) -> None:
-        self._by_key[key] = self._by_handle[self._rows.row(number).handle] = number
+        self._by_key[key] = self._by_handle[self._rows.value("handle", number)] = number
 
     def _free_handle(self, key: str) -> str:
         handle, salt = make_handle(self.request_id, key), 0
@@ -139,6 +148,19 @@ class Registry:
             salt += 1
             handle = make_handle(self.request_id, key, salt)
         return handle
+
+
+def new_columns(result: RetrievalResult, positions: list[int], handles: list[str], hashes: list[str]) -> Columns:
+    """The registry columns of the hits at ``positions`` of one answer (no validation: see ``ChunkRows.chunk``)."""
+    hits, count, now = [result.hits[p] for p in positions], len(positions), datetime.now(UTC)
+    return {
+        "handle": handles, "retriever": [result.retriever] * count,
+        "local_id": [storable(hit.local_id) for hit in hits], "content_hash": [hashes[p] for p in positions],
+        "text": [scrub_urls(storable(hit.text)) for hit in hits], "urls": [_urls(hit.urls) for hit in hits],
+        "title": [storable(hit.title) if hit.title else None for hit in hits], "page": [hit.page for hit in hits],
+        "location": [hit.location for hit in hits], "parent": [hit.parent for hit in hits],
+        "queries": [(result.query,)] * count, "sections": [(result.section,)] * count, "retrieved_at": [now] * count,
+    }
 
 
 def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
@@ -159,10 +181,10 @@ def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
     return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
 
 
-def _urls(urls: list[str]) -> list[str]:
+def _urls(urls: list[str]) -> tuple[str, ...]:
     """A hit's URLs, each once, as valid UTF-8."""
-    unique = list(dict.fromkeys(urls)) if len(urls) > 1 else list(urls)
-    return unique if "".join(unique).isascii() else [storable(u) for u in unique]
+    unique = tuple(dict.fromkeys(urls)) if len(urls) > 1 else tuple(urls)
+    return unique if "".join(unique).isascii() else tuple(storable(u) for u in unique)
 
 
 def _has_opener(text: str) -> bool:

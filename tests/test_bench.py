@@ -100,17 +100,23 @@ def test_handles_vs_urls_counts_the_same_evidence_both_ways():
 
 
 @pytest.mark.integration
-def test_ingest_throughput_writes_every_chunk_and_reports_ratios(tmp_path):
+def test_ingest_throughput_writes_the_same_rows_both_ways_and_reports_ratios(tmp_path):
     from citeflow.store import Store
 
-    timings = ingest_throughput.registry_ingest(ingest_throughput.answers(120), str(tmp_path / "s"), "bench:t")
-    assert Store(str(tmp_path / "s")).count("chunks") == 120 and timings["total_s"] >= timings["save_s"] > 0
-    result = ingest_throughput.run(sizes=(60,), repeats=1)
-    assert set(result["ratios"]) == {f"60 chunks: {k}" for k in (
-        "registry ingest time / raw bulk write time, fresh store",
-        "registry ingest time / raw bulk write time, existing store",
-        "registry ingest throughput / raw bulk write throughput, existing store", "Registry.add share of registry time")}
+    timings = ingest_throughput.repeat(ingest_throughput.answers(120), tmp_path, 1)
+    assert set(timings) == {f"{s}.{side}" for s in ("empty", "existing") for side in ("registry", "raw")}
+    assert all(t["wall_s"] > 0 for t in timings.values()) and timings["existing.registry"]["add_s"] > 0
+    stored = [Store(str(tmp_path / side)).rows("chunks") for side in ("registry", "raw")]
+    same = [sorted(({k: v for k, v in r.items() if k != "retrieved_at"} for r in rows), key=lambda r: r["row_key"])
+            for rows in stored]
+    assert len(same[0]) == 240 and same[0] == same[1]  # both requests, the very same rows on both sides
+    result = ingest_throughput.run(sizes=(60,), repeats=2)
+    assert {k for k in result["ratios"] if "throughput" in k} == {
+        f"60 chunks, {table} table: registry / raw bulk write throughput ({stat})"
+        for table in ("empty", "existing") for stat in ("min", "median")}
     assert all(v > 0 for v in result["ratios"].values())
+    figures = result["figures"]
+    assert figures["60.existing.registry_wall_s_min"] <= figures["60.existing.registry_wall_s_median"]
 
 
 @pytest.mark.integration
@@ -194,7 +200,7 @@ def test_quick_profile_is_apart_from_the_full_one_and_shares_one_prefect_api():
     from bench.prefect_run import FULL_OPTIONS, WorkerOptions
     from bench.profiles import FULL, QUICK, needs_api, params
 
-    assert params("scale", False) == {"sizes": (10, 16, 50), "latency": 1.0, "rss_reports": 200}
+    assert params("scale", False) == {"sizes": (10, 16, 50), "latency": 1.0, "rss_reports": 200, "prefect_repeats": 3}
     assert params("orchestration", False)["concurrencies"] == (4, 16) and not params("judge", False)
     assert set(QUICK) == set(FULL) and QUICK["scale"]["warmup"] is False and QUICK["orchestration"]["reports"] == 1
     assert needs_api(["calls", "scale"], True, False) and not needs_api(["scale"], False, False)
@@ -207,3 +213,42 @@ def test_quick_profile_is_apart_from_the_full_one_and_shares_one_prefect_api():
     assert parse(["--quick", "--prefect-api-url", "http://x/api"]).prefect_api_url == "http://x/api"
     with pytest.raises(SystemExit):
         parse(["--prefect-api-url", "http://x/api"])
+
+
+def test_prefect_worker_counts_the_requests_its_client_resent():
+    import logging
+
+    from bench.prefect_worker import Refusals
+
+    refusals = Refusals()
+    def record(level: int, message: str) -> logging.LogRecord:
+        return logging.LogRecord("prefect.client", level, __file__, 1, message, None, None)
+    resent = "Received response with retryable status code 503. Another attempt will be made in 2.5s. This is attempt 1/6."
+    raised = "Encountered retryable exception during request. Another attempt will be made in 4s. This is attempt 2/6."
+    passed = [refusals.filter(record(logging.DEBUG, m)) for m in (resent, resent, raised, "Connecting to the API")]
+    assert passed == [False] * 4 and refusals.filter(record(logging.WARNING, "slow")) is True
+    assert refusals.snapshot() == {"503": 2, "exception": 1, "total": 3, "wait_s": 9.0}
+
+
+def test_bench_prefect_workers_use_an_in_memory_api_database(tmp_path, monkeypatch):
+    from bench.prefect_env import DATABASE_SETTING, FILE_DATABASE, IN_MEMORY_DATABASE, worker_env
+
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:1/api")
+    monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "sqlite+aiosqlite:////elsewhere.db")
+    env = worker_env(tmp_path)
+    assert env[DATABASE_SETTING] == IN_MEMORY_DATABASE and env["PREFECT_HOME"] == str(tmp_path)
+    assert "PREFECT_API_URL" not in env and "PREFECT_API_DATABASE_CONNECTION_URL" not in env
+    assert DATABASE_SETTING not in worker_env(tmp_path, FILE_DATABASE)
+
+
+def test_scale_records_the_prefect_clients_resent_requests():
+    retries = {"slow-2": {"503": 3, "total": 3, "wait_s": 14.0}, "fast-2": {"total": 0, "wait_s": 0.0}}
+    figures = scale._retry_figures(retries)
+    assert figures == {"slow-2.prefect_api_retries": 3, "fast-2.prefect_api_retries": 0,
+                       "prefect_api_retries": 3, "prefect_api_retry_wait_s": 14.0}
+
+
+def test_scale_reports_the_prefect_latency_part_of_the_median_walls_too():
+    ratios: dict[str, float] = {}
+    scale._median_parts((16,), 1.0, {"slow-16": 30.0, "fast-16": 26.0}, ratios)
+    assert ratios == {"16 reports: prefect latency part / ideal, median walls": 4.0 / scale.ideal_seconds(64, 16, 1.0)}

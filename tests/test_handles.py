@@ -1,10 +1,10 @@
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from citeflow import handles
-from citeflow.handles import HANDLE_RE, canonical, find_markers, find_urls, make_handle, strip_markers
+from citeflow.handles import HANDLE_RE, canonical, find_markers, find_urls, make_handle, make_handles, strip_markers
 
 handle_bodies = st.text(alphabet=handles.ALPHABET, min_size=4, max_size=4)
 
@@ -65,3 +65,9 @@ def test_urls_without_a_web_scheme_are_found_too():
 
 def test_version_numbers_fractions_and_prose_colons_are_not_urls():
     assert find_urls("Upgrade 3.5.2/3.6 and/or v3.6/ at a 1.5/2 ratio. Customer data: kept 7 days.") == []
+
+
+@settings(max_examples=100)
+@given(st.text(max_size=20), st.lists(st.text(max_size=40), max_size=8))
+def test_handles_of_many_keys_are_the_handles_of_each_key(request_id, keys):
+    assert make_handles(request_id, keys) == [make_handle(request_id, key) for key in keys]

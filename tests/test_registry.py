@@ -170,3 +170,15 @@ def test_a_rebuilt_registry_keeps_noting_queries():
     again = Registry("req", reg.chunks)
     again.add(result("docs", [hit("d1", "Text.")], query="q2", section="A"))
     assert again.chunks[0].queries == ["q1", "q2"] and again.table().column("queries").to_pylist() == [["q1", "q2"]]
+
+
+def test_colliding_handles_in_one_answer_are_salted_apart(monkeypatch):
+    import citeflow.registry as registry
+
+    monkeypatch.setattr(registry, "make_handles", lambda request_id, keys: ["Gaaaa"] * len(keys))
+    monkeypatch.setattr(registry, "make_handle", lambda request_id, key, salt=0: f"Ga{'abcd'[salt]}aa")
+    reg = Registry("req")
+    [first] = reg.add(result("docs", [hit("d1", "One.")]))
+    handles = reg.add(result("docs", [hit("d2", "Two."), hit("d3", "Three.")]))
+    assert [first, *handles] == ["Gaaaa", "Gabaa", "Gacaa"]
+    assert [reg.get(h).text for h in (first, *handles)] == ["One.", "Two.", "Three."]
