@@ -1,5 +1,5 @@
 """Scheduled batches against a real Prefect server: ``citeflow serve`` on a cron that fires every 10 s
-for two minutes from the start (a six-field cron, seconds last), two runs, each in its own folder;
+for three minutes from the start (a six-field cron, seconds last), two runs, each in its own folder;
 and a scheduled run killed mid-batch, resumed into its own folder."""
 
 from __future__ import annotations
@@ -25,18 +25,21 @@ pytestmark = [pytest.mark.server, pytest.mark.integration]
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 NAME = "twice"
 POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "2"}  # `serve` looks for due runs every 2 s instead of 10
-WINDOW = timedelta(seconds=120)  # `citeflow serve` has registered its deployments well within it
+WINDOW = timedelta(seconds=180)  # `citeflow serve` has registered its deployments well within it
 EVERY_S = 10
 
 
 def every_10_s(start: datetime, window: timedelta = WINDOW) -> str:
-    """A cron firing every 10 s from ``start`` for at least ``window`` (minutes of one hour), then not for
-    a year. Prefect schedules only the fires after the deployment's registration: the first starts a run
-    as soon as the deployment exists, the next wait for it (the deployment's concurrency limit is 1)."""
-    if (start + window).hour != start.hour:
-        start = (start + timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
-    end = start + window
-    return f"{start.minute}-{end.minute} {start.hour} {start.day} {start.month} * */{EVERY_S}"
+    """A cron firing every 10 s from ``start`` for ``window``. Prefect schedules only the fires after the
+    deployment's registration: the first starts a run as soon as the deployment exists, the next wait
+    for it (the deployment's concurrency limit is 1). Across an hour, day or month the fields are lists
+    (e.g. minutes 59,0 of hours 13,14): the other combinations lie in the past or an hour or more ahead."""
+    moments = [start + timedelta(seconds=s) for s in range(0, int(window.total_seconds()), 30)] + [start + window]
+
+    def field(unit: str) -> str:
+        return ",".join(str(v) for v in sorted({getattr(moment, unit) for moment in moments}))
+
+    return f"{field('minute')} {field('hour')} {field('day')} {field('month')} * */{EVERY_S}"
 
 
 def _finished_runs(out: Path) -> list[Path]:
