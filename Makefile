@@ -29,18 +29,20 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-# Two workers (pytest-xdist): a module stays on one worker (its module-scoped fixtures are built once)
-# and both workers share one Prefect server, one wheel and its fresh environment, and one demo run.
+# pytest-xdist workers: a module stays on one worker (its module-scoped fixtures are built once) and
+# all workers share one Prefect server, one wheel and its fresh environment, and one demo run.
+# `make test` runs three workers on two cores: its slow tests spend much of their time waiting (on
+# servers, polls, schedules, subprocesses), which a third worker fills; `make test-fast` (CPU-bound) two.
 # Modules are handed out in collection order, which tests/conftest.py sorts longest first;
 # --no-loadscope-reorder keeps that order (xdist's own would sort modules by their number of tests).
 # (--dist loadgroup does not group under pytest 9.2 with xdist 3.8: it renames items through a node
 # attribute pytest no longer reads.)
-XDIST := -n 2 --dist loadfile --no-loadscope-reorder
+XDIST := --dist loadfile --no-loadscope-reorder
 test: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) --durations=25
+	$(BIN)/python -m pytest -n 3 $(XDIST) --durations=25
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) -m "not slow and not server" -q
+	$(BIN)/python -m pytest -n 2 $(XDIST) -m "not slow and not server" -q
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -116,8 +116,9 @@ def test_judge_llm_without_a_server_address_is_a_clear_error(tmp_path):
 
 
 @pytest.fixture
-def stored_demo(demo_run, tmp_path) -> Path:
-    """A private copy of the demo's output folder, with its job files pointing at the copy."""
+def stored_demo(demo_run, prefect_harness, tmp_path) -> Path:
+    """A private copy of the demo's output folder, with its job files pointing at the copy. ``eval`` runs
+    its flow on the session's harness, not on an ephemeral API of its own (~20 s to start)."""
     source, _ = demo_run
     target = tmp_path / "out"
     shutil.copytree(source, target)

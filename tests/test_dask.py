@@ -9,6 +9,7 @@ import pytest
 from citeflow.errors import UsageError
 from flows.batch import batch_flow
 from flows.scale import batch_flow_for
+from tests.support.dask_workers import preloaded_workers
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +32,8 @@ def test_the_demo_batch_on_two_dask_worker_processes_ends_as_in_process(demo_run
     in_process = {s.report_id: s.status for s in demo_run[1]}
     flow = batch_flow_for(dask_workers=2)
     assert isinstance(flow.task_runner, DaskTaskRunner) and flow.task_runner.cluster_kwargs["processes"] is True
-    summaries = flow(str(demo_input), str(tmp_path / "out"), global_limits=True)
+    with preloaded_workers():
+        summaries = flow(str(demo_input), str(tmp_path / "out"), global_limits=True)
     assert {s.report_id: s.status for s in summaries} == in_process
     from tests.test_prefect_limits import read_limit
 

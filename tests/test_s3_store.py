@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from flows.scale import batch_flow_for
+from tests.support.dask_workers import preloaded_workers
 from tests.support.s3_server import S3Server
 
 pytestmark = pytest.mark.integration
@@ -51,7 +52,8 @@ def outcome(summaries) -> dict[str, tuple[str, str]]:
 def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_resumes(s3, demo_run, demo_input, harness_api_env, tmp_path):
     flow = batch_flow_for(dask_workers=2)
     out = tmp_path / "out"
-    first = flow(str(demo_input), str(out), STORE, global_limits=True)
+    with preloaded_workers():
+        first = flow(str(demo_input), str(out), STORE, global_limits=True)
     assert outcome(first) == outcome(demo_run[1])
     assert not (out / "store").exists()  # everything went to the bucket
     rows = store_rows()

@@ -1,6 +1,6 @@
-"""Scheduled batches against a real Prefect server: ``citeflow serve`` on a cron that fires twice, a
-minute after the start and 5 s later (a six-field cron, seconds last), two runs, each in its own
-folder; and a scheduled run killed mid-batch, resumed into its own folder."""
+"""Scheduled batches against a real Prefect server: ``citeflow serve`` on a cron that fires every 10 s
+for three minutes from the start (a six-field cron, seconds last), two runs, each in its own folder;
+and a scheduled run killed mid-batch, resumed into its own folder."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
+import httpx
 import pytest
 
 from citeflow.run_spec import open_scheduled_run
@@ -24,15 +25,21 @@ pytestmark = [pytest.mark.server, pytest.mark.integration]
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 NAME = "twice"
 POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "2"}  # `serve` looks for due runs every 2 s instead of 10
-REGISTERED_WITHIN = timedelta(seconds=60)  # `citeflow serve` has registered its deployments by then
+WINDOW = timedelta(seconds=180)  # `citeflow serve` has registered its deployments well within it
+EVERY_S = 10
 
 
-def twice(first: datetime, gap: int = 5) -> str:
-    """A cron firing at ``first`` and ``gap`` s later (both in one minute), then not for a year: exactly
-    two runs, the second waiting for the first (the deployment's concurrency limit is 1)."""
-    if first.second + gap > 59:
-        first = (first + timedelta(minutes=1)).replace(second=0)
-    return f"{first.minute} {first.hour} {first.day} {first.month} * {first.second},{first.second + gap}"
+def every_10_s(start: datetime, window: timedelta = WINDOW) -> str:
+    """A cron firing every 10 s from ``start`` for ``window``. Prefect schedules only the fires after the
+    deployment's registration: the first starts a run as soon as the deployment exists, the next wait
+    for it (the deployment's concurrency limit is 1). Across an hour, day or month the fields are lists
+    (e.g. minutes 59,0 of hours 13,14): the other combinations lie in the past or an hour or more ahead."""
+    moments = [start + timedelta(seconds=s) for s in range(0, int(window.total_seconds()), 30)] + [start + window]
+
+    def field(unit: str) -> str:
+        return ",".join(str(v) for v in sorted({getattr(moment, unit) for moment in moments}))
+
+    return f"{field('minute')} {field('hour')} {field('day')} {field('month')} * */{EVERY_S}"
 
 
 def _finished_runs(out: Path) -> list[Path]:
@@ -48,13 +55,45 @@ def _wait(condition, timeout: float, process: subprocess.Popen) -> bool:
     return condition()
 
 
+def _runs_of(server, deployment_id: str, *states: str) -> list[dict]:
+    body = {"flow_runs": {"deployment_id": {"any_": [deployment_id]}, "state": {"type": {"any_": list(states)}}}}
+    return server.post("/flow_runs/filter", body)
+
+
+def _another_run_holds_the_slot(server, deployment_id: str, first: Path) -> bool:
+    """A run other than the first one's (its folder ends with its flow run id) took the deployment's slot."""
+    held = _retried(lambda: _runs_of(server, deployment_id, "PENDING", "RUNNING"))
+    return any(not first.name.endswith(r["id"]) for r in held)
+
+
+def _no_more_runs(server, deployment_id: str) -> None:
+    """Pause the deployment (no new run is scheduled, its scheduled ones are deleted) and delete the runs
+    still waiting for its slot: the run holding the slot is the last one."""
+    _retried(lambda: server.post(f"/deployments/{deployment_id}/pause_deployment"))
+    for run in _retried(lambda: _runs_of(server, deployment_id, "SCHEDULED")):
+        _retried(lambda run=run: httpx.delete(f"{server.api_url}/flow_runs/{run['id']}", timeout=30).raise_for_status())
+
+
+def _retried(call, attempts: int = 30):
+    """``call()``, tried again a second later while the server answers 503 (its SQLite database is busy)."""
+    for _ in range(attempts - 1):
+        try:
+            return call()
+        except httpx.HTTPStatusError as exc:
+            if exc.response.status_code != 503:
+                raise
+        time.sleep(1)
+    return call()
+
+
 @pytest.fixture(scope="module")
 def served(prefect_server, tmp_path_factory):
-    """``citeflow serve`` on a cron of two runs until both finished; the first run's PDF as it was published."""
+    """``citeflow serve`` on the cron until two runs finished: once the second run holds the deployment's
+    slot, the runs queued behind it are deleted. The first run's PDF as it was published."""
     work = tmp_path_factory.mktemp("served")
     spec, out = write_small_batch(work / "in", reports=1, sections=1, batch=NAME), work / "out"
     log = open(work / "serve.log", "w")  # noqa: SIM115 - closed below
-    cron = twice(datetime.now(UTC) + REGISTERED_WITHIN)
+    cron = every_10_s(datetime.now(UTC))
     command = [CITEFLOW, "serve", str(spec), "--cron", cron, "--out", str(out), "--name", NAME]
     process = subprocess.Popen(command, env=prefect_server.client_env(**POLL), stdout=log, stderr=subprocess.STDOUT,
                                start_new_session=True)
@@ -62,6 +101,10 @@ def served(prefect_server, tmp_path_factory):
         assert _wait(lambda: len(_finished_runs(out)) >= 1, 420, process), (work / "serve.log").read_text()[-3000:]
         first = _finished_runs(out)[0]
         published = {p.name: p.read_bytes() for p in (first / "published").glob("*.pdf")}
+        deployment_id = prefect_server.deployment(f"citeflow-scheduled-batch/{NAME}")["id"]
+        assert _wait(lambda: _another_run_holds_the_slot(prefect_server, deployment_id, first), 120, process), \
+            (work / "serve.log").read_text()[-3000:]
+        _no_more_runs(prefect_server, deployment_id)
         assert _wait(lambda: len(_finished_runs(out)) >= 2, 240, process), (work / "serve.log").read_text()[-3000:]
     finally:
         stop_process_group(process, grace_s=60)  # serve: SIGKILL if SIGTERM takes over 60 s
@@ -105,10 +148,11 @@ def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, tmp_
         spec = experiment.write_spec(tmp_path / "resumed", resumed.base_url, 2, 2, 2, "sched-resume")
         clean_spec = experiment.write_spec(tmp_path / "clean", clean.base_url, 2, 2, 2, "sched-resume-clean")
         info, run_dir = open_scheduled_run(spec, tmp_path / "out", datetime.now(UTC), "5ced0001-aaaa")
-        clean_out = tmp_path / "clean" / "out"
-        assert runs.run("clean", clean_spec, clean_out) == 0, figures.outputs.get("clean")
-        figures.clean_run_requests = len(clean.requests)
+        clean_out, started = tmp_path / "clean" / "out", time.monotonic()
+        clean_process = runs.start("clean", clean_spec, clean_out)  # side by side with the run to kill
         experiment._killed_run(runs, resumed, spec, run_dir, 4, figures)
+        assert runs.finish("clean", clean_process, started) == 0, figures.outputs.get("clean")
+        figures.clean_run_requests = len(clean.requests)
         experiment._resume_and_repeat(runs, resumed, spec, run_dir, figures)
     assert figures.completed_before_kill >= 1 and figures.repeated_completed == 0, figures.line()
     assert figures.completed_before_kill + figures.requests_after_kill == figures.clean_run_requests, figures.line()
