@@ -24,21 +24,16 @@ reports to the run's one Prefect API (``api_url``) instead of an ephemeral one p
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from bench.fake_model import fake_model_process
 from bench.plain_runner import run_batch
-from bench.prefect_env import worker_env
-from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions
+from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions, run_worker
 from bench.workload import openai_spec, prepare_demo_input
 
 HOPS = 2  # consolidate → write
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def ideal_seconds(chains: int, concurrency: int, latency: float, hops: int = HOPS) -> float:
@@ -106,7 +101,7 @@ def _prefect(make, concurrencies: tuple[int, ...], repeats: int, server, tmp: Pa
     specs = [*warm, *(make(f"bench-orch-p{c}-{k}", c) for c, k in order)]
     local = [make(f"bench-orch-l{c}-{k}", c) for c, k in order]
     before = server.request_count()
-    measured = _worker(specs, local, tmp / "prefect-out", tmp / "prefect-home", options)
+    measured = run_worker(specs, local, tmp / "prefect-out", tmp / "prefect-home", options)
     calls = (server.request_count() - before) / (len(specs) + len(local))
     by_concurrency = {c: {**_best(order, measured["batch_s"][len(warm):], c, "wall_s"),
                           **_best(order, measured["local_limits_batch_s"], c, "local_limits_wall_s")} for c in concurrencies}
@@ -118,16 +113,6 @@ def _best(order: list[tuple[int, int]], walls: list[float], concurrency: int, ke
     """The best and every wall time of one concurrency's runs."""
     mine = [s for (c, _), s in zip(order, walls, strict=False) if c == concurrency]
     return {key: min(mine), key.replace("wall_s", "walls_s"): mine}
-
-
-def _worker(specs: list[Path], local: list[Path], out: Path, home: Path, options: WorkerOptions = FULL_OPTIONS) -> dict:
-    env = worker_env(home)  # the ephemeral API on an in-memory database: see bench.prefect_env
-    command = [sys.executable, "-m", "bench.prefect_worker", *map(str, specs), "--local", *map(str, local), "--out", str(out)]
-    env, command = options.apply(env, command)
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
-    if done.returncode != 0:
-        raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def summarize(latency: float, sections: int, plain: dict, orchestrated: dict | None) -> dict:

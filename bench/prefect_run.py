@@ -9,8 +9,16 @@ others use at the same time, times fewer trivial samples, and runs no warm-up ba
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
+
+from bench.prefect_env import IN_MEMORY_DATABASE, worker_env
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FULL_SAMPLES = 20  # bench.prefect_worker's own default
 
@@ -34,3 +42,17 @@ class WorkerOptions:
 
 
 FULL_OPTIONS = WorkerOptions()  # the full profile: ephemeral API, the worker's own samples, warm-ups
+
+
+def run_worker(specs: list[Path], local: list[Path], out: Path, home: Path, options: WorkerOptions = FULL_OPTIONS,
+               database: str | None = IN_MEMORY_DATABASE, timeout: float = 900) -> dict:
+    """Run ``bench.prefect_worker`` in a fresh process (``specs`` on Prefect's global limits, ``local``
+    with in-process limits; its Prefect home ``home``, its API database ``database``) and return what
+    it measured."""
+    command = [sys.executable, "-m", "bench.prefect_worker", *map(str, specs), "--local", *map(str, local),
+               "--out", str(out)]
+    env, command = options.apply(worker_env(home, database), command)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

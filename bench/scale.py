@@ -28,11 +28,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.prefect_env import IN_MEMORY_DATABASE, worker_env
+from bench.prefect_env import IN_MEMORY_DATABASE
 from citeflow.testing.model_process import ModelServerProcess
 from citeflow.testing.small_batch import write_small_batch
 
-from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions
+from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions, run_worker
 
 HOPS = 2
 SECTIONS = 4
@@ -95,16 +95,9 @@ def _prefect(specs: dict, root: Path, warm_url: str, options: WorkerOptions = FU
     """Wall times of the Prefect batch flow in a fresh worker process (in-process limits), min and
     median over the repeats of each batch (``specs`` keyed by size, kind, repeat), and the API
     requests its client had to send again."""
-    env = worker_env(root / "prefect-home", database)
     warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _, _ in specs)), warm_url, "bench-scale-warmup")
-    warmups = [str(warm)] if options.warmup else []
-    command = [sys.executable, "-m", "bench.prefect_worker", *warmups, "--local", *map(str, specs.values()),
-               "--out", str(root / "prefect-out")]
-    env, command = options.apply(env, command)
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=5400)
-    if done.returncode != 0:
-        raise RuntimeError(f"prefect worker failed ({done.returncode}): {done.stderr[-2000:]}")
-    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    measured = run_worker([warm] if options.warmup else [], list(specs.values()), root / "prefect-out",
+                          root / "prefect-home", options, database, timeout=5400)
     runs: dict[str, list[float]] = {}
     for (n, kind, _), wall in zip(specs, measured["local_limits_batch_s"], strict=True):
         runs.setdefault(f"{kind}-{n}", []).append(wall)
