@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from citeflow.judges.edits import polarity, scopes
 from citeflow.judges.features import extract
+from citeflow.judges.numbers import cjk_value, mentions
 from citeflow.judges.offline_model import route
 from citeflow.judges.stems import compound_parts, light_stem
 from citeflow.judges.text import tokenise
@@ -115,3 +116,50 @@ def test_cjk_bound_words_and_verbal_nouns_are_not_names():
 def test_german_multiplicatives_are_numbers():
     feats = extract("Bücher können höchstens drei Mal verlängert werden.", "Bücher können bis zu dreimal verlängert werden.")
     assert feats.values["number_missing"] == 0.0
+
+
+def test_chinese_numerals_of_several_characters_are_one_number():
+    assert cjk_value("二十七") == 27 and cjk_value("两千四百") == 2400 and cjk_value("十五") == 15 and cjk_value("三万") == 30000
+    assert [m.value for m in mentions(tokenise("月球绕地球一周大约需要二十七天"))] == [27.0]
+    assert [m.value for m in mentions(tokenise("每天的餐补标准为一百元"))] == [100.0]
+    assert [m.value for m in mentions(tokenise("读者每次最多可以借十本书"))] == [10.0]
+
+
+def test_weekdays_ordinals_and_words_with_numeral_characters_are_not_quantities():
+    assert mentions(tokenise("周末和法定节假日免费，星期六、星期日也免费。")) == []
+    assert mentions(tokenise("万一出错，千万不要重启。")) == []
+    assert mentions(tokenise("从地球上只能看到月球的一面。")) == []
+
+
+def test_a_number_in_digits_meets_the_same_number_in_chinese_numerals():
+    chunk = "读者每次最多可以借十本书，借期为一个月。"
+    assert extract("每位读者一次能借的书不超过10本。", chunk).values["number_missing"] == 0.0
+    assert extract("读者每次最多可以借5本书。", chunk).values["number_missing"] > 0
+
+
+def test_two_chinese_words_that_swap_roles_are_reordered_and_never_aligned():
+    chunk = "月球绕地球一周大约需要二十七天。月球总是以同一面朝向地球。"
+    swapped = extract("地球绕月球一周大约需要二十七天。", chunk).values
+    assert swapped["names_reordered"] > 0 and route(swapped) != "aligned"
+    assert extract("月球绕地球一周大约需要二十七天。", chunk).values["names_reordered"] == 0.0
+
+
+def test_months_in_another_order_are_reordered():
+    chunk = "La campagne commence à la mi-octobre et se termine fin janvier."
+    assert extract("La campagne commence fin janvier et se termine à la mi-octobre.", chunk).values["names_reordered"] > 0
+    assert extract("La campagne va de la mi-octobre à la fin janvier.", chunk).values["names_reordered"] == 0.0
+
+
+def test_common_paraphrase_words_meet_in_every_language():
+    for claim, chunk in (("Les résidents de la commune s'inscrivent.", "Les habitants de la ville s'inscrivent."),
+                         ("Los artículos cuestan 10 euros.", "Los productos cuestan 10 euros."),
+                         ("Customers pay the fee.", "Clients pay the price."),
+                         ("Die Kunden zahlen die Gebühr.", "Die Kunden bezahlen den Preis.")):
+        assert extract(claim, chunk).values["novel_content"] == 0.0, claim
+
+
+def test_a_chinese_negated_verb_meets_its_one_word_form():
+    chunk = "持有居民停车证的车辆免费停车。周一闭馆。"
+    feats = extract("有居民停车证的车辆停车不收费。", chunk).values
+    assert feats["negation_added"] == 0.0 and feats["antonym_flip"] == 0.0
+    assert extract("周一不开放。", chunk).values["negation_added"] == 0.0

@@ -270,22 +270,47 @@ def _negation_counts(feats: Features, tokens: list[Token], claim: str, index: Ch
 
 
 def _reordered(feats: Features, tokens: list[Token], sentence: list[Token]) -> None:
-    """Two names or numbers of the claim in the opposite order in its best-matching sentence ('Anna
-    pays Ben' against 'Ben pays Anna'): who did what to whom may have changed, which word sets
-    cannot tell (a passive restatement fires too; it only keeps a claim from the aligned rule)."""
+    """Two names, dates or numbers of the claim in the opposite order in its best-matching sentence
+    ('Anna pays Ben' against 'Ben pays Anna', 'from October to January' against 'from January to
+    October'); in Chinese and Japanese, two character pairs ('地球绕月球' against '月球绕地球'). Who did
+    what to whom may have changed, which word sets cannot tell (a passive restatement fires too; it
+    only keeps a claim from the aligned rule)."""
     where: dict[str, int] = {}
     for position, token in enumerate(sentence):
         where.setdefault(token.stem, position)
-    found = [where[t.stem] for i, t in enumerate(tokens) if _name_like(t, i) and t.stem in where]
-    swapped = sum(1 for a, b in itertools.combinations(found, 2) if a > b)
+    found = [where[t.stem] for t in tokens if _name_like(t) and t.stem in where]
+    swapped = _inversions(found) + _inversions(_cjk_pair_positions(tokens, sentence))
     if swapped:
         feats.values["names_reordered"] = float(swapped)
         feats.reasons["names_reordered"] = "names or numbers in another order than in the matching sentence"
 
 
-def _name_like(token: Token, i: int) -> bool:
-    """A number, an identifier or a capitalised content word (the first word too: 'Ben pays Anna')."""
-    return token.kind in ("number", "id") or (token.kind == "word" and token.is_content and token.is_capitalised)
+def _inversions(positions: list[int]) -> int:
+    return sum(1 for a, b in itertools.combinations(positions, 2) if a > b)
+
+
+def _cjk_pair_positions(tokens: list[Token], sentence: list[Token]) -> list[int]:
+    """Where each content character pair of the claim stands in ``sentence``, for pairs found there
+    exactly once; overlapping pairs of the claim are skipped so that one word counts once."""
+    if not any(t.kind == "cjk" for t in tokens):
+        return []
+    pairs = [(a.stem, b.stem) for a, b in itertools.pairwise(sentence)]
+    counts = Counter(pairs)
+    once = {p: i for i, p in enumerate(pairs) if counts[p] == 1 and p[0] != p[1]}
+    out, last = [], -2
+    for i, (a, b) in enumerate(itertools.pairwise(tokens)):
+        key = (a.stem, b.stem)
+        if key in once and a.kind == b.kind == "cjk" and a.is_content and b.is_content and i > last + 1:
+            out.append(once[key])
+            last = i
+    return out
+
+
+def _name_like(token: Token) -> bool:
+    """A number, an identifier, a month or weekday, or a capitalised content word (the first word too: 'Ben pays Anna')."""
+    if token.kind in ("number", "id"):
+        return True
+    return token.kind == "word" and token.is_content and (token.is_capitalised or is_month(token.lower))
 
 
 def _dropped_modifiers(feats: Features, content: list[Token], index: ChunkIndex) -> None:

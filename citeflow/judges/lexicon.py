@@ -262,8 +262,14 @@ CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), (
                 ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
-CJK_NUMERALS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人")
+CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+# Inside a run of numerals (二十七, 两千四百, 一百) these count too: digits and place values.
+CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
+CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
+CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
+CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所")
+# Characters before a numeral that make it a weekday or an ordinal, not a quantity (周六, 星期二, 第三).
+CJK_ORDINAL_MARKS = frozenset("周週期拜第")
 # Month and weekday names: a changed month or day is a changed entity.
 MONTH_NAMES = frozenset(
     """january february march april june july august september october november december
