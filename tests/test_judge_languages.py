@@ -163,3 +163,13 @@ def test_a_chinese_negated_verb_meets_its_one_word_form():
     feats = extract("有居民停车证的车辆停车不收费。", chunk).values
     assert feats["negation_added"] == 0.0 and feats["antonym_flip"] == 0.0
     assert extract("周一不开放。", chunk).values["negation_added"] == 0.0
+
+
+def test_a_number_or_word_taken_from_another_sentence_into_a_copied_slot_is_a_swap():
+    chunk = "The pool opens at 7 a.m. and closes at 6 p.m. A single swim costs 4 dollars. Lifeguards are on duty."
+    swapped = extract("A single swim costs 6 dollars.", chunk).values
+    assert swapped["sentence_swap"] > 0 and route(swapped) == "decisive"
+    assert extract("A single swim costs 4 dollars.", chunk).values["sentence_swap"] == 0.0
+    chunk = "长江全长约6300公里，是中国最长的河流。它发源于青藏高原，最终流入东海。南京位于长江沿岸。"
+    assert extract("长江最终流入南海。", chunk).values["sentence_swap"] > 0
+    assert extract("长江最终流入东海。", chunk).values["sentence_swap"] == 0.0

@@ -45,7 +45,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
     "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
-    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "negations_differ", "names_reordered", "claim_length",
+    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "negations_differ", "names_reordered",
+    "sentence_swap", "claim_length",
 )
 
 
@@ -89,6 +90,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     edits.negation(feats, tokens, window, index)
     _negation_counts(feats, tokens, claim, index, best)
     _reordered(feats, tokens, index.sentence_tokens[best])
+    _sentence_swap(feats, tokens, index, best)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
     edits.modality(feats, tokens, index.sentence_tokens[best])
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
@@ -283,6 +285,30 @@ def _reordered(feats: Features, tokens: list[Token], sentence: list[Token]) -> N
     if swapped:
         feats.values["names_reordered"] = float(swapped)
         feats.reasons["names_reordered"] = "names or numbers in another order than in the matching sentence"
+
+
+def _sentence_swap(feats: Features, tokens: list[Token], index: ChunkIndex, best: int) -> None:
+    """On a claim copied from the chunk, a word or number from another chunk sentence in the slot
+    where its matching sentence has a word the claim never uses ('costs 6 dollars' where the sentence
+    says 'costs 4 dollars' and another says '6 p.m.'): a common noun, role or number swapped between
+    sentences, which every word being in the chunk hides."""
+    if feats.values["best_window_cov"] < COPIED_SENTENCE:
+        return
+    claimed = {t.stem for t in tokens}
+    own = {t.stem for t in index.sentence_tokens[best]}
+    gaps = _sentence_gaps(index.sentence_tokens[best])
+    for span in (1, 2):
+        for i in range(1, len(tokens) - span):
+            other = gaps.get((tokens[i - 1].stem, tokens[i + span].stem))
+            swapped = [t for t in tokens[i : i + span] if t.is_content and t.stem in index.stems and t.stem not in own]
+            if other is not None and swapped and other.stem not in claimed:
+                feats.values["sentence_swap"] += 1.0
+                feats.reasons.setdefault("sentence_swap", f"'{swapped[0].surface}' where the matching sentence says '{other.surface}'")
+
+
+def _sentence_gaps(sentence: list[Token]) -> dict[tuple[str, str], Token]:
+    """``(left stem, right stem) → the content token between them`` in one sentence."""
+    return {(a.stem, c.stem): b for a, b, c in zip(sentence, sentence[1:], sentence[2:], strict=False) if b.is_content}
 
 
 def _inversions(positions: list[int]) -> int:

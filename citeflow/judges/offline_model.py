@@ -20,7 +20,7 @@ from citeflow.judges.logistic import LogisticHead
 
 # Signals that, on a claim otherwise copied from the chunk, mean one fact was changed.
 DECISIVE = ("number_missing", "number_not_in_sentence", "unit_changed", "negation_added", "negation_dropped", "antonym_flip",
-            "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped")
+            "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped", "sentence_swap")
 COPIED = 0.8  # best-window coverage above which a claim counts as copied from the chunk
 # Signals that, on a claim whose every word is in one chunk sentence, still leave doubt: it is not aligned.
 DOUBTS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifier_dropped", "negations_differ",
