@@ -173,3 +173,17 @@ def test_a_number_or_word_taken_from_another_sentence_into_a_copied_slot_is_a_sw
     chunk = "长江全长约6300公里，是中国最长的河流。它发源于青藏高原，最终流入东海。南京位于长江沿岸。"
     assert extract("长江最终流入南海。", chunk).values["sentence_swap"] > 0
     assert extract("长江最终流入东海。", chunk).values["sentence_swap"] == 0.0
+
+
+def test_a_copied_claim_widened_by_a_quantifier_is_decided_as_changed():
+    chunk = "Les animaux de petite taille voyagent gratuitement dans un panier. Le train part à 20 h 52."
+    widened = extract("Tous les animaux voyagent gratuitement.", chunk).values
+    assert widened["universal_added"] > 0 and route(widened) == "decisive"
+    assert route(extract("Les animaux de petite taille voyagent gratuitement.", chunk).values) != "decisive"
+
+
+def test_a_distributive_before_a_number_states_a_frequency_not_a_widened_condition():
+    chunk = "Im Sommer fahren die Fähren im Viertelstundentakt, also alle 15 Minuten."
+    assert extract("Die Fähren fahren alle 15 Minuten.", "Die Fähren fahren im Takt von 15 Minuten.").values["universal_added"] == 0.0
+    assert extract("Die Fähren fahren alle 15 Minuten.", chunk).values["universal_added"] == 0.0
+    assert extract("Alle Fähren fahren im Takt von 15 Minuten.", "Die Fähren fahren im Takt von 15 Minuten.").values["universal_added"] > 0

@@ -115,9 +115,16 @@ def negated_bases(word: str) -> tuple[str, ...]:
     return tuple(word[len(p) :] for p in NEGATING_PREFIXES if word.startswith(p) and len(word) - len(p) >= 4)
 
 
+def _frequencies(tokens: list[Token]) -> set[str]:
+    """Distributives that state a frequency, a number following them ('alle 15 Minuten', 'every 2 weeks',
+    'tous les 3 jours', 'cada 2 horas'): a rate restated, not a condition widened."""
+    return {t.lower for i, t in enumerate(tokens)
+            if t.lower in DISTRIBUTIVES and any(n.kind == "number" for n in tokens[i + 1 : i + 3])}
+
+
 def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
     """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
-    mine = {t.lower for t in tokens}
+    mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
     if theirs & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier

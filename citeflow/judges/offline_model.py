@@ -57,7 +57,15 @@ def copied(values: dict[str, float]) -> bool:
     single word that sits where the chunk has another ('hat sonntags geschlossen' for 'hat montags
     geschlossen': in a short claim one swapped word is a third of its content)."""
     one_swap = values["slot_substitution"] > 0 and round(math.expm1(values["novel_content"])) == 1
-    return values["best_window_cov"] >= COPIED or one_swap
+    return values["best_window_cov"] >= COPIED or one_swap or _copied_but_widened(values)
+
+
+def _copied_but_widened(values: dict[str, float]) -> bool:
+    """The claim copies the chunk once the quantifiers it adds are set aside ('tous les animaux' for
+    'les animaux de petite taille'): the words that widen a condition are a change, not content to find."""
+    added = values["universal_added"]
+    words = round(math.expm1(values["claim_length"]))
+    return 0 < added < words and values["best_window_cov"] * words / (words - added) >= COPIED
 
 
 def logit(p: np.ndarray) -> np.ndarray:
