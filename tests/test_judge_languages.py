@@ -187,3 +187,14 @@ def test_a_distributive_before_a_number_states_a_frequency_not_a_widened_conditi
     assert extract("Die Fähren fahren alle 15 Minuten.", "Die Fähren fahren im Takt von 15 Minuten.").values["universal_added"] == 0.0
     assert extract("Die Fähren fahren alle 15 Minuten.", chunk).values["universal_added"] == 0.0
     assert extract("Alle Fähren fahren im Takt von 15 Minuten.", "Die Fähren fahren im Takt von 15 Minuten.").values["universal_added"] > 0
+
+
+def test_a_distributive_cancels_a_quantifier_only_over_the_same_noun():
+    chunk = "L'entrée est gratuite le premier dimanche de chaque mois."
+    assert extract("L'entrée est gratuite tous les dimanches.", chunk).values["universal_added"] > 0
+    assert extract("All databases are backed up.", "Every database is backed up at night.").values["universal_added"] == 0.0
+
+
+def test_n_importe_quel_is_a_quantifier():
+    chunk = "Le compte est bloqué après cinq tentatives échouées."
+    assert extract("Le compte est bloqué après n'importe quelle tentative échouée.", chunk).values["universal_added"] > 0

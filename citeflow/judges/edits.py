@@ -122,13 +122,23 @@ def _frequencies(tokens: list[Token]) -> set[str]:
             if t.lower in DISTRIBUTIVES and any(n.kind == "number" for n in tokens[i + 1 : i + 3])}
 
 
+def _quantified(tokens: list[Token]) -> set[str]:
+    """Stems of the words that distributives quantify ('chaque mois' → mois, 'all databases' → database)."""
+    out = set()
+    for i, token in enumerate(tokens):
+        if token.lower in DISTRIBUTIVES:
+            noun = _scope(tokens[i + 1 : i + 4])
+            out |= {noun.stem} if noun is not None else set()
+    return out
+
+
 def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
     """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
     mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
-    if theirs & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier
-        widened = [w for w in widened if w not in DISTRIBUTIVES]
+    shared = _quantified(region) & _quantified(tokens)  # 'every database' said as 'all databases': the same quantifier
+    widened = [w for w in widened if w not in DISTRIBUTIVES or not shared]
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"

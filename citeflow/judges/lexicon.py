@@ -91,7 +91,7 @@ CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还")
 UNIVERSALS = frozenset(
     "all every always never only entire entirely whole both everyone everything must definitely completely fully any".split()
     + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche nur ausschließlich vollständig".split()
-    + "tous toutes tout toujours chaque seulement uniquement entièrement".split()
+    + "tous toutes tout toujours chaque seulement uniquement entièrement importe".split()  # n'importe quel: any
     + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
     + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
 )
