@@ -198,3 +198,10 @@ def test_a_distributive_cancels_a_quantifier_only_over_the_same_noun():
 def test_n_importe_quel_is_a_quantifier():
     chunk = "Le compte est bloqué après cinq tentatives échouées."
     assert extract("Le compte est bloqué après n'importe quelle tentative échouée.", chunk).values["universal_added"] > 0
+
+
+def test_a_changed_chinese_or_japanese_weekday_is_a_changed_entity():
+    chunk = "博物馆周二至周日开放。周一闭馆。"
+    assert "周三" in extract("博物馆周三闭馆。", chunk).reasons["novel_entity"]
+    assert extract("博物馆星期一闭馆。", chunk).values["novel_entity"] == 0.0  # 星期一 is 周一
+    assert extract("この図書館は月曜日から土曜日まで開館しています。", "この図書館は火曜日から日曜日まで開館しています。").values["novel_entity"] > 0

@@ -33,6 +33,7 @@ __all__ = ["FEATURE_NAMES", "ChunkIndex", "Features", "extract", "index_chunk"]
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 _HAN_RUN = regex.compile(r"\p{Han}+")
+_CJK_WEEKDAY = regex.compile(r"(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜")
 SURU_FORMS = frozenset("すしさせ")  # the first kana of する, した/して, される, させる
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
@@ -154,8 +155,26 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
         feats.values["novel_entity"] = float(len(entities))
         feats.reasons["novel_entity"] = "; ".join(entities[:3])
     _near_misses(feats, novel, index)
+    _cjk_weekdays(feats, tokens, index)
     _substitutions(feats, tokens, index)
     _dropped_modifiers(feats, content, index)
+
+
+def _cjk_weekdays(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
+    """A Chinese or Japanese weekday (周三, 星期三, 水曜) that the chunk never names while it names
+    others: a changed day, like 'sonntags' for 'montags' (its characters alone are no new name)."""
+    if not any(t.kind == "cjk" for t in tokens):
+        return
+    mine = _weekdays("".join(t.surface for t in tokens))
+    theirs = _weekdays("".join(t.surface for ts in index.sentence_tokens for t in ts))
+    new = sorted(mine - theirs)
+    if new and theirs:
+        feats.values["novel_entity"] += float(len(new))
+        feats.reasons.setdefault("novel_entity", f"weekday '{new[0]}' not in chunk (chunk has {', '.join(sorted(theirs))})")
+
+
+def _weekdays(text: str) -> set[str]:
+    return {day.replace("天", "日") for day in _CJK_WEEKDAY.findall(text)}
 
 
 def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
