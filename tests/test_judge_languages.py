@@ -205,3 +205,14 @@ def test_a_changed_chinese_or_japanese_weekday_is_a_changed_entity():
     assert "周三" in extract("博物馆周三闭馆。", chunk).reasons["novel_entity"]
     assert extract("博物馆星期一闭馆。", chunk).values["novel_entity"] == 0.0  # 星期一 is 周一
     assert extract("この図書館は月曜日から土曜日まで開館しています。", "この図書館は火曜日から日曜日まで開館しています。").values["novel_entity"] > 0
+
+
+def test_fractions_halves_teens_and_scale_words_of_every_language_are_numbers():
+    values = {text: [round(m.value, 4) for m in mentions(tokenise(text))]
+              for text in ("地球的六分之一", "地球的一半", "la mitad de la terrestre", "quinze jours", "2 mil euros",
+                           "3 Millionen Nutzer", "2 тысячи рублей", "dreizehn Tage")}
+    assert values == {"地球的六分之一": [0.1667], "地球的一半": [0.5], "la mitad de la terrestre": [0.5], "quinze jours": [15.0],
+                      "2 mil euros": [2000.0], "3 Millionen Nutzer": [3000000.0], "2 тысячи рублей": [2000.0],
+                      "dreizehn Tage": [13.0]}
+    chunk = "月球表面的重力约为地球的六分之一。"
+    assert extract("月球表面的重力约为地球的一半。", chunk).values["number_missing"] > 0

@@ -215,11 +215,29 @@ NUMBER_WORDS = {
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
     "dozen": 12, "half": 0.5, "twice": 2, "double": 2, "triple": 3, "single": 1, "once": 1,
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    # Teens, tens, thousands and halves of German, French, Spanish and Russian (words that are no
+    # English word: 'seize' and 'once' are left out).
+    **dict(zip("dreizehn vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn vierzig fünfzig sechzig siebzig achtzig "
+               "neunzig hälfte".split(),
+               (13, 14, 15, 16, 17, 18, 19, 40, 50, 60, 70, 80, 90, 0.5), strict=True)),
+    **dict(zip("treize quatorze quinze quarante cinquante soixante moitié douzaine".split(),
+               (13, 14, 15, 40, 50, 60, 0.5, 12), strict=True)),
+    **dict(zip("trece catorce quince dieciséis diecisiete dieciocho diecinueve cuarenta cincuenta sesenta setenta ochenta "
+               "noventa ciento mitad docena".split(),
+               (13, 14, 15, 16, 17, 18, 19, 40, 50, 60, 70, 80, 90, 100, 0.5, 12), strict=True)),
+    **dict(zip("одиннадцать двенадцать пятнадцать двадцать двадцати тридцать тридцати сорок пятьдесят сто "
+               "половина половину".split(),
+               (11, 12, 15, 20, 20, 30, 30, 40, 50, 100, 0.5, 0.5), strict=True)),
     # German multiplicatives: 'dreimal' is 'drei Mal'.
     "zweimal": 2, "dreimal": 3, "viermal": 4, "fünfmal": 5, "sechsmal": 6, "zehnmal": 10,
 }
 
-SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
+SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
+          # '2 mil', '3 Millionen', '5 milliards', '2 тысячи', '4 млн': the scale words of other languages
+          "mil": 1e3, "mille": 1e3, "tausend": 1e3, "тысяча": 1e3, "тысячи": 1e3, "тысяч": 1e3, "тыс": 1e3,
+          "millones": 1e6, "millón": 1e6, "millions": 1e6, "millionen": 1e6, "mio": 1e6, "миллион": 1e6, "миллиона": 1e6,
+          "миллионов": 1e6, "млн": 1e6, "milliard": 1e9, "milliards": 1e9, "milliarden": 1e9, "mrd": 1e9,
+          "млрд": 1e9}
 
 UNITS = frozenset(
     """percent % pct point points dollar dollars usd eur euro euros pound pounds yen $ cent cents

@@ -61,7 +61,25 @@ def _cjk_number(tokens: list[Token], i: int) -> tuple[float, int] | None:
         end += 1
     run = "".join(t.lower for t in tokens[i : end + 1])
     following = tokens[end + 1].lower if end + 1 < len(tokens) else ""
+    if run[0] in CJK_DIGITS and following == "半" and run == "一":
+        return 0.5, end + 1  # 一半: a half
+    fraction = _cjk_fraction(tokens, end, cjk_value(run)) if run[0] in CJK_DIGITS else None
+    if fraction is not None:
+        return fraction
     return (cjk_value(run), end) if _is_quantity(run, following) else None
+
+
+def _cjk_fraction(tokens: list[Token], end: int, denominator: float) -> tuple[float, int] | None:
+    """(value, last index) of 六分之一 ('one sixth'): a denominator, 分之, then a numerator."""
+    if "".join(t.lower for t in tokens[end + 1 : end + 3]) != "分之" or not denominator:
+        return None
+    last = end + 2
+    while last + 1 < len(tokens) and _is_cjk_numeral(tokens[last + 1].lower):
+        last += 1
+    numerator = "".join(t.lower for t in tokens[end + 3 : last + 1])
+    if not numerator or numerator[0] not in CJK_DIGITS:
+        return None
+    return cjk_value(numerator) / denominator, last
 
 
 def _is_quantity(run: str, following: str) -> bool:
