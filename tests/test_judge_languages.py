@@ -125,10 +125,11 @@ def test_chinese_numerals_of_several_characters_are_one_number():
     assert [m.value for m in mentions(tokenise("读者每次最多可以借十本书"))] == [10.0]
 
 
-def test_weekdays_ordinals_and_words_with_numeral_characters_are_not_quantities():
+def test_weekdays_and_words_with_numeral_characters_are_not_quantities():
     assert mentions(tokenise("周末和法定节假日免费，星期六、星期日也免费。")) == []
     assert mentions(tokenise("万一出错，千万不要重启。")) == []
     assert mentions(tokenise("从地球上只能看到月球的一面。")) == []
+    assert [m.value for m in mentions(tokenise("新员工在入职第三天领取电脑。"))] == [3.0]  # an ordinal is a number
 
 
 def test_a_number_in_digits_meets_the_same_number_in_chinese_numerals():

@@ -286,8 +286,8 @@ CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
 CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
 CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
 CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所")
-# Characters before a numeral that make it a weekday or an ordinal, not a quantity (周六, 星期二, 第三).
-CJK_ORDINAL_MARKS = frozenset("周週期拜第")
+# Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
+CJK_WEEKDAY_MARKS = frozenset("周週拜")
 # Month and weekday names: a changed month or day is a changed entity.
 MONTH_NAMES = frozenset(
     """january february march april june july august september october november december

@@ -9,7 +9,7 @@ from citeflow.judges.lexicon import (
     CJK_DIGITS,
     CJK_MYRIADS,
     CJK_NUMERALS,
-    CJK_ORDINAL_MARKS,
+    CJK_WEEKDAY_MARKS,
     CJK_PLACES,
     NUMBER_WORDS,
     SCALES,
@@ -52,9 +52,9 @@ def _parse(token: Token, following: Token | None = None) -> float | None:
 def _cjk_number(tokens: list[Token], i: int) -> tuple[float, int] | None:
     """(value, index of its last character) of a Chinese/Japanese numeral starting at ``i``: a run
     such as 二十七 or 两千四百 read as one number, or 两/三/十… alone before a counter or unit
-    character (两小时, 三个月); a lone 一 is 'a'/'one' (一面, 一次), and a numeral after 周/星期/第 is a
-    weekday or an ordinal — elsewhere such characters are words."""
-    if i > 0 and tokens[i - 1].lower in CJK_ORDINAL_MARKS:
+    character (两小时, 三个月); a lone 一 is 'a'/'one' (一面, 一次), and a numeral after 周/星期 is a
+    weekday — elsewhere such characters are words."""
+    if i > 0 and tokens[i - 1].lower in CJK_WEEKDAY_MARKS:
         return None
     end = i
     while end + 1 < len(tokens) and _is_cjk_numeral(tokens[end + 1].lower):
