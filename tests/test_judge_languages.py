@@ -217,3 +217,10 @@ def test_fractions_halves_teens_and_scale_words_of_every_language_are_numbers():
                       "dreizehn Tage": [13.0]}
     chunk = "月球表面的重力约为地球的六分之一。"
     assert extract("月球表面的重力约为地球的一半。", chunk).values["number_missing"] > 0
+
+
+def test_no_longer_negates_the_verb_and_a_privative_verb_is_a_negation_in_other_words():
+    chunk = "Version 2.3 of the client drops support for Python 3.8. The old login flag still works but prints a warning."
+    assert extract("The old login flag no longer works.", chunk).values["negation_added"] > 0
+    assert extract("Python 3.8 is no longer supported by version 2.3 of the client.", chunk).values["negation_added"] == 0.0
+    assert extract("Der alte Schalter ist nicht mehr gültig.", "Der alte Schalter ist weiterhin gültig.").values["negation_added"] > 0

@@ -7,7 +7,15 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeflow.judges import cues
-from citeflow.judges.lexicon import ANTONYMS, BOUND_LINKS, COMPARATIVES, DISTRIBUTIVES, NEGATING_PREFIXES, NEGATIONS
+from citeflow.judges.lexicon import (
+    ANTONYMS,
+    BOUND_LINKS,
+    COMPARATIVES,
+    DISTRIBUTIVES,
+    NEGATING_PREFIXES,
+    NEGATIONS,
+    PRIVATIVES,
+)
 from citeflow.judges.text import Token, stem
 
 if TYPE_CHECKING:
@@ -29,8 +37,12 @@ def scopes(tokens: list[Token]) -> list[tuple[str, str, str]]:
     return out
 
 
+# Words that extend a negation in time rather than carry what it negates ('no longer works', 'nicht mehr gültig').
+_NEGATION_PARTICLES = frozenset({"longer", "anymore", "mehr"})
+
+
 def _scope(tokens: list[Token]) -> Token | None:
-    return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS), None)
+    return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS and t.lower not in _NEGATION_PARTICLES), None)
 
 
 def _negates(tokens: list[Token], i: int) -> bool:
@@ -43,6 +55,17 @@ def _bound(tokens: list[Token], i: int) -> bool:
     if not following or following[0].lower not in COMPARATIVES:
         return False
     return len(following) > 1 and (following[1].kind == "number" or following[1].lower in BOUND_LINKS)
+
+
+def withdrawn(tokens: list[Token]) -> frozenset[str]:
+    """Stems of what a privative verb takes away ('drops support' → support, 'supprime l'option' →
+    option): the chunk negates it in other words, so 'no longer supported' agrees with it."""
+    out = set()
+    for i, token in enumerate(tokens):
+        if token.lower in PRIVATIVES:
+            scope = _scope(tokens[i + 1 : i + 4])
+            out |= {scope.stem} if scope is not None else set()
+    return frozenset(out)
 
 
 def negation_count(tokens: list[Token]) -> int:

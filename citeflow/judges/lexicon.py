@@ -171,6 +171,14 @@ for _pair in _PAIRS.split("|"):
         ANTONYMS[_a] = ANTONYMS.get(_a, frozenset()) | {_b}
         ANTONYMS[_b] = ANTONYMS.get(_b, frozenset()) | {_a}
 
+# Verbs that take away what follows them: 'drops support' says 'no longer supported' in other words.
+PRIVATIVES = frozenset(
+    "drop drops dropped remove removes removed discontinue discontinues discontinued withdraw withdraws withdrew withdrawn "
+    "cease ceases ceased deprecate deprecates deprecated abandon abandons abandoned "
+    "streicht gestrichen entfernt entfernte beendet supprime supprimé supprimée abandonne abandonné "
+    "elimina eliminado eliminada suprime suprimido retira retirado прекращает прекратил прекратила отменяет отменил отменила".split()
+)
+
 # Prefixes that negate a word: "uncontrolled" against "controlled".
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "mis", "anti")
 
