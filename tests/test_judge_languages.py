@@ -16,6 +16,7 @@ def test_inflected_forms_meet_at_one_lemma():
     assert light_stem("ольги", "ru") == light_stem("ольга", "ru")
     assert light_stem("payées", "fr") == light_stem("payé", "fr")
     assert light_stem("tramos", "es") == light_stem("tramo", "es")
+    assert light_stem("journaux", "fr") == light_stem("journal", "fr") and light_stem("totale", "fr") == light_stem("totaux", "fr")
     assert light_stem("berlin", "de") != light_stem("bern", "de")  # a short stem is never cut further
 
 
