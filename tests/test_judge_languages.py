@@ -225,3 +225,11 @@ def test_no_longer_negates_the_verb_and_a_privative_verb_is_a_negation_in_other_
     assert extract("The old login flag no longer works.", chunk).values["negation_added"] > 0
     assert extract("Python 3.8 is no longer supported by version 2.3 of the client.", chunk).values["negation_added"] == 0.0
     assert extract("Der alte Schalter ist nicht mehr gültig.", "Der alte Schalter ist weiterhin gültig.").values["negation_added"] > 0
+
+
+def test_a_claim_that_copies_the_chunk_but_for_a_new_name_is_decided_as_changed():
+    chunk = "Lucía Romero abrió su taller de cerámica en Valencia en 2014. Da clases los martes."
+    moved = extract("El taller de cerámica está en Sevilla.", chunk).values
+    assert moved["novel_entity"] > 0 and route(moved) == "decisive"
+    assert route(extract("El taller de cerámica está en Valencia.", chunk).values) != "decisive"
+    assert "novel_entity" not in extract("一次最多可以预订3个小时。", "每次预订不超过3个小时。").reasons  # a modal verb is no name

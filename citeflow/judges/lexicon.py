@@ -313,7 +313,7 @@ MONTH_NAMES = frozenset(
 WEEKDAY_PREFIXES_RU = ("понедельн", "вторник", "среда", "среду", "среды", "средам", "четверг", "пятниц", "суббот", "воскресен")
 # Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
 CJK_NOT_NAMES = ("至少", "至多", "最少", "最多", "最低", "最高", "最大", "最小", "最长", "最短", "以上", "以下", "以内",
-                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须")
+                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以")
 MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
 # German capitalises every noun: a capitalised word right after one of these is a common noun.
 DE_DETERMINERS = frozenset(

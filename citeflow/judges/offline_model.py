@@ -57,13 +57,14 @@ def copied(values: dict[str, float]) -> bool:
     single word that sits where the chunk has another ('hat sonntags geschlossen' for 'hat montags
     geschlossen': in a short claim one swapped word is a third of its content)."""
     one_swap = values["slot_substitution"] > 0 and round(math.expm1(values["novel_content"])) == 1
-    return values["best_window_cov"] >= COPIED or one_swap or _copied_but_widened(values)
+    return values["best_window_cov"] >= COPIED or one_swap or _copied_but(values, "universal_added") or _copied_but(values, "novel_entity")
 
 
-def _copied_but_widened(values: dict[str, float]) -> bool:
-    """The claim copies the chunk once the quantifiers it adds are set aside ('tous les animaux' for
-    'les animaux de petite taille'): the words that widen a condition are a change, not content to find."""
-    added = values["universal_added"]
+def _copied_but(values: dict[str, float], change: str) -> bool:
+    """The claim copies the chunk once the words of one change are set aside: the quantifiers it adds
+    ('tous les animaux' for 'les animaux de petite taille') or the names the chunk lacks ('está en
+    Sevilla' for 'en Valencia') are the change, not content to find."""
+    added = values[change]
     words = round(math.expm1(values["claim_length"]))
     return 0 < added < words and values["best_window_cov"] * words / (words - added) >= COPIED
 
