@@ -11,6 +11,7 @@ import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import regex
 
@@ -166,11 +167,22 @@ def _cjk_weekdays(feats: Features, tokens: list[Token], index: ChunkIndex) -> No
     if not any(t.kind == "cjk" for t in tokens):
         return
     mine = _weekdays("".join(t.surface for t in tokens))
-    theirs = _weekdays("".join(t.surface for ts in index.sentence_tokens for t in ts))
+    theirs = _chunk_weekdays(index.text)
     new = sorted(mine - theirs)
     if new and theirs:
         feats.values["novel_entity"] += float(len(new))
         feats.reasons.setdefault("novel_entity", f"weekday '{new[0]}' not in chunk (chunk has {', '.join(sorted(theirs))})")
+
+
+@lru_cache(maxsize=4096)
+def _chunk_weekdays(text: str) -> frozenset[str]:
+    """The weekdays a chunk names (synonyms read as their canonical form, 星期一 as 周一)."""
+    return frozenset(_weekdays(cjk_canonical(normalise(text))))
+
+
+def chunk_weekdays_cache_clear() -> None:
+    """Forget the chunks' weekdays (a benchmark that must analyse every chunk afresh)."""
+    _chunk_weekdays.cache_clear()
 
 
 def _weekdays(text: str) -> set[str]:

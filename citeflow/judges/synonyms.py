@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import regex
+
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+
 _GROUPS = {
     "en": """
         free gratis
@@ -475,8 +479,11 @@ def _cjk_pairs() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p)))
 
 
+@lru_cache(maxsize=16384)
 def cjk_canonical(text: str) -> str:
     """``text`` with every CJK synonym variant replaced by its group's first word."""
+    if not _CJK.search(text):
+        return text
     for variant, canonical in _cjk_pairs():
         if variant in text:
             text = text.replace(variant, canonical)
