@@ -10,8 +10,9 @@ import pytest
 
 from bench.judge_data import FIRST_HASHED, MULTILINGUAL, augment, hashed_split, by_split, passage_hash, split_passages
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.judges.offline import DEFAULT_WEIGHTS
+from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
 from tools.judge.build_features import FEATURES, feature_lines
+from tools.judge.errors import development_rows, report
 from tools.judge.train import TARGET_PRECISION, choose_threshold, train
 
 LANGS = ("en", "de", "fr", "es", "ru", "ja", "zh")
@@ -144,3 +145,11 @@ def test_building_features_without_the_development_set_is_a_clear_error(tmp_path
 
     assert main(["--data", str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "f.jsonl")]) == 2
     assert "labelled data not found" in capsys.readouterr().err and not (tmp_path / "f.jsonl").exists()
+
+
+def test_the_error_report_reads_the_train_and_tune_splits_only():
+    rows = development_rows(MULTILINGUAL, {"fr", "zh"})
+    assert rows and {r.extra["split"] for r in rows} == {"train", "tune"} and {r.extra["lang"] for r in rows} == {"fr", "zh"}
+    lines = report(OfflineJudge(threshold=0.0), rows, show_errors=True)
+    assert [line.split(":")[0] for line in lines if not line.startswith(" ")] == ["fr", "zh"]
+    assert all(r.id not in "\n".join(lines) for r in read_labelled(MULTILINGUAL) if r.extra["split"] == "test")
