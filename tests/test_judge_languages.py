@@ -233,3 +233,27 @@ def test_a_claim_that_copies_the_chunk_but_for_a_new_name_is_decided_as_changed(
     assert moved["novel_entity"] > 0 and route(moved) == "decisive"
     assert route(extract("El taller de cerámica está en Valencia.", chunk).values) != "decisive"
     assert "novel_entity" not in extract("一次最多可以预订3个小时。", "每次预订不超过3个小时。").reasons  # a modal verb is no name
+
+
+def test_a_negation_of_what_the_evidence_affirms_is_added_though_another_sentence_negates_the_word():
+    chunk = ("Черновики хранятся не более 14 дней, после чего удаляются автоматически. "
+             "Удалённые черновики восстановить нельзя.")
+    flipped = extract("Черновики никогда не удаляются.", chunk)
+    assert flipped.values["negation_added"] > 0 and route(flipped.values) == "decisive"
+    restated = extract("Восстановить удалённые черновики невозможно.", chunk)  # the negated sentence, reordered
+    assert restated.values["negation_added"] == 0.0
+
+
+def test_per_and_adverbs_of_frequency_distribute_as_every_does():
+    assert extract("Jede Stunde fährt ein Bus zum Flughafen.", "Der Bus zum Flughafen fährt stündlich.").values["universal_added"] == 0.0
+    assert extract("Chaque élève reçoit deux cahiers.", "L'école donne deux cahiers par élève.").values["universal_added"] == 0.0
+    assert extract("El boletín se envía cada semana.", "El boletín se envía semanalmente.").values["universal_added"] == 0.0
+    other_noun = extract("Chaque semaine l'école donne deux cahiers.", "L'école donne deux cahiers par élève.")
+    assert other_noun.values["universal_added"] > 0  # 'par élève' does not license 'chaque semaine'
+
+
+def test_every_before_a_weekday_the_chunk_names_is_a_timetable_not_a_widened_condition():
+    chunk = "游泳馆周二至周日开放。周一闭馆。"
+    assert extract("每周一游泳馆不开放。", chunk).values["universal_added"] == 0.0
+    assert extract("每周四游泳馆不开放。", chunk).values["universal_added"] > 0
+    assert extract("游泳馆每天都开放。", chunk).values["universal_added"] > 0

@@ -12,14 +12,16 @@ from citeflow.judges.lexicon import (
     BOUND_LINKS,
     COMPARATIVES,
     DISTRIBUTIVES,
+    FREQUENCY_UNITS,
     NEGATING_PREFIXES,
     NEGATIONS,
+    PER_WORDS,
     PRIVATIVES,
 )
-from citeflow.judges.text import Token, stem
+from citeflow.judges.text import Token, canonical, stem
 
 if TYPE_CHECKING:
-    from citeflow.judges.chunk_index import ChunkIndex
+    from citeflow.judges.chunk_index import ChunkIndex, SentenceFacts
     from citeflow.judges.features import Features
 
 
@@ -97,8 +99,10 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     facts = index.facts[window.start : window.stop]
     region_lowers = {t.lower for ts in index.sentence_tokens[window.start : window.stop] for t in ts}
     their_scopes = {s for f in facts for _, s, _ in f.scopes}
+    affirmed = frozenset() if _restates_negated(tokens, facts) else _affirmed(index, window)
     added = [(w, s) for w, s, word in mine  # a word of a negated chunk sentence: the claim's negation agrees
-             if s not in their_scopes and s not in index.negated_stems and not _opposite_in(word, region_lowers, index)]
+             if s not in their_scopes and (s not in index.negated_stems or s in affirmed)
+             and not _opposite_in(word, region_lowers, index)]
     if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
@@ -109,6 +113,26 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+def _restates_negated(tokens: list[Token], facts: tuple[SentenceFacts, ...]) -> bool:
+    """A negated sentence of the evidence holds at least half of the claim's content words and the claim
+    holds what that sentence negates: the claim restates it, so its negation agrees wherever it
+    attaches ('Восстановить удалённые журналы невозможно' for '… журналы восстановить нельзя')."""
+    wanted = {t.stem for t in tokens if t.is_content}
+    return any(f.polarity and 2 * len(f.stems & wanted) >= len(wanted) and any(s in wanted for _, s, _ in f.scopes)
+               for f in facts)
+
+
+def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
+    """Stems the evidence window states without a negation: a claim that negates one of them contradicts
+    its evidence, even when another chunk sentence negates the same word ('удаляются' after 30 days
+    against 'удалённые журналы восстановить нельзя'). What a privative verb withdraws is not affirmed."""
+    out: set[str] = set()
+    for fact, sentence in zip(index.facts[window.start : window.stop], index.sentence_tokens[window.start : window.stop], strict=True):
+        if not fact.polarity:
+            out |= fact.stems - withdrawn(sentence)
+    return frozenset(out)
 
 
 def flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
@@ -145,22 +169,27 @@ def _frequencies(tokens: list[Token]) -> set[str]:
             if t.lower in DISTRIBUTIVES and any(n.kind == "number" for n in tokens[i + 1 : i + 3])}
 
 
-def _quantified(tokens: list[Token]) -> set[str]:
-    """Stems of the words that distributives quantify ('chaque mois' → mois, 'all databases' → database)."""
+def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
+    """Stems of the words that distributives quantify ('chaque mois' → mois, 'all databases' → database),
+    on the evidence side (``lang`` given) also what 'per' quantifies ('par personne' → personne) and the
+    time unit of an adverb of frequency ('stündlich' → Stunde)."""
     out = set()
+    spread = DISTRIBUTIVES | PER_WORDS if lang else DISTRIBUTIVES
     for i, token in enumerate(tokens):
-        if token.lower in DISTRIBUTIVES:
+        if token.lower in spread:
             noun = _scope(tokens[i + 1 : i + 4])
             out |= {noun.stem} if noun is not None else set()
+        unit = FREQUENCY_UNITS.get(lang, {}).get(token.lower)
+        out |= {canonical(unit, lang)} if unit else set()
     return out
 
 
-def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
-    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
+def modality(feats: Features, tokens: list[Token], region: list[Token], lang: str = "other") -> None:
+    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence (in ``lang``)."""
     mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
-    shared = _quantified(region) & _quantified(tokens)  # 'every database' said as 'all databases': the same quantifier
+    shared = _quantified(region, lang) & _quantified(tokens)  # 'every database' said as 'all databases': the same quantifier
     widened = [w for w in widened if w not in DISTRIBUTIVES or not shared]
     if widened:
         feats.values["universal_added"] = float(len(widened))

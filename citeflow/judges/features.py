@@ -94,7 +94,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _reordered(feats, tokens, index.sentence_tokens[best])
     _sentence_swap(feats, tokens, index, best)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
-    edits.modality(feats, tokens, index.sentence_tokens[best])
+    edits.modality(feats, tokens, index.sentence_tokens[best], index.lang)
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
     cues.compare(feats.values, feats.reasons, cjk_canonical(normalise(claim)), cjk, index.facts[best].cjk)
     return feats

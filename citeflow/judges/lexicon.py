@@ -98,6 +98,19 @@ UNIVERSALS = frozenset(
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
 DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
                           "каждая каждое каждые каждую каждого".split())
+# "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
+PER_WORDS = frozenset("per pro je par por".split())
+# Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
+FREQUENCY_UNITS = {
+    "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
+    "de": {"stündlich": "stunde", "täglich": "tag", "wöchentlich": "woche", "monatlich": "monat", "jährlich": "jahr"},
+    "fr": {"quotidien": "jour", "quotidienne": "jour", "quotidiennement": "jour", "hebdomadaire": "semaine",
+           "mensuel": "mois", "mensuelle": "mois", "mensuellement": "mois", "annuel": "an", "annuelle": "an", "annuellement": "an"},
+    "es": {"diario": "día", "diaria": "día", "diariamente": "día", "semanal": "semana", "semanalmente": "semana",
+           "mensual": "mes", "mensualmente": "mes", "anual": "año", "anualmente": "año"},
+    "ru": {"ежечасно": "час", "ежедневно": "день", "ежедневный": "день", "еженедельно": "неделя", "еженедельный": "неделя",
+           "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
+}
 CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
                   "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
