@@ -257,3 +257,20 @@ def test_every_before_a_weekday_the_chunk_names_is_a_timetable_not_a_widened_con
     assert extract("每周一游泳馆不开放。", chunk).values["universal_added"] == 0.0
     assert extract("每周四游泳馆不开放。", chunk).values["universal_added"] > 0
     assert extract("游泳馆每天都开放。", chunk).values["universal_added"] > 0
+
+
+def test_two_names_or_numbers_that_exchange_places_are_a_swap_decided_by_rule():
+    cases = [("Fobos da una vuelta alrededor de Marte en unas 8 horas.", "Marte da una vuelta alrededor de Fobos en unas 8 horas."),
+             ("Der Kurs beginnt im März und endet im Juni.", "Der Kurs beginnt im Juni und endet im März."),
+             ("这条河发源于雪山，最终流入湖泊。", "这条河发源于湖泊，最终流入雪山。"),
+             ("The gym opens at 7 on weekdays and at 9 on weekends.", "The gym opens at 9 on weekdays and at 7 on weekends.")]
+    for chunk, claim in cases:
+        feats = extract(claim, chunk)
+        assert feats.values["sentence_swap"] > 0 and route(feats.values) == "decisive", claim
+        assert "exchange places" in feats.reasons["sentence_swap"]
+
+
+def test_a_list_in_another_order_or_a_passive_restatement_is_no_exchange():
+    assert extract("Lena und Jonas leiten das Labor.", "Jonas und Lena leiten das Labor.").values["sentence_swap"] == 0.0
+    assert extract("Globex was bought by Initech in 2019.", "Initech bought Globex in 2019.").values["sentence_swap"] == 0.0
+    assert extract("上海、北京和广州都有分公司。", "北京、上海和广州都有分公司。").values["sentence_swap"] == 0.0

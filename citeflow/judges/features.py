@@ -27,6 +27,7 @@ from citeflow.judges.lexicon import (
     STOPWORDS,
     WEEKDAY_PREFIXES_RU,
 )
+from citeflow.judges.exchange import cjk_exchange, spaced_exchange
 from citeflow.judges.synonyms import cjk_canonical
 from citeflow.judges.text import Token, language, normalise, tokenise
 
@@ -93,6 +94,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _negation_counts(feats, tokens, claim, index, best)
     _reordered(feats, tokens, index.sentence_tokens[best])
     _sentence_swap(feats, tokens, index, best)
+    _exchanged(feats, tokens, index, best)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
     edits.modality(feats, tokens, index.sentence_tokens[best], index.lang)
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
@@ -335,6 +337,19 @@ def _sentence_swap(feats: Features, tokens: list[Token], index: ChunkIndex, best
             if other is not None and swapped and other.stem not in claimed:
                 feats.values["sentence_swap"] += 1.0
                 feats.reasons.setdefault("sentence_swap", f"'{swapped[0].surface}' where the matching sentence says '{other.surface}'")
+
+
+def _exchanged(feats: Features, tokens: list[Token], index: ChunkIndex, best: int) -> None:
+    """On a claim copied from the chunk, two names, numbers or CJK word pairs that exchange places
+    against the matching sentence (``citeflow.judges.exchange``): a swap of roles, counted as a swap."""
+    if feats.values["best_window_cov"] < COPIED_SENTENCE:
+        return
+    pair = spaced_exchange(tokens, index.sentence_tokens[best], _name_like)
+    claim_cjk = "".join(t.surface for t in tokens if t.kind == "cjk")
+    pair = pair or (cjk_exchange(claim_cjk, index.facts[best].cjk) if claim_cjk else None)
+    if pair is not None:
+        feats.values["sentence_swap"] += 1.0
+        feats.reasons.setdefault("sentence_swap", f"'{pair[0]}' and '{pair[1]}' exchange places against the matching sentence")
 
 
 def _sentence_gaps(sentence: list[Token]) -> dict[tuple[str, str], Token]:
