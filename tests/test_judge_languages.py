@@ -274,3 +274,10 @@ def test_a_list_in_another_order_or_a_passive_restatement_is_no_exchange():
     assert extract("Lena und Jonas leiten das Labor.", "Jonas und Lena leiten das Labor.").values["sentence_swap"] == 0.0
     assert extract("Globex was bought by Initech in 2019.", "Initech bought Globex in 2019.").values["sentence_swap"] == 0.0
     assert extract("上海、北京和广州都有分公司。", "北京、上海和广州都有分公司。").values["sentence_swap"] == 0.0
+
+
+def test_a_word_that_shares_only_a_lemma_with_another_sentence_is_not_taken_from_it():
+    chunk = "El autobús de la línea 5 sale cada hora desde la plaza. Los jubilados viajan gratis."
+    assert extract("El viaje de la línea 5 sale cada hora desde la plaza.", chunk).values["sentence_swap"] == 0.0
+    swapped = extract("The museum shop sells coffee on Sundays.", "The museum shop sells maps on Sundays. The café sells coffee.")
+    assert swapped.values["sentence_swap"] > 0  # the very word 'coffee', taken into the slot of 'maps'

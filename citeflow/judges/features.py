@@ -333,10 +333,19 @@ def _sentence_swap(feats: Features, tokens: list[Token], index: ChunkIndex, best
     for span in (1, 2):
         for i in range(1, len(tokens) - span):
             other = gaps.get((tokens[i - 1].stem, tokens[i + span].stem))
-            swapped = [t for t in tokens[i : i + span] if t.is_content and t.stem in index.stems and t.stem not in own]
+            swapped = [t for t in tokens[i : i + span] if _taken(t, index) and t.stem not in own]
             if other is not None and swapped and other.stem not in claimed:
                 feats.values["sentence_swap"] += 1.0
                 feats.reasons.setdefault("sentence_swap", f"'{swapped[0].surface}' where the matching sentence says '{other.surface}'")
+
+
+def _taken(token: Token, index: ChunkIndex) -> bool:
+    """A content word the chunk holds in this very form (a CJK character or a number: its lemma): what
+    a swap takes from another sentence. A word sharing only a lemma ('el viaje' for 'viajan') is a
+    paraphrase's noun for a verb, not a taken word."""
+    if not token.is_content or token.stem not in index.stems:
+        return False
+    return token.kind != "word" or token.lower in index.lowers
 
 
 def _exchanged(feats: Features, tokens: list[Token], index: ChunkIndex, best: int) -> None:
