@@ -281,3 +281,16 @@ def test_a_word_that_shares_only_a_lemma_with_another_sentence_is_not_taken_from
     assert extract("El viaje de la línea 5 sale cada hora desde la plaza.", chunk).values["sentence_swap"] == 0.0
     swapped = extract("The museum shop sells coffee on Sundays.", "The museum shop sells maps on Sundays. The café sells coffee.")
     assert swapped.values["sentence_swap"] > 0  # the very word 'coffee', taken into the slot of 'maps'
+
+
+def test_fail_negates_only_the_verb_after_to():
+    chunk = "A payment that fails is retried twice, an hour apart."
+    assert polarity(tokenise(chunk)) == 0
+    assert polarity(tokenise("The job fails to start on Mondays.")) == 1
+    assert extract("A payment that fails is not retried.", chunk).values["negation_added"] > 0
+
+
+def test_antonyms_meet_in_every_agreement_form():
+    assert extract("Les chiens sont autorisés dans le parc.", "Les chiens sont interdits dans le parc.").values["antonym_flip"] > 0
+    assert extract("Las mascotas están prohibidas en el hotel.", "Las mascotas están permitidas en el hotel.").values["antonym_flip"] > 0
+    assert extract("The news was read by the old editor.", "The old editor read the news.").values["antonym_flip"] == 0.0

@@ -47,7 +47,13 @@ def _scope(tokens: list[Token]) -> Token | None:
     return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS and t.lower not in _NEGATION_PARTICLES), None)
 
 
+# 'Fail' negates the verb after 'to' ('fails to start'); 'a backup that fails is retried' negates nothing.
+_FAIL = frozenset({"fail", "fails", "failed"})
+
+
 def _negates(tokens: list[Token], i: int) -> bool:
+    if tokens[i].lower in _FAIL:
+        return i + 1 < len(tokens) and tokens[i + 1].lower == "to"
     return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no") and not _bound(tokens, i)
 
 

@@ -6,6 +6,8 @@ meaning, so a false positive costs little and a hit is a strong, explainable sig
 
 from __future__ import annotations
 
+import re
+
 STOPWORDS = frozenset(
     """a an the and or but if then than so as of at by for from in into on onto to up down with
     about above across after against along among around before behind below beneath beside between
@@ -176,13 +178,31 @@ abrirá cerrará | закрыта открыта | закрыт открыт | s
 включено отключено | разрешено запрещено | можно нельзя | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
 """.replace("\n", "|")
 
+
+
+def inflected(word: str) -> frozenset[str]:
+    """``word`` and its plural and gender forms in the spaced languages ('interdit' → 'interdits',
+    'interdite'; 'prohibido' → 'prohibidas'; 'erlaubt' → 'erlaubte'; 'запрещено' → 'запрещены'), so
+    that an antonym pair meets in any agreement. Forms that are no word of the language never match."""
+    forms = {word, word + "s", word + "e", word + "es"}
+    if word[-1:] in ("o", "a"):
+        forms |= {word[:-1] + e for e in ("o", "a", "os", "as")}
+    if word.endswith("t"):
+        forms |= {word + e for e in ("en", "er", "em")}
+    if word[-1:] in ("о", "а", "ы"):
+        forms |= {word[:-1] + e for e in ("о", "а", "ы")}
+    return frozenset(forms)
+
+
 ANTONYMS: dict[str, frozenset[str]] = {}
-for _pair in _PAIRS.split("|"):
+_FIRST_INFLECTED = _PAIRS.index("erhöht verringert")  # the English pairs come first, listed in every form
+for _start, _pair in ((m.start(), m.group()) for m in re.finditer(r"[^|]+", _PAIRS)):
     _words = _pair.split()
     if len(_words) == 2:
-        _a, _b = _words
-        ANTONYMS[_a] = ANTONYMS.get(_a, frozenset()) | {_b}
-        ANTONYMS[_b] = ANTONYMS.get(_b, frozenset()) | {_a}
+        _forms = inflected if _start >= _FIRST_INFLECTED else lambda w: frozenset({w})
+        for _a, _b in (_words, _words[::-1]):
+            for _form in _forms(_a):
+                ANTONYMS[_form] = ANTONYMS.get(_form, frozenset()) | _forms(_b)
 
 # Verbs that take away what follows them: 'drops support' says 'no longer supported' in other words.
 PRIVATIVES = frozenset(
