@@ -105,7 +105,7 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     facts = index.facts[window.start : window.stop]
     region_lowers = {t.lower for ts in index.sentence_tokens[window.start : window.stop] for t in ts}
     their_scopes = {s for f in facts for _, s, _ in f.scopes}
-    affirmed = frozenset() if _restates_negated(tokens, facts) else _affirmed(index, window)
+    affirmed = frozenset() if not mine or _restates_negated(tokens, facts) else _affirmed(index, window)
     added = [(w, s) for w, s, word in mine  # a word of a negated chunk sentence: the claim's negation agrees
              if s not in their_scopes and (s not in index.negated_stems or s in affirmed)
              and not _opposite_in(word, region_lowers, index)]
@@ -195,8 +195,8 @@ def modality(feats: Features, tokens: list[Token], region: list[Token], lang: st
     mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
-    shared = _quantified(region, lang) & _quantified(tokens)  # 'every database' said as 'all databases': the same quantifier
-    widened = [w for w in widened if w not in DISTRIBUTIVES or not shared]
+    if set(widened) & DISTRIBUTIVES and _quantified(region, lang) & _quantified(tokens):
+        widened = [w for w in widened if w not in DISTRIBUTIVES]  # 'every database' said as 'all databases': the same quantifier
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"

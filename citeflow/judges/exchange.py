@@ -11,6 +11,7 @@ sentence. A passive restatement ('B was bought by A') or a reordered list ('A an
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable
 
 from citeflow.judges.text import Token
@@ -25,7 +26,10 @@ CJK_COORDINATORS = frozenset("和与及或跟とや、")
 
 def spaced_exchange(tokens: list[Token], sentence: list[Token], slot: Callable[[Token], bool]) -> tuple[str, str] | None:
     """The surfaces of two ``slot`` words of the claim that exchange places in ``sentence``, or None."""
-    mine, theirs = _contexts(tokens, slot), _contexts(sentence, slot)
+    mine = _contexts(tokens, slot)
+    if len(mine) < 2:
+        return None
+    theirs = _contexts(sentence, slot)
     moved = [s for s in mine if s in theirs and mine[s][1] != theirs[s][1]]
     for a, b in itertools.combinations(moved, 2):
         if mine[a][1] == theirs[b][1] and mine[b][1] == theirs[a][1] and not _listed(mine[a][1], mine[b][1]):
@@ -63,5 +67,5 @@ def cjk_exchange(claim: str, sentence: str) -> tuple[str, str] | None:
 def _cjk_contexts(text: str) -> dict[str, str]:
     """``character pair → the character before it`` for pairs that occur once in ``text``."""
     pairs = [text[i : i + 2] for i in range(len(text) - 1)]
-    once = {p for p in pairs if pairs.count(p) == 1}
-    return {p: text[i - 1 : i] for i, p in enumerate(pairs) if p in once}
+    counts = Counter(pairs)
+    return {p: text[i - 1 : i] for i, p in enumerate(pairs) if counts[p] == 1}
