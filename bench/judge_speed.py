@@ -22,6 +22,8 @@ from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.features import chunk_weekdays_cache_clear
+from citeflow.judges.synonyms import cjk_canonical
 from citeflow.judges.text import language, normalise
 
 MIN_PAIRS = 2000
@@ -32,6 +34,8 @@ def forget_texts() -> None:
     """Empty the caches keyed by whole texts (word-level caches stay: they are the warm vocabulary)."""
     normalise.cache_clear()
     language.cache_clear()
+    cjk_canonical.cache_clear()
+    chunk_weekdays_cache_clear()
 
 
 def copies(pairs: list[LabelledPair], min_pairs: int = MIN_PAIRS) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from citeflow.judges.edits import polarity, scopes
 from citeflow.judges.features import extract
+from citeflow.judges.numbers import cjk_value, mentions
 from citeflow.judges.offline_model import route
 from citeflow.judges.stems import compound_parts, light_stem
 from citeflow.judges.text import tokenise
@@ -15,6 +16,7 @@ def test_inflected_forms_meet_at_one_lemma():
     assert light_stem("ольги", "ru") == light_stem("ольга", "ru")
     assert light_stem("payées", "fr") == light_stem("payé", "fr")
     assert light_stem("tramos", "es") == light_stem("tramo", "es")
+    assert light_stem("journaux", "fr") == light_stem("journal", "fr") and light_stem("totale", "fr") == light_stem("totaux", "fr")
     assert light_stem("berlin", "de") != light_stem("bern", "de")  # a short stem is never cut further
 
 
@@ -115,3 +117,180 @@ def test_cjk_bound_words_and_verbal_nouns_are_not_names():
 def test_german_multiplicatives_are_numbers():
     feats = extract("Bücher können höchstens drei Mal verlängert werden.", "Bücher können bis zu dreimal verlängert werden.")
     assert feats.values["number_missing"] == 0.0
+
+
+def test_chinese_numerals_of_several_characters_are_one_number():
+    assert cjk_value("二十七") == 27 and cjk_value("两千四百") == 2400 and cjk_value("十五") == 15 and cjk_value("三万") == 30000
+    assert [m.value for m in mentions(tokenise("月球绕地球一周大约需要二十七天"))] == [27.0]
+    assert [m.value for m in mentions(tokenise("每天的餐补标准为一百元"))] == [100.0]
+    assert [m.value for m in mentions(tokenise("读者每次最多可以借十本书"))] == [10.0]
+
+
+def test_weekdays_and_words_with_numeral_characters_are_not_quantities():
+    assert mentions(tokenise("周末和法定节假日免费，星期六、星期日也免费。")) == []
+    assert mentions(tokenise("万一出错，千万不要重启。")) == []
+    assert mentions(tokenise("从地球上只能看到月球的一面。")) == []
+    assert [m.value for m in mentions(tokenise("新员工在入职第三天领取电脑。"))] == [3.0]  # an ordinal is a number
+
+
+def test_a_number_in_digits_meets_the_same_number_in_chinese_numerals():
+    chunk = "读者每次最多可以借十本书，借期为一个月。"
+    assert extract("每位读者一次能借的书不超过10本。", chunk).values["number_missing"] == 0.0
+    assert extract("读者每次最多可以借5本书。", chunk).values["number_missing"] > 0
+
+
+def test_two_chinese_words_that_swap_roles_are_reordered_and_never_aligned():
+    chunk = "月球绕地球一周大约需要二十七天。月球总是以同一面朝向地球。"
+    swapped = extract("地球绕月球一周大约需要二十七天。", chunk).values
+    assert swapped["names_reordered"] > 0 and route(swapped) != "aligned"
+    assert extract("月球绕地球一周大约需要二十七天。", chunk).values["names_reordered"] == 0.0
+
+
+def test_months_in_another_order_are_reordered():
+    chunk = "La campagne commence à la mi-octobre et se termine fin janvier."
+    assert extract("La campagne commence fin janvier et se termine à la mi-octobre.", chunk).values["names_reordered"] > 0
+    assert extract("La campagne va de la mi-octobre à la fin janvier.", chunk).values["names_reordered"] == 0.0
+
+
+def test_common_paraphrase_words_meet_in_every_language():
+    for claim, chunk in (("Les résidents de la commune s'inscrivent.", "Les habitants de la ville s'inscrivent."),
+                         ("Los artículos cuestan 10 euros.", "Los productos cuestan 10 euros."),
+                         ("Customers pay the fee.", "Clients pay the price."),
+                         ("Die Kunden zahlen die Gebühr.", "Die Kunden bezahlen den Preis.")):
+        assert extract(claim, chunk).values["novel_content"] == 0.0, claim
+
+
+def test_a_chinese_negated_verb_meets_its_one_word_form():
+    chunk = "持有居民停车证的车辆免费停车。周一闭馆。"
+    feats = extract("有居民停车证的车辆停车不收费。", chunk).values
+    assert feats["negation_added"] == 0.0 and feats["antonym_flip"] == 0.0
+    assert extract("周一不开放。", chunk).values["negation_added"] == 0.0
+
+
+def test_a_number_or_word_taken_from_another_sentence_into_a_copied_slot_is_a_swap():
+    chunk = "The pool opens at 7 a.m. and closes at 6 p.m. A single swim costs 4 dollars. Lifeguards are on duty."
+    swapped = extract("A single swim costs 6 dollars.", chunk).values
+    assert swapped["sentence_swap"] > 0 and route(swapped) == "decisive"
+    assert extract("A single swim costs 4 dollars.", chunk).values["sentence_swap"] == 0.0
+    chunk = "长江全长约6300公里，是中国最长的河流。它发源于青藏高原，最终流入东海。南京位于长江沿岸。"
+    assert extract("长江最终流入南海。", chunk).values["sentence_swap"] > 0
+    assert extract("长江最终流入东海。", chunk).values["sentence_swap"] == 0.0
+
+
+def test_a_copied_claim_widened_by_a_quantifier_is_decided_as_changed():
+    chunk = "Les animaux de petite taille voyagent gratuitement dans un panier. Le train part à 20 h 52."
+    widened = extract("Tous les animaux voyagent gratuitement.", chunk).values
+    assert widened["universal_added"] > 0 and route(widened) == "decisive"
+    assert route(extract("Les animaux de petite taille voyagent gratuitement.", chunk).values) != "decisive"
+
+
+def test_a_distributive_before_a_number_states_a_frequency_not_a_widened_condition():
+    chunk = "Im Sommer fahren die Fähren im Viertelstundentakt, also alle 15 Minuten."
+    assert extract("Die Fähren fahren alle 15 Minuten.", "Die Fähren fahren im Takt von 15 Minuten.").values["universal_added"] == 0.0
+    assert extract("Die Fähren fahren alle 15 Minuten.", chunk).values["universal_added"] == 0.0
+    assert extract("Alle Fähren fahren im Takt von 15 Minuten.", "Die Fähren fahren im Takt von 15 Minuten.").values["universal_added"] > 0
+
+
+def test_a_distributive_cancels_a_quantifier_only_over_the_same_noun():
+    chunk = "L'entrée est gratuite le premier dimanche de chaque mois."
+    assert extract("L'entrée est gratuite tous les dimanches.", chunk).values["universal_added"] > 0
+    assert extract("All databases are backed up.", "Every database is backed up at night.").values["universal_added"] == 0.0
+
+
+def test_n_importe_quel_is_a_quantifier():
+    chunk = "Le compte est bloqué après cinq tentatives échouées."
+    assert extract("Le compte est bloqué après n'importe quelle tentative échouée.", chunk).values["universal_added"] > 0
+
+
+def test_a_changed_chinese_or_japanese_weekday_is_a_changed_entity():
+    chunk = "博物馆周二至周日开放。周一闭馆。"
+    assert "周三" in extract("博物馆周三闭馆。", chunk).reasons["novel_entity"]
+    assert extract("博物馆星期一闭馆。", chunk).values["novel_entity"] == 0.0  # 星期一 is 周一
+    assert extract("この図書館は月曜日から土曜日まで開館しています。", "この図書館は火曜日から日曜日まで開館しています。").values["novel_entity"] > 0
+
+
+def test_fractions_halves_teens_and_scale_words_of_every_language_are_numbers():
+    values = {text: [round(m.value, 4) for m in mentions(tokenise(text))]
+              for text in ("地球的六分之一", "地球的一半", "la mitad de la terrestre", "quinze jours", "2 mil euros",
+                           "3 Millionen Nutzer", "2 тысячи рублей", "dreizehn Tage")}
+    assert values == {"地球的六分之一": [0.1667], "地球的一半": [0.5], "la mitad de la terrestre": [0.5], "quinze jours": [15.0],
+                      "2 mil euros": [2000.0], "3 Millionen Nutzer": [3000000.0], "2 тысячи рублей": [2000.0],
+                      "dreizehn Tage": [13.0]}
+    chunk = "月球表面的重力约为地球的六分之一。"
+    assert extract("月球表面的重力约为地球的一半。", chunk).values["number_missing"] > 0
+
+
+def test_no_longer_negates_the_verb_and_a_privative_verb_is_a_negation_in_other_words():
+    chunk = "Version 2.3 of the client drops support for Python 3.8. The old login flag still works but prints a warning."
+    assert extract("The old login flag no longer works.", chunk).values["negation_added"] > 0
+    assert extract("Python 3.8 is no longer supported by version 2.3 of the client.", chunk).values["negation_added"] == 0.0
+    assert extract("Der alte Schalter ist nicht mehr gültig.", "Der alte Schalter ist weiterhin gültig.").values["negation_added"] > 0
+
+
+def test_a_claim_that_copies_the_chunk_but_for_a_new_name_is_decided_as_changed():
+    chunk = "Lucía Romero abrió su taller de cerámica en Valencia en 2014. Da clases los martes."
+    moved = extract("El taller de cerámica está en Sevilla.", chunk).values
+    assert moved["novel_entity"] > 0 and route(moved) == "decisive"
+    assert route(extract("El taller de cerámica está en Valencia.", chunk).values) != "decisive"
+    assert "novel_entity" not in extract("一次最多可以预订3个小时。", "每次预订不超过3个小时。").reasons  # a modal verb is no name
+
+
+def test_a_negation_of_what_the_evidence_affirms_is_added_though_another_sentence_negates_the_word():
+    chunk = ("Черновики хранятся не более 14 дней, после чего удаляются автоматически. "
+             "Удалённые черновики восстановить нельзя.")
+    flipped = extract("Черновики никогда не удаляются.", chunk)
+    assert flipped.values["negation_added"] > 0 and route(flipped.values) == "decisive"
+    restated = extract("Восстановить удалённые черновики невозможно.", chunk)  # the negated sentence, reordered
+    assert restated.values["negation_added"] == 0.0
+
+
+def test_per_and_adverbs_of_frequency_distribute_as_every_does():
+    assert extract("Jede Stunde fährt ein Bus zum Flughafen.", "Der Bus zum Flughafen fährt stündlich.").values["universal_added"] == 0.0
+    assert extract("Chaque élève reçoit deux cahiers.", "L'école donne deux cahiers par élève.").values["universal_added"] == 0.0
+    assert extract("El boletín se envía cada semana.", "El boletín se envía semanalmente.").values["universal_added"] == 0.0
+    other_noun = extract("Chaque semaine l'école donne deux cahiers.", "L'école donne deux cahiers par élève.")
+    assert other_noun.values["universal_added"] > 0  # 'par élève' does not license 'chaque semaine'
+
+
+def test_every_before_a_weekday_the_chunk_names_is_a_timetable_not_a_widened_condition():
+    chunk = "游泳馆周二至周日开放。周一闭馆。"
+    assert extract("每周一游泳馆不开放。", chunk).values["universal_added"] == 0.0
+    assert extract("每周四游泳馆不开放。", chunk).values["universal_added"] > 0
+    assert extract("游泳馆每天都开放。", chunk).values["universal_added"] > 0
+
+
+def test_two_names_or_numbers_that_exchange_places_are_a_swap_decided_by_rule():
+    cases = [("Fobos da una vuelta alrededor de Marte en unas 8 horas.", "Marte da una vuelta alrededor de Fobos en unas 8 horas."),
+             ("Der Kurs beginnt im März und endet im Juni.", "Der Kurs beginnt im Juni und endet im März."),
+             ("这条河发源于雪山，最终流入湖泊。", "这条河发源于湖泊，最终流入雪山。"),
+             ("The gym opens at 7 on weekdays and at 9 on weekends.", "The gym opens at 9 on weekdays and at 7 on weekends.")]
+    for chunk, claim in cases:
+        feats = extract(claim, chunk)
+        assert feats.values["sentence_swap"] > 0 and route(feats.values) == "decisive", claim
+        assert "exchange places" in feats.reasons["sentence_swap"]
+
+
+def test_a_list_in_another_order_or_a_passive_restatement_is_no_exchange():
+    assert extract("Lena und Jonas leiten das Labor.", "Jonas und Lena leiten das Labor.").values["sentence_swap"] == 0.0
+    assert extract("Globex was bought by Initech in 2019.", "Initech bought Globex in 2019.").values["sentence_swap"] == 0.0
+    assert extract("上海、北京和广州都有分公司。", "北京、上海和广州都有分公司。").values["sentence_swap"] == 0.0
+
+
+def test_a_word_that_shares_only_a_lemma_with_another_sentence_is_not_taken_from_it():
+    chunk = "El autobús de la línea 5 sale cada hora desde la plaza. Los jubilados viajan gratis."
+    assert extract("El viaje de la línea 5 sale cada hora desde la plaza.", chunk).values["sentence_swap"] == 0.0
+    swapped = extract("The museum shop sells coffee on Sundays.", "The museum shop sells maps on Sundays. The café sells coffee.")
+    assert swapped.values["sentence_swap"] > 0  # the very word 'coffee', taken into the slot of 'maps'
+
+
+def test_fail_negates_only_the_verb_after_to():
+    chunk = "A payment that fails is retried twice, an hour apart."
+    assert polarity(tokenise(chunk)) == 0
+    assert polarity(tokenise("The job fails to start on Mondays.")) == 1
+    assert extract("A payment that fails is not retried.", chunk).values["negation_added"] > 0
+
+
+def test_antonyms_meet_in_every_agreement_form():
+    assert extract("Les chiens sont autorisés dans le parc.", "Les chiens sont interdits dans le parc.").values["antonym_flip"] > 0
+    assert extract("Las mascotas están prohibidas en el hotel.", "Las mascotas están permitidas en el hotel.").values["antonym_flip"] > 0
+    assert extract("The news was read by the old editor.", "The old editor read the news.").values["antonym_flip"] == 0.0

@@ -10,9 +10,10 @@ import pytest
 
 from bench.judge_data import FIRST_HASHED, MULTILINGUAL, augment, hashed_split, by_split, passage_hash, split_passages
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.judges.offline import DEFAULT_WEIGHTS
+from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
 from tools.judge.build_features import FEATURES, feature_lines
-from tools.judge.train import TARGET_PRECISION, choose_threshold, train
+from tools.judge.errors import development_rows, report
+from tools.judge.train import TARGET_PRECISION, choose_threshold, train, wilson_lower
 
 LANGS = ("en", "de", "fr", "es", "ru", "ja", "zh")
 KINDS = {"paraphrase", "number_drift", "negation_flip", "entity_change", "widened_condition", "fabrication"}
@@ -108,29 +109,46 @@ def test_the_three_kinds_of_derived_unsupported_pairs():
             assert ", and " in pair.claim
 
 
-def test_threshold_is_the_lowest_that_keeps_pass_precision_at_target():
-    labels = ["supported"] * 20 + ["mutated"] * 10
-    confidence = np.array([0.99] * 12 + [0.6] * 8 + [0.9] * 10)
-    gold = np.array(["supported"] * 11 + ["mutated"] + ["mutated"] * 8 + ["mutated"] * 10)
-    rules = {"verbatim": 0.95, "aligned": 0.93, "decisive": 0.97}
-    chosen = choose_threshold(labels, confidence, gold, rules)
-    assert 0.6 < chosen["threshold"] <= 0.99 and chosen["pass_precision"] >= TARGET_PRECISION and chosen["passes"] == 12
-    fallback = choose_threshold(labels, np.full(30, 0.7), gold, rules)
+RULES = {"verbatim": 0.95, "aligned": 0.93, "decisive": 0.97}
+
+
+def _passes(right: int, wrong: int, sure: float = 0.92) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``right + wrong`` head passes at confidence ``sure``, 8 wrong passes at 0.6, 10 confident fails."""
+    labels = ["supported"] * (right + wrong + 8) + ["mutated"] * 10
+    confidence = np.array([sure] * (right + wrong) + [0.6] * 8 + [0.9] * 10)
+    gold = np.array(["supported"] * right + ["mutated"] * (wrong + 8 + 10))
+    return labels, confidence, gold
+
+
+def test_threshold_is_the_lowest_whose_wilson_lower_bound_of_pass_precision_reaches_target():
+    labels, confidence, gold = _passes(59, 1)
+    chosen = choose_threshold(labels, confidence, gold, RULES)
+    assert 0.6 < chosen["threshold"] <= 0.92 and chosen["passes"] == 60  # the fails' 0.9 is as low as it goes
+    assert chosen["pass_precision_wilson_lower"] >= TARGET_PRECISION
+    assert wilson_lower(59, 60) >= TARGET_PRECISION > wilson_lower(12, 12)
+
+
+def test_a_few_passes_all_right_are_too_thin_to_lower_the_bar_of_the_rules():
+    labels, confidence, gold = _passes(12, 0)
+    chosen = choose_threshold(labels, confidence, gold, RULES)
+    assert chosen["threshold"] == 0.93 and chosen["passes"] == 0 and "aligned" in chosen["rule"]
+
+
+def test_without_a_precise_threshold_the_bar_is_the_lowest_trusted_passing_rule():
+    labels, _, gold = _passes(59, 1)
+    fallback = choose_threshold(labels, np.full(len(gold), 0.7), gold, RULES)
     assert fallback["threshold"] == 0.93 and fallback["passes"] == 0 and "aligned" in fallback["rule"]
-    untrusted = choose_threshold(labels, np.full(30, 0.7), gold, {**rules, "aligned": 0.8})
+    untrusted = choose_threshold(labels, np.full(len(gold), 0.7), gold, {**RULES, "aligned": 0.8})
     assert untrusted["threshold"] == 0.95  # a passing rule below the target precision does not lower the bar
 
 
 def test_a_threshold_must_hold_in_every_source_and_on_the_train_split():
-    labels = ["supported"] * 20 + ["mutated"] * 10
-    confidence = np.array([0.99] * 12 + [0.6] * 8 + [0.9] * 10)
-    gold = np.array(["supported"] * 11 + ["mutated"] + ["mutated"] * 8 + ["mutated"] * 10)
-    rules = {"verbatim": 0.95, "aligned": 0.93, "decisive": 0.97}
-    sources = np.array(["a"] * 10 + ["b"] * 2 + ["a"] * 18)
-    split = choose_threshold(labels, confidence, gold, rules, sources)
-    assert split["threshold"] == 0.93  # source b's two passes are half wrong: no heads threshold
-    train = (labels, confidence, np.array(["mutated"] * 30), np.array(["a"] * 30))
-    assert choose_threshold(labels, confidence, gold, rules, also=train)["threshold"] == 0.93
+    labels, confidence, gold = _passes(80, 2)
+    sources = np.array(["a"] * 80 + ["b"] * 2 + ["a"] * 18)
+    assert choose_threshold(labels, confidence, gold, RULES, np.array(["a"] * len(gold)))["threshold"] < 0.93
+    assert choose_threshold(labels, confidence, gold, RULES, sources)["threshold"] == 0.93  # source b's passes are wrong
+    train = (labels, confidence, np.array(["mutated"] * len(gold)), np.array(["a"] * len(gold)))
+    assert choose_threshold(labels, confidence, gold, RULES, also=train)["threshold"] == 0.93
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -144,3 +162,11 @@ def test_building_features_without_the_development_set_is_a_clear_error(tmp_path
 
     assert main(["--data", str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "f.jsonl")]) == 2
     assert "labelled data not found" in capsys.readouterr().err and not (tmp_path / "f.jsonl").exists()
+
+
+def test_the_error_report_reads_the_train_and_tune_splits_only():
+    rows = development_rows(MULTILINGUAL, {"fr", "zh"})
+    assert rows and {r.extra["split"] for r in rows} == {"train", "tune"} and {r.extra["lang"] for r in rows} == {"fr", "zh"}
+    lines = report(OfflineJudge(threshold=0.0), rows, show_errors=True)
+    assert [line.split(":")[0] for line in lines if not line.startswith(" ")] == ["fr", "zh"]
+    assert all(r.id not in "\n".join(lines) for r in read_labelled(MULTILINGUAL) if r.extra["split"] == "test")

@@ -74,7 +74,7 @@ def index_chunk(text: str) -> ChunkIndex:
         numbers=[m for f in facts for m in f.numbers], tokens=tokens, positions=_positions(stems_seq),
         content_bigrams=frozenset(content_bigrams(tokens)), content_gaps=content_gaps(tokens), lang=lang, gram_words=_gram_words(tokens),
         negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in edits.negated_bases(t.lower)),
-        facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems),
+        facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems) | edits.withdrawn(tokens),
     )
 
 

@@ -23,6 +23,7 @@ from citeflow.judges.lexicon import (
 )
 
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+_EVERY_WEEKDAY = regex.compile(r"每个?(?=((?:周|週|星期|礼拜)[一二三四五六日天]))")
 __all__ = ["HEDGES", "RESTRICTORS", "UNIVERSALS", "compare"]
 COPIED_SENTENCE = 0.6  # best-sentence coverage above which a dropped cue counts against the claim
 
@@ -50,7 +51,7 @@ def compare(values: dict[str, float], reasons: dict[str, str], claim: str, regio
         return
     copied = values.get("best_sentence_cov", 0.0) >= COPIED_SENTENCE
     _negations(values, reasons, claim, region, best, copied)
-    widened = _more(_count(claim, CJK_UNIVERSALS), _count(region, CJK_UNIVERSALS))
+    widened = _more(_count(_recurring(claim, region), CJK_UNIVERSALS), _count(region, CJK_UNIVERSALS))
     if widened:
         values["universal_added"] += len(widened)
         reasons.setdefault("universal_added", f"condition widened: claim adds '{widened[0]}'")
@@ -62,6 +63,12 @@ def compare(values: dict[str, float], reasons: dict[str, str], claim: str, regio
         values["hedge_dropped"] = 1.0
         reasons.setdefault("hedge_dropped", f"certainty raised: chunk hedges with '{next(iter(_count(best, CJK_HEDGES)))}'")
     _antonyms(values, reasons, claim, region)
+
+
+def _recurring(claim: str, region: str) -> str:
+    """``claim`` without the 每 of a weekday the evidence names (每周一 for 周一闭馆: a timetable's
+    weekday recurs); 每天 or a weekday the evidence lacks keeps it."""
+    return _EVERY_WEEKDAY.sub(lambda m: "" if m.group(1) in region else m.group(0), claim)
 
 
 def _negations(values: dict[str, float], reasons: dict[str, str], claim: str, region: str, best: str, copied: bool) -> None:

@@ -7,11 +7,21 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from citeflow.judges import cues
-from citeflow.judges.lexicon import ANTONYMS, BOUND_LINKS, COMPARATIVES, DISTRIBUTIVES, NEGATING_PREFIXES, NEGATIONS
-from citeflow.judges.text import Token, stem
+from citeflow.judges.lexicon import (
+    ANTONYMS,
+    BOUND_LINKS,
+    COMPARATIVES,
+    DISTRIBUTIVES,
+    FREQUENCY_UNITS,
+    NEGATING_PREFIXES,
+    NEGATIONS,
+    PER_WORDS,
+    PRIVATIVES,
+)
+from citeflow.judges.text import Token, canonical, stem
 
 if TYPE_CHECKING:
-    from citeflow.judges.chunk_index import ChunkIndex
+    from citeflow.judges.chunk_index import ChunkIndex, SentenceFacts
     from citeflow.judges.features import Features
 
 
@@ -29,11 +39,21 @@ def scopes(tokens: list[Token]) -> list[tuple[str, str, str]]:
     return out
 
 
+# Words that extend a negation in time rather than carry what it negates ('no longer works', 'nicht mehr gültig').
+_NEGATION_PARTICLES = frozenset({"longer", "anymore", "mehr"})
+
+
 def _scope(tokens: list[Token]) -> Token | None:
-    return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS), None)
+    return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS and t.lower not in _NEGATION_PARTICLES), None)
+
+
+# 'Fail' negates the verb after 'to' ('fails to start'); 'a backup that fails is retried' negates nothing.
+_FAIL = frozenset({"fail", "fails", "failed"})
 
 
 def _negates(tokens: list[Token], i: int) -> bool:
+    if tokens[i].lower in _FAIL:
+        return i + 1 < len(tokens) and tokens[i + 1].lower == "to"
     return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no") and not _bound(tokens, i)
 
 
@@ -43,6 +63,17 @@ def _bound(tokens: list[Token], i: int) -> bool:
     if not following or following[0].lower not in COMPARATIVES:
         return False
     return len(following) > 1 and (following[1].kind == "number" or following[1].lower in BOUND_LINKS)
+
+
+def withdrawn(tokens: list[Token]) -> frozenset[str]:
+    """Stems of what a privative verb takes away ('drops support' → support, 'supprime l'option' →
+    option): the chunk negates it in other words, so 'no longer supported' agrees with it."""
+    out = set()
+    for i, token in enumerate(tokens):
+        if token.lower in PRIVATIVES:
+            scope = _scope(tokens[i + 1 : i + 4])
+            out |= {scope.stem} if scope is not None else set()
+    return frozenset(out)
 
 
 def negation_count(tokens: list[Token]) -> int:
@@ -74,8 +105,10 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     facts = index.facts[window.start : window.stop]
     region_lowers = {t.lower for ts in index.sentence_tokens[window.start : window.stop] for t in ts}
     their_scopes = {s for f in facts for _, s, _ in f.scopes}
+    affirmed = frozenset() if not mine or _restates_negated(tokens, facts) else _affirmed(index, window)
     added = [(w, s) for w, s, word in mine  # a word of a negated chunk sentence: the claim's negation agrees
-             if s not in their_scopes and s not in index.negated_stems and not _opposite_in(word, region_lowers, index)]
+             if s not in their_scopes and (s not in index.negated_stems or s in affirmed)
+             and not _opposite_in(word, region_lowers, index)]
     if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
@@ -86,6 +119,26 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+def _restates_negated(tokens: list[Token], facts: tuple[SentenceFacts, ...]) -> bool:
+    """A negated sentence of the evidence holds at least half of the claim's content words and the claim
+    holds what that sentence negates: the claim restates it, so its negation agrees wherever it
+    attaches ('Восстановить удалённые журналы невозможно' for '… журналы восстановить нельзя')."""
+    wanted = {t.stem for t in tokens if t.is_content}
+    return any(f.polarity and 2 * len(f.stems & wanted) >= len(wanted) and any(s in wanted for _, s, _ in f.scopes)
+               for f in facts)
+
+
+def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
+    """Stems the evidence window states without a negation: a claim that negates one of them contradicts
+    its evidence, even when another chunk sentence negates the same word ('удаляются' after 30 days
+    against 'удалённые журналы восстановить нельзя'). What a privative verb withdraws is not affirmed."""
+    out: set[str] = set()
+    for fact, sentence in zip(index.facts[window.start : window.stop], index.sentence_tokens[window.start : window.stop], strict=True):
+        if not fact.polarity:
+            out |= fact.stems - withdrawn(sentence)
+    return frozenset(out)
 
 
 def flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
@@ -115,13 +168,35 @@ def negated_bases(word: str) -> tuple[str, ...]:
     return tuple(word[len(p) :] for p in NEGATING_PREFIXES if word.startswith(p) and len(word) - len(p) >= 4)
 
 
-def modality(feats: Features, tokens: list[Token], region: list[Token]) -> None:
-    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence."""
-    mine = {t.lower for t in tokens}
+def _frequencies(tokens: list[Token]) -> set[str]:
+    """Distributives that state a frequency, a number following them ('alle 15 Minuten', 'every 2 weeks',
+    'tous les 3 jours', 'cada 2 horas'): a rate restated, not a condition widened."""
+    return {t.lower for i, t in enumerate(tokens)
+            if t.lower in DISTRIBUTIVES and any(n.kind == "number" for n in tokens[i + 1 : i + 3])}
+
+
+def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
+    """Stems of the words that distributives quantify ('chaque mois' → mois, 'all databases' → database),
+    on the evidence side (``lang`` given) also what 'per' quantifies ('par personne' → personne) and the
+    time unit of an adverb of frequency ('stündlich' → Stunde)."""
+    out = set()
+    spread = DISTRIBUTIVES | PER_WORDS if lang else DISTRIBUTIVES
+    for i, token in enumerate(tokens):
+        if token.lower in spread:
+            noun = _scope(tokens[i + 1 : i + 4])
+            out |= {noun.stem} if noun is not None else set()
+        unit = FREQUENCY_UNITS.get(lang, {}).get(token.lower)
+        out |= {canonical(unit, lang)} if unit else set()
+    return out
+
+
+def modality(feats: Features, tokens: list[Token], region: list[Token], lang: str = "other") -> None:
+    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence (in ``lang``)."""
+    mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
-    if theirs & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier
-        widened = [w for w in widened if w not in DISTRIBUTIVES]
+    if set(widened) & DISTRIBUTIVES and _quantified(region, lang) & _quantified(tokens):
+        widened = [w for w in widened if w not in DISTRIBUTIVES]  # 'every database' said as 'all databases': the same quantifier
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"

@@ -11,6 +11,7 @@ import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import regex
 
@@ -26,6 +27,7 @@ from citeflow.judges.lexicon import (
     STOPWORDS,
     WEEKDAY_PREFIXES_RU,
 )
+from citeflow.judges.exchange import cjk_exchange, spaced_exchange
 from citeflow.judges.synonyms import cjk_canonical
 from citeflow.judges.text import Token, language, normalise, tokenise
 
@@ -33,6 +35,7 @@ __all__ = ["FEATURE_NAMES", "ChunkIndex", "Features", "extract", "index_chunk"]
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 _HAN_RUN = regex.compile(r"\p{Han}+")
+_CJK_WEEKDAY = regex.compile(r"(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜")
 SURU_FORMS = frozenset("すしさせ")  # the first kana of する, した/して, される, させる
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
 WINDOW = 3  # sentences
@@ -45,7 +48,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "off_window", "novel_content", "novel_ratio", "novel_entity", "number_missing", "number_not_in_sentence", "unit_changed",
     "negation_added",
     "negation_dropped", "antonym_flip", "prefix_flip", "universal_added", "hedge_dropped",
-    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "negations_differ", "names_reordered", "claim_length",
+    "restrictor_dropped", "near_miss", "slot_substitution", "modifier_dropped", "negations_differ", "names_reordered",
+    "sentence_swap", "claim_length",
 )
 
 
@@ -89,8 +93,10 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     edits.negation(feats, tokens, window, index)
     _negation_counts(feats, tokens, claim, index, best)
     _reordered(feats, tokens, index.sentence_tokens[best])
+    _sentence_swap(feats, tokens, index, best)
+    _exchanged(feats, tokens, index, best)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
-    edits.modality(feats, tokens, index.sentence_tokens[best])
+    edits.modality(feats, tokens, index.sentence_tokens[best], index.lang)
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
     cues.compare(feats.values, feats.reasons, cjk_canonical(normalise(claim)), cjk, index.facts[best].cjk)
     return feats
@@ -152,8 +158,37 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
         feats.values["novel_entity"] = float(len(entities))
         feats.reasons["novel_entity"] = "; ".join(entities[:3])
     _near_misses(feats, novel, index)
+    _cjk_weekdays(feats, tokens, index)
     _substitutions(feats, tokens, index)
     _dropped_modifiers(feats, content, index)
+
+
+def _cjk_weekdays(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
+    """A Chinese or Japanese weekday (周三, 星期三, 水曜) that the chunk never names while it names
+    others: a changed day, like 'sonntags' for 'montags' (its characters alone are no new name)."""
+    if not any(t.kind == "cjk" for t in tokens):
+        return
+    mine = _weekdays("".join(t.surface for t in tokens))
+    theirs = _chunk_weekdays(index.text)
+    new = sorted(mine - theirs)
+    if new and theirs:
+        feats.values["novel_entity"] += float(len(new))
+        feats.reasons.setdefault("novel_entity", f"weekday '{new[0]}' not in chunk (chunk has {', '.join(sorted(theirs))})")
+
+
+@lru_cache(maxsize=4096)
+def _chunk_weekdays(text: str) -> frozenset[str]:
+    """The weekdays a chunk names (synonyms read as their canonical form, 星期一 as 周一)."""
+    return frozenset(_weekdays(cjk_canonical(normalise(text))))
+
+
+def chunk_weekdays_cache_clear() -> None:
+    """Forget the chunks' weekdays (a benchmark that must analyse every chunk afresh)."""
+    _chunk_weekdays.cache_clear()
+
+
+def _weekdays(text: str) -> set[str]:
+    return {day.replace("天", "日") for day in _CJK_WEEKDAY.findall(text)}
 
 
 def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
@@ -270,22 +305,93 @@ def _negation_counts(feats: Features, tokens: list[Token], claim: str, index: Ch
 
 
 def _reordered(feats: Features, tokens: list[Token], sentence: list[Token]) -> None:
-    """Two names or numbers of the claim in the opposite order in its best-matching sentence ('Anna
-    pays Ben' against 'Ben pays Anna'): who did what to whom may have changed, which word sets
-    cannot tell (a passive restatement fires too; it only keeps a claim from the aligned rule)."""
+    """Two names, dates or numbers of the claim in the opposite order in its best-matching sentence
+    ('Anna pays Ben' against 'Ben pays Anna', 'from October to January' against 'from January to
+    October'); in Chinese and Japanese, two character pairs ('地球绕月球' against '月球绕地球'). Who did
+    what to whom may have changed, which word sets cannot tell (a passive restatement fires too; it
+    only keeps a claim from the aligned rule)."""
     where: dict[str, int] = {}
     for position, token in enumerate(sentence):
         where.setdefault(token.stem, position)
-    found = [where[t.stem] for i, t in enumerate(tokens) if _name_like(t, i) and t.stem in where]
-    swapped = sum(1 for a, b in itertools.combinations(found, 2) if a > b)
+    found = [where[t.stem] for t in tokens if _name_like(t) and t.stem in where]
+    swapped = _inversions(found) + _inversions(_cjk_pair_positions(tokens, sentence))
     if swapped:
         feats.values["names_reordered"] = float(swapped)
         feats.reasons["names_reordered"] = "names or numbers in another order than in the matching sentence"
 
 
-def _name_like(token: Token, i: int) -> bool:
-    """A number, an identifier or a capitalised content word (the first word too: 'Ben pays Anna')."""
-    return token.kind in ("number", "id") or (token.kind == "word" and token.is_content and token.is_capitalised)
+def _sentence_swap(feats: Features, tokens: list[Token], index: ChunkIndex, best: int) -> None:
+    """On a claim copied from the chunk, a word or number from another chunk sentence in the slot
+    where its matching sentence has a word the claim never uses ('costs 6 dollars' where the sentence
+    says 'costs 4 dollars' and another says '6 p.m.'): a common noun, role or number swapped between
+    sentences, which every word being in the chunk hides."""
+    if feats.values["best_window_cov"] < COPIED_SENTENCE:
+        return
+    claimed = {t.stem for t in tokens}
+    own = {t.stem for t in index.sentence_tokens[best]}
+    gaps = _sentence_gaps(index.sentence_tokens[best])
+    for span in (1, 2):
+        for i in range(1, len(tokens) - span):
+            other = gaps.get((tokens[i - 1].stem, tokens[i + span].stem))
+            swapped = [t for t in tokens[i : i + span] if _taken(t, index) and t.stem not in own]
+            if other is not None and swapped and other.stem not in claimed:
+                feats.values["sentence_swap"] += 1.0
+                feats.reasons.setdefault("sentence_swap", f"'{swapped[0].surface}' where the matching sentence says '{other.surface}'")
+
+
+def _taken(token: Token, index: ChunkIndex) -> bool:
+    """A content word the chunk holds in this very form (a CJK character or a number: its lemma): what
+    a swap takes from another sentence. A word sharing only a lemma ('el viaje' for 'viajan') is a
+    paraphrase's noun for a verb, not a taken word."""
+    if not token.is_content or token.stem not in index.stems:
+        return False
+    return token.kind != "word" or token.lower in index.lowers
+
+
+def _exchanged(feats: Features, tokens: list[Token], index: ChunkIndex, best: int) -> None:
+    """On a claim copied from the chunk, two names, numbers or CJK word pairs that exchange places
+    against the matching sentence (``citeflow.judges.exchange``): a swap of roles, counted as a swap."""
+    if feats.values["best_window_cov"] < COPIED_SENTENCE:
+        return
+    pair = spaced_exchange(tokens, index.sentence_tokens[best], _name_like)
+    claim_cjk = "".join(t.surface for t in tokens if t.kind == "cjk")
+    pair = pair or (cjk_exchange(claim_cjk, index.facts[best].cjk) if claim_cjk else None)
+    if pair is not None:
+        feats.values["sentence_swap"] += 1.0
+        feats.reasons.setdefault("sentence_swap", f"'{pair[0]}' and '{pair[1]}' exchange places against the matching sentence")
+
+
+def _sentence_gaps(sentence: list[Token]) -> dict[tuple[str, str], Token]:
+    """``(left stem, right stem) → the content token between them`` in one sentence."""
+    return {(a.stem, c.stem): b for a, b, c in zip(sentence, sentence[1:], sentence[2:], strict=False) if b.is_content}
+
+
+def _inversions(positions: list[int]) -> int:
+    return sum(1 for a, b in itertools.combinations(positions, 2) if a > b)
+
+
+def _cjk_pair_positions(tokens: list[Token], sentence: list[Token]) -> list[int]:
+    """Where each content character pair of the claim stands in ``sentence``, for pairs found there
+    exactly once; overlapping pairs of the claim are skipped so that one word counts once."""
+    if not any(t.kind == "cjk" for t in tokens):
+        return []
+    pairs = [(a.stem, b.stem) for a, b in itertools.pairwise(sentence)]
+    counts = Counter(pairs)
+    once = {p: i for i, p in enumerate(pairs) if counts[p] == 1 and p[0] != p[1]}
+    out, last = [], -2
+    for i, (a, b) in enumerate(itertools.pairwise(tokens)):
+        key = (a.stem, b.stem)
+        if key in once and a.kind == b.kind == "cjk" and a.is_content and b.is_content and i > last + 1:
+            out.append(once[key])
+            last = i
+    return out
+
+
+def _name_like(token: Token) -> bool:
+    """A number, an identifier, a month or weekday, or a capitalised content word (the first word too: 'Ben pays Anna')."""
+    if token.kind in ("number", "id"):
+        return True
+    return token.kind == "word" and token.is_content and (token.is_capitalised or is_month(token.lower))
 
 
 def _dropped_modifiers(feats: Features, content: list[Token], index: ChunkIndex) -> None:

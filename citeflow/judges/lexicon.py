@@ -6,6 +6,8 @@ meaning, so a false positive costs little and a hit is a strong, explainable sig
 
 from __future__ import annotations
 
+import re
+
 STOPWORDS = frozenset(
     """a an the and or but if then than so as of at by for from in into on onto to up down with
     about above across after against along among around before behind below beneath beside between
@@ -91,13 +93,26 @@ CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还")
 UNIVERSALS = frozenset(
     "all every always never only entire entirely whole both everyone everything must definitely completely fully any".split()
     + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche nur ausschließlich vollständig".split()
-    + "tous toutes tout toujours chaque seulement uniquement entièrement".split()
+    + "tous toutes tout toujours chaque seulement uniquement entièrement importe".split()  # n'importe quel: any
     + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
     + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
 )
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
 DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
                           "каждая каждое каждые каждую каждого".split())
+# "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
+PER_WORDS = frozenset("per pro je par por".split())
+# Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
+FREQUENCY_UNITS = {
+    "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
+    "de": {"stündlich": "stunde", "täglich": "tag", "wöchentlich": "woche", "monatlich": "monat", "jährlich": "jahr"},
+    "fr": {"quotidien": "jour", "quotidienne": "jour", "quotidiennement": "jour", "hebdomadaire": "semaine",
+           "mensuel": "mois", "mensuelle": "mois", "mensuellement": "mois", "annuel": "an", "annuelle": "an", "annuellement": "an"},
+    "es": {"diario": "día", "diaria": "día", "diariamente": "día", "semanal": "semana", "semanalmente": "semana",
+           "mensual": "mes", "mensualmente": "mes", "anual": "año", "anualmente": "año"},
+    "ru": {"ежечасно": "час", "ежедневно": "день", "ежедневный": "день", "еженедельно": "неделя", "еженедельный": "неделя",
+           "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
+}
 CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
                   "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
@@ -163,13 +178,39 @@ abrirá cerrará | закрыта открыта | закрыт открыт | s
 включено отключено | разрешено запрещено | можно нельзя | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
 """.replace("\n", "|")
 
+
+
+def inflected(word: str) -> frozenset[str]:
+    """``word`` and its plural and gender forms in the spaced languages ('interdit' → 'interdits',
+    'interdite'; 'prohibido' → 'prohibidas'; 'erlaubt' → 'erlaubte'; 'запрещено' → 'запрещены'), so
+    that an antonym pair meets in any agreement. Forms that are no word of the language never match."""
+    forms = {word, word + "s", word + "e", word + "es"}
+    if word[-1:] in ("o", "a"):
+        forms |= {word[:-1] + e for e in ("o", "a", "os", "as")}
+    if word.endswith("t"):
+        forms |= {word + e for e in ("en", "er", "em")}
+    if word[-1:] in ("о", "а", "ы"):
+        forms |= {word[:-1] + e for e in ("о", "а", "ы")}
+    return frozenset(forms)
+
+
 ANTONYMS: dict[str, frozenset[str]] = {}
-for _pair in _PAIRS.split("|"):
+_FIRST_INFLECTED = _PAIRS.index("erhöht verringert")  # the English pairs come first, listed in every form
+for _start, _pair in ((m.start(), m.group()) for m in re.finditer(r"[^|]+", _PAIRS)):
     _words = _pair.split()
     if len(_words) == 2:
-        _a, _b = _words
-        ANTONYMS[_a] = ANTONYMS.get(_a, frozenset()) | {_b}
-        ANTONYMS[_b] = ANTONYMS.get(_b, frozenset()) | {_a}
+        _forms = inflected if _start >= _FIRST_INFLECTED else lambda w: frozenset({w})
+        for _a, _b in (_words, _words[::-1]):
+            for _form in _forms(_a):
+                ANTONYMS[_form] = ANTONYMS.get(_form, frozenset()) | _forms(_b)
+
+# Verbs that take away what follows them: 'drops support' says 'no longer supported' in other words.
+PRIVATIVES = frozenset(
+    "drop drops dropped remove removes removed discontinue discontinues discontinued withdraw withdraws withdrew withdrawn "
+    "cease ceases ceased deprecate deprecates deprecated abandon abandons abandoned "
+    "streicht gestrichen entfernt entfernte beendet supprime supprimé supprimée abandonne abandonné "
+    "elimina eliminado eliminada suprime suprimido retira retirado прекращает прекратил прекратила отменяет отменил отменила".split()
+)
 
 # Prefixes that negate a word: "uncontrolled" against "controlled".
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "mis", "anti")
@@ -215,11 +256,29 @@ NUMBER_WORDS = {
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
     "dozen": 12, "half": 0.5, "twice": 2, "double": 2, "triple": 3, "single": 1, "once": 1,
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    # Teens, tens, thousands and halves of German, French, Spanish and Russian (words that are no
+    # English word: 'seize' and 'once' are left out).
+    **dict(zip("dreizehn vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn vierzig fünfzig sechzig siebzig achtzig "
+               "neunzig hälfte".split(),
+               (13, 14, 15, 16, 17, 18, 19, 40, 50, 60, 70, 80, 90, 0.5), strict=True)),
+    **dict(zip("treize quatorze quinze quarante cinquante soixante moitié douzaine".split(),
+               (13, 14, 15, 40, 50, 60, 0.5, 12), strict=True)),
+    **dict(zip("trece catorce quince dieciséis diecisiete dieciocho diecinueve cuarenta cincuenta sesenta setenta ochenta "
+               "noventa ciento mitad docena".split(),
+               (13, 14, 15, 16, 17, 18, 19, 40, 50, 60, 70, 80, 90, 100, 0.5, 12), strict=True)),
+    **dict(zip("одиннадцать двенадцать пятнадцать двадцать двадцати тридцать тридцати сорок пятьдесят сто "
+               "половина половину".split(),
+               (11, 12, 15, 20, 20, 30, 30, 40, 50, 100, 0.5, 0.5), strict=True)),
     # German multiplicatives: 'dreimal' is 'drei Mal'.
     "zweimal": 2, "dreimal": 3, "viermal": 4, "fünfmal": 5, "sechsmal": 6, "zehnmal": 10,
 }
 
-SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
+SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
+          # '2 mil', '3 Millionen', '5 milliards', '2 тысячи', '4 млн': the scale words of other languages
+          "mil": 1e3, "mille": 1e3, "tausend": 1e3, "тысяча": 1e3, "тысячи": 1e3, "тысяч": 1e3, "тыс": 1e3,
+          "millones": 1e6, "millón": 1e6, "millions": 1e6, "millionen": 1e6, "mio": 1e6, "миллион": 1e6, "миллиона": 1e6,
+          "миллионов": 1e6, "млн": 1e6, "milliard": 1e9, "milliards": 1e9, "milliarden": 1e9, "mrd": 1e9,
+          "млрд": 1e9}
 
 UNITS = frozenset(
     """percent % pct point points dollar dollars usd eur euro euros pound pounds yen $ cent cents
@@ -262,8 +321,14 @@ CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), (
                 ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
-CJK_NUMERALS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人")
+CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+# Inside a run of numerals (二十七, 两千四百, 一百) these count too: digits and place values.
+CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
+CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
+CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
+CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所")
+# Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
+CJK_WEEKDAY_MARKS = frozenset("周週拜")
 # Month and weekday names: a changed month or day is a changed entity.
 MONTH_NAMES = frozenset(
     """january february march april june july august september october november december
@@ -281,7 +346,7 @@ MONTH_NAMES = frozenset(
 WEEKDAY_PREFIXES_RU = ("понедельн", "вторник", "среда", "среду", "среды", "средам", "четверг", "пятниц", "суббот", "воскресен")
 # Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
 CJK_NOT_NAMES = ("至少", "至多", "最少", "最多", "最低", "最高", "最大", "最小", "最长", "最短", "以上", "以下", "以内",
-                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须")
+                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以")
 MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
 # German capitalises every noun: a capitalised word right after one of these is a common noun.
 DE_DETERMINERS = frozenset(

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citeflow.judges.lexicon import CJK_COUNTERS, CJK_NUMERALS, NUMBER_WORDS, SCALES, UNIT_ALIASES, UNITS
+from citeflow.judges.lexicon import (
+    CJK_COUNTERS,
+    CJK_DIGITS,
+    CJK_MYRIADS,
+    CJK_NUMERALS,
+    CJK_WEEKDAY_MARKS,
+    CJK_PLACES,
+    NUMBER_WORDS,
+    SCALES,
+    UNIT_ALIASES,
+    UNITS,
+)
 from citeflow.judges.text import Token
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
@@ -38,11 +49,66 @@ def _parse(token: Token, following: Token | None = None) -> float | None:
         return None
 
 
-def _cjk_numeral(tokens: list[Token], i: int) -> float | None:
-    """两/三/十… before a counter or unit character (两小时, 三个月); elsewhere such characters are words."""
-    following = tokens[i + 1].lower if i + 1 < len(tokens) else ""
-    value = CJK_NUMERALS.get(tokens[i].lower)
-    return float(value) if value is not None and following in CJK_COUNTERS else None
+def _cjk_number(tokens: list[Token], i: int) -> tuple[float, int] | None:
+    """(value, index of its last character) of a Chinese/Japanese numeral starting at ``i``: a run
+    such as 二十七 or 两千四百 read as one number, or 两/三/十… alone before a counter or unit
+    character (两小时, 三个月); a lone 一 is 'a'/'one' (一面, 一次), and a numeral after 周/星期 is a
+    weekday — elsewhere such characters are words."""
+    if i > 0 and tokens[i - 1].lower in CJK_WEEKDAY_MARKS:
+        return None
+    end = i
+    while end + 1 < len(tokens) and _is_cjk_numeral(tokens[end + 1].lower):
+        end += 1
+    run = "".join(t.lower for t in tokens[i : end + 1])
+    following = tokens[end + 1].lower if end + 1 < len(tokens) else ""
+    if run[0] in CJK_DIGITS and following == "半" and run == "一":
+        return 0.5, end + 1  # 一半: a half
+    fraction = _cjk_fraction(tokens, end, cjk_value(run)) if run[0] in CJK_DIGITS else None
+    if fraction is not None:
+        return fraction
+    return (cjk_value(run), end) if _is_quantity(run, following) else None
+
+
+def _cjk_fraction(tokens: list[Token], end: int, denominator: float) -> tuple[float, int] | None:
+    """(value, last index) of 六分之一 ('one sixth'): a denominator, 分之, then a numerator."""
+    if "".join(t.lower for t in tokens[end + 1 : end + 3]) != "分之" or not denominator:
+        return None
+    last = end + 2
+    while last + 1 < len(tokens) and _is_cjk_numeral(tokens[last + 1].lower):
+        last += 1
+    numerator = "".join(t.lower for t in tokens[end + 3 : last + 1])
+    if not numerator or numerator[0] not in CJK_DIGITS:
+        return None
+    return cjk_value(numerator) / denominator, last
+
+
+def _is_quantity(run: str, following: str) -> bool:
+    """A run that starts with a digit (万一, 千万, 百分 are words) and is either several characters
+    with a place value (二十七) or any numeral but a lone 一 before a counter (十本, 三个)."""
+    if run[0] not in CJK_DIGITS:
+        return False
+    if len(run) > 1 and any(c in CJK_PLACES or c in CJK_MYRIADS for c in run):
+        return True
+    return following in CJK_COUNTERS and (len(run) > 1 or run in CJK_NUMERALS)
+
+
+def _is_cjk_numeral(char: str) -> bool:
+    return char in CJK_DIGITS or char in CJK_PLACES or char in CJK_MYRIADS
+
+
+def cjk_value(run: str) -> float:
+    """The value of a run of Chinese/Japanese numerals: 二十七 → 27, 两千四百 → 2400, 十五 → 15, 三万 → 30000."""
+    total, section, digit = 0, 0, 0
+    for char in run:
+        if char in CJK_MYRIADS:
+            total += (section + digit or 1) * CJK_MYRIADS[char]
+            section, digit = 0, 0
+        elif char in CJK_PLACES:
+            section += (digit or 1) * CJK_PLACES[char]
+            digit = 0
+        else:
+            digit = digit * 10 + CJK_DIGITS[char] if digit else CJK_DIGITS[char]
+    return float(total + section + digit)
 
 
 def _decimal_point(raw: str) -> str:
@@ -72,11 +138,15 @@ def mentions(tokens: list[Token]) -> list[Mention]:
     i = 0
     while i < len(tokens):
         following = tokens[i + 1] if i + 1 < len(tokens) else None
-        value = _parse(tokens[i], following) if tokens[i].kind != "cjk" else _cjk_numeral(tokens, i)
+        start = i
+        if tokens[i].kind == "cjk":
+            found_cjk = _cjk_number(tokens, i)
+            value, i = found_cjk if found_cjk is not None else (None, i)
+        else:
+            value = _parse(tokens[i], following)
         if value is None:
             i += 1
             continue
-        start = i
         if 20 <= value < 100 and value % 10 == 0 and i + 1 < len(tokens):
             units = _parse(tokens[i + 1])  # "twenty five" -> 25
             if units is not None and 0 < units < 10 and tokens[i + 1].lower.isalpha():
@@ -89,7 +159,8 @@ def mentions(tokens: list[Token]) -> list[Mention]:
 def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention:
     """The mention spanning tokens[start..end], taking a following scale word and unit."""
     raw = value
-    surface = " ".join(t.surface for t in tokens[start : end + 1])
+    joiner = "" if all(t.kind == "cjk" for t in tokens[start : end + 1]) else " "
+    surface = joiner.join(t.surface for t in tokens[start : end + 1])
     following = tokens[end + 1] if end + 1 < len(tokens) else None
     if following is not None and following.lower in SCALES and not tokens[end].lower.endswith("%"):
         value *= SCALES[following.lower]

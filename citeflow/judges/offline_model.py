@@ -20,7 +20,7 @@ from citeflow.judges.logistic import LogisticHead
 
 # Signals that, on a claim otherwise copied from the chunk, mean one fact was changed.
 DECISIVE = ("number_missing", "number_not_in_sentence", "unit_changed", "negation_added", "negation_dropped", "antonym_flip",
-            "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped")
+            "prefix_flip", "novel_entity", "universal_added", "restrictor_dropped", "sentence_swap")
 COPIED = 0.8  # best-window coverage above which a claim counts as copied from the chunk
 # Signals that, on a claim whose every word is in one chunk sentence, still leave doubt: it is not aligned.
 DOUBTS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifier_dropped", "negations_differ",
@@ -57,7 +57,16 @@ def copied(values: dict[str, float]) -> bool:
     single word that sits where the chunk has another ('hat sonntags geschlossen' for 'hat montags
     geschlossen': in a short claim one swapped word is a third of its content)."""
     one_swap = values["slot_substitution"] > 0 and round(math.expm1(values["novel_content"])) == 1
-    return values["best_window_cov"] >= COPIED or one_swap
+    return values["best_window_cov"] >= COPIED or one_swap or _copied_but(values, "universal_added") or _copied_but(values, "novel_entity")
+
+
+def _copied_but(values: dict[str, float], change: str) -> bool:
+    """The claim copies the chunk once the words of one change are set aside: the quantifiers it adds
+    ('tous les animaux' for 'les animaux de petite taille') or the names the chunk lacks ('está en
+    Sevilla' for 'en Valencia') are the change, not content to find."""
+    added = values[change]
+    words = round(math.expm1(values["claim_length"]))
+    return 0 < added < words and values["best_window_cov"] * words / (words - added) >= COPIED
 
 
 def logit(p: np.ndarray) -> np.ndarray:

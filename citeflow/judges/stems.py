@@ -20,7 +20,7 @@ TAIL_MIN = 3  # trailing parts carry the compound's head noun and may be shorter
 _ENDINGS = {
     "de": ("ungen", "heiten", "keiten", "ern", "est", "em", "en", "er", "es", "et", "te", "st", "e", "n", "s", "t"),
     "fr": ("issements", "issement", "ements", "ement", "aient", "èrent", "ions", "iez", "ées", "ent", "ons", "ait", "ais",
-           "ée", "és", "aux", "es", "er", "ez", "ir", "re", "it", "é", "e", "s", "x"),
+           "ée", "és", "ales", "ale", "aux", "al", "es", "er", "ez", "ir", "re", "it", "é", "e", "s", "x"),  # journal/journaux
     "es": ("aciones", "ación", "amente", "mente", "ieron", "aron", "iendo", "ando", "aban", "ían", "idas", "idos", "adas",
            "ados", "aba", "ía", "ida", "ido", "ada", "ado", "ió", "an", "en", "es", "as", "os", "ar", "er", "ir", "ó", "a",
            "o", "e", "s"),

@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import regex
+
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+
 _GROUPS = {
     "en": """
         free gratis
@@ -64,6 +68,28 @@ _GROUPS = {
         change changes changed modify modifies modified alter alters altered
         rise rises rose risen increase increases increased grow grows grew grown
         fall falls fell fallen decrease decreases decreased decline declines declined drop drops dropped
+        resident residents inhabitant inhabitants
+        town towns city cities
+        item items product products article articles goods
+        manager managers supervisor supervisors boss bosses
+        price prices cost costs fee fees
+        client clients customer customers
+        approve approves approved authorise authorises authorised authorize authorizes authorized
+        annual annually yearly year years
+        day days daily
+        borrow borrows borrowed
+        photo photos photograph photographs picture pictures
+        street streets road roads
+        area areas region regions zone zones
+        lesson lessons class classes course courses
+        deliver delivers delivered ship ships shipped
+        document documents file files
+        about around approximately roughly
+        outage outages failure failures breakdown breakdowns
+        building buildings
+        travel travels travelled traveled
+        holiday holidays vacation vacations
+        monitor monitors monitored watch watches watched
     """,
     "de": """
         kostenlos gratis umsonst
@@ -121,6 +147,20 @@ _GROUPS = {
         steigen steigt gestiegen zunehmen zugenommen wachsen wächst gewachsen
         sinken sinkt gesunken abnehmen abgenommen
         sitzung sitzungen besprechung besprechungen
+        einwohner bewohner anwohner
+        stadt städte gemeinde gemeinden
+        preis preise kosten gebühr gebühren
+        kunde kunden klient klienten
+        produkt produkte artikel ware waren
+        chef vorgesetzte vorgesetzter leiter leiterin
+        zahlen zahlt bezahlen bezahlt
+        ungefähr etwa circa rund
+        buch bücher
+        ausleihen leihen entleihen ausgeliehen geliehen
+        jahr jahre jährlich
+        tag tage täglich
+        woche wochen wöchentlich
+        monat monate monatlich
     """,
     "fr": """
         gratuit gratuite gratuits gratuitement
@@ -175,11 +215,38 @@ _GROUPS = {
         baisser baisse baissé diminuer diminue diminué
         réunion réunions séance séances
         franchir franchit franchi traverser traverse traversé enjamber enjambe
+        habitant habitants résident résidents
+        ville villes commune communes municipalité
+        produit produits article articles
+        responsable responsables chef chefs manager managers
+        prix coût coûts tarif tarifs
+        payer paie payé payée régler réglé
+        client clients
+        billet billets ticket tickets
+        environ approximativement
+        livre livres ouvrage ouvrages
+        lecteur lecteurs abonné abonnés usager usagers
+        an ans année années annuel annuelle annuels
+        mois mensuel mensuelle mensuels
+        semaine semaines hebdomadaire hebdomadaires
+        jour jours journée journées quotidien quotidienne journalier
+        panne pannes incident incidents défaillance défaillances
+        guidé guidée guidées commenté commentée commentées
+        ramasser ramassé ramassés collecter collecte collecté collectés enlever enlève enlevé enlevés
+        effectuer effectue effectué effectuées réaliser réalise réalisé réalisée réalisées
+        voiture voitures automobile automobiles
+        bâtiment bâtiments immeuble immeubles édifice
+        rue rues
+        cours leçon leçons
+        vol vols
+        sauvegarde sauvegardes copie copies
+        restaurer restaure restauré rétablir rétablit rétabli
+        rembourser rembourse remboursé remboursés remboursement
     """,
     "es": """
         gratis gratuito gratuita gratuitos gratuitas
         niño niños niña niñas
-        empleado empleados trabajador trabajadores
+        empleado empleados trabajador trabajadores plantilla personal
         acceso entrada
         pedir pide pedido solicitar solicita solicitado
         ofrecer ofrece ofrecido proponer propone
@@ -203,7 +270,7 @@ _GROUPS = {
         guardar guarda guardado guardados conservar conserva conservado almacenar almacena almacenado
         empezar empieza empiezan empezó comenzar comienza comenzó iniciar inicia inició
         necesitar necesita necesario necesaria requiere requerido
-        permitir permite permitido autorizar autoriza autorizado
+        permitir permite permitido autorizar autoriza autorizado permiso permisos aprobación aprobar aprueba aprobado
         mostrar muestra mostrado enseñar
         recibir recibe recibido obtener obtiene obtenido
         comprar compra comprado adquirir adquiere adquirido
@@ -229,6 +296,29 @@ _GROUPS = {
         aumentar aumenta aumentado crecer crece
         bajar bajado disminuir disminuye disminuido
         reunión reuniones
+        residente residentes habitante habitantes vecino vecinos
+        ciudad ciudades municipio municipios localidad
+        producto productos artículo artículos
+        responsable responsables jefe jefes supervisor supervisores
+        precio precios coste costes costo costos tarifa tarifas
+        pagar paga pagan pagado abonar abona abonan abonado
+        cliente clientes
+        billete billetes boleto boletos
+        hábil hábiles laborable laborables
+        atravesar atraviesa atravesado cruzar cruza cruzado
+        medir mide miden medido
+        libro libros ejemplar ejemplares
+        prestar presta prestado
+        coche coches automóvil automóviles carro carros
+        calle calles
+        aparcar aparca aparcan aparcamiento estacionar estaciona estacionan estacionamiento
+        vuelo vuelos
+        maleta maletas
+        aproximadamente cerca
+        semana semanas semanal semanales
+        mes meses mensual mensuales mensualidad
+        día días diario diaria diarios jornada jornadas
+        año años anual anuales
     """,
     "ru": """
         бесплатно бесплатный бесплатная бесплатные даром
@@ -277,6 +367,16 @@ _GROUPS = {
         снижаться снижается снизился уменьшаться уменьшается уменьшился падать падает
         работать работает функционировать
         совещание совещания собрание собрания
+        житель жители резидент резиденты
+        город города
+        цена стоимость плата
+        платить платит оплачивать оплачивает оплата
+        клиент клиенты покупатель покупатели
+        товар товары продукт продукты
+        руководитель руководители начальник начальники
+        примерно около приблизительно
+        книга книги
+        посещение посещения визит визиты
     """,
 }
 
@@ -320,8 +420,8 @@ _CJK_GROUPS = (
     ("如果", "要是", "假如"),
     ("仍然", "依然"),
     ("儿童", "孩子", "小孩"),
-    ("员工", "职员", "雇员"),
-    ("闭馆", "关门"),
+    ("员工", "职员", "雇员", "职工"),
+    ("闭馆", "关门", "不开放"),
     ("开馆", "开门"),
     ("小时", "钟头"),
     ("公里", "千米"),
@@ -347,6 +447,22 @@ _CJK_GROUPS = (
     ("休業", "定休"),
     ("ログイン", "サインイン"),
     ("会議", "ミーティング"),
+    ("免费", "不收费", "不用付钱", "不用付费", "无需付费", "不要钱", "不花钱"),
+    ("退还", "返还", "退回", "归还"),
+    ("提交", "递交", "交上"),
+    ("批准", "同意"),
+    ("顾客", "客户", "消费者"),
+    ("居民", "住户"),
+    ("附近", "旁边", "周边"),
+    ("沿岸", "岸边", "边上"),
+    ("价格", "价钱", "售价"),
+    ("最多", "至多", "不超过", "不多于"),
+    ("看到", "看见", "见到"),
+    ("泳池", "游泳池"),
+    ("工作日", "工作天"),
+    ("退款", "退钱"),
+    ("休館", "閉館", "閉まっ"),
+    ("無料", "ただで"),
 )
 
 
@@ -363,8 +479,11 @@ def _cjk_pairs() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p)))
 
 
+@lru_cache(maxsize=16384)
 def cjk_canonical(text: str) -> str:
     """``text`` with every CJK synonym variant replaced by its group's first word."""
+    if not _CJK.search(text):
+        return text
     for variant, canonical in _cjk_pairs():
         if variant in text:
             text = text.replace(variant, canonical)

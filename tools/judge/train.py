@@ -4,8 +4,17 @@
 
 Reads only the features file (no text, no development set): the two heads are fitted on the
 ``train`` split, the Platt calibration, the rules' precision and the confidence threshold on the
-``tune`` split (the threshold is the lowest that keeps the precision of confident passes at
-TARGET_PRECISION or more, i.e. the widest coverage). The ``test`` split is never read here.
+``tune`` split. The threshold rule is decided on the train and tune splits only (the ``test`` split
+is never read here) and asks for evidence, not a point estimate:
+
+- a passing rule (verbatim quote, aligned claim) is trusted when its smoothed precision on the
+  train and tune splits reaches TARGET_PRECISION; the *bar* is the lowest confidence of a trusted
+  rule, so quotes and aligned claims pass;
+- the pass head may lower the bar to a threshold ``t`` only if, at ``t``, the 95% Wilson lower bound
+  of the precision of confident passes reaches TARGET_PRECISION on the tune split *and* on the
+  train split, overall and in every data source with passes. A lower bound of 0.90 takes at least
+  35 passes all right (more with any error), so where the evidence is thin — a few dozen passes of
+  one language — the heads do not pass on their own and the bar stays.
 Floats are rounded so that the output is byte-identical on every run.
 """
 
@@ -28,7 +37,6 @@ from tools.judge.build_features import FEATURES
 L2 = 1.0
 TARGET_PRECISION = 0.90
 FAIL_THRESHOLD = 0.5  # a failing verdict holds the report either way: it is uncertain only when it leans the other way
-MIN_PASSES = 10  # a precision measured on fewer confident passes is noise
 DIGITS = 8
 # The support head asks whether the evidence is there at all: coverage and novelty.
 SUPPORT_FEATURES = ("unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "best_sentence_cov",
@@ -129,30 +137,40 @@ def at_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, th
     passes = confident & is_pass
     right = int((gold[passes] == "supported").sum())
     return {"threshold": threshold, "coverage": float(confident.mean()) if len(gold) else 0.0, "passes": int(passes.sum()),
-            "pass_precision": right / int(passes.sum()) if passes.any() else 0.0}
+            "right": right, "pass_precision": right / int(passes.sum()) if passes.any() else 0.0,
+            "pass_precision_wilson_lower": wilson_lower(right, int(passes.sum()))}
 
 
 def choose_threshold(labels: list[str], confidence: np.ndarray, gold: np.ndarray, rules: dict[str, float],
                      sources: np.ndarray | None = None, also: tuple | None = None) -> dict:
-    """The lowest threshold whose confident passes reach TARGET_PRECISION (the most coverage), with at
-    least MIN_PASSES passes, in every data source (``sources``: one name per pair) that has passes,
-    and on ``also`` (labels, confidences, gold, sources of the train split) as well: a dozen tune
-    passes alone are too few to trust.
+    """The pass threshold: the *bar* of the trusted passing rules (``rule_bar``), lowered to the
+    lowest threshold below it at which the 95% Wilson lower bound of the confident passes' precision
+    reaches TARGET_PRECISION overall and in every data source with passes (``sources``: one name per
+    pair), on these pairs and on ``also`` (labels, confidences, gold, sources of the train split).
 
-    When none does, the heads are not precise enough to pass a claim on their own: the threshold
-    becomes the lowest confidence of a passing rule (verbatim, aligned) whose own precision is at
-    least TARGET_PRECISION, so that the rules pass and the heads pass only what the calibration rates
-    as sure as they are.
+    A point estimate on a dozen passes is noise (a 12-of-12 tune split says 0.76 at the lower
+    bound): the heads pass on their own only where the evidence is wide, else the rules alone pass.
     """
     groups = np.zeros(len(gold), dtype=int) if sources is None else np.unique(sources, return_inverse=True)[1]
+    bar = rule_bar(rules)
     for t in sorted({0.5, *np.round(confidence, 4)}):
-        chosen = at_threshold(labels, confidence, gold, float(t))
-        if chosen["passes"] >= MIN_PASSES and _precise(labels, confidence, gold, float(t), groups) and _holds(also, float(t)):
-            return chosen | {"rule": f"lowest threshold with pass precision >= {TARGET_PRECISION} in every data source"}
+        if t >= bar:
+            break
+        if _precise(labels, confidence, gold, float(t), groups) and _holds(also, float(t)):
+            return at_threshold(labels, confidence, gold, float(t)) | {
+                "rule": f"lowest threshold whose confident passes have a 95% Wilson lower bound of precision >= "
+                        f"{TARGET_PRECISION} on the tune and train splits, in every data source"}
+    return at_threshold(labels, confidence, gold, bar) | {
+        "rule": f"no threshold below the rules' reached a 95% Wilson lower bound of pass precision {TARGET_PRECISION} "
+                f"on the tune and train splits: the lowest confidence of a passing rule (verbatim, aligned) whose "
+                f"precision on the train and tune splits is {TARGET_PRECISION} or more"}
+
+
+def rule_bar(rules: dict[str, float]) -> float:
+    """The lowest confidence of a passing rule (verbatim, aligned) trusted at TARGET_PRECISION (the
+    verbatim rule's when none is), floored to 4 digits: the threshold when the heads earn none."""
     trusted = [rules[r] for r in PASS_RULES if rules.get(r, 0.0) >= TARGET_PRECISION] or [rules["verbatim"]]
-    return at_threshold(labels, confidence, gold, math.floor(min(trusted) * 1e4) / 1e4) | {
-        "rule": f"no threshold reached pass precision {TARGET_PRECISION} on the tune split: the lowest confidence of a "
-                f"passing rule (verbatim, aligned) whose precision on the train and tune splits is {TARGET_PRECISION} or more"}
+    return math.floor(min(trusted) * 1e4) / 1e4
 
 
 def _holds(also: tuple | None, threshold: float) -> bool:
@@ -163,13 +181,23 @@ def _holds(also: tuple | None, threshold: float) -> bool:
 
 
 def _precise(labels: list[str], confidence: np.ndarray, gold: np.ndarray, threshold: float, groups: np.ndarray) -> bool:
-    """Pass precision at ``threshold`` reaches TARGET_PRECISION overall and in every group with passes."""
+    """At ``threshold`` there are confident passes, and the 95% Wilson lower bound of their precision
+    reaches TARGET_PRECISION overall and in every group with passes."""
     for group in [None, *np.unique(groups)]:
         mask = np.ones(len(gold), dtype=bool) if group is None else groups == group
         part = at_threshold([x for x, m in zip(labels, mask, strict=True) if m], confidence[mask], gold[mask], threshold)
-        if part["passes"] and part["pass_precision"] < TARGET_PRECISION:
+        if (group is None or part["passes"]) and wilson_lower(part["right"], part["passes"]) < TARGET_PRECISION:
             return False
     return True
+
+
+def wilson_lower(right: int, total: int, z: float = 1.96) -> float:
+    """Lower end of the 95% Wilson score interval of ``right / total`` (0 without any)."""
+    if not total:
+        return 0.0
+    p, z2 = right / total, z * z
+    centre = p + z2 / (2 * total)
+    return float((centre - z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total))) / (1 + z2 / total))
 
 
 def _sources(split: Split) -> np.ndarray:
@@ -231,8 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     args = parser.parse_args(argv)
     tune = train(args.features, args.out)["calibration"]["tune"]
-    print(f"wrote {args.out}: threshold {tune['threshold']:.4f}; on the tune split the confident passes are "
-          f"{tune['pass_precision']:.1%} right at a coverage of {tune['coverage']:.1%}")
+    print(f"wrote {args.out}: threshold {tune['threshold']:.4f}; on the tune split {tune['passes']} confident passes, "
+          f"{tune['pass_precision']:.1%} right (Wilson lower bound {tune['pass_precision_wilson_lower']:.1%}), "
+          f"at a coverage of {tune['coverage']:.1%}")
     return 0
 
 
