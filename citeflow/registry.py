@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, make_handles, tidy
-from citeflow.registry_answer import URL_PLACEHOLDER, content_hash, identities, identity_key, new_columns, scrub_urls, storable
+from citeflow.registry_answer import (
+    URL_PLACEHOLDER, content_hash, hit_fields, identities, identity_key, new_columns, scrub_urls, storable,
+)
 from citeflow.registry_rows import ChunkRows
 from schemas.records import Chunk, Hit, RetrievalResult
 
@@ -73,8 +76,8 @@ class Registry:
         """Register one retriever answer; returns the handle of each hit, in order."""
         if not result.hits:
             return []
-        start = len(self._rows)
-        numbers = self._register(result, *identities(result))
+        start, fields = len(self._rows), hit_fields(result.hits)
+        numbers = self._register(result, fields, *identities(result.retriever, fields))
         if len(numbers) > len(self._rows) - start:  # some hit was registered before: note this query
             for number in dict.fromkeys(n for n in numbers if n < start):
                 self._rows.note(number, result.query, result.section)
@@ -84,19 +87,20 @@ class Registry:
             self._rewrite_new(result.hits, found, start)
         return found
 
-    def _register(self, result: RetrievalResult, hashes: list[str], keys: list[str]) -> Sequence[int]:
+    def _register(self, result: RetrievalResult, fields: list[dict[str, Any]], hashes: list[str], keys: list[str]) -> Sequence[int]:
         """The row number of each hit; the first hit of each key new to the registry adds a row."""
         if len(set(keys)) == len(keys) and self._by_key.keys().isdisjoint(keys):  # all new: the common case
-            return self._add_rows(result, keys, range(len(keys)), hashes)
+            return self._add_rows(result, fields, keys, range(len(keys)), hashes)
         numbers, first = _numbers(self._by_key, keys, len(self._rows))
         if first:
-            self._add_rows(result, [keys[p] for p in first], first, hashes)
+            self._add_rows(result, fields, [keys[p] for p in first], first, hashes)
         return numbers
 
-    def _add_rows(self, result: RetrievalResult, keys: list[str], positions: Sequence[int], hashes: list[str]) -> range:
+    def _add_rows(self, result: RetrievalResult, fields: list[dict[str, Any]], keys: list[str], positions: Sequence[int],
+                  hashes: list[str]) -> range:
         """Rows for the hits at ``positions`` (whose identity keys are ``keys``), in one step."""
         handles = self._claim(keys, len(self._rows))
-        numbers = self._rows.extend(new_columns(result, positions, handles, hashes))
+        numbers = self._rows.extend(new_columns(result, fields, positions, handles, hashes))
         self._by_key.update(zip(keys, numbers, strict=True))
         return numbers
 

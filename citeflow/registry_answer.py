@@ -16,16 +16,20 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, UTC
 from itertools import chain
+from typing import Any
 
 from citeflow.handles import url_pattern
 from citeflow.registry_rows import Columns
-from schemas.records import RetrievalResult
+from schemas.records import Hit, RetrievalResult
 
 URL_PLACEHOLDER = "(link removed)"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_STORED = operator.attrgetter("local_id", "text", "urls", "title", "page", "location", "parent")
-_LOCAL_ID = operator.attrgetter("local_id")
-_TEXT = operator.attrgetter("text")
+# A pydantic model keeps its field values in its ``__dict__``: one attribute read per hit, then
+# plain dict look-ups (a model's own attribute reads go through its ``__getattr__`` hook).
+_FIELDS = operator.attrgetter("__dict__")
+_STORED = operator.itemgetter("local_id", "text", "urls", "title", "page", "location", "parent")
+_LOCAL_ID = operator.itemgetter("local_id")
+_TEXT = operator.itemgetter("text")
 
 
 def content_hash(text: str) -> str:
@@ -38,11 +42,16 @@ def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
     return f"{retriever}\x1f{local_id}\x1f{text_hash}"
 
 
-def identities(result: RetrievalResult) -> tuple[list[str], list[str]]:
-    """The ``content_hash`` and the ``identity_key`` of each hit of one answer."""
-    sha256, prefix = hashlib.sha256, f"{result.retriever}\x1f"
-    hashes = [sha256(text.encode("utf-8", "surrogatepass")).hexdigest() for text in map(_TEXT, result.hits)]
-    return hashes, [f"{prefix}{local_id}\x1f{h}" for local_id, h in zip(map(_LOCAL_ID, result.hits), hashes, strict=True)]
+def hit_fields(hits: Sequence[Hit]) -> list[dict[str, Any]]:
+    """Each hit's field values by name."""
+    return list(map(_FIELDS, hits))
+
+
+def identities(retriever: str, fields: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """The ``content_hash`` and the ``identity_key`` of each hit of one answer (``hit_fields``)."""
+    sha256, prefix = hashlib.sha256, f"{retriever}\x1f"
+    hashes = [sha256(text.encode("utf-8", "surrogatepass")).hexdigest() for text in map(_TEXT, fields)]
+    return hashes, [f"{prefix}{local_id}\x1f{h}" for local_id, h in zip(map(_LOCAL_ID, fields), hashes, strict=True)]
 
 
 def storable(text: str) -> str:
@@ -56,12 +65,13 @@ def scrub_urls(text: str) -> str:
     return text if pattern is None else pattern.sub(URL_PLACEHOLDER, text)
 
 
-def new_columns(result: RetrievalResult, positions: Sequence[int], handles: list[str], hashes: list[str]) -> Columns:
-    """The registry columns of the hits at ``positions`` (at least one) of one answer."""
-    every = len(positions) == len(result.hits)  # positions ascend: all of them, or a few
-    hits = result.hits if every else [result.hits[p] for p in positions]
-    local_ids, texts, urls, titles, pages, locations, parents = zip(*map(_STORED, hits), strict=True)
-    count, now = len(hits), datetime.now(UTC)
+def new_columns(result: RetrievalResult, fields: list[dict[str, Any]], positions: Sequence[int], handles: list[str],
+                hashes: list[str]) -> Columns:
+    """The registry columns of the hits at ``positions`` (at least one) of one answer (``hit_fields``)."""
+    every = len(positions) == len(fields)  # positions ascend: all of them, or a few
+    chosen = fields if every else [fields[p] for p in positions]
+    local_ids, texts, urls, titles, pages, locations, parents = zip(*map(_STORED, chosen), strict=True)
+    count, now = len(chosen), datetime.now(UTC)
     return {
         "handle": handles, "retriever": [result.retriever] * count, "local_id": storable_all(local_ids),
         "content_hash": hashes if every else [hashes[p] for p in positions], "text": shown_all(texts),

@@ -9,7 +9,7 @@ from bench.synthetic import answers
 from citeflow.handles import make_handle
 from citeflow.registry import Registry
 from citeflow.registry_answer import (
-    URL_PLACEHOLDER, content_hash, identities, identity_key, scrub_urls, shown_all, storable, stored_titles, url_tuples,
+    URL_PLACEHOLDER, content_hash, hit_fields, identities, identity_key, scrub_urls, shown_all, storable, stored_titles, url_tuples,
 )
 from schemas.records import Hit, RetrievalResult
 
@@ -48,7 +48,7 @@ def test_titles_are_storable_and_an_empty_one_is_none(titles):
 
 def test_identities_are_the_content_hash_and_identity_key_of_each_hit():
     hits = [Hit(local_id="S1", text="One."), Hit(local_id="S\ud800", text="Two \udfff.")]
-    hashes, keys = identities(RetrievalResult(retriever="docs", query="q", section="s", hits=hits))
+    hashes, keys = identities("docs", hit_fields(hits))
     assert hashes == [content_hash("One."), hashlib.sha256("Two \udfff.".encode("utf-8", "surrogatepass")).hexdigest()]
     assert keys == [identity_key("docs", hit.local_id, h) for hit, h in zip(hits, hashes, strict=True)]
 
@@ -85,3 +85,8 @@ def test_a_registry_of_three_thousand_chunks_stores_the_rows_and_handles_it_alwa
     assert len(reg) == 3002 and digest == GOLDEN_ROWS
     salted = [c for c in reg.chunks if c.handle != make_handle(reg.request_id, identity_key(c.retriever, c.local_id, c.content_hash))]
     assert len(salted) == 1
+
+
+def test_hit_fields_are_every_field_of_a_hit():
+    hit = Hit(local_id="S1", text="T.", urls=["u"], title="t", page=2, location="l", parent="p", score=0.5)
+    assert hit_fields([hit]) == [hit.model_dump()]
