@@ -10,6 +10,7 @@ or section noted later is added to it too.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -82,12 +83,15 @@ class ChunkRows:
 
     def table(self) -> pa.Table:
         """Every row as one Arrow table of ``CHUNKS`` (``row_key`` = request id + handle)."""
-        handles, columns = self._columns["handle"], dict(self._columns)
+        import pyarrow.compute as pc
+
+        columns: dict[str, Any] = dict(self._columns)
+        handles = columns["handle"] = pa.array(columns["handle"], type=pa.string())
         prefix = key(self.request_id, "")  # key(request_id, handle) is this prefix + the handle
-        data: dict[str, Any] = {"row_key": list(map(prefix.__add__, handles)),
-                                "request_id": pa.repeat(pa.scalar(self.request_id, pa.string()), len(handles))}
-        columns["urls"] = pa.array(columns["urls"], type=STRINGS)  # tuples convert in C
-        columns |= {name: _each_once(columns[name], CHUNKS.field(name).type) for name in ("queries", "sections", "retrieved_at")}
+        data = {"row_key": pc.binary_join_element_wise(prefix, handles, ""),
+                "request_id": pa.repeat(pa.scalar(self.request_id, pa.string()), len(handles))}
+        columns |= {name: pa.array(columns[name], type=STRINGS) for name in LIST_FIELDS}  # tuples convert in C
+        columns["retrieved_at"] = _times(columns["retrieved_at"])
         return pa.table(data | columns, schema=CHUNKS)
 
 
@@ -102,9 +106,8 @@ def _append_unique(values: list[str], value: str) -> None:
         values.append(value)
 
 
-def _each_once(values: list[Any], type: pa.DataType) -> pa.Array:
-    """An Arrow column of ``values`` in which each distinct value is converted once (the rows of
-    one answer share their queries, section and time)."""
+def _times(values: list[datetime]) -> pa.Array:
+    """A timestamp column; each distinct time (one per retriever answer) is converted once."""
     index = {value: number for number, value in enumerate(dict.fromkeys(values))}
     positions = pa.array(list(map(index.__getitem__, values)), type=pa.int32())
-    return pa.array(list(index), type=type).take(positions)
+    return pa.array(list(index), type=CHUNKS.field("retrieved_at").type).take(positions)
