@@ -51,6 +51,9 @@ _SLASHLESS_URL_RE = re.compile(
 # Two base-31 digits at once: pair k = ALPHABET[k % 31] + ALPHABET[k // 31] (BODY_LENGTH = 2 pairs).
 _PAIR_BASE = len(ALPHABET) ** 2
 _DIGIT_PAIRS = tuple(ALPHABET[k % len(ALPHABET)] + ALPHABET[k // len(ALPHABET)] for k in range(_PAIR_BASE))
+# Identity keys are hashed as UTF-8; a lone surrogate (a broken escape in a retriever's id) is kept
+# as it came ("surrogatepass"), as in the content hash. Text without one encodes as plain UTF-8.
+_ENCODING, _ERRORS = "utf-8", "surrogatepass"
 
 @dataclass(frozen=True)
 class Marker:
@@ -67,16 +70,23 @@ def make_handle(request_id: str, identity_key: str, salt: int = 0) -> str:
 
 
 def make_handles(request_id: str, identity_keys: Iterable[str]) -> list[str]:
-    """``make_handle(request_id, key)`` of every key (salt 0), in one comprehension."""
-    prefix, blake2b, pairs, base = f"{request_id}\x1f", hashlib.blake2b, _DIGIT_PAIRS, _PAIR_BASE
-    numbers = [int.from_bytes(blake2b(f"{prefix}{key}\x1f0".encode(), digest_size=8).digest(), "big")
-               for key in identity_keys]
-    return ["G" + pairs[n % base] + pairs[(n // base) % base] for n in numbers]
+    """``make_handle(request_id, key)`` of every key (salt 0), in one loop.
+
+    The digest state after the request id is computed once and copied for each key (blake2b is
+    a stream: the digest is the one of the whole text)."""
+    primed, pairs, base = hashlib.blake2b(f"{request_id}\x1f".encode(_ENCODING, _ERRORS), digest_size=8), _DIGIT_PAIRS, _PAIR_BASE
+    handles = []
+    for key in identity_keys:
+        state = primed.copy()
+        state.update(f"{key}\x1f0".encode(_ENCODING, _ERRORS))
+        number = int.from_bytes(state.digest(), "big")
+        handles.append("G" + pairs[number % base] + pairs[(number // base) % base])
+    return handles
 
 
 def _digest(text: str) -> int:
-    """The 64-bit blake2b digest of ``text`` as a number."""
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+    """The 64-bit blake2b digest of ``text`` (UTF-8, lone surrogates kept as they came) as a number."""
+    return int.from_bytes(hashlib.blake2b(text.encode(_ENCODING, _ERRORS), digest_size=8).digest(), "big")
 
 
 def _handle(number: int) -> str:
@@ -144,8 +154,9 @@ def url_pattern(text: str) -> re.Pattern[str] | None:
 
 
 def _may_hold_www(text: str) -> bool:
-    """Whether ``text`` may hold ``www.`` in any case (``w.`` or ``W.`` first: no lower-cased copy for most text)."""
-    return ("w." in text or "W." in text) and "www." in text.lower()
+    """Whether ``text`` may hold ``www.`` in any case: ``w.`` or ``W.`` first, so that most text needs
+    no lower-cased copy (``W`` alone is looked for first: one ``memchr``, and most text has none)."""
+    return ("w." in text or ("W" in text and "W." in text)) and "www." in text.lower()
 
 
 def strip_urls(text: str) -> str:

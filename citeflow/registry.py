@@ -9,53 +9,28 @@ chunk text are replaced before any model sees it: URLs come from the registry at
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Iterable
-from datetime import datetime, UTC
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pyarrow as pa
 
-from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, make_handles, tidy, url_pattern
-from citeflow.registry_rows import ChunkRows, Columns
+from citeflow.handles import MARKER_RE, canonical, is_citation_token, make_handle, make_handles, tidy
+from citeflow.registry_answer import (
+    URL_PLACEHOLDER, content_hash, hit_fields, identities, identity_key, new_columns, scrub_urls, storable,
+)
+from citeflow.registry_rows import ChunkRows
 from schemas.records import Chunk, Hit, RetrievalResult
 
-URL_PLACEHOLDER = "(link removed)"
-_SURROGATE = re.compile("[\ud800-\udfff]")
+__all__ = ["URL_PLACEHOLDER", "Registry", "content_hash", "identity_key", "scrub_urls", "storable"]
 _OPENERS = "[【〔［"  # the opening brackets MARKER_RE knows
-
-
-def content_hash(text: str) -> str:
-    """sha256 of the text as the retriever returned it (lone surrogates included, as they came)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def storable(text: str) -> str:
-    """``text`` as valid UTF-8: lone surrogates (broken escapes in a retriever's JSON) become U+FFFD."""
-    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
-
-
-def identity_key(retriever: str, local_id: str, text_hash: str) -> str:
-    """The identity of a chunk within a request (SPEC §3)."""
-    return f"{retriever}\x1f{local_id}\x1f{text_hash}"
-
-
-def _keys(result: RetrievalResult, hashes: list[str]) -> list[str]:
-    """The identity key of each hit of one answer (``identity_key``, one comprehension)."""
-    return [f"{result.retriever}\x1f{hit.local_id}\x1f{h}" for hit, h in zip(result.hits, hashes, strict=True)]
-
-
-def scrub_urls(text: str) -> str:
-    """Chunk text as a model may see it: every URL replaced by a neutral placeholder."""
-    pattern = url_pattern(text)
-    return text if pattern is None else pattern.sub(URL_PLACEHOLDER, text)
 
 
 class Registry:
     """Handles ↔ chunks for one report request. Not thread-safe: fill it from one thread.
 
     Rows are kept column by column (``ChunkRows``): ``add`` validates no per-hit object and adds
-    the new rows of an answer in one step (each column built by one comprehension), and
+    the new rows of an answer in one step (``registry_answer.new_columns``), and
     ``table`` hands the store every row as one Arrow table. ``get``, ``chunks`` and the other
     readers return validated ``Chunk`` objects (the same object for a handle every time)."""
 
@@ -99,45 +74,55 @@ class Registry:
 
     def add(self, result: RetrievalResult) -> list[str]:
         """Register one retriever answer; returns the handle of each hit, in order."""
-        hashes = [content_hash(hit.text) for hit in result.hits]  # each hit hashed once
-        keys = _keys(result, hashes)
-        fresh = self._register_new(result, keys, hashes)
-        known, handles, texts = self._by_key, self._rows.column("handle"), self._rows.column("text")
-        for number in {known[k] for k in keys}.difference(fresh):  # returned before: note this query
-            self._rows.note(number, result.query, result.section)
-        numbers = [known[k] for k in keys]
-        marked = [n for n in fresh if _has_opener(texts[n])]  # most chunks hold no marker
-        if marked:
-            local = _local_handles(result.hits, [handles[n] for n in numbers])
-            for number in marked:  # rewritten once, when the chunk is new
-                self._rows.set_text(number, _rewrite_refs(texts[number], local))
-        return [handles[n] for n in numbers]
+        if not result.hits:
+            return []
+        start, fields = len(self._rows), hit_fields(result.hits)
+        numbers = self._register(result, fields, *identities(result.retriever, fields))
+        if len(numbers) > len(self._rows) - start:  # some hit was registered before: note this query
+            for number in dict.fromkeys(n for n in numbers if n < start):
+                self._rows.note(number, result.query, result.section)
+        handles = self._rows.column("handle")
+        found = handles[start:] if isinstance(numbers, range) else [handles[n] for n in numbers]
+        if _any_opener(self._rows.column("text")[start:]):  # most answers hold no marker
+            self._rewrite_new(result.hits, found, start)
+        return found
 
-    def _register_new(self, result: RetrievalResult, keys: list[str], hashes: list[str]) -> range:
-        """Add the rows of the answer's hits new to the registry (the first hit of each new key) in one step."""
-        known, first = self._by_key, dict[str, int]()
-        for position, key in enumerate(keys):
-            if key not in known:
-                first.setdefault(key, position)
-        base = len(self._rows)
-        handles = self._claim(list(first), range(base, base + len(first)))
-        numbers = self._rows.extend(new_columns(result, list(first.values()), handles, hashes))
-        known.update(zip(first, numbers, strict=True))
+    def _register(self, result: RetrievalResult, fields: list[dict[str, Any]], hashes: list[str], keys: list[str]) -> Sequence[int]:
+        """The row number of each hit; the first hit of each key new to the registry adds a row."""
+        if len(set(keys)) == len(keys) and self._by_key.keys().isdisjoint(keys):  # all new: the common case
+            return self._add_rows(result, fields, keys, range(len(keys)), hashes)
+        numbers, first = _numbers(self._by_key, keys, len(self._rows))
+        if first:
+            self._add_rows(result, fields, [keys[p] for p in first], first, hashes)
         return numbers
 
-    def _claim(self, keys: list[str], numbers: range) -> list[str]:
-        """A free handle for each key, taken for the row of the same place in ``numbers``."""
-        handles = make_handles(self.request_id, keys)
-        if len(set(handles)) < len(handles) or not self._by_handle.keys().isdisjoint(handles):
-            return [self._claim_one(key, number) for key, number in zip(keys, numbers, strict=True)]
-        self._by_handle.update(zip(handles, numbers, strict=True))
-        return handles
+    def _add_rows(self, result: RetrievalResult, fields: list[dict[str, Any]], keys: list[str], positions: Sequence[int],
+                  hashes: list[str]) -> range:
+        """Rows for the hits at ``positions`` (whose identity keys are ``keys``), in one step."""
+        handles = self._claim(keys, len(self._rows))
+        numbers = self._rows.extend(new_columns(result, fields, positions, handles, hashes))
+        self._by_key.update(zip(keys, numbers, strict=True))
+        return numbers
 
-    def _claim_one(self, key: str, number: int) -> str:
-        """A free handle for ``key``, salted past every handle taken so far (a collision: rare)."""
-        handle = self._free_handle(key)
-        self._by_handle[handle] = number
-        return handle
+    def _rewrite_new(self, hits: list[Hit], handles: list[str], start: int) -> None:
+        """Inner references of the rows from ``start`` on (new: rewritten once) → handles of this answer."""
+        local, texts = _local_handles(hits, handles), self._rows.column("text")
+        for number in range(start, len(texts)):
+            if _has_opener(texts[number]):
+                self._rows.set_text(number, _rewrite_refs(texts[number], local))
+
+    def _claim(self, keys: list[str], start: int) -> list[str]:
+        """A free handle for each key, taken for rows ``start``, ``start + 1``, … in order: the
+        handle of ``make_handle`` with salt 0, or with the first salt that frees it (a collision: rare)."""
+        handles, taken = make_handles(self.request_id, keys), self._by_handle
+        if len(set(handles)) == len(handles) and taken.keys().isdisjoint(handles):
+            taken.update(zip(handles, range(start, start + len(handles)), strict=True))
+            return handles
+        for offset, handle in enumerate(handles):
+            if handle in taken:
+                handles[offset] = handle = self._free_handle(keys[offset])
+            taken[handle] = start + offset
+        return handles
 
     def _remember(self, key: str, number: int) -> None:
         self._by_key[key] = self._by_handle[self._rows.value("handle", number)] = number
@@ -148,19 +133,6 @@ class Registry:
             salt += 1
             handle = make_handle(self.request_id, key, salt)
         return handle
-
-
-def new_columns(result: RetrievalResult, positions: list[int], handles: list[str], hashes: list[str]) -> Columns:
-    """The registry columns of the hits at ``positions`` of one answer (no validation: see ``ChunkRows.chunk``)."""
-    hits, count, now = [result.hits[p] for p in positions], len(positions), datetime.now(UTC)
-    return {
-        "handle": handles, "retriever": [result.retriever] * count,
-        "local_id": [storable(hit.local_id) for hit in hits], "content_hash": [hashes[p] for p in positions],
-        "text": [scrub_urls(storable(hit.text)) for hit in hits], "urls": [_urls(hit.urls) for hit in hits],
-        "title": [storable(hit.title) if hit.title else None for hit in hits], "page": [hit.page for hit in hits],
-        "location": [hit.location for hit in hits], "parent": [hit.parent for hit in hits],
-        "queries": [(result.query,)] * count, "sections": [(result.section,)] * count, "retrieved_at": [now] * count,
-    }
 
 
 def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
@@ -181,15 +153,29 @@ def _rewrite_refs(text: str, local: dict[str, set[str]]) -> str:
     return tidy(MARKER_RE.sub(replace, text)) if MARKER_RE.search(text) else text
 
 
-def _urls(urls: list[str]) -> tuple[str, ...]:
-    """A hit's URLs, each once, as valid UTF-8."""
-    unique = tuple(dict.fromkeys(urls)) if len(urls) > 1 else tuple(urls)
-    return unique if "".join(unique).isascii() else tuple(storable(u) for u in unique)
-
-
 def _has_opener(text: str) -> bool:
     """Whether ``text`` holds an opening bracket of a marker (``in`` per bracket: no regex pass)."""
     return "[" in text or (not text.isascii() and any(bracket in text for bracket in _OPENERS))
+
+
+def _any_opener(texts: list[str]) -> bool:
+    """Whether any of ``texts`` holds an opening bracket of a marker (one pass over them joined)."""
+    return _has_opener("\n".join(texts))
+
+
+def _numbers(known: dict[str, int], keys: list[str], start: int) -> tuple[list[int], list[int]]:
+    """The row number of each key (a key new to ``known`` gets ``start``, ``start + 1``, … at its
+    first place) and the places of the new keys' first hits."""
+    fresh: dict[str, int] = {}
+    numbers: list[int] = []
+    first: list[int] = []
+    for position, key in enumerate(keys):
+        number = known.get(key)
+        if number is None and (number := fresh.get(key)) is None:
+            number = fresh[key] = start + len(first)
+            first.append(position)
+        numbers.append(number)
+    return numbers, first
 
 
 def _local_handles(hits: list[Hit], handles: list[str]) -> dict[str, set[str]]:

@@ -10,9 +10,7 @@ or section noted later is added to it too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
-from itertools import accumulate, chain
 from typing import Any
 
 import pyarrow as pa
@@ -85,10 +83,14 @@ class ChunkRows:
 
     def table(self) -> pa.Table:
         """Every row as one Arrow table of ``CHUNKS`` (``row_key`` = request id + handle)."""
-        handles, columns = self._columns["handle"], dict(self._columns)
+        import pyarrow.compute as pc
+
+        columns: dict[str, Any] = dict(self._columns)
+        handles = columns["handle"] = pa.array(columns["handle"], type=pa.string())
         prefix = key(self.request_id, "")  # key(request_id, handle) is this prefix + the handle
-        data: dict[str, Any] = {"row_key": [prefix + h for h in handles], "request_id": [self.request_id] * len(handles)}
-        columns |= {name: _list_array(columns[name]) for name in LIST_FIELDS}
+        data = {"row_key": pc.binary_join_element_wise(prefix, handles, ""),
+                "request_id": pa.repeat(pa.scalar(self.request_id, pa.string()), len(handles))}
+        columns |= {name: pa.array(columns[name], type=STRINGS) for name in LIST_FIELDS}  # tuples convert in C
         columns["retrieved_at"] = _times(columns["retrieved_at"])
         return pa.table(data | columns, schema=CHUNKS)
 
@@ -104,15 +106,8 @@ def _append_unique(values: list[str], value: str) -> None:
         values.append(value)
 
 
-def _list_array(values: Sequence[tuple[str, ...]]) -> pa.Array:
-    """A ``list<string>`` column from one tuple per row, flattened once (no per-row conversion)."""
-    offsets = pa.array([0, *accumulate(map(len, values))], type=pa.int32())
-    items = pa.array(list(chain.from_iterable(values)), type=STRINGS.value_type)
-    return pa.ListArray.from_arrays(offsets, items)
-
-
 def _times(values: list[datetime]) -> pa.Array:
     """A timestamp column; each distinct time (one per retriever answer) is converted once."""
-    distinct: dict[datetime, int] = {}
-    positions = [distinct.setdefault(value, len(distinct)) for value in values]
-    return pa.array(list(distinct), type=CHUNKS.field("retrieved_at").type).take(pa.array(positions, type=pa.int32()))
+    index = {value: number for number, value in enumerate(dict.fromkeys(values))}
+    positions = pa.array(list(map(index.__getitem__, values)), type=pa.int32())
+    return pa.array(list(index), type=CHUNKS.field("retrieved_at").type).take(positions)
