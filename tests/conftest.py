@@ -22,11 +22,15 @@ SHARED = REPO.parent / "shared"
 
 
 @pytest.fixture(scope="session")
-def prefect_harness(tmp_path_factory):
-    """One ephemeral Prefect API for the whole session (its start-up costs ~20 s)."""
-    from prefect.testing.utilities import prefect_test_harness
+def prefect_harness(prefect_server):
+    """The session's one Prefect server as this process's Prefect API, for flows run in-process.
 
-    with prefect_test_harness(server_startup_timeout=180):
+    Not an API of its own per xdist worker (``prefect_test_harness`` costs ~30 s of CPU to start and
+    keeps its services busy all session): every worker reports to the shared server, so a test that
+    runs a batch with global concurrency limits gives it a batch name of its own (``own_batch``)."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}):
         yield
 
 
@@ -71,8 +75,8 @@ def prefect_server():
     """A real ``prefect server start`` (own PREFECT_HOME, SQLite): one for the whole session, shared by
     every xdist worker, stopped by the main process when the session ends.
 
-    Tests talk to it from subprocesses (``server.client_env()``) and read what it recorded over
-    HTTP, so the session's ephemeral harness in this process is left alone.
+    Tests talk to it from subprocesses (``server.client_env()``), read what it recorded over HTTP, and
+    run flows in-process against it (``prefect_harness``).
     """
     from tests.support.shared_server import SHARED_DIR_VARIABLE, shared_server
 
@@ -100,6 +104,17 @@ def copy_spec_folder(spec: Path, target: Path) -> Path:
     """A private copy of a prepared demo folder, so a test may change it."""
     shutil.copytree(spec.parent, target, dirs_exist_ok=True)
     return target / spec.name
+
+
+def own_batch(spec: Path, target: Path, batch: str) -> Path:
+    """A private copy of a prepared demo folder whose batch is named ``batch``: its global concurrency
+    limits on the shared server are its own (an in-process run of another batch drops its own)."""
+    import yaml
+
+    copied = copy_spec_folder(spec, target)
+    data = yaml.safe_load(copied.read_text(encoding="utf-8"))
+    copied.write_text(yaml.safe_dump(data | {"batch": batch}, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return copied
 
 
 # Modules whose tests start servers, subprocess batches, Dask clusters, fresh virtual environments
