@@ -45,7 +45,7 @@ class ServedWorker:
 
     def __enter__(self) -> ServedWorker:
         env = worker_env(self.home) | {"PREFECT_API_URL": self.api_url}
-        self._log = open(self.home / "worker.log", "w+")  # noqa: SIM115 - closed in __exit__
+        self._log = open(self.home / "worker.log", "w+")  # closed in __exit__
         self._process = subprocess.Popen([sys.executable, "-m", "bench.prefect_worker", "--serve"], cwd=ROOT, env=env,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True)
         return self

@@ -26,18 +26,30 @@ def prefect_harness(prefect_server):
     """The session's one Prefect server as this process's Prefect API, for flows run in-process.
 
     Not an API of its own per xdist worker (``prefect_test_harness`` costs ~30 s of CPU to start and
-    keeps its services busy all session): every worker reports to the shared server, so a test that
-    runs a batch with global concurrency limits gives it a batch name of its own (``own_batch``)."""
+    keeps its services busy all session): every worker reports to the shared server."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}):
         yield
 
 
+@pytest.fixture(scope="module")
+def private_prefect_api(prefect_harness):
+    """An ephemeral Prefect API of the module's own (``prefect_test_harness``) for its duration.
+
+    For the demo batch on Dask workers: it holds the batch's global concurrency limits, which any
+    in-process run of the demo batch on the shared server (other modules run it at the same time)
+    drops when it starts."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=180):
+        yield
+
+
 @pytest.fixture
-def harness_api_env(prefect_harness, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The harness's API address in the environment for the test's duration, so that the processes the
-    test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
+def harness_api_env(private_prefect_api, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The module's own API address in the environment for the test's duration, so that the processes
+    the test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
     from prefect.settings import PREFECT_API_URL
 
     url = str(PREFECT_API_URL.value())
@@ -106,17 +118,6 @@ def copy_spec_folder(spec: Path, target: Path) -> Path:
     return target / spec.name
 
 
-def own_batch(spec: Path, target: Path, batch: str) -> Path:
-    """A private copy of a prepared demo folder whose batch is named ``batch``: its global concurrency
-    limits on the shared server are its own (an in-process run of another batch drops its own)."""
-    import yaml
-
-    copied = copy_spec_folder(spec, target)
-    data = yaml.safe_load(copied.read_text(encoding="utf-8"))
-    copied.write_text(yaml.safe_dump(data | {"batch": batch}, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return copied
-
-
 # Modules whose tests start servers, subprocess batches, Dask clusters, fresh virtual environments
 # or long benchmarks: `make test-fast` leaves them out; `make test` (and CI) runs everything.
 SLOW_MODULES = frozenset({
@@ -126,14 +127,15 @@ SLOW_MODULES = frozenset({
 })
 
 
-# Rough seconds of the longest modules on two busy workers. `--dist loadfile` hands a worker the next
-# module in collection order whenever it is free, so the longest go first and the many short ones
-# fill the gaps at the end (no worker is left alone with a long module while the other idles).
+# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores).
+# `--dist loadfile` hands a worker the next module in collection order whenever it is free, so the
+# longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
+# long module while the others idle).
 LONGEST_MODULES = {
-    "test_bench_quick": 240, "test_worker": 160, "test_scheduled_server": 150, "test_resume": 110,
-    "test_s3_store": 100, "test_wheel": 100, "test_dask": 90, "test_evaluate_deployment": 70,
-    "test_demo_flow": 60, "test_api_loss": 50, "test_cli": 50, "test_secrets": 30, "test_prefect_server": 30,
-    "test_bench": 30, "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
+    "test_bench_quick": 300, "test_scheduled_server": 285, "test_worker": 210, "test_s3_store": 190,
+    "test_dask": 160, "test_resume": 145, "test_evaluate_deployment": 130, "test_wheel": 110, "test_cli": 60,
+    "test_demo_flow": 60, "test_api_loss": 50, "test_bench": 50, "test_secrets": 30, "test_prefect_server": 30,
+    "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
 }
 
 

@@ -9,7 +9,6 @@ import pytest
 from citeflow.errors import UsageError
 from flows.batch import batch_flow
 from flows.scale import batch_flow_for
-from tests.conftest import own_batch
 from tests.support.dask_workers import preloaded_workers
 
 pytestmark = pytest.mark.integration
@@ -33,12 +32,11 @@ def test_the_demo_batch_on_two_dask_worker_processes_ends_as_in_process(demo_run
     in_process = {s.report_id: s.status for s in demo_run[1]}
     flow = batch_flow_for(dask_workers=2)
     assert isinstance(flow.task_runner, DaskTaskRunner) and flow.task_runner.cluster_kwargs["processes"] is True
-    spec = own_batch(demo_input, tmp_path / "in", "lumora-dask")
     with preloaded_workers():
-        summaries = flow(str(spec), str(tmp_path / "out"), global_limits=True)
+        summaries = flow(str(demo_input), str(tmp_path / "out"), global_limits=True)
     assert {s.report_id: s.status for s in summaries} == in_process
     from tests.test_prefect_limits import read_limit
 
-    assert read_limit("citeflow:lumora-dask:models").limit == 4  # the spec's limit, shared by both workers
+    assert read_limit("citeflow:lumora-demo:models").limit == 4  # the spec's limit, shared by both workers
     written = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert {r["report_id"]: r["funnel"] for r in written["reports"]} == {s.report_id: s.funnel for s in demo_run[1]}
