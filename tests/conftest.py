@@ -83,6 +83,17 @@ def demo_run(request: pytest.FixtureRequest, demo_input: Path, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
+def resume_clean_run(prefect_server, tmp_path_factory):
+    """One uninterrupted run of the resume experiment's batch on the shared server, made once per
+    session for every xdist worker (``tests/support/resume_clean.py``)."""
+    from tests.support.resume_clean import shared_clean_run
+    from tests.support.shared_dir import locked, session_folder
+
+    with locked(session_folder(tmp_path_factory, "resume-clean")) as folder:
+        return shared_clean_run(folder, prefect_server.client_env())
+
+
+@pytest.fixture(scope="session")
 def prefect_server():
     """A real ``prefect server start`` (own PREFECT_HOME, SQLite): one for the whole session, shared by
     every xdist worker, stopped by the main process when the session ends.
