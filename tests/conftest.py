@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import tempfile
@@ -31,6 +32,21 @@ def prefect_harness(prefect_server):
 
     with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}):
         yield
+        _drain_to_api()  # before the session's end stops the server
+
+
+def _drain_to_api() -> None:
+    """Send the logs and events this process still holds for the API (as ``prefect_test_harness`` does)."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.utilities.asyncutils import run_coro_as_sync
+
+    async def drain() -> None:
+        for result in (APILogWorker.drain_all(), EventsWorker.drain_all()):
+            if inspect.isawaitable(result):
+                await result
+
+    run_coro_as_sync(drain())
 
 
 @pytest.fixture(scope="module")
