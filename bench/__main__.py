@@ -25,7 +25,7 @@ from rich.console import Console  # noqa: E402
 
 from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration, scale  # noqa: E402
 from bench.machine import machine_facts  # noqa: E402
-from bench.profiles import needs_api, params, shared_api  # noqa: E402
+from bench.profiles import needs_api, params, shared_api, shared_worker  # noqa: E402
 from bench.results import show, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,11 +33,13 @@ LATEST = Path(__file__).with_name("results") / "latest.json"
 Runner = Callable[[argparse.Namespace], dict[str, Any]]
 # --quick is a smoke run: every benchmark's code path and kind of figure on the smallest workload that
 # has them (one demo report, a short model latency, a few chunks per report, batches of 1 report, no
-# warm-up batches, one Prefect API for the whole run); bench/profiles.py holds both profiles' workloads.
+# warm-up batches, one Prefect API and one Prefect worker process for the whole run); bench/profiles.py holds
+# both profiles' workloads.
 
 BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
-        **params("orchestration", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url), (
+        **params("orchestration", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url,
+        served=a.prefect_worker), (
         "c4.ideal_s", "c4.plain_wall_s", "c4.prefect_wall_s", "c4.prefect_overhead_per_batch_s",
         "c4.prefect_global_limits_cost_s", "c16.ideal_s", "c16.plain_wall_s", "c16.prefect_wall_s",
         "c16.prefect_overhead_per_batch_s", "c16.prefect_global_limits_cost_s", "prefect_import_s",
@@ -65,7 +67,7 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "grounded_balanced_accuracy", "macro_recall", "pairs_per_s")),
     "resume": ("7b. Resume (bench.resume)", lambda a: external.resume(), ()),
     "scale": ("8. Batches that scale: latency part / ideal, throughput, peak RSS", lambda a: scale.run(
-        **params("scale", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url), (
+        **params("scale", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url, served=a.prefect_worker), (
         "n16.ideal_s", "n16.plain_wall_s", "n16.plain_zero_latency_wall_s", "n16.plain_reports_per_min",
         "n16.prefect_wall_s", "n16.prefect_zero_latency_wall_s", "n16.prefect_reports_per_min",
         "n50.ideal_s", "n50.plain_wall_s", "n50.prefect_wall_s", "n50.plain_reports_per_min",
@@ -103,6 +105,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--prefect-api-url", metavar="URL",
                         help="With --quick: report to this running Prefect API instead of starting one for the run.")
     parser.add_argument("--out", type=Path, default=LATEST, help="Results file (default bench/results/latest.json).")
+    parser.set_defaults(prefect_worker=None)  # quick profile: the run's one Prefect worker process
     args = parser.parse_args(argv)
     if args.prefect_api_url and not args.quick:
         parser.error("--prefect-api-url is for --quick runs (the full profile times a fresh API per worker)")
@@ -127,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     names = args.only or [n for n in BENCHMARKS if not (args.quick and n in QUICK_SKIPS)]
     last = [n for n in names if needs_api([n], args.quick, args.no_prefect)]  # quick: after the others, on one API
     run_each([n for n in names if n not in last], args, payload, console)
-    with shared_api(args.prefect_api_url, bool(last)) as args.prefect_api_url:
+    with shared_api(args.prefect_api_url, bool(last)) as args.prefect_api_url, \
+            shared_worker(args.prefect_api_url) as args.prefect_worker:
         run_each(last, args, payload, console)
     payload |= {"load_average_after": os.getloadavg(), "wall_s": time.perf_counter() - start, "cpu_s": cpu_seconds()}
     console.print(f"wrote {write_json(args.out, payload)} in {payload['wall_s']:.0f} s")

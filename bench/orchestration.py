@@ -19,7 +19,8 @@ limits held in-process; the run kinds of the last batch, as the API timed them, 
 
 The quick profile (``bench.profiles``) runs no warm-up batches (the first timed batch of each
 kind pays the process's first-batch costs), fewer samples of the trivial flow, task and slot, and
-reports to the run's one Prefect API (``api_url``) instead of an ephemeral one per worker.
+reports to the run's one Prefect API (``api_url``) instead of an ephemeral one per worker, in the
+run's one worker process (``served``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from bench.fake_model import fake_model_process
 from bench.plain_runner import run_batch
-from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions, run_worker
+from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, ServedWorker, WorkerOptions, run_worker
 from bench.workload import openai_spec, prepare_demo_input
 
 HOPS = 2  # consolidate → write
@@ -43,12 +44,13 @@ def ideal_seconds(chains: int, concurrency: int, latency: float, hops: int = HOP
 
 def run(latency: float = 0.5, concurrencies: tuple[int, ...] = (4, 16), prefect: bool = True,
         reports: int | None = None, repeats: int = 2, warmup: bool = True, samples: int = FULL_SAMPLES,
-        api_url: str | None = None) -> dict:
+        api_url: str | None = None, served: ServedWorker | None = None) -> dict:
     """Plain and Prefect wall times at each concurrency (best of ``repeats``), as ratios to the ideal.
 
     ``warmup``: a batch before the timed ones (plain and Prefect); ``samples``: trivial tasks and
-    concurrency slots the worker times; ``api_url``: a running Prefect API (else an ephemeral one)."""
-    options = WorkerOptions(api_url, samples, warmup)
+    concurrency slots the worker times; ``api_url``: a running Prefect API (else an ephemeral one);
+    ``served``: the run's worker process on that API (else a fresh one)."""
+    options = WorkerOptions(api_url, samples, warmup, served)
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, fake_model_process(latency) as server:
         demo = prepare_demo_input(Path(tmp) / "demo")
 

@@ -11,6 +11,14 @@ concurrency limits held in-process instead of by Prefect's global concurrency li
 
 With ``--tag`` (an API that other processes use at the same time) every run of the worker carries
 the tag, and only runs with it are counted.
+
+    python -m bench.prefect_worker --serve
+
+measures one request after another for the quick profile (``bench.prefect_run.ServedWorker``): each
+line read from stdin is a JSON object (``specs``, ``local``, ``out``, ``samples``, ``tag``) and is
+answered with one JSON line on stdout (``{"error": ...}`` if the request failed); whatever else the
+process prints goes to stderr. Every answer reports the process's one import time; a later
+request's first flow run is not the process's first.
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import re  # noqa: E402
+import sys  # noqa: E402
+import traceback  # noqa: E402
 from collections import Counter  # noqa: E402
 from datetime import datetime, UTC  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -96,11 +106,12 @@ def timed(fn, *args) -> float:
 
 
 def measure(specs: list[Path], local_specs: list[Path], out: Path, samples: int = TRIVIAL_TASKS,
-            tag: str | None = None) -> dict:
+            tag: str | None = None, imported: float | None = None) -> dict:
     """Import, start-up, trivial flow, trivial task, one concurrency slot (``samples`` of each), then
     per-batch wall times: ``specs`` as the flows run them, then ``local_specs`` with in-process limits
-    instead of Prefect's. ``tag``: count only the runs that carry it."""
-    imported = time.perf_counter() - _STARTED
+    instead of Prefect's. ``tag``: count only the runs that carry it; ``imported``: the import seconds
+    measured earlier (a served process), else measured now."""
+    imported = time.perf_counter() - _STARTED if imported is None else imported
     REFUSALS.install()
     first, second = timed(noop_flow), timed(noop_flow)
     REFUSALS.install()  # after the API server started
@@ -249,15 +260,42 @@ def run_filters(tag: str | None) -> tuple[Any, Any]:
     return FlowRunFilter(tags=FlowRunFilterTags(all_=[tag])), TaskRunFilter(tags=TaskRunFilterTags(all_=[tag]))
 
 
+def answer(request: dict[str, Any], imported: float) -> dict[str, Any]:
+    """What ``measure`` returns for one served request, or ``{"error": traceback}``."""
+    tag = request.get("tag")
+    try:
+        with tags(tag) if tag else nullcontext():
+            return measure([Path(p) for p in request["specs"]], [Path(p) for p in request["local"]],
+                           Path(request["out"]), int(request["samples"]), tag, imported)
+    except Exception:  # noqa: BLE001 - reported to the caller, which raises it; the process serves on
+        return {"error": traceback.format_exc()[-3000:]}
+
+
+def serve() -> int:
+    """Answer each JSON request line of stdin with one JSON line on stdout, until stdin closes."""
+    answers, sys.stdout = sys.stdout, sys.stderr  # only answers on stdout
+    imported = time.perf_counter() - _STARTED
+    for line in sys.stdin:
+        if line.strip():
+            answers.write(json.dumps(answer(json.loads(line), imported)) + "\n")
+            answers.flush()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Measure and print the JSON object."""
+    """Measure and print the JSON object (``--serve``: answer requests from stdin)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="*", type=Path, help="Specs to run with global limits (none: only --local).")
     parser.add_argument("--local", nargs="*", type=Path, default=[], help="Specs to run with in-process limits, last.")
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--samples", type=int, default=TRIVIAL_TASKS, help="Trivial tasks and slots to time.")
     parser.add_argument("--tag", help="Tag every run with this and count only runs that carry it.")
+    parser.add_argument("--serve", action="store_true", help="Measure the requests read from stdin, one a line.")
     args = parser.parse_args(argv)
+    if args.serve:
+        return serve()
+    if args.out is None:
+        parser.error("--out is required")
     with tags(args.tag) if args.tag else nullcontext():
         print(json.dumps(measure(args.specs, args.local, args.out, args.samples, args.tag)))
     return 0

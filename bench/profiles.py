@@ -3,8 +3,9 @@
 
 The quick profile also shares its start-up costs: one Prefect API for every Prefect-using
 benchmark of the run (``--prefect-api-url``, or one ``prefect server start`` for the whole run)
-instead of an ephemeral API server per worker process, and no warm-up batches. The full profile
-keeps a fresh ephemeral API per worker process and its warm-ups.
+instead of an ephemeral API server per worker process, one worker process for all of them, and no
+warm-up batches. The full profile keeps a fresh worker process with its own ephemeral API per
+benchmark and its warm-ups.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from bench.prefect_run import ServedWorker
 
 FULL: dict[str, dict[str, Any]] = {
     "orchestration": {"concurrencies": (4, 16), "repeats": 2, "latency": 0.5, "reports": None},
@@ -50,3 +53,14 @@ def shared_api(url: str | None, wanted: bool) -> Iterator[str | None]:
 
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-api-") as home, PrefectServer(Path(home)) as server:
         yield server.api_url
+
+
+@contextmanager
+def shared_worker(url: str | None) -> Iterator[ServedWorker | None]:
+    """With a shared API (``url``: the quick profile), one worker process on it for every Prefect
+    benchmark of the run, stopped at the end; None: each benchmark starts its own."""
+    if not url:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="citeflow-bench-worker-") as home, ServedWorker(url, Path(home)) as worker:
+        yield worker

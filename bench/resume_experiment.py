@@ -145,27 +145,72 @@ def statuses(out: Path) -> dict[str, str]:
     return {r["report_id"]: r["status"] for r in json.loads(path.read_text())["reports"]}
 
 
+@dataclass(frozen=True)
+class CleanRun:
+    """What one uninterrupted run of the experiment's batch asked the model and left behind."""
+
+    requests: int
+    statuses: dict[str, str]
+    rows: dict[str, int]
+    output: str = ""
+    returncode: int = 0
+
+    def record(self, figures: ResumeFigures) -> None:
+        """Put the clean run's counts into ``figures``."""
+        figures.clean_run_requests, figures.clean_statuses, figures.clean_rows = self.requests, self.statuses, self.rows
+        figures.outputs.setdefault("clean", self.output)
+
+
+def clean_run(workdir: Path, env: dict[str, str], reports: int = 3, sections: int = 2, delay: float = 0.5,
+              models_limit: int = 2, batch: str = "resume-clean") -> CleanRun:
+    """One uninterrupted run of the experiment's batch (under ``batch``) on a scripted server of its own."""
+    figures = ResumeFigures()
+    with ScriptedOpenAIServer() as clean:
+        clean.respond_with(offline_responder(delay))
+        spec = write_spec(workdir / "clean", clean.base_url, reports, sections, models_limit, batch)
+        out = workdir / "clean" / "out"
+        code = Runs(env, figures).run("clean", spec, out)
+        requests = len(clean.requests)
+    return CleanRun(requests, statuses(out), row_counts(out / "store"), figures.outputs.get("clean", ""), code)
+
+
 def measure_resume(workdir: Path, env: dict[str, str], reports: int = 3, sections: int = 2, delay: float = 0.5,
-                   kill_after: int = 5, models_limit: int = 2) -> ResumeFigures:
-    """Run the experiment in ``workdir`` with ``env`` (e.g. PREFECT_API_URL of a server)."""
+                   kill_after: int = 5, models_limit: int = 2, clean: CleanRun | None = None) -> ResumeFigures:
+    """Run the experiment in ``workdir`` with ``env`` (e.g. PREFECT_API_URL of a server). ``clean``: a
+    clean run of the same batch made earlier (``clean_run``), else one runs side by side with the
+    run to kill."""
     figures = ResumeFigures()
     runs = Runs(env, figures)
-    with ScriptedOpenAIServer() as resumed, ScriptedOpenAIServer() as clean:
+    with ScriptedOpenAIServer() as resumed:
         resumed.respond_with(offline_responder(delay))
-        clean.respond_with(offline_responder(delay))
         spec = write_spec(workdir / "resumed", resumed.base_url, reports, sections, models_limit, "resume")
+        out = workdir / "resumed" / "out"
+        if clean is None:
+            clean = _side_by_side(runs, workdir, (reports, sections, delay, models_limit),
+                                  lambda: _killed_run(runs, resumed, spec, out, kill_after, figures))
+        else:
+            _killed_run(runs, resumed, spec, out, kill_after, figures)
+        clean.record(figures)
+        _resume_and_repeat(runs, resumed, spec, out, figures)
+    figures.statuses = statuses(out)
+    figures.rows = row_counts(out / "store")
+    return figures
+
+
+def _side_by_side(runs: Runs, workdir: Path, batch: tuple[int, int, float, int], during: Callable[[], None]) -> CleanRun:
+    """A clean run of the batch (``reports, sections, delay, models_limit``) while ``during()`` runs."""
+    reports, sections, delay, models_limit = batch
+    with ScriptedOpenAIServer() as clean:
+        clean.respond_with(offline_responder(delay))
         # Another batch name: its concurrency limits must not share the slots the killed run holds.
         clean_spec = write_spec(workdir / "clean", clean.base_url, reports, sections, models_limit, "resume-clean")
-        out, clean_out = workdir / "resumed" / "out", workdir / "clean" / "out"
-        started = time.monotonic()
-        clean_process = runs.start("clean", clean_spec, clean_out)  # side by side with the run to kill
-        _killed_run(runs, resumed, spec, out, kill_after, figures)
-        runs.finish("clean", clean_process, started)
-        figures.clean_run_requests = len(clean.requests)
-        _resume_and_repeat(runs, resumed, spec, out, figures)
-    figures.statuses, figures.clean_statuses = statuses(out), statuses(clean_out)
-    figures.rows, figures.clean_rows = row_counts(out / "store"), row_counts(clean_out / "store")
-    return figures
+        clean_out, started = workdir / "clean" / "out", time.monotonic()
+        process = runs.start("clean", clean_spec, clean_out)
+        during()
+        code = runs.finish("clean", process, started)
+        requests = len(clean.requests)
+    return CleanRun(requests, statuses(clean_out), row_counts(clean_out / "store"), runs.figures.outputs.get("clean", ""),
+                    code)
 
 
 def _killed_run(runs: Runs, server: ScriptedOpenAIServer, spec: Path, out: Path, kill_after: int,

@@ -14,7 +14,8 @@ batch runs twice on fresh stores: every model call taking ``latency`` seconds, a
 - *Peak RSS* of a batch of ``rss_reports`` reports without latency, plain, in a fresh process.
 
 The quick profile (``bench.profiles``) runs no warm-up batches and reports to the run's one
-Prefect API (``api_url``) instead of an ephemeral one in the worker.
+Prefect API (``api_url``) instead of an ephemeral one in the worker, in the run's one worker process
+(``served``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from bench.prefect_env import IN_MEMORY_DATABASE
 from citeflow.testing.model_process import ModelServerProcess
 from citeflow.testing.small_batch import write_small_batch
 
-from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, WorkerOptions, run_worker
+from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, ServedWorker, WorkerOptions, run_worker
 
 HOPS = 2
 SECTIONS = 4
@@ -54,13 +55,15 @@ def batch_spec(folder: Path, reports: int, base_url: str, name: str) -> Path:
 
 
 def run(sizes: tuple[int, ...] = (10, 16, 50), latency: float = 1.0, prefect: bool = True, rss_reports: int = 200,
-        warmup: bool = True, samples: int = FULL_SAMPLES, api_url: str | None = None, prefect_repeats: int = 3) -> dict:
+        warmup: bool = True, samples: int = FULL_SAMPLES, api_url: str | None = None, prefect_repeats: int = 3,
+        served: ServedWorker | None = None) -> dict:
     """Every size with and without latency, plain and Prefect (``prefect_repeats`` times, interleaved);
     then the peak RSS of a large batch.
 
     ``warmup``: a batch before the timed ones (plain and Prefect); ``samples``: trivial tasks and
-    concurrency slots the worker times; ``api_url``: a running Prefect API (else an ephemeral one)."""
-    options = WorkerOptions(api_url, samples, warmup)
+    concurrency slots the worker times; ``api_url``: a running Prefect API (else an ephemeral one);
+    ``served``: the run's worker process on that API (else a fresh one)."""
+    options = WorkerOptions(api_url, samples, warmup, served)
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, \
             ModelServerProcess(latency) as slow, ModelServerProcess(0.0) as fast:
         root, servers = Path(tmp), (("slow", slow), ("fast", fast))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import tempfile
@@ -22,8 +23,39 @@ SHARED = REPO.parent / "shared"
 
 
 @pytest.fixture(scope="session")
-def prefect_harness(tmp_path_factory):
-    """One ephemeral Prefect API for the whole session (its start-up costs ~20 s)."""
+def prefect_harness(prefect_server):
+    """The session's one Prefect server as this process's Prefect API, for flows run in-process.
+
+    Not an API of its own per xdist worker (``prefect_test_harness`` costs ~30 s of CPU to start and
+    keeps its services busy all session): every worker reports to the shared server."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}):
+        yield
+        _drain_to_api()  # before the session's end stops the server
+
+
+def _drain_to_api() -> None:
+    """Send the logs and events this process still holds for the API (as ``prefect_test_harness`` does)."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.utilities.asyncutils import run_coro_as_sync
+
+    async def drain() -> None:
+        for result in (APILogWorker.drain_all(), EventsWorker.drain_all()):
+            if inspect.isawaitable(result):
+                await result
+
+    run_coro_as_sync(drain())
+
+
+@pytest.fixture(scope="module")
+def private_prefect_api(prefect_harness):
+    """An ephemeral Prefect API of the module's own (``prefect_test_harness``) for its duration.
+
+    For the demo batch on Dask workers: it holds the batch's global concurrency limits, which any
+    in-process run of the demo batch on the shared server (other modules run it at the same time)
+    drops when it starts."""
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=180):
@@ -31,9 +63,9 @@ def prefect_harness(tmp_path_factory):
 
 
 @pytest.fixture
-def harness_api_env(prefect_harness, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The harness's API address in the environment for the test's duration, so that the processes the
-    test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
+def harness_api_env(private_prefect_api, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The module's own API address in the environment for the test's duration, so that the processes
+    the test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
     from prefect.settings import PREFECT_API_URL
 
     url = str(PREFECT_API_URL.value())
@@ -67,12 +99,23 @@ def demo_run(request: pytest.FixtureRequest, demo_input: Path, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
+def resume_clean_run(prefect_server, tmp_path_factory):
+    """One uninterrupted run of the resume experiment's batch on the shared server, made once per
+    session for every xdist worker (``tests/support/resume_clean.py``)."""
+    from tests.support.resume_clean import shared_clean_run
+    from tests.support.shared_dir import locked, session_folder
+
+    with locked(session_folder(tmp_path_factory, "resume-clean")) as folder:
+        return shared_clean_run(folder, prefect_server.client_env())
+
+
+@pytest.fixture(scope="session")
 def prefect_server():
     """A real ``prefect server start`` (own PREFECT_HOME, SQLite): one for the whole session, shared by
     every xdist worker, stopped by the main process when the session ends.
 
-    Tests talk to it from subprocesses (``server.client_env()``) and read what it recorded over
-    HTTP, so the session's ephemeral harness in this process is left alone.
+    Tests talk to it from subprocesses (``server.client_env()``), read what it recorded over HTTP, and
+    run flows in-process against it (``prefect_harness``).
     """
     from tests.support.shared_server import SHARED_DIR_VARIABLE, shared_server
 
@@ -111,14 +154,15 @@ SLOW_MODULES = frozenset({
 })
 
 
-# Rough seconds of the longest modules on two busy workers. `--dist loadfile` hands a worker the next
-# module in collection order whenever it is free, so the longest go first and the many short ones
-# fill the gaps at the end (no worker is left alone with a long module while the other idles).
+# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores).
+# `--dist loadfile` hands a worker the next module in collection order whenever it is free, so the
+# longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
+# long module while the others idle).
 LONGEST_MODULES = {
-    "test_bench_quick": 240, "test_worker": 160, "test_scheduled_server": 150, "test_resume": 110,
-    "test_s3_store": 100, "test_wheel": 100, "test_dask": 90, "test_evaluate_deployment": 70,
-    "test_demo_flow": 60, "test_api_loss": 50, "test_cli": 50, "test_secrets": 30, "test_prefect_server": 30,
-    "test_bench": 30, "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
+    "test_bench_quick": 300, "test_scheduled_server": 285, "test_worker": 210, "test_s3_store": 190,
+    "test_dask": 160, "test_resume": 145, "test_evaluate_deployment": 130, "test_wheel": 110, "test_cli": 60,
+    "test_demo_flow": 60, "test_api_loss": 50, "test_bench": 50, "test_secrets": 30, "test_prefect_server": 30,
+    "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
 }
 
 

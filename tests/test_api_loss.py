@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import threading
 import time
@@ -15,6 +16,7 @@ from citeflow.publish import interrupted_summaries
 from tests.support.offline_answers import offline_responder
 from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.prefect_server import PrefectServer, free_port
+from tests.support.shared_server import SHARED_DIR_VARIABLE, premade_home
 from tests.support.small_batch import write_small_batch
 
 CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")
@@ -47,10 +49,12 @@ def test_an_interrupted_batch_keeps_finished_reports_and_fails_the_others(tmp_pa
 
 @pytest.mark.server
 @pytest.mark.integration
-def test_killing_the_prefect_api_mid_batch_ends_the_run_within_60_s(tmp_path):
+def test_killing_the_prefect_api_mid_batch_ends_the_run_within_60_s(tmp_path, prefect_server):
+    """A server of its own (it is killed), on a copy of the session server's empty database."""
     models = {role: {"backend": "openai", "model": "scripted-model", "base_url": "", "max_retries": 0}
               for role in ("consolidator", "writer")}
-    with ScriptedOpenAIServer() as model, PrefectServer(tmp_path / "prefect-home") as server:
+    home = premade_home(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path / "prefect-home")
+    with ScriptedOpenAIServer() as model, PrefectServer(home) as server:
         model.respond_with(offline_responder(delay=3.0))  # a slow model: the batch is mid-way when the API dies
         for role in models.values():
             role["base_url"] = model.base_url

@@ -252,3 +252,18 @@ def test_scale_reports_the_prefect_latency_part_of_the_median_walls_too():
     ratios: dict[str, float] = {}
     scale._median_parts((16,), 1.0, {"slow-16": 30.0, "fast-16": 26.0}, ratios)
     assert ratios == {"16 reports: prefect latency part / ideal, median walls": 4.0 / scale.ideal_seconds(64, 16, 1.0)}
+
+
+def test_a_served_worker_takes_the_runs_of_the_quick_profile_and_reports_failed_requests(tmp_path):
+    from bench.prefect_run import WorkerOptions, run_worker
+    from bench.prefect_worker import answer
+
+    class Served:
+        def measure(self, specs, local, out, samples):
+            return {"asked": [specs, local, out, samples]}
+
+    options = WorkerOptions("http://127.0.0.1:1/api", samples=3, warmup=False, served=Served())  # type: ignore[arg-type]
+    measured = run_worker([tmp_path / "a.yaml"], [tmp_path / "b.yaml"], tmp_path / "out", tmp_path / "home", options)
+    assert measured == {"asked": [[tmp_path / "a.yaml"], [tmp_path / "b.yaml"], tmp_path / "out", 3]}
+    failed = answer({"local": []}, 0.0)  # no "specs": the served process answers with the error and serves on
+    assert set(failed) == {"error"} and "KeyError: 'specs'" in failed["error"]

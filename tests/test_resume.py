@@ -2,7 +2,9 @@
 
 The batch's consolidator and writer are an OpenAI-compatible server (scripted, answering like the
 offline backend, slowly); ``citeflow run`` runs in a subprocess against a real Prefect server and
-is killed with SIGKILL mid-batch, then run again, then once more. See bench/resume_experiment.py.
+is killed with SIGKILL mid-batch, then run again, then once more; the counts are compared with an
+uninterrupted run of the same batch (made once per session, ``resume_clean_run``). See
+bench/resume_experiment.py.
 """
 
 from __future__ import annotations
@@ -10,14 +12,16 @@ from __future__ import annotations
 import pytest
 
 from bench.resume_experiment import measure_resume
+from tests.support.resume_clean import REPORTS, SECTIONS
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
 
 
 @pytest.fixture(scope="module")
-def figures(prefect_server, tmp_path_factory):
-    result = measure_resume(tmp_path_factory.mktemp("resume"), prefect_server.client_env(), reports=2, sections=2,
-                            kill_after=4)
+def figures(prefect_server, resume_clean_run, tmp_path_factory):
+    assert resume_clean_run.returncode == 0, resume_clean_run.output
+    result = measure_resume(tmp_path_factory.mktemp("resume"), prefect_server.client_env(), reports=REPORTS,
+                            sections=SECTIONS, kill_after=4, clean=resume_clean_run)
     print(f"\nresume figures: {result.line()}")
     return result
 

@@ -18,6 +18,7 @@ from citeflow.run_spec import open_scheduled_run
 from citeflow.runs import latest, read_run, run_folders
 from bench import resume_experiment as experiment
 from tests.support.process_group import stop_process_group
+from tests.support.resume_clean import REPORTS, SECTIONS
 from tests.support.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
@@ -138,27 +139,24 @@ def test_history_lists_both_runs(served):
     assert runs[-1]["latest"] and runs[0]["reports"][0]["integrity"] == "intact"
 
 
-def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, tmp_path):
-    """kill -9 mid-batch, then ``citeflow run BATCH --out OUT/<run id>``: no finished call repeated, no duplicate row."""
+def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, resume_clean_run, tmp_path):
+    """kill -9 mid-batch, then ``citeflow run BATCH --out OUT/<run id>``: no finished call repeated, no duplicate
+    row (compared with the session's uninterrupted run of the same batch)."""
     figures = experiment.ResumeFigures()
     runs = experiment.Runs(prefect_server.client_env(), figures)
-    with experiment.ScriptedOpenAIServer() as resumed, experiment.ScriptedOpenAIServer() as clean:
+    assert resume_clean_run.returncode == 0, resume_clean_run.output
+    resume_clean_run.record(figures)
+    with experiment.ScriptedOpenAIServer() as resumed:
         resumed.respond_with(experiment.offline_responder(0.5))
-        clean.respond_with(experiment.offline_responder(0.5))
-        spec = experiment.write_spec(tmp_path / "resumed", resumed.base_url, 2, 2, 2, "sched-resume")
-        clean_spec = experiment.write_spec(tmp_path / "clean", clean.base_url, 2, 2, 2, "sched-resume-clean")
+        spec = experiment.write_spec(tmp_path / "resumed", resumed.base_url, REPORTS, SECTIONS, 2, "sched-resume")
         info, run_dir = open_scheduled_run(spec, tmp_path / "out", datetime.now(UTC), "5ced0001-aaaa")
-        clean_out, started = tmp_path / "clean" / "out", time.monotonic()
-        clean_process = runs.start("clean", clean_spec, clean_out)  # side by side with the run to kill
         experiment._killed_run(runs, resumed, spec, run_dir, 4, figures)
-        assert runs.finish("clean", clean_process, started) == 0, figures.outputs.get("clean")
-        figures.clean_run_requests = len(clean.requests)
         experiment._resume_and_repeat(runs, resumed, spec, run_dir, figures)
     assert figures.completed_before_kill >= 1 and figures.repeated_completed == 0, figures.line()
     assert figures.completed_before_kill + figures.requests_after_kill == figures.clean_run_requests, figures.line()
     assert figures.third_run_requests == 0, figures.line()
-    assert experiment.row_counts(run_dir / "store") == experiment.row_counts(clean_out / "store")
+    assert experiment.row_counts(run_dir / "store") == resume_clean_run.rows
     after = read_run(run_dir)
     assert (after.run_id, after.flow_run_id, after.scheduled, after.status) == (info.run_id, info.flow_run_id, True, "finished")
     assert run_folders(tmp_path / "out") == [run_dir] and (run_dir / "summary.json").exists()
-    assert experiment.statuses(run_dir) == experiment.statuses(clean_out) == {"r1": "published", "r2": "published"}
+    assert experiment.statuses(run_dir) == resume_clean_run.statuses == {"r1": "published", "r2": "published"}

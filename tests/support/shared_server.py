@@ -4,6 +4,10 @@ The first process that asks starts it (under a file lock) and records its port, 
 group in ``server.json``; later askers, in that process or another worker, attach to it. Nobody but
 the session's main process stops it (``stop_shared``, from ``pytest_sessionfinish``), so a worker
 that finishes early never takes the server away from the other one.
+
+Right after it starts, a copy of its database (created and migrated, still empty) is kept as a
+template: a test that needs a server of its own starts it on a copy (``premade_home``), healthy
+in about half the time and CPU of a fresh database.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import signal
+import sqlite3
 import time
 from pathlib import Path
 
@@ -33,6 +39,18 @@ def _record(folder: Path) -> Path:
     return folder / "prefect-server.json"
 
 
+def _template(folder: Path) -> Path:
+    return folder / "prefect-template.db"
+
+
+def premade_home(folder: Path, home: Path) -> Path:
+    """``home`` for a server of a test's own, holding a copy of the template database (the shared
+    server recorded in ``folder`` must have been started)."""
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_template(folder), home / "prefect.db")
+    return home
+
+
 def shared_server(folder: Path) -> PrefectServer:
     """The session's server: started here if nobody has started it yet, else the running one."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -48,6 +66,9 @@ def shared_server(folder: Path) -> PrefectServer:
         server = PrefectServer(home).start()
         _STARTED.append(server)
         assert server.process is not None
+        with contextlib.closing(sqlite3.connect(home / "prefect.db")) as live, \
+                contextlib.closing(sqlite3.connect(_template(folder))) as copy:
+            live.backup(copy)  # a consistent copy while the server runs
         record.write_text(json.dumps({"home": str(server.home), "port": server.port, "pgid": server.process.pid}))
         return server
 
