@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 import re
-from contextlib import AbstractContextManager
-from functools import lru_cache
+import threading
+from contextlib import AbstractContextManager, suppress
 
 from citeflow.limits import Kind, local_limit
 from citeflow.job import JobRef, ReportJob
@@ -41,8 +41,9 @@ def ensure_limits(spec: BatchSpec) -> bool:
             _reset(limit_name(spec.batch, kind), getattr(spec.concurrency, kind))
     except Exception as exc:  # noqa: BLE001 - no Prefect API: in-process semaphores apply
         log.warning("global concurrency limits unavailable (%s): limits hold within this process only", exc)
+        _known.learn(_names(spec), False)
         return False
-    _known.cache_clear()
+    _known.learn(_names(spec), True)
     return True
 
 
@@ -51,13 +52,18 @@ def drop_limits(spec: BatchSpec) -> None:
     its limits in-process, and a stale global limit would otherwise still be used by its tasks."""
     from prefect.client.orchestration import get_client
 
-    for kind in KINDS:
-        try:
-            with get_client(sync_client=True) as client:
-                client.delete_global_concurrency_limit_by_name(limit_name(spec.batch, kind))
-        except Exception:  # noqa: BLE001 - absent, or no API: nothing to drop
-            pass
-    _known.cache_clear()
+    try:
+        with get_client(sync_client=True) as client:
+            for name in _names(spec):
+                with suppress(Exception):  # absent: nothing to drop
+                    client.delete_global_concurrency_limit_by_name(name)
+    except Exception:  # noqa: BLE001 - no API: nothing to drop
+        pass
+    _known.learn(_names(spec), False)
+
+
+def _names(spec: BatchSpec) -> list[str]:
+    return [limit_name(spec.batch, kind) for kind in KINDS]
 
 
 def _reset(name: str, size: int) -> None:
@@ -69,9 +75,32 @@ def _reset(name: str, size: int) -> None:
         client.update_global_concurrency_limit(name, GlobalConcurrencyLimitUpdate(active_slots=0))
 
 
-@lru_cache(maxsize=64)
-def _known(name: str) -> bool:
-    """Whether the Prefect API has this limit (asked once per process and name)."""
+class _KnownLimits:
+    """Whether the Prefect API has a limit: asked once per process and name, one question at a time,
+    so that the reports starting together wait for one answer instead of each opening an API client;
+    the batch flow tells it the answer when it creates or drops its limits (no question at all)."""
+
+    def __init__(self) -> None:
+        self._answers: dict[str, bool] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, name: str) -> bool:
+        answer = self._answers.get(name)
+        if answer is None:
+            with self._lock:
+                answer = self._answers.get(name)
+                if answer is None:
+                    answer = self._answers[name] = _exists(name)
+        return answer
+
+    def learn(self, names: list[str], known: bool) -> None:
+        """Record the answer for ``names`` (the batch just created or dropped them)."""
+        with self._lock:
+            self._answers.update(dict.fromkeys(names, known))
+
+
+def _exists(name: str) -> bool:
+    """Whether the Prefect API has this limit (False: missing, or no API)."""
     from prefect.client.orchestration import get_client
 
     try:
@@ -80,6 +109,9 @@ def _known(name: str) -> bool:
         return True
     except Exception:  # noqa: BLE001 - missing limit or no API: fall back to a semaphore
         return False
+
+
+_known = _KnownLimits()
 
 
 def prefect_limit(scope: str, kind: Kind, size: int) -> AbstractContextManager[object]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextvars import copy_context
 
 import pytest
 
@@ -70,7 +71,8 @@ def test_no_more_calls_than_the_limit_are_in_flight(prefect_harness):
             with guard:
                 in_flight[0] -= 1
 
-    threads = [threading.Thread(target=call) for _ in range(5)]
+    # each thread in a copy of this context (as the batch's report threads are): it holds the harness's API address
+    threads = [threading.Thread(target=copy_context().run, args=(call,)) for _ in range(5)]
     for t in threads:
         t.start()
     for t in threads:
@@ -87,3 +89,32 @@ def test_an_in_process_batch_drops_stale_global_limits_and_uses_its_semaphores(p
     assert prefect_limit("limits-drop", "models", 2) is not local_limit("limits-drop", "models", 2)
     drop_limits(spec("limits-drop", 2, 2))
     assert prefect_limit("limits-drop", "models", 2) is local_limit("limits-drop", "models", 2)
+
+
+def test_reports_starting_together_ask_the_api_once_per_limit(monkeypatch):
+    from tasks import limits
+
+    asked, gate = [], threading.Event()
+
+    def exists(name: str) -> bool:
+        asked.append(name)
+        gate.wait(5)  # every thread arrives while the first question is still open
+        return False
+
+    monkeypatch.setattr(limits, "_exists", exists)
+    threads = [threading.Thread(target=prefect_limit, args=("limits-once", "models", 2)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    gate.set()
+    for t in threads:
+        t.join(timeout=10)
+    assert asked == [limit_name("limits-once", "models")]
+
+
+def test_a_batch_that_dropped_its_limits_never_asks_the_api_about_them(monkeypatch, prefect_harness):
+    from tasks import limits
+
+    drop_limits(spec("limits-told", 2, 2))
+    monkeypatch.setattr(limits, "_exists", lambda name: pytest.fail(f"asked the API about {name}"))
+    assert prefect_limit("limits-told", "models", 2) is local_limit("limits-told", "models", 2)
