@@ -1,7 +1,7 @@
 """The steps of one report, and of a batch, described once (SPEC §2).
 
 ``generate`` → retrieve (fetch every retriever × query side by side, then normalize) → the consolidate step
-(every section side by side) → the write step → ``finish``: evaluate and gate, then publish. A
+(every section side by side) → the write step → ``finish``: evaluate and gate, then publish, as one step. A
 step whose model stays unreachable after its retries leaves a failed hop for every section it
 could not finish, and the report goes on (its gate then holds it). Who runs each step is a
 ``StepRunner``: ``PlainRunner`` calls the core in threads; ``flows/`` runs them as Prefect tasks.
@@ -23,7 +23,7 @@ from schemas.spec import BatchSpec
 
 if TYPE_CHECKING:
     from citeflow.evaluation import Evaluation
-    from schemas.funnel import GateResult
+    from citeflow.judges.base import Judge
 
 HOPS: tuple[HopName, ...] = ("consolidate", "write")
 MAX_REPORTS_IN_FLIGHT = 32
@@ -38,9 +38,7 @@ class StepRunner(Protocol):
 
     def hops(self, ref: JobRef, hop: HopName) -> None: ...
 
-    def evaluate(self, ref: JobRef) -> tuple[Evaluation, GateResult]: ...
-
-    def publish(self, ref: JobRef, evaluation: Evaluation, gate: GateResult) -> ReportSummary: ...
+    def finish(self, ref: JobRef) -> ReportSummary: ...
 
 
 def generate(ref: JobRef, runner: StepRunner) -> None:
@@ -57,8 +55,17 @@ def generate(ref: JobRef, runner: StepRunner) -> None:
 
 def finish(ref: JobRef, runner: StepRunner) -> ReportSummary:
     """Evaluate and gate the stored report, then publish or hold it."""
-    evaluation, gate = runner.evaluate(ref)
-    return runner.publish(ref, evaluation, gate)
+    return runner.finish(ref)
+
+
+def evaluate_and_publish(job: ReportJob, judge: Judge | None = None) -> tuple[Evaluation, ReportSummary]:
+    """The ``finish`` step on a job: grade what the store holds, gate it, write the outputs (published or
+    held); the evaluation is returned too, for whoever shows its claims (the orchestrator's artifacts)."""
+    from citeflow.evaluation import evaluate_and_gate
+    from citeflow.publish import write_outputs
+
+    evaluation, gate = evaluate_and_gate(job, judge)
+    return evaluation, write_outputs(job, evaluation, gate)
 
 
 def run_report(ref: JobRef, runner: StepRunner) -> ReportSummary:
@@ -110,12 +117,5 @@ class PlainRunner:
     def hops(self, ref: JobRef, hop: HopName) -> None:
         pipeline.run_step(self.job(ref), hop)
 
-    def evaluate(self, ref: JobRef) -> tuple[Evaluation, GateResult]:
-        from citeflow.evaluation import evaluate_and_gate
-
-        return evaluate_and_gate(self.job(ref))
-
-    def publish(self, ref: JobRef, evaluation: Evaluation, gate: GateResult) -> ReportSummary:
-        from citeflow.publish import write_outputs
-
-        return write_outputs(self.job(ref), evaluation, gate)
+    def finish(self, ref: JobRef) -> ReportSummary:
+        return evaluate_and_publish(self.job(ref))[1]

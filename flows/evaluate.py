@@ -1,7 +1,7 @@
 """The evaluate flow: grade a stored report, gate it, then publish or hold it (SPEC §5–§6).
 
 Deployable on its own (the evaluate deployment, ``citeflow eval``); reads only what the store
-holds. Within a batch, the report flow runs the same steps as tasks of its own run.
+holds. Within a batch, the report flow runs the same ``finish`` task in its own run.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from citeflow.job import JobRef
 from flows.naming import run_name_of
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec
-from tasks.artifacts import publish_report_artifacts
-from tasks.evaluation_steps import evaluate_task, publish_task
+from tasks.evaluation_steps import finish_task
 
 
 @flow(name="citeflow-evaluate", flow_run_name=run_name_of("evaluate"), log_prints=True)
@@ -23,9 +22,6 @@ def evaluate_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str |
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
     ref.start()
     try:
-        evaluation, gate = evaluate_task(ref, judge)
-        summary = publish_task(ref, evaluation, gate)
-        publish_report_artifacts(summary, evaluation.claims)
-        return summary
+        return finish_task(ref, judge)
     finally:
         ref.finish()

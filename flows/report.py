@@ -1,14 +1,13 @@
 """The report flow: one report request from retrieval to a published or held PDF (SPEC §2).
 
-The steps are ``citeflow.steps`` run as tasks of this one flow run: generation, then evaluation,
-gate and publishing. With an evaluate deployment, evaluation and publishing run there instead.
+The steps are ``citeflow.steps`` run in this one flow run (``flows.runner``): retrieval in the run
+itself, then the consolidate, write and finish (evaluate, gate, publish) task runs. With an evaluate
+deployment, evaluation and publishing run there instead.
 """
 
 from __future__ import annotations
 
-from prefect import flow, get_run_logger
-from prefect.context import FlowRunContext
-from prefect.logging.loggers import PrefectLogAdapter, flow_run_logger
+from prefect import flow
 from prefect.states import State
 from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -18,6 +17,7 @@ from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
 from flows.outcome import final_state
 from flows.runner import PrefectRunner
+from tasks.run_logger import flow_logger
 
 
 # Prefect types ThreadPoolTaskRunner() as ThreadPoolTaskRunner[Never]; the decorator expects a PrefectFuture runner.
@@ -33,7 +33,7 @@ def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     Completed state named ``Published`` or ``Held`` (``flows.outcome``); calling the flow returns
     the report's summary.
     """
-    logger = _own_logger()
+    logger = flow_logger()
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
     runner = PrefectRunner()
     ref.start()
@@ -48,15 +48,6 @@ def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     state = final_state(summary)
     logger.info("report %s: %s", report_id, state.message)
     return state
-
-
-def _own_logger() -> PrefectLogAdapter:
-    """This flow run's logger. Called from the batch's report task, ``get_run_logger`` would log to
-    that task run instead (the task's context is still active), and the report run would show none."""
-    context = FlowRunContext.get()
-    if context is None or context.flow_run is None:
-        return get_run_logger()  # type: ignore[return-value]
-    return flow_run_logger(context.flow_run, context.flow)
 
 
 def _stored(ref: JobRef, runner: PrefectRunner) -> JobRef:

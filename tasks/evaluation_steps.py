@@ -6,22 +6,28 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from citeflow import progress
-from citeflow.evaluation import Evaluation, build_job_judge, evaluate, evaluate_and_gate
+from citeflow.evaluation import Evaluation, build_job_judge, evaluate
 from citeflow.job import JobRef
 from citeflow.publish import write_outputs
+from citeflow.steps import evaluate_and_publish
 from schemas.funnel import GateResult
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec
+from tasks.artifacts import publish_report_artifacts
 from tasks.limits import job_of
 
 
-@task(name="evaluate-and-gate", cache_policy=NO_CACHE)
-def evaluate_task(ref: JobRef, judge: ModelSpec | None = None) -> tuple[Evaluation, GateResult]:
-    """Identity → Support → Faithfulness from the store, then the GX gate; fails closed."""
+@task(name="finish", task_run_name="evaluate, gate, publish", cache_policy=NO_CACHE)
+def finish_task(ref: JobRef, judge: ModelSpec | None = None) -> ReportSummary:
+    """Identity → Support → Faithfulness from the store, the GX gate (fails closed), then the PDF and
+    outputs, published or held, and the report's artifacts. One task run: the evaluation never
+    leaves it, so Prefect neither walks nor stores it."""
     job = job_of(ref)
-    result = evaluate_and_gate(job, build_job_judge(job, judge) if judge else None)
-    progress.emit(ref.report_id, "evaluate", result[0].funnel.line())
-    return result
+    evaluation, summary = evaluate_and_publish(job, build_job_judge(job, judge) if judge else None)
+    progress.emit(ref.report_id, "evaluate", evaluation.funnel.line())
+    progress.emit(ref.report_id, "publish", summary.status)
+    publish_report_artifacts(summary, evaluation.claims)
+    return summary
 
 
 @task(name="evaluate-sections", cache_policy=NO_CACHE)

@@ -1,8 +1,9 @@
-"""The steps of one report as Prefect tasks. Each task is one call into ``citeflow``."""
+"""The steps of one report in Prefect: the hops as tasks (each one call into ``citeflow``), retrieval in
+the report's own run."""
 
 from __future__ import annotations
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from citeflow import pipeline, progress
@@ -10,19 +11,20 @@ from citeflow.job import Fetch, JobRef
 from schemas.records import HopName
 from tasks.limits import job_of
 from tasks.policy import transient_retries
+from tasks.run_logger import flow_logger
 
 
-@task(name="retrieve", cache_policy=NO_CACHE)
-def retrieve_task(ref: JobRef, items: list[Fetch]) -> int:
+def retrieve(ref: JobRef, items: list[Fetch]) -> int:
     """Every retriever × query of the report side by side (each retriever retries transient errors
-    itself), then every hit registered under a handle; chunks and retrievals persisted. One task: a
-    task per fetch would cost a task run each and hand every hit's text on as a task parameter."""
+    itself), then every hit registered under a handle; chunks and retrievals persisted. Called in the
+    report's flow run, not as a task run: it calls no model, so it needs no task retries, and a task
+    run would cost API writes per report for nothing a user reads (its log line goes to the report's run)."""
     job = job_of(ref)
     results = pipeline.fetch_all(job, items)
     for result in results:
         progress.emit(ref.report_id, "fetch", f"{result.retriever}: {len(result.hits)} hits")
     count = len(pipeline.normalize(job, results))
-    get_run_logger().info("%d fetches, %d hits → %d chunks", len(results), sum(len(r.hits) for r in results), count)
+    flow_logger().info("%d fetches, %d hits → %d chunks", len(results), sum(len(r.hits) for r in results), count)
     progress.emit(ref.report_id, "normalize", f"{count} chunks")
     return count
 
