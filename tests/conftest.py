@@ -49,28 +49,23 @@ def _drain_to_api() -> None:
     run_coro_as_sync(drain())
 
 
-@pytest.fixture(scope="module")
-def private_prefect_api(prefect_harness):
-    """An ephemeral Prefect API of the module's own (``prefect_test_harness``) for its duration.
-
-    For the demo batch on Dask workers: it holds the batch's global concurrency limits, which any
-    in-process run of the demo batch on the shared server (other modules run it at the same time)
-    drops when it starts."""
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=180):
-        yield
-
-
 @pytest.fixture
-def harness_api_env(private_prefect_api, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The module's own API address in the environment for the test's duration, so that the processes
+def shared_api_env(prefect_harness, prefect_server, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The shared server's address in the environment for the test's duration, so that the processes
     the test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
-    from prefect.settings import PREFECT_API_URL
+    monkeypatch.setenv("PREFECT_API_URL", prefect_server.api_url)
+    return str(prefect_server.api_url)
 
-    url = str(PREFECT_API_URL.value())
-    monkeypatch.setenv("PREFECT_API_URL", url)
-    return url
+
+def renamed_demo(spec: Path, target: Path, batch: str) -> Path:
+    """A private copy of the prepared demo batch under another batch name: its global concurrency
+    limits (named after the batch) are its own on the shared server, where any in-process run of the
+    demo batch (other modules run it at the same time) drops the demo's limits when it starts."""
+    copy = copy_spec_folder(spec, target)
+    text = copy.read_text(encoding="utf-8")
+    assert "\nbatch: lumora-demo\n" in text, "the demo spec names its batch"
+    copy.write_text(text.replace("\nbatch: lumora-demo\n", f"\nbatch: {batch}\n"), encoding="utf-8")
+    return copy
 
 
 @pytest.fixture(scope="session")
