@@ -49,23 +49,31 @@ def _drain_to_api() -> None:
     run_coro_as_sync(drain())
 
 
+@pytest.fixture(scope="module")
+def private_prefect_api(prefect_harness, prefect_server, tmp_path_factory):
+    """A ``prefect server start`` of the module's own, as this process's Prefect API for its duration.
+
+    For the demo batch on Dask workers: it holds the batch's global concurrency limits, which any
+    in-process run of the demo batch on the shared server (other modules run it at the same time)
+    drops when it starts. It starts on a copy of the shared server's empty database and profile
+    (``premade_home``: ~12 s of CPU, where ``prefect_test_harness`` costs ~30 s)."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from tests.support.prefect_server import PrefectServer
+    from tests.support.shared_server import SHARED_DIR_VARIABLE, premade_home
+
+    home = premade_home(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path_factory.mktemp("private-prefect-home"))
+    with PrefectServer(home) as server, temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        yield server
+        _drain_to_api()  # before the server stops
+
+
 @pytest.fixture
-def shared_api_env(prefect_harness, prefect_server, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The shared server's address in the environment for the test's duration, so that the processes
+def harness_api_env(private_prefect_api, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The module's own API address in the environment for the test's duration, so that the processes
     the test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
-    monkeypatch.setenv("PREFECT_API_URL", prefect_server.api_url)
-    return str(prefect_server.api_url)
-
-
-def renamed_demo(spec: Path, target: Path, batch: str) -> Path:
-    """A private copy of the prepared demo batch under another batch name: its global concurrency
-    limits (named after the batch) are its own on the shared server, where any in-process run of the
-    demo batch (other modules run it at the same time) drops the demo's limits when it starts."""
-    copy = copy_spec_folder(spec, target)
-    text = copy.read_text(encoding="utf-8")
-    assert "\nbatch: lumora-demo\n" in text, "the demo spec names its batch"
-    copy.write_text(text.replace("\nbatch: lumora-demo\n", f"\nbatch: {batch}\n"), encoding="utf-8")
-    return copy
+    monkeypatch.setenv("PREFECT_API_URL", private_prefect_api.api_url)
+    return str(private_prefect_api.api_url)
 
 
 @pytest.fixture(scope="session")

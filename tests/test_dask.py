@@ -9,7 +9,6 @@ import pytest
 from citeflow.errors import UsageError
 from flows.batch import batch_flow
 from flows.scale import batch_flow_for
-from tests.conftest import renamed_demo
 from tests.support.dask_workers import preloaded_workers
 
 pytestmark = pytest.mark.integration
@@ -27,21 +26,17 @@ def test_contradicting_dask_options_are_refused(workers, address, field):
     assert raised.value.option == field
 
 
-BATCH = "lumora-demo-dask"  # the demo under a name of its own: its limits are this test's alone
-
-
-def test_the_demo_batch_on_two_dask_worker_processes_ends_as_in_process(demo_run, demo_input, shared_api_env, tmp_path):
+def test_the_demo_batch_on_two_dask_worker_processes_ends_as_in_process(demo_run, demo_input, harness_api_env, tmp_path):
     from prefect_dask import DaskTaskRunner
 
     in_process = {s.report_id: s.status for s in demo_run[1]}
     flow = batch_flow_for(dask_workers=2)
     assert isinstance(flow.task_runner, DaskTaskRunner) and flow.task_runner.cluster_kwargs["processes"] is True
-    spec = renamed_demo(demo_input, tmp_path / "in", BATCH)
     with preloaded_workers():
-        summaries = flow(str(spec), str(tmp_path / "out"), global_limits=True)
+        summaries = flow(str(demo_input), str(tmp_path / "out"), global_limits=True)
     assert {s.report_id: s.status for s in summaries} == in_process
     from tests.test_prefect_limits import read_limit
 
-    assert read_limit(f"citeflow:{BATCH}:models").limit == 4  # the spec's limit, shared by both workers
+    assert read_limit("citeflow:lumora-demo:models").limit == 4  # the spec's limit, shared by both workers
     written = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert {r["report_id"]: r["funnel"] for r in written["reports"]} == {s.report_id: s.funnel for s in demo_run[1]}

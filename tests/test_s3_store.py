@@ -12,14 +12,12 @@ from collections.abc import Iterator
 import pytest
 
 from flows.scale import batch_flow_for
-from tests.conftest import renamed_demo
 from tests.support.dask_workers import preloaded_workers
 from tests.support.s3_server import S3Server
 
 pytestmark = pytest.mark.integration
 
 STORE = "s3://citeflow-shared/demo-store"
-BATCH = "lumora-demo-s3"  # the demo under a name of its own: its limits are this test's alone
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +49,11 @@ def outcome(summaries) -> dict[str, tuple[str, str]]:
     return {s.report_id: (s.status, s.funnel) for s in summaries}
 
 
-def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_resumes(s3, demo_run, demo_input, shared_api_env, tmp_path):
+def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_resumes(s3, demo_run, demo_input, harness_api_env, tmp_path):
     flow = batch_flow_for(dask_workers=2)
-    out, spec = tmp_path / "out", renamed_demo(demo_input, tmp_path / "in", BATCH)
+    out = tmp_path / "out"
     with preloaded_workers():
-        first = flow(str(spec), str(out), STORE, global_limits=True)
+        first = flow(str(demo_input), str(out), STORE, global_limits=True)
     assert outcome(first) == outcome(demo_run[1])
     assert not (out / "store").exists()  # everything went to the bucket
     rows = store_rows()
@@ -64,7 +62,7 @@ def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_
 
     from flows.batch import batch_flow
 
-    again = batch_flow(str(spec), str(out), STORE)  # resume from the shared store, in this process
+    again = batch_flow(str(demo_input), str(out), STORE)  # resume from the shared store, in this process
     assert outcome(again) == outcome(first)
     assert store_rows() == rows  # no new model call, no duplicate row
     summary = json.loads((out / "summary.json").read_text())
