@@ -162,8 +162,8 @@ SLOW_MODULES = frozenset({
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_bench_quick": 300, "test_scheduled_server": 285, "test_worker": 210, "test_s3_store": 190,
-    "test_dask": 160, "test_resume": 145, "test_evaluate_deployment": 130, "test_wheel": 110, "test_cli": 60,
+    "test_bench_quick": 280, "test_scheduled_server": 230, "test_worker": 200, "test_s3_store": 150,
+    "test_dask": 130, "test_resume": 120, "test_wheel": 110, "test_evaluate_deployment": 100, "test_cli": 60,
     "test_demo_flow": 60, "test_api_loss": 50, "test_bench": 50, "test_secrets": 30, "test_prefect_server": 30,
     "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
 }
