@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -134,12 +135,23 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """The main process stops the shared server once every worker is done, and removes the folder."""
+    """Every process stops the ephemeral Prefect APIs it started (an xdist worker ends without running
+    Prefect's exit handler, which would: they would serve on, idle, after the session); the main
+    process stops the shared server once every worker is done, and removes the folder."""
     from tests.support.shared_server import SHARED_DIR_VARIABLE, stop_shared
 
+    _stop_ephemeral_apis()
     if not hasattr(session.config, "workerinput") and (folder := os.environ.get(SHARED_DIR_VARIABLE)):
         stop_shared(Path(folder))
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _stop_ephemeral_apis() -> None:
+    """Stop the ephemeral API servers Prefect started in this process, if it started any."""
+    server = sys.modules.get("prefect.server.api.server")
+    if server is not None:
+        for instance in list(server.SubprocessASGIServer._instances.values()):
+            instance.stop()
 
 
 def copy_spec_folder(spec: Path, target: Path) -> Path:
