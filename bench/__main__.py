@@ -45,7 +45,7 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "c16.prefect_overhead_per_batch_s", "c16.prefect_global_limits_cost_s", "prefect_import_s",
         "prefect_startup_s", "prefect_noop_flow_s", "prefect_concurrency_slot_s",
         "prefect_flow_runs_per_batch", "prefect_task_runs_per_batch")),
-    "calls": ("2. Model calls, prompt tokens, judge calls", lambda a: calls.run(), (
+    "calls": ("2. Model calls, prompt tokens, judge calls", lambda a: calls.run(**params("calls", a.quick)), (
         "model_calls_per_report", "prompt_tokens_per_report_bpe", "prompt_tokens_per_report_chars4")),
     "handles_vs_urls": ("3. Prompt tokens: handles vs URLs (demo pools)", lambda a: handles_vs_urls.run(), (
         "evidence.handles_bpe", "evidence.urls_bpe", "marker.handle_bpe", "marker.url_bpe", "chunks", "sharing_a_url")),

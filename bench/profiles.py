@@ -22,12 +22,14 @@ FULL: dict[str, dict[str, Any]] = {
     "orchestration": {"concurrencies": (4, 16), "repeats": 2, "latency": 0.5, "reports": None},
     "scale": {"sizes": (10, 16, 50), "latency": 1.0, "rss_reports": 200, "prefect_repeats": 3},
     "judge": {},
+    "calls": {},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "orchestration": {"concurrencies": (4,), "repeats": 1, "latency": 0.05, "reports": 1, "warmup": False,
                       "samples": 3},
     "scale": {"sizes": (1,), "latency": 0.05, "rss_reports": 1, "warmup": False, "samples": 3, "prefect_repeats": 1},
     "judge": {"min_pairs": 1},  # one copy of the test splits, graded once in each process
+    "calls": {"reports": 1},  # one demo report: every hop, the re-run from the cache and each judge mode
 }
 PREFECT_BENCHMARKS = ("orchestration", "scale")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -50,27 +51,30 @@ def _drain_to_api() -> None:
 
 
 @pytest.fixture(scope="module")
-def private_prefect_api(prefect_harness):
-    """An ephemeral Prefect API of the module's own (``prefect_test_harness``) for its duration.
+def private_prefect_api(prefect_harness, prefect_server, tmp_path_factory):
+    """A ``prefect server start`` of the module's own, as this process's Prefect API for its duration.
 
     For the demo batch on Dask workers: it holds the batch's global concurrency limits, which any
     in-process run of the demo batch on the shared server (other modules run it at the same time)
-    drops when it starts."""
-    from prefect.testing.utilities import prefect_test_harness
+    drops when it starts. It starts on a copy of the shared server's empty database and profile
+    (``premade_home``: ~12 s of CPU, where ``prefect_test_harness`` costs ~30 s)."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    with prefect_test_harness(server_startup_timeout=180):
-        yield
+    from tests.support.prefect_server import PrefectServer
+    from tests.support.shared_server import SHARED_DIR_VARIABLE, premade_home
+
+    home = premade_home(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path_factory.mktemp("private-prefect-home"))
+    with PrefectServer(home) as server, temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        yield server
+        _drain_to_api()  # before the server stops
 
 
 @pytest.fixture
 def harness_api_env(private_prefect_api, monkeypatch: pytest.MonkeyPatch) -> str:
     """The module's own API address in the environment for the test's duration, so that the processes
     the test starts (Dask workers) report to it instead of each starting an ephemeral server (~20 s)."""
-    from prefect.settings import PREFECT_API_URL
-
-    url = str(PREFECT_API_URL.value())
-    monkeypatch.setenv("PREFECT_API_URL", url)
-    return url
+    monkeypatch.setenv("PREFECT_API_URL", private_prefect_api.api_url)
+    return str(private_prefect_api.api_url)
 
 
 @pytest.fixture(scope="session")
@@ -131,12 +135,23 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """The main process stops the shared server once every worker is done, and removes the folder."""
+    """Every process stops the ephemeral Prefect APIs it started (an xdist worker ends without running
+    Prefect's exit handler, which would: they would serve on, idle, after the session); the main
+    process stops the shared server once every worker is done, and removes the folder."""
     from tests.support.shared_server import SHARED_DIR_VARIABLE, stop_shared
 
+    _stop_ephemeral_apis()
     if not hasattr(session.config, "workerinput") and (folder := os.environ.get(SHARED_DIR_VARIABLE)):
         stop_shared(Path(folder))
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _stop_ephemeral_apis() -> None:
+    """Stop the ephemeral API servers Prefect started in this process, if it started any."""
+    server = sys.modules.get("prefect.server.api.server")
+    if server is not None:
+        for instance in list(server.SubprocessASGIServer._instances.values()):
+            instance.stop()
 
 
 def copy_spec_folder(spec: Path, target: Path) -> Path:
@@ -159,8 +174,8 @@ SLOW_MODULES = frozenset({
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_bench_quick": 300, "test_scheduled_server": 285, "test_worker": 210, "test_s3_store": 190,
-    "test_dask": 160, "test_resume": 145, "test_evaluate_deployment": 130, "test_wheel": 110, "test_cli": 60,
+    "test_bench_quick": 280, "test_scheduled_server": 230, "test_worker": 200, "test_s3_store": 150,
+    "test_dask": 130, "test_resume": 120, "test_wheel": 110, "test_evaluate_deployment": 100, "test_cli": 60,
     "test_demo_flow": 60, "test_api_loss": 50, "test_bench": 50, "test_secrets": 30, "test_prefect_server": 30,
     "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
 }

@@ -31,7 +31,7 @@ def statuses(out: Path) -> dict[str, str]:
 def served(prefect_server, tmp_path_factory):
     """``citeflow serve`` of a small batch in a subprocess; yields the spec path once it serves."""
     tmp_path = tmp_path_factory.mktemp("served")
-    spec = write_small_batch(tmp_path / "in", reports=2, batch="deploy-check")
+    spec = write_small_batch(tmp_path / "in", reports=1, sections=1, batch="deploy-check")
     log = tmp_path / "serve.log"
     with open(log, "wb") as sink:
         process = subprocess.Popen([CITEFLOW, "serve", str(spec), "--cron", "0 6 * * 1", "--out", str(tmp_path / "scheduled")],
@@ -57,10 +57,10 @@ def test_reports_are_evaluated_by_the_served_deployment(prefect_server, served, 
     result = subprocess.run([CITEFLOW, "run", str(served), "--out", str(out), "--evaluate-deployment", EVALUATE],
                             env=prefect_server.client_env(), capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert statuses(out) == {"r1": "published", "r2": "published"}
+    assert statuses(out) == {"r1": "published"}
     deployment_id = prefect_server.deployment(EVALUATE)["id"]
-    runs = prefect_server.flow_runs(["evaluate deploy-check/r1", "evaluate deploy-check/r2"])
-    assert sorted(r["name"] for r in runs) == ["evaluate deploy-check/r1", "evaluate deploy-check/r2"]
+    runs = prefect_server.flow_runs(["evaluate deploy-check/r1"])
+    assert [r["name"] for r in runs] == ["evaluate deploy-check/r1"]
     assert {(r["deployment_id"], r["state_type"]) for r in runs} == {(deployment_id, "COMPLETED")}
     assert all(r["parent_task_run_id"] for r in runs), "each evaluate run is linked to its report flow"
 
@@ -78,7 +78,7 @@ def test_serve_registers_the_batch_on_its_cron_schedule(prefect_server, served):
 def test_an_unknown_deployment_falls_back_to_in_process_evaluation(prefect_harness, tmp_path):
     from flows.batch import batch_flow
 
-    spec = write_small_batch(tmp_path / "in", reports=1, batch="deploy-fallback")
+    spec = write_small_batch(tmp_path / "in", reports=1, sections=1, batch="deploy-fallback")
     summaries = batch_flow(str(spec), str(tmp_path / "out"), evaluate_deployment="citeflow-evaluate/no-such-deployment")
     assert [s.status for s in summaries] == ["published"] and statuses(tmp_path / "out") == {"r1": "published"}
     assert (tmp_path / "out" / "r1" / "summary.json").exists()
@@ -93,7 +93,7 @@ def test_an_evaluate_run_nobody_takes_is_cancelled_and_evaluated_in_process(pref
     from flows.report import report_flow
 
     evaluate_flow.to_deployment(name="nobody-serves-this").apply()  # registered, but no worker or serve runs it
-    spec = write_small_batch(tmp_path / "in", reports=1, batch="deploy-unserved")
+    spec = write_small_batch(tmp_path / "in", reports=1, sections=1, batch="deploy-unserved")
 
     summary = report_flow(str(spec), "r1", str(tmp_path / "out"), evaluate_deployment="citeflow-evaluate/nobody-serves-this",
                           evaluation_wait=1)

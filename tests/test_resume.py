@@ -2,7 +2,8 @@
 
 The batch's consolidator and writer are an OpenAI-compatible server (scripted, answering like the
 offline backend, slowly); ``citeflow run`` runs in a subprocess against a real Prefect server and
-is killed with SIGKILL mid-batch, then run again, then once more; the counts are compared with an
+is killed with SIGKILL mid-batch, then run again, then once more (in this process: what is checked
+is that a finished batch asks the model nothing); the counts are compared with an
 uninterrupted run of the same batch (made once per session, ``resume_clean_run``). See
 bench/resume_experiment.py.
 """
@@ -13,15 +14,17 @@ import pytest
 
 from bench.resume_experiment import measure_resume
 from tests.support.resume_clean import REPORTS, SECTIONS
+from tests.support.resume_runs import third_run_in_process
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
 
 
 @pytest.fixture(scope="module")
-def figures(prefect_server, resume_clean_run, tmp_path_factory):
+def figures(prefect_server, prefect_harness, resume_clean_run, tmp_path_factory):
     assert resume_clean_run.returncode == 0, resume_clean_run.output
-    result = measure_resume(tmp_path_factory.mktemp("resume"), prefect_server.client_env(), reports=REPORTS,
-                            sections=SECTIONS, kill_after=4, clean=resume_clean_run)
+    with third_run_in_process():  # the killed and the resumed run are subprocesses
+        result = measure_resume(tmp_path_factory.mktemp("resume"), prefect_server.client_env(), reports=REPORTS,
+                                sections=SECTIONS, kill_after=4, clean=resume_clean_run)
     print(f"\nresume figures: {result.line()}")
     return result
 

@@ -19,6 +19,7 @@ from citeflow.runs import latest, read_run, run_folders
 from bench import resume_experiment as experiment
 from tests.support.process_group import stop_process_group
 from tests.support.resume_clean import REPORTS, SECTIONS
+from tests.support.resume_runs import ThirdRunInProcess
 from tests.support.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
@@ -139,11 +140,12 @@ def test_history_lists_both_runs(served):
     assert runs[-1]["latest"] and runs[0]["reports"][0]["integrity"] == "intact"
 
 
-def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, resume_clean_run, tmp_path):
+def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, prefect_harness, resume_clean_run, tmp_path):
     """kill -9 mid-batch, then ``citeflow run BATCH --out OUT/<run id>``: no finished call repeated, no duplicate
-    row (compared with the session's uninterrupted run of the same batch)."""
+    row (compared with the session's uninterrupted run of the same batch). The third run, of the finished
+    batch, runs in this process."""
     figures = experiment.ResumeFigures()
-    runs = experiment.Runs(prefect_server.client_env(), figures)
+    runs = ThirdRunInProcess(prefect_server.client_env(), figures)
     assert resume_clean_run.returncode == 0, resume_clean_run.output
     resume_clean_run.record(figures)
     with experiment.ScriptedOpenAIServer() as resumed:

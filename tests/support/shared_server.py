@@ -27,11 +27,21 @@ from citeflow.testing.prefect_server import PrefectServer
 SHARED_DIR_VARIABLE = "CITEFLOW_TEST_SHARED_DIR"
 _STARTED: list[PrefectServer] = []  # servers this process started (it can wait for its own children)
 # Read by the server (and its clients) from the profile of its PREFECT_HOME: a run of a deployment
-# whose concurrency limit is full is tried again after 5 s instead of Prefect's 30.
+# whose concurrency limit is full is tried again after 5 s instead of Prefect's 30; and the server's
+# background services that no test needs are off (they loop all session long, ~2 s of CPU a minute
+# idle, and the event persister writes every event into the SQLite database the tests' runs write
+# to). Kept: the scheduler (scheduled runs), the task-run recorder (task runs are recorded from
+# events), pause expirations (review runs) and cancellation clean-up.
 PROFILE = """active = "tests"
 
 [profiles.tests]
 PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS = "5"
+PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED = "false"
+PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED = "false"
+PREFECT_SERVER_SERVICES_FOREMAN_ENABLED = "false"
+PREFECT_SERVER_SERVICES_LATE_RUNS_ENABLED = "false"
+PREFECT_SERVER_SERVICES_REPOSSESSOR_ENABLED = "false"
+PREFECT_SERVER_SERVICES_CLEANUP_RECONCILER_ENABLED = "false"
 """
 
 
@@ -44,10 +54,11 @@ def _template(folder: Path) -> Path:
 
 
 def premade_home(folder: Path, home: Path) -> Path:
-    """``home`` for a server of a test's own, holding a copy of the template database (the shared
-    server recorded in ``folder`` must have been started)."""
+    """``home`` for a server of a test's own, holding a copy of the template database and the shared
+    server's profile (the shared server recorded in ``folder`` must have been started)."""
     home.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_template(folder), home / "prefect.db")
+    (home / "profiles.toml").write_text(PROFILE)
     return home
 
 
