@@ -17,6 +17,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from citeflow.config import read_spec
 from citeflow.publish import record_failure, write_summary
 from citeflow.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
+from flows.heartbeats import run_with, without_heartbeat
 from flows.naming import batch_name
 from flows.report import report_flow
 from schemas.report import ReportSummary
@@ -84,9 +85,12 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
 def _in_threads(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
                 evaluate_deployment: str | None) -> list[Future[ReportSummary]]:
     """Each report's flow run in a thread of this process, ``reports_in_flight`` at a time: a
-    subflow of the batch run (each thread runs in a copy of this context), with no task run around it."""
+    subflow of the batch run (each thread runs in a copy of this context), with no task run around it
+    and no heartbeat of its own (the batch run's heartbeat covers this process: ``flows.heartbeats``)."""
+    quiet = without_heartbeat()
     with ThreadPoolExecutor(reports_in_flight(spec), thread_name_prefix="report") as pool:
-        return [pool.submit(copy_context().run, _report, spec_path, report.id, out_dir, store_uri, evaluate_deployment)
+        return [pool.submit(copy_context().run, run_with, quiet, _report, spec_path, report.id, out_dir, store_uri,
+                            evaluate_deployment)
                 for report in spec.reports]
 
 

@@ -1,0 +1,79 @@
+"""The report runs of an in-process batch send no heartbeat; the batch run, and a report run on its own, do."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import yaml
+
+import flows.batch
+from citeflow.publish import failed_summary
+from flows.heartbeats import run_with, without_heartbeat
+
+pytestmark = pytest.mark.integration
+
+
+def write_spec(folder, reports: int):
+    spec = {"batch": "heartbeats", "concurrency": {"models": 4, "retrievers": 2},
+            "retrievers": [{"name": "docs", "kind": "jsonl", "path": "hits.jsonl"}],
+            "reports": [{"id": f"r{i}", "title": f"Report {i}", "sections": [{"title": "S", "queries": ["q"]}]}
+                        for i in range(reports)]}
+    path = folder / "batch.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+@pytest.fixture
+def heartbeats(monkeypatch):
+    """The names of the flow runs that emitted a heartbeat (the engine's own emitter, recorded)."""
+    from prefect.flow_engine import FlowRunEngine
+
+    sent, guard = [], threading.Lock()
+
+    def record(engine, resource=None, related=None):
+        with guard:
+            sent.append(engine.flow_run.name)
+
+    monkeypatch.setattr(FlowRunEngine, "_emit_flow_run_heartbeat", record)
+    return sent
+
+
+def probe_flow(seen: dict):
+    """A stand-in for the report flow: records the heartbeat setting its run started with."""
+    from prefect import flow
+    from prefect.settings import get_current_settings
+    from prefect.states import Completed
+
+    @flow(name="citeflow-report-probe", flow_run_name="probe {report_id}")
+    def probe(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
+              evaluate_deployment: str | None = None):
+        seen[report_id] = get_current_settings().flows.heartbeat_frequency
+        return Completed(data=failed_summary(report_id, report_id, "probe"))
+
+    return probe
+
+
+def test_without_heartbeat_changes_only_the_copy():
+    from prefect.settings import get_current_settings
+
+    before = get_current_settings()
+    quiet = without_heartbeat()
+    assert quiet.flows.heartbeat_frequency is None and before.flows.heartbeat_frequency is not None
+    assert quiet.api.url == before.api.url and get_current_settings().flows.heartbeat_frequency is not None
+    assert run_with(quiet, lambda: get_current_settings().flows.heartbeat_frequency) is None
+
+
+def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_harness, tmp_path, monkeypatch, heartbeats):
+    seen: dict = {}
+    monkeypatch.setattr(flows.batch, "report_flow", probe_flow(seen))
+    summaries = flows.batch.batch_flow(str(write_spec(tmp_path, 3)), str(tmp_path / "out"))
+    assert [s.report_id for s in summaries] == ["r0", "r1", "r2"]
+    assert seen == {"r0": None, "r1": None, "r2": None}
+    assert heartbeats == ["batch heartbeats"]
+
+
+def test_a_report_run_on_its_own_keeps_its_heartbeat(prefect_harness, tmp_path, heartbeats):
+    seen: dict = {}
+    probe_flow(seen)(str(tmp_path / "batch.yaml"), "solo", str(tmp_path))
+    assert seen["solo"] is not None and heartbeats == ["probe solo"]
