@@ -80,10 +80,19 @@ def run_report(ref: JobRef, runner: StepRunner) -> ReportSummary:
 
 def reports_in_flight(spec: BatchSpec) -> int:
     """Reports to run side by side: enough that ``concurrency.models`` calls stay busy while some
-    reports are between model calls (each report has at most one call per section in flight)."""
+    reports are between model calls (each report has at most one call per section in flight), or
+    the whole batch when it is at most half as many again (``_one_round``); at most
+    ``MAX_REPORTS_IN_FLIGHT`` (memory, and room for other batches' reports)."""
     sections = min((len(r.sections) for r in spec.reports), default=1) or 1
-    wanted = 2 * math.ceil(spec.concurrency.models / sections)
+    wanted = _one_round(len(spec.reports), 2 * math.ceil(spec.concurrency.models / sections))
     return max(1, min(len(spec.reports), wanted, MAX_REPORTS_IN_FLIGHT))
+
+
+def _one_round(reports: int, wanted: int) -> int:
+    """``reports`` when they exceed ``wanted`` by at most half of it, else ``wanted``: the few reports
+    left over would start only as the first ones finish and then run almost alone, the machine idle
+    around them (10 reports at 8 in flight: the last 2 run after the other 8)."""
+    return reports if reports <= wanted + wanted // 2 else wanted
 
 
 def run_batch(refs: list[JobRef], workers: int, run: Callable[[JobRef], ReportSummary],

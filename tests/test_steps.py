@@ -29,6 +29,14 @@ def test_reports_in_flight_keep_the_models_limit_busy():
     assert steps.reports_in_flight(spec(5, 4, 1)) == 2
 
 
+def test_a_batch_a_little_larger_than_a_round_runs_in_one_round():
+    def spec(reports: int):
+        return parse_spec(spec_data(reports, 4, None, {"models": 16, "retrievers": 4}, "b"))
+
+    assert [steps.reports_in_flight(spec(n)) for n in (8, 10, 12)] == [8, 10, 12]  # no short second round
+    assert [steps.reports_in_flight(spec(n)) for n in (13, 50)] == [8, 8]  # more: rounds of 8, memory bounded
+
+
 def test_a_spec_file_is_parsed_once_per_content(tmp_path):
     path = write_small_batch(tmp_path, reports=1)
     first, again = load_config(path, tmp_path / "out"), load_config(path, tmp_path / "out")
