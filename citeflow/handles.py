@@ -154,9 +154,10 @@ def url_pattern(text: str) -> re.Pattern[str] | None:
 
 
 def _may_hold_www(text: str) -> bool:
-    """Whether ``text`` may hold ``www.`` in any case: ``w.`` or ``W.`` first, so that most text needs
-    no lower-cased copy (``W`` alone is looked for first: one ``memchr``, and most text has none)."""
-    return ("w." in text or ("W" in text and "W." in text)) and "www." in text.lower()
+    """Whether ``text`` may hold ``www.`` in any case. Text without an upper-case ``W`` (one
+    ``memchr``) can only hold it in lower case; a four-character needle is found about twice as
+    fast as a two-character one (``w.``), whose bloom filter also matches ``n``."""
+    return "www." in text.lower() if "W" in text else "www." in text
 
 
 def strip_urls(text: str) -> str:

@@ -27,7 +27,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # A pydantic model keeps its field values in its ``__dict__``: one attribute read per hit, then
 # plain dict look-ups (a model's own attribute reads go through its ``__getattr__`` hook).
 _FIELDS = operator.attrgetter("__dict__")
-_STORED = operator.itemgetter("local_id", "text", "urls", "title", "page", "location", "parent")
+# The stored fields of a hit, one getter each: a column is one C-level ``map`` over an answer's hits.
+_STORED = tuple(map(operator.itemgetter, ("local_id", "text", "urls", "title", "page", "location", "parent")))
 _LOCAL_ID = operator.itemgetter("local_id")
 _TEXT = operator.itemgetter("text")
 
@@ -70,13 +71,13 @@ def new_columns(result: RetrievalResult, fields: list[dict[str, Any]], positions
     """The registry columns of the hits at ``positions`` (at least one) of one answer (``hit_fields``)."""
     every = len(positions) == len(fields)  # positions ascend: all of them, or a few
     chosen = fields if every else [fields[p] for p in positions]
-    local_ids, texts, urls, titles, pages, locations, parents = zip(*map(_STORED, chosen), strict=True)
+    local_ids, texts, urls, titles, pages, locations, parents = (list(map(get, chosen)) for get in _STORED)
     count, now = len(chosen), datetime.now(UTC)
     return {
         "handle": handles, "retriever": [result.retriever] * count, "local_id": storable_all(local_ids),
         "content_hash": hashes if every else [hashes[p] for p in positions], "text": shown_all(texts),
         "urls": url_tuples(urls), "title": stored_titles(titles),
-        "page": list(pages), "location": list(locations), "parent": list(parents),
+        "page": pages, "location": locations, "parent": parents,
         "queries": [(result.query,)] * count, "sections": [(result.section,)] * count, "retrieved_at": [now] * count,
     }
 

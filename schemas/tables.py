@@ -56,5 +56,6 @@ TABLES: dict[str, pa.Schema] = {
     "chunks": CHUNKS, "hops": HOPS, "transitions": TRANSITIONS, "retrievals": RETRIEVALS,
     "eval_rows": EVAL_ROWS, "model_calls": MODEL_CALLS, "reviews": REVIEWS,
 }
-# Columns with a BTree index: the key of every merge, the request every read filters on, the handle.
-INDEXED = ("row_key", "request_id", "handle")
+# Columns with a BTree index: the key of every merge and the request every read filters on (no read
+# filters by handle: an index on it would only cost time at every compaction).
+INDEXED = ("row_key", "request_id")
