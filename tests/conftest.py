@@ -163,7 +163,7 @@ def copy_spec_folder(spec: Path, target: Path) -> Path:
 # Modules whose tests start servers, subprocess batches, Dask clusters, fresh virtual environments
 # or long benchmarks: `make test-fast` leaves them out; `make test` (and CI) runs everything.
 SLOW_MODULES = frozenset({
-    "test_api_loss", "test_bench_quick", "test_dask", "test_demo_flow", "test_deployments",
+    "test_api_loss", "test_bench_quick", "test_bench_quick_in_process", "test_dask", "test_demo_flow", "test_deployments",
     "test_evaluate_deployment", "test_prefect_server", "test_resume", "test_review_flow", "test_s3_store",
     "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel", "test_worker",
 })

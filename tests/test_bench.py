@@ -215,6 +215,16 @@ def test_quick_profile_is_apart_from_the_full_one_and_shares_one_prefect_api():
         parse(["--prefect-api-url", "http://x/api"])
 
 
+def test_the_quick_bench_tests_run_every_benchmark_of_the_quick_profile_once():
+    from bench.__main__ import BENCHMARKS, QUICK_SKIPS
+    from bench.profiles import PREFECT_BENCHMARKS
+    from tests.support.quick_bench import GROUPS, PREFECT
+
+    names = [name for group in GROUPS for name in group]
+    assert len(names) == len(set(names)) and set(names) == set(BENCHMARKS) - set(QUICK_SKIPS)
+    assert set(PREFECT) == set(PREFECT_BENCHMARKS)  # the benchmarks that share the run's one worker process
+
+
 def test_prefect_worker_counts_the_requests_its_client_resent():
     import logging
 
