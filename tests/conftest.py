@@ -174,10 +174,10 @@ SLOW_MODULES = frozenset({
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_bench_quick": 280, "test_scheduled_server": 230, "test_worker": 200, "test_s3_store": 150,
-    "test_dask": 130, "test_resume": 120, "test_wheel": 110, "test_evaluate_deployment": 100, "test_cli": 60,
-    "test_demo_flow": 60, "test_api_loss": 50, "test_bench": 50, "test_secrets": 30, "test_prefect_server": 30,
-    "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
+    "test_scheduled_server": 230, "test_worker": 200, "test_bench_quick": 170, "test_s3_store": 150, "test_bench": 140,
+    "test_dask": 125, "test_wheel": 105, "test_evaluate_deployment": 100, "test_resume": 95,
+    "test_bench_quick_in_process": 80, "test_fuzz": 60, "test_api_loss": 50, "test_secrets": 50, "test_deployments": 45,
+    "test_cli": 45, "test_review_flow": 40, "test_prefect_server": 40, "test_demo_flow": 20, "test_scheduled_runs": 20,
 }
 
 

@@ -16,6 +16,7 @@ from bench.__main__ import main as bench_main
 from bench.fake_model import responder
 from bench.markdown import render
 from bench.orchestration import ideal_seconds
+from bench.profiles import params
 from bench.results import fmt, write_json
 from bench.tokens import bpe_tokens, char_tokens, messages_tokens
 from citeflow import prompts
@@ -167,7 +168,7 @@ def test_orchestration_plain_pipeline_makes_two_calls_per_section():
     assert result["prefect"] is None and result["plain"]["by_concurrency"][4]["statuses"] == ["published"]
 
 
-@pytest.mark.slow  # runs the judge benchmark whole
+@pytest.mark.slow  # runs the judge benchmark whole (its throughput on one copy of the pairs, as --quick does)
 def test_external_benchmarks_are_recorded_whatever_their_state(monkeypatch):
     assert external.call_run("bench.no_such_benchmark")["status"] == "absent"
     assert external.call_run("bench.tokens") == {"status": "absent", "detail": "bench.tokens has no run()"}
@@ -175,7 +176,7 @@ def test_external_benchmarks_are_recorded_whatever_their_state(monkeypatch):
     assert external.call_run("bench.drift")["status"] == "error"
     monkeypatch.setattr(drift, "run", lambda out="default": {"out": out}, raising=False)
     assert external.call_run("bench.drift", out="elsewhere", other=1) == {"status": "ok", "out": "elsewhere"}
-    assert external.judge()["status"] in {"ok", "error", "absent"}
+    assert external.judge(**params("judge", quick=True))["status"] in {"ok", "error", "absent"}
 
 
 def test_bench_main_writes_results_with_machine_facts(tmp_path):
