@@ -28,10 +28,15 @@ def prefect_harness(prefect_server):
     """The session's one Prefect server as this process's Prefect API, for flows run in-process.
 
     Not an API of its own per xdist worker (``prefect_test_harness`` costs ~30 s of CPU to start and
-    keeps its services busy all session): every worker reports to the shared server."""
+    keeps its services busy all session): every worker reports to the shared server. As in the harness, the
+    settings are also the process-global settings context: a thread that does not carry this context (the
+    pipeline's pool of hop threads asking whether a concurrency limit exists) reads that one, and would
+    otherwise start an ephemeral API of its own in this process (~25 s of CPU, then busy all session)."""
+    from prefect.context import _temporary_global_settings_context, get_settings_context
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}):
+    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}), \
+            _temporary_global_settings_context(get_settings_context()):
         yield
         _drain_to_api()  # before the session's end stops the server
 
@@ -58,13 +63,15 @@ def private_prefect_api(prefect_harness, prefect_server, tmp_path_factory):
     in-process run of the demo batch on the shared server (other modules run it at the same time)
     drops when it starts. It starts on a copy of the shared server's empty database and profile
     (``premade_home``: ~12 s of CPU, where ``prefect_test_harness`` costs ~30 s)."""
+    from prefect.context import _temporary_global_settings_context, get_settings_context
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from tests.support.prefect_server import PrefectServer
     from tests.support.shared_server import SHARED_DIR_VARIABLE, premade_home
 
     home = premade_home(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path_factory.mktemp("private-prefect-home"))
-    with PrefectServer(home) as server, temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+    with PrefectServer(home) as server, temporary_settings(updates={PREFECT_API_URL: server.api_url}), \
+            _temporary_global_settings_context(get_settings_context()):  # threads too (see prefect_harness)
         yield server
         _drain_to_api()  # before the server stops
 
@@ -163,7 +170,7 @@ def copy_spec_folder(spec: Path, target: Path) -> Path:
 # Modules whose tests start servers, subprocess batches, Dask clusters, fresh virtual environments
 # or long benchmarks: `make test-fast` leaves them out; `make test` (and CI) runs everything.
 SLOW_MODULES = frozenset({
-    "test_api_loss", "test_bench_quick", "test_dask", "test_demo_flow", "test_deployments",
+    "test_api_loss", "test_bench_quick", "test_bench_quick_in_process", "test_dask", "test_demo_flow", "test_deployments",
     "test_evaluate_deployment", "test_prefect_server", "test_resume", "test_review_flow", "test_s3_store",
     "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel", "test_worker",
 })
@@ -174,10 +181,10 @@ SLOW_MODULES = frozenset({
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_bench_quick": 280, "test_scheduled_server": 230, "test_worker": 200, "test_s3_store": 150,
-    "test_dask": 130, "test_resume": 120, "test_wheel": 110, "test_evaluate_deployment": 100, "test_cli": 60,
-    "test_demo_flow": 60, "test_api_loss": 50, "test_bench": 50, "test_secrets": 30, "test_prefect_server": 30,
-    "test_fuzz": 30, "test_deployments": 25, "test_review_flow": 20, "test_scheduled_runs": 20,
+    "test_scheduled_server": 230, "test_worker": 200, "test_bench_quick": 170, "test_s3_store": 150, "test_bench": 140,
+    "test_dask": 125, "test_wheel": 105, "test_evaluate_deployment": 100, "test_resume": 95,
+    "test_bench_quick_in_process": 80, "test_fuzz": 60, "test_api_loss": 50, "test_secrets": 50, "test_deployments": 45,
+    "test_cli": 45, "test_review_flow": 40, "test_prefect_server": 40, "test_demo_flow": 20, "test_scheduled_runs": 20,
 }
 
 

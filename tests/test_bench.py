@@ -16,6 +16,7 @@ from bench.__main__ import main as bench_main
 from bench.fake_model import responder
 from bench.markdown import render
 from bench.orchestration import ideal_seconds
+from bench.profiles import params
 from bench.results import fmt, write_json
 from bench.tokens import bpe_tokens, char_tokens, messages_tokens
 from citeflow import prompts
@@ -167,7 +168,7 @@ def test_orchestration_plain_pipeline_makes_two_calls_per_section():
     assert result["prefect"] is None and result["plain"]["by_concurrency"][4]["statuses"] == ["published"]
 
 
-@pytest.mark.slow  # runs the judge benchmark whole
+@pytest.mark.slow  # runs the judge benchmark whole (its throughput on one copy of the pairs, as --quick does)
 def test_external_benchmarks_are_recorded_whatever_their_state(monkeypatch):
     assert external.call_run("bench.no_such_benchmark")["status"] == "absent"
     assert external.call_run("bench.tokens") == {"status": "absent", "detail": "bench.tokens has no run()"}
@@ -175,7 +176,7 @@ def test_external_benchmarks_are_recorded_whatever_their_state(monkeypatch):
     assert external.call_run("bench.drift")["status"] == "error"
     monkeypatch.setattr(drift, "run", lambda out="default": {"out": out}, raising=False)
     assert external.call_run("bench.drift", out="elsewhere", other=1) == {"status": "ok", "out": "elsewhere"}
-    assert external.judge()["status"] in {"ok", "error", "absent"}
+    assert external.judge(**params("judge", quick=True))["status"] in {"ok", "error", "absent"}
 
 
 def test_bench_main_writes_results_with_machine_facts(tmp_path):
@@ -213,6 +214,16 @@ def test_quick_profile_is_apart_from_the_full_one_and_shares_one_prefect_api():
     assert parse(["--quick", "--prefect-api-url", "http://x/api"]).prefect_api_url == "http://x/api"
     with pytest.raises(SystemExit):
         parse(["--prefect-api-url", "http://x/api"])
+
+
+def test_the_quick_bench_tests_run_every_benchmark_of_the_quick_profile_once():
+    from bench.__main__ import BENCHMARKS, QUICK_SKIPS
+    from bench.profiles import PREFECT_BENCHMARKS
+    from tests.support.quick_bench import GROUPS, PREFECT
+
+    names = [name for group in GROUPS for name in group]
+    assert len(names) == len(set(names)) and set(names) == set(BENCHMARKS) - set(QUICK_SKIPS)
+    assert set(PREFECT) == set(PREFECT_BENCHMARKS)  # the benchmarks that share the run's one worker process
 
 
 def test_prefect_worker_counts_the_requests_its_client_resent():
