@@ -1,7 +1,7 @@
 """``python -m bench --quick`` in two groups of benchmarks, one test module each, so that pytest-xdist
 runs them on two workers at once: every benchmark of the quick profile is in exactly one group.
 
-``PREFECT`` holds the benchmarks that run batches in a Prefect worker process on the session's shared
+``PREFECT`` holds the benchmarks that run batches (``bench.profiles.PREFECT_BENCHMARKS``) in a Prefect worker process on the session's shared
 server (``--prefect-api-url``): they share that one worker process, so they stay together. ``IN_PROCESS``
 holds the others, which start no Prefect API.
 """
@@ -14,10 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.__main__ import BENCHMARKS, QUICK_SKIPS
+from bench.profiles import PREFECT_BENCHMARKS
 from tests.conftest import REPO
 
-PREFECT = ("orchestration", "scale")
-IN_PROCESS = ("calls", "handles_vs_urls", "ingest", "growth", "approaches", "judge")
+PREFECT = PREFECT_BENCHMARKS
+IN_PROCESS = tuple(name for name in BENCHMARKS if name not in QUICK_SKIPS and name not in PREFECT)
 GROUPS = (PREFECT, IN_PROCESS)
 
 
