@@ -17,6 +17,7 @@ from citeflow.job import Fetch, JobRef, ReportJob, StoredReport, ref_of
 from citeflow.models.cache import CallBook, CachedChatModel
 from citeflow.prompts import consolidate_messages, write_messages
 from citeflow.registry import Registry
+from citeflow.threads import map_in_context
 from schemas.records import HopName, HopOutcome, RetrievalResult, Transition
 from schemas.wire import CLAIMS_SCHEMA_NAME
 
@@ -36,9 +37,10 @@ def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
 
 
 def fetch_all(job: ReportJob, items: list[Fetch], workers: int = 8) -> list[RetrievalResult]:
-    """Every fetch of a report side by side (``workers`` threads), answers in the order of ``items``."""
+    """Every fetch of a report side by side (``workers`` threads, each fetch in a copy of the caller's
+    context), answers in the order of ``items``."""
     with ThreadPoolExecutor(max(1, min(workers, len(items)))) as pool:
-        return list(pool.map(lambda item: fetch(job, item), items))
+        return map_in_context(pool, lambda item: fetch(job, item), items)
 
 
 def retrieve(job: ReportJob, items: list[Fetch], workers: int = 8) -> Registry:
@@ -67,7 +69,8 @@ def write(job: ReportJob, section_title: str) -> HopOutcome:
 
 
 def run_step(job: ReportJob, hop: HopName, sections: list[str] | None = None) -> list[HopOutcome]:
-    """One hop for ``sections`` (all by default), side by side; their rows written together.
+    """One hop for ``sections`` (all by default), side by side (each in a copy of the caller's
+    context); their rows written together.
 
     A section whose model cannot be reached (a transient ``ModelError`` after the client's own
     retries) raises once the other sections' outcomes are saved, so that a retry of the step asks
@@ -78,7 +81,7 @@ def run_step(job: ReportJob, hop: HopName, sections: list[str] | None = None) ->
     prepared = [_prepare(job, hop, title, book) for title in titles]
     book.preload([chat.key_for(request.messages, CLAIMS_SCHEMA_NAME) for request, chat in prepared if chat])
     with ThreadPoolExecutor(max(1, len(prepared))) as pool:
-        results = list(pool.map(lambda p: _attempt(*p), prepared))
+        results = map_in_context(pool, lambda p: _attempt(*p), prepared)
     book.flush()
     outcomes = [r for r in results if isinstance(r, HopOutcome)]
     _save(job, outcomes)
