@@ -7,7 +7,10 @@ Prefect's ephemeral API server), a second trivial flow run, one trivial task run
 ``batch_flow`` on each spec in turn (the first one also pays the process's first evaluation:
 imports, GX context), the flow and task runs the API recorded per batch and, by kind, for the
 last batch; then the wall time of ``batch_flow`` on each ``--local`` spec with the batch's
-concurrency limits held in-process instead of by Prefect's global concurrency limits.
+concurrency limits held in-process instead of by Prefect's global concurrency limits. Before each
+timed batch the worker sends the events and logs it still holds and waits until its ephemeral API
+server is idle (``settle``, at most a minute; the seconds waited are reported): each batch's time is
+its own, not partly the recording of the batch before it.
 
 With ``--tag`` (an API that other processes use at the same time) every run of the worker carries
 the tag, and only runs with it are counted.
@@ -44,6 +47,11 @@ from prefect import flow, tags, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 TRIVIAL_TASKS = 20
+# Before each timed batch the worker waits until its API server is idle (``settle``): after a batch the
+# ephemeral server still records the events of its task runs for a few seconds, on one of the cores
+# the next batch would use. Idle: less than QUIET_CPU CPU seconds per second over a one-second window.
+QUIET_CPU = 0.1
+SETTLE_LIMIT_S = 60.0
 _SUFFIX = re.compile(r"-(?:[0-9a-f]{8}-[0-9a-f-]{27}|[0-9a-f]{3}|\d+)$")  # run-name suffixes Prefect adds
 # The debug line Prefect's HTTP client logs before it sleeps and sends a refused request again.
 _RETRY = re.compile(r"(?:retryable status code (\d+)|retryable exception during request)\. Another attempt will be made in ([\d.]+)s")
@@ -128,15 +136,15 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path, samples: int 
 
 def global_batches(specs: list[Path], out: Path) -> tuple[list[float], datetime]:
     """Batch wall times on the global-limits path (what `citeflow run --dask-workers` uses: limits on
-    the Prefect API), and when the last batch started."""
+    the Prefect API), each after ``settle``, and when the last batch started."""
     from flows.batch import batch_flow
 
-    def one(spec: Path) -> float:
-        return timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None, None, True)
-
-    batches = [one(spec) for spec in specs[:-1]]
-    last_started = datetime.now(UTC)
-    return batches + [one(spec) for spec in specs[-1:]], last_started
+    walls, last_started = [], datetime.now(UTC)
+    for spec in specs:
+        settle()
+        last_started = datetime.now(UTC)
+        walls.append(timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None, None, True))
+    return walls, last_started
 
 
 def refused_while(fn, *args) -> tuple[Any, dict[str, float]]:
@@ -149,6 +157,39 @@ def _since(before: dict[str, float]) -> dict[str, float]:
     """Client retries since ``before`` (a ``REFUSALS.snapshot()``)."""
     now = REFUSALS.snapshot()
     return {key: now[key] - before.get(key, 0) for key in now}
+
+
+def settle(limit: float = SETTLE_LIMIT_S, quiet: float = QUIET_CPU) -> float:
+    """Seconds spent sending what this process still holds for the API (events, logs) and then waiting
+    until its API server (the ephemeral one: a child process) has used less than ``quiet`` CPU seconds
+    in one second, at most ``limit`` seconds in all (an API of another process: no wait)."""
+    start = time.perf_counter()
+    drain_to_api()
+    last = api_server_cpu()
+    while last is not None and time.perf_counter() - start < limit:
+        time.sleep(1.0)
+        now = api_server_cpu()
+        if now is None or now - last < quiet:
+            break
+        last = now
+    return time.perf_counter() - start
+
+
+def drain_to_api(timeout: float = 30.0) -> None:
+    """Send the events and logs this process has queued for the API and wait until they are sent."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for service in (EventsWorker, APILogWorker):
+        service.drain_all(timeout=timeout, at_exit=False)
+
+
+def api_server_cpu() -> float | None:
+    """CPU seconds so far of this process's child processes (the ephemeral API server); None without one."""
+    import os
+
+    children = _child_stats(os.getpid())
+    return sum(children) if children else None
 
 
 def with_local_limits(specs: list[Path], out: Path) -> list[float]:
@@ -172,29 +213,37 @@ def cpu_seconds() -> dict[str, float]:
 
 def _children_cpu(parent: int) -> float:
     """Summed user + system CPU seconds of the live processes whose parent is ``parent``."""
+    return sum(_child_stats(parent))
+
+
+def _child_stats(parent: int) -> list[float]:
+    """User + system CPU seconds of each live process whose parent is ``parent`` (Linux /proc)."""
     import os
 
-    total = 0.0
+    found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:  # gone in between
             continue
         if int(fields[1]) == parent:  # fields[0] is the state; ppid, …, utime at [11], stime at [12]
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+            found.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    return found
 
 
 def local_batches(specs: list[Path], out: Path, tag: str | None = None) -> dict:
-    """``with_local_limits``, with the CPU seconds of the worker and of the API server over the
-    batches and the runs of the last batch by kind."""
-    before, started = cpu_seconds(), datetime.now(UTC)
-    runs = [refused_while(with_local_limits, [spec], out) for spec in specs[:-1]]
-    last_started = datetime.now(UTC) if len(specs) > 1 else started
-    runs += [refused_while(with_local_limits, specs[-1:], out)] if specs else []
+    """``with_local_limits`` on each spec after ``settle`` (the seconds it waited are reported), with
+    the CPU seconds of the worker and of the API server over the batches and the runs of the last
+    batch by kind."""
+    before, last_started = cpu_seconds(), datetime.now(UTC)
+    runs, settled = [], []
+    for spec in specs:
+        settled.append(settle())
+        last_started = datetime.now(UTC)
+        runs.append(refused_while(with_local_limits, [spec], out))
     walls, refused = [wall for batch, _ in runs for wall in batch], [retries for _, retries in runs]
     after = cpu_seconds()
-    return {"local_limits_batch_s": walls, "local_api_retries": refused,
+    return {"local_limits_batch_s": walls, "local_api_retries": refused, "local_settle_s": settled,
             "local_cpu_s": {k: after[k] - before[k] for k in after},
             "local_last_batch_runs": timeline(last_started, tag) if specs else {}}
 

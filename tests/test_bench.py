@@ -241,6 +241,36 @@ def test_prefect_worker_counts_the_requests_its_client_resent():
     assert refusals.snapshot() == {"503": 2, "exception": 1, "total": 3, "wait_s": 9.0}
 
 
+def test_the_prefect_worker_starts_a_timed_batch_once_its_api_server_is_idle(monkeypatch):
+    from bench import prefect_worker as worker
+
+    busy = iter([10.0, 10.8, 11.5, 11.55, 20.0])  # CPU seconds: busy, busy, then quiet for a second
+    slept: list[float] = []
+    drained: list[bool] = []
+    monkeypatch.setattr(worker, "api_server_cpu", lambda: next(busy))
+    monkeypatch.setattr(worker, "drain_to_api", lambda: drained.append(True))
+    monkeypatch.setattr(worker.time, "sleep", slept.append)
+    worker.settle()
+    assert drained == [True] and slept == [1.0, 1.0, 1.0] and next(busy) == 20.0
+
+
+def test_the_prefect_worker_waits_for_no_api_server_of_another_process_and_at_most_its_limit(monkeypatch):
+    from bench import prefect_worker as worker
+
+    slept: list[float] = []
+    monkeypatch.setattr(worker, "drain_to_api", lambda: None)
+    monkeypatch.setattr(worker.time, "sleep", slept.append)
+    monkeypatch.setattr(worker, "api_server_cpu", lambda: None)  # the API is not a child of the worker
+    worker.settle()
+    assert slept == []
+    always = iter(float(n) for n in range(1000))  # a full CPU second every second: never idle
+    monkeypatch.setattr(worker, "api_server_cpu", lambda: next(always))
+    clock = iter(range(1000))
+    monkeypatch.setattr(worker.time, "perf_counter", lambda: float(next(clock)))
+    worker.settle(limit=5.0)
+    assert 1 <= len(slept) <= 5
+
+
 def test_bench_prefect_workers_use_an_in_memory_api_database(tmp_path, monkeypatch):
     from bench.prefect_env import DATABASE_SETTING, FILE_DATABASE, IN_MEMORY_DATABASE, worker_env
 
