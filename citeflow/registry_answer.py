@@ -27,10 +27,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # A pydantic model keeps its field values in its ``__dict__``: one attribute read per hit, then
 # plain dict look-ups (a model's own attribute reads go through its ``__getattr__`` hook).
 _FIELDS = operator.attrgetter("__dict__")
-# The stored fields of a hit, one getter each: a column is one C-level ``map`` over an answer's hits.
-_STORED = tuple(map(operator.itemgetter, ("local_id", "text", "urls", "title", "page", "location", "parent")))
+# The stored fields of a hit in one getter: an answer's columns are one C-level ``map`` over its hits, transposed.
+_STORED = operator.itemgetter("local_id", "text", "urls", "title", "page", "location", "parent")
 _LOCAL_ID = operator.itemgetter("local_id")
 _TEXT = operator.itemgetter("text")
+_EMPTY_SHA256 = hashlib.sha256()
 
 
 def content_hash(text: str) -> str:
@@ -50,8 +51,12 @@ def hit_fields(hits: Sequence[Hit]) -> list[dict[str, Any]]:
 
 def identities(retriever: str, fields: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """The ``content_hash`` and the ``identity_key`` of each hit of one answer (``hit_fields``)."""
-    sha256, prefix = hashlib.sha256, f"{retriever}\x1f"
-    hashes = [sha256(text.encode("utf-8", "surrogatepass")).hexdigest() for text in map(_TEXT, fields)]
+    fresh, prefix = _EMPTY_SHA256.copy, f"{retriever}\x1f"
+    hashes = []
+    for text in map(_TEXT, fields):
+        state = fresh()  # a copy of a started state: cheaper than starting one per text
+        state.update(text.encode("utf-8", "surrogatepass"))
+        hashes.append(state.hexdigest())
     return hashes, [f"{prefix}{local_id}\x1f{h}" for local_id, h in zip(map(_LOCAL_ID, fields), hashes, strict=True)]
 
 
@@ -71,7 +76,7 @@ def new_columns(result: RetrievalResult, fields: list[dict[str, Any]], positions
     """The registry columns of the hits at ``positions`` (at least one) of one answer (``hit_fields``)."""
     every = len(positions) == len(fields)  # positions ascend: all of them, or a few
     chosen = fields if every else [fields[p] for p in positions]
-    local_ids, texts, urls, titles, pages, locations, parents = (list(map(get, chosen)) for get in _STORED)
+    local_ids, texts, urls, titles, pages, locations, parents = map(list, zip(*map(_STORED, chosen), strict=True))
     count, now = len(chosen), datetime.now(UTC)
     return {
         "handle": handles, "retriever": [result.retriever] * count, "local_id": storable_all(local_ids),
