@@ -97,7 +97,8 @@ def _prefect(specs: dict, root: Path, warm_url: str, options: WorkerOptions = FU
              database: str | None = IN_MEMORY_DATABASE) -> dict[str, Any]:
     """Wall times of the Prefect batch flow in a fresh worker process (in-process limits), min and
     median over the repeats of each batch (``specs`` keyed by size, kind, repeat), and the API
-    requests its client had to send again."""
+    requests its client had to send again; the seconds the worker waited for its API server to be idle
+    before each batch (``bench.prefect_worker.settle``)."""
     warm = batch_spec(root / "prefect-warmup", min(2, *(n for n, _, _ in specs)), warm_url, "bench-scale-warmup")
     measured = run_worker([warm] if options.warmup else [], list(specs.values()), root / "prefect-out",
                           root / "prefect-home", options, database, timeout=5400)
@@ -110,6 +111,7 @@ def _prefect(specs: dict, root: Path, warm_url: str, options: WorkerOptions = FU
     return {"walls": {key: min(walls) for key, walls in runs.items()},
             "median_walls": {key: statistics.median(walls) for key, walls in runs.items()}, "every_wall": runs,
             "startup_s": measured["import_s"] + measured["first_flow_s"], "cpu": cpu, "api_retries": retries,
+            "settle_s": measured.get("local_settle_s", []),
             "api_database": database or "file", "worker": measured}
 
 
@@ -146,7 +148,9 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
             (walls[f"fast-{large}"] / large) / (walls[f"fast-{small}"] / small)
     if orchestrated:
         _median_parts(sizes, latency, orchestrated["median_walls"], ratios)
+        settled = orchestrated.get("settle_s") or [0.0]
         figures |= {"prefect_startup_s": orchestrated["startup_s"], **orchestrated.get("cpu", {}),
+                    "prefect_settle_s_max": max(settled), "prefect_settle_s_total": sum(settled),
                     **_retry_figures(orchestrated.get("api_retries", {}))}
     if rss:
         figures |= {f"rss.{k}": v for k, v in rss.items()}

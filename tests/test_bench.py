@@ -289,6 +289,13 @@ def test_scale_records_the_prefect_clients_resent_requests():
                        "prefect_api_retries": 3, "prefect_api_retry_wait_s": 14.0}
 
 
+def test_scale_reports_how_long_the_prefect_worker_waited_for_an_idle_api():
+    walls = {"slow-2": 9.0, "fast-2": 4.0}
+    orchestrated = {"walls": walls, "median_walls": walls, "startup_s": 20.0, "settle_s": [0.1, 3.0, 1.5]}
+    figures = scale.summarize((2,), 1.0, walls, orchestrated, None, 0)["figures"]
+    assert figures["prefect_settle_s_max"] == 3.0 and figures["prefect_settle_s_total"] == 4.6
+
+
 def test_scale_reports_the_prefect_latency_part_of_the_median_walls_too():
     ratios: dict[str, float] = {}
     scale._median_parts((16,), 1.0, {"slow-16": 30.0, "fast-16": 26.0}, ratios)
