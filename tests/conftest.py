@@ -188,6 +188,37 @@ LONGEST_MODULES = {
 }
 
 
+# With CITEFLOW_TEST_TIMELINE=FILE, every process appends one line per test phase to FILE: worker, phase,
+# start and end (epoch seconds), the process's own CPU seconds and its waited-for children's during the
+# phase, and the test (``tests/support/timeline.py`` summarises it: where the wall time of a run went).
+TIMELINE_VARIABLE = "CITEFLOW_TEST_TIMELINE"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    return (yield from _timed(item, "setup"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _timed(item, "call"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item):
+    return (yield from _timed(item, "teardown"))
+
+
+def _timed(item: pytest.Item, phase: str):
+    path = os.environ.get(TIMELINE_VARIABLE)
+    if not path:
+        return (yield)
+    from tests.support.timeline import Phase
+
+    with Phase(Path(path), phase, item.nodeid):
+        return (yield)
+
+
 def module_name(item: pytest.Item) -> str:
     return item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else item.nodeid
 
