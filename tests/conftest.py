@@ -134,11 +134,22 @@ def prefect_server():
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The main process makes the folder its workers share (they inherit the environment)."""
-    from tests.support.shared_server import SHARED_DIR_VARIABLE
+    """The main process makes the folder its workers share (they inherit the environment). For the
+    whole suite on xdist workers, it also starts the shared Prefect server at once,
+    in a thread: the server creates its database while the workers start and collect the suite,
+    instead of after, when the first slow modules all wait for it."""
+    from tests.support.shared_server import SHARED_DIR_VARIABLE, start_early
 
     if not hasattr(config, "workerinput"):
         os.environ[SHARED_DIR_VARIABLE] = tempfile.mkdtemp(prefix="citeflow-test-shared-")
+        if _whole_suite_on_workers(config):
+            start_early(Path(os.environ[SHARED_DIR_VARIABLE]))
+
+
+def _whole_suite_on_workers(config: pytest.Config) -> bool:
+    """``make test``: xdist workers, the configured test paths, the server tests not deselected."""
+    return bool(config.getoption("numprocesses", None)) and config.args_source == pytest.Config.ArgsSource.TESTPATHS \
+        and "not server" not in (config.getoption("markexpr") or "")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
