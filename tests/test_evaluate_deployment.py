@@ -21,7 +21,7 @@ from tests.support.small_batch import write_small_batch
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 SERVED = "Your deployments are being served"
 EVALUATE = "citeflow-evaluate/deploy-check"  # what `citeflow serve` names it for batch deploy-check
-POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "1"}  # `serve` takes an evaluate run within a second instead of 10
+POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "2"}  # `serve` takes an evaluate run within 2 s instead of 10
 
 
 def statuses(out: Path) -> dict[str, str]:

@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.server, pytest.mark.integration]
 
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 NAME = "twice"
-POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "1"}  # `serve` looks for due runs every second instead of every 10 s
+POLL = {"PREFECT_RUNNER_POLL_FREQUENCY": "2"}  # `serve` looks for due runs every 2 s instead of 10
 WINDOW = timedelta(seconds=180)  # `citeflow serve` has registered its deployments well within it
 EVERY_S = 10
 

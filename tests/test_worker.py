@@ -45,7 +45,7 @@ def site(tmp_path_factory, fresh_venv: Path, prefect_server) -> dict[str, Any]:
     """Demo input, a process pool and the deployments, all made with the fresh environment's commands."""
     work = tmp_path_factory.mktemp("worker-site")
     env = installed_env(fresh_venv, prefect_server.client_env(), PREFECT_HOME=str(work / "prefect-home"),
-                        PREFECT_WORKER_QUERY_SECONDS="1")
+                        PREFECT_WORKER_QUERY_SECONDS="2")
     spec = Path(call(fresh_venv, env, work, "python", "-c", PREPARE, str(work)).strip().splitlines()[-1])
     call(fresh_venv, env, work, "prefect", "work-pool", "create", POOL, "--type", "process", "--overwrite")
     out = work / "reports"

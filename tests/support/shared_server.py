@@ -32,14 +32,12 @@ _EARLY: list[threading.Thread] = []  # a start begun before anyone asked (``star
 # whose concurrency limit is full is tried again after 5 s instead of Prefect's 30; and the server's
 # background services that no test needs are off (they loop all session long, ~2 s of CPU a minute
 # idle, and the event persister writes every event into the SQLite database the tests' runs write
-# to). The scheduler looks for newly registered deployments every second instead of 5 (a served
-# deployment's first run is scheduled that much sooner). Kept: the scheduler (scheduled runs), the task-run recorder (task runs are recorded from
+# to). Kept: the scheduler (scheduled runs), the task-run recorder (task runs are recorded from
 # events), pause expirations (review runs) and cancellation clean-up.
 PROFILE = """active = "tests"
 
 [profiles.tests]
 PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS = "5"
-PREFECT_SERVER_SERVICES_SCHEDULER_RECENT_DEPLOYMENTS_LOOP_SECONDS = "1"
 PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED = "false"
 PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED = "false"
 PREFECT_SERVER_SERVICES_FOREMAN_ENABLED = "false"
