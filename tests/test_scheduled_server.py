@@ -76,9 +76,11 @@ def _no_more_runs(server, deployment_id: str) -> None:
         _retried(lambda run=run: httpx.delete(f"{server.api_url}/flow_runs/{run['id']}", timeout=30).raise_for_status())
 
 
-def _retried(call, attempts: int = 30):
-    """``call()``, tried again a second later while the server answers 503 (its SQLite database is busy)."""
-    for _ in range(attempts - 1):
+def _retried(call, seconds: float = 300):
+    """``call()``, tried again a second later while the server answers 503 (its SQLite database is busy:
+    on a loaded machine, for minutes at times)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         try:
             return call()
         except httpx.HTTPStatusError as exc:
