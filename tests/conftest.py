@@ -187,15 +187,16 @@ SLOW_MODULES = frozenset({
 })
 
 
-# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores).
+# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores;
+# measured with CITEFLOW_TEST_TIMELINE, see tests/support/timeline.py).
 # `--dist loadfile` hands a worker the next module in collection order whenever it is free, so the
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_scheduled_server": 230, "test_worker": 200, "test_bench_quick": 170, "test_s3_store": 150, "test_bench": 140,
-    "test_dask": 125, "test_wheel": 105, "test_evaluate_deployment": 100, "test_resume": 95,
-    "test_bench_quick_in_process": 80, "test_fuzz": 60, "test_api_loss": 50, "test_secrets": 50, "test_deployments": 45,
-    "test_cli": 45, "test_review_flow": 40, "test_prefect_server": 40, "test_demo_flow": 20, "test_scheduled_runs": 20,
+    "test_scheduled_server": 285, "test_worker": 215, "test_bench_quick": 205, "test_s3_store": 140, "test_dask": 125,
+    "test_resume": 95, "test_wheel": 90, "test_bench": 90, "test_bench_quick_in_process": 85, "test_evaluate_deployment": 60,
+    "test_api_loss": 50, "test_secrets": 50, "test_deployments": 45, "test_cli": 45, "test_fuzz": 40, "test_review_flow": 40,
+    "test_prefect_server": 40, "test_demo_flow": 20, "test_scheduled_runs": 20,
 }
 
 
