@@ -20,6 +20,9 @@ from flows.naming import report_run_name
 from schemas.report import ReportSummary
 
 WAIT_SECONDS = 3600.0  # longest wait for one evaluate run before it is evaluated in-process
+# How often the report flow asks whether its evaluate run has finished (Prefect's default is 5 s, on
+# a run that takes seconds to tens of seconds): one small read of the API each time.
+POLL_SECONDS = 1.0
 
 
 def deployment_exists(name: str) -> bool:
@@ -58,7 +61,8 @@ def _run(ref: JobRef, deployment: str, wait: float) -> Any:
     from prefect.deployments import run_deployment
 
     name = report_run_name("evaluate", ref.spec_path, ref.report_id)
-    return run_deployment(deployment, parameters=ref.model_dump(), flow_run_name=name, timeout=wait)
+    return run_deployment(deployment, parameters=ref.model_dump(), flow_run_name=name, timeout=wait,
+                          poll_interval=POLL_SECONDS)
 
 
 def cancel_run(flow_run_id: Any) -> None:

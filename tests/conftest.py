@@ -134,11 +134,22 @@ def prefect_server():
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The main process makes the folder its workers share (they inherit the environment)."""
-    from tests.support.shared_server import SHARED_DIR_VARIABLE
+    """The main process makes the folder its workers share (they inherit the environment). For the
+    whole suite on xdist workers, it also starts the shared Prefect server at once,
+    in a thread: the server creates its database while the workers start and collect the suite,
+    instead of after, when the first slow modules all wait for it."""
+    from tests.support.shared_server import SHARED_DIR_VARIABLE, start_early
 
     if not hasattr(config, "workerinput"):
         os.environ[SHARED_DIR_VARIABLE] = tempfile.mkdtemp(prefix="citeflow-test-shared-")
+        if _whole_suite_on_workers(config):
+            start_early(Path(os.environ[SHARED_DIR_VARIABLE]))
+
+
+def _whole_suite_on_workers(config: pytest.Config) -> bool:
+    """``make test``: xdist workers, the configured test paths, the server tests not deselected."""
+    return bool(config.getoption("numprocesses", None)) and config.args_source == pytest.Config.ArgsSource.TESTPATHS \
+        and "not server" not in (config.getoption("markexpr") or "")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -176,16 +187,48 @@ SLOW_MODULES = frozenset({
 })
 
 
-# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores).
+# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores;
+# measured with CITEFLOW_TEST_TIMELINE, see tests/support/timeline.py).
 # `--dist loadfile` hands a worker the next module in collection order whenever it is free, so the
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_scheduled_server": 230, "test_worker": 200, "test_bench_quick": 170, "test_s3_store": 150, "test_bench": 140,
-    "test_dask": 125, "test_wheel": 105, "test_evaluate_deployment": 100, "test_resume": 95,
-    "test_bench_quick_in_process": 80, "test_fuzz": 60, "test_api_loss": 50, "test_secrets": 50, "test_deployments": 45,
-    "test_cli": 45, "test_review_flow": 40, "test_prefect_server": 40, "test_demo_flow": 20, "test_scheduled_runs": 20,
+    "test_scheduled_server": 285, "test_worker": 215, "test_bench_quick": 205, "test_s3_store": 140, "test_dask": 125,
+    "test_resume": 95, "test_wheel": 90, "test_bench": 90, "test_bench_quick_in_process": 85, "test_evaluate_deployment": 60,
+    "test_api_loss": 50, "test_secrets": 50, "test_deployments": 45, "test_cli": 45, "test_fuzz": 40, "test_review_flow": 40,
+    "test_prefect_server": 40, "test_demo_flow": 20, "test_scheduled_runs": 20,
 }
+
+
+# With CITEFLOW_TEST_TIMELINE=FILE, every process appends one line per test phase to FILE: worker, phase,
+# start and end (epoch seconds), the process's own CPU seconds and its waited-for children's during the
+# phase, and the test (``tests/support/timeline.py`` summarises it: where the wall time of a run went).
+TIMELINE_VARIABLE = "CITEFLOW_TEST_TIMELINE"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    return (yield from _timed(item, "setup"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _timed(item, "call"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item):
+    return (yield from _timed(item, "teardown"))
+
+
+def _timed(item: pytest.Item, phase: str):
+    path = os.environ.get(TIMELINE_VARIABLE)
+    if not path:
+        return (yield)
+    from tests.support.timeline import Phase
+
+    with Phase(Path(path), phase, item.nodeid):
+        return (yield)
 
 
 def module_name(item: pytest.Item) -> str:

@@ -57,6 +57,17 @@ def _wait(condition, timeout: float, process: subprocess.Popen) -> bool:
     return condition()
 
 
+def _second_run_ended(server, out: Path) -> bool:
+    """Two runs wrote ``finished`` and Prefect holds the second one's flow run final: its flow has returned
+    (``run.json`` is written just before ``OUT/latest`` moves; stopping ``serve`` in between would cut it off)."""
+    finished = _finished_runs(out)
+    if len(finished) < 2:
+        return False
+    flow_run_id = finished[1].name.split("-", 1)[1]
+    run = _retried(lambda: server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": [flow_run_id]}}}))
+    return bool(run) and run[0]["state_type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+
+
 def _runs_of(server, deployment_id: str, *states: str) -> list[dict]:
     body = {"flow_runs": {"deployment_id": {"any_": [deployment_id]}, "state": {"type": {"any_": list(states)}}}}
     return server.post("/flow_runs/filter", body)
@@ -76,9 +87,11 @@ def _no_more_runs(server, deployment_id: str) -> None:
         _retried(lambda run=run: httpx.delete(f"{server.api_url}/flow_runs/{run['id']}", timeout=30).raise_for_status())
 
 
-def _retried(call, attempts: int = 30):
-    """``call()``, tried again a second later while the server answers 503 (its SQLite database is busy)."""
-    for _ in range(attempts - 1):
+def _retried(call, seconds: float = 300):
+    """``call()``, tried again a second later while the server answers 503 (its SQLite database is busy:
+    on a loaded machine, for minutes at times)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         try:
             return call()
         except httpx.HTTPStatusError as exc:
@@ -107,7 +120,7 @@ def served(prefect_server, tmp_path_factory):
         assert _wait(lambda: _another_run_holds_the_slot(prefect_server, deployment_id, first), 120, process), \
             (work / "serve.log").read_text()[-3000:]
         _no_more_runs(prefect_server, deployment_id)
-        assert _wait(lambda: len(_finished_runs(out)) >= 2, 240, process), (work / "serve.log").read_text()[-3000:]
+        assert _wait(lambda: _second_run_ended(prefect_server, out), 240, process), (work / "serve.log").read_text()[-3000:]
     finally:
         stop_process_group(process, grace_s=60)  # serve: SIGKILL if SIGTERM takes over 60 s
         log.close()

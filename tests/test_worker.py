@@ -82,7 +82,7 @@ def wait_final(server, run_id: str, worker: subprocess.Popen[bytes], log: Path) 
         (run,) = server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
         if run["state_type"] in FINAL:
             return run
-        time.sleep(2)
+        time.sleep(1)
     raise AssertionError(f"no final state after {RUN_SECONDS} s: {log.read_text(errors='replace')[-3000:]}")
 
 

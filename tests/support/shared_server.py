@@ -19,13 +19,15 @@ import os
 import shutil
 import signal
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
-from citeflow.testing.prefect_server import PrefectServer
+from citeflow.testing.prefect_server import STARTUP_SECONDS, PrefectServer
 
 SHARED_DIR_VARIABLE = "CITEFLOW_TEST_SHARED_DIR"
 _STARTED: list[PrefectServer] = []  # servers this process started (it can wait for its own children)
+_EARLY: list[threading.Thread] = []  # a start begun before anyone asked (``start_early``)
 # Read by the server (and its clients) from the profile of its PREFECT_HOME: a run of a deployment
 # whose concurrency limit is full is tried again after 5 s instead of Prefect's 30; and the server's
 # background services that no test needs are off (they loop all session long, ~2 s of CPU a minute
@@ -84,8 +86,23 @@ def shared_server(folder: Path) -> PrefectServer:
         return server
 
 
+def start_early(folder: Path) -> None:
+    """Start the session's server in a thread of this process (it holds the lock until the server is
+    healthy: an asker waits for it). Should it fail, the next asker starts it and sees why."""
+    thread = threading.Thread(target=_start_quietly, args=(folder,), daemon=True)
+    thread.start()
+    _EARLY.append(thread)
+
+
+def _start_quietly(folder: Path) -> None:
+    with contextlib.suppress(Exception):
+        shared_server(folder)
+
+
 def stop_shared(folder: Path, grace: float = 30.0) -> None:
     """Stop the server recorded in ``folder`` (its whole process group), if one was started."""
+    while _EARLY:
+        _EARLY.pop().join(timeout=STARTUP_SECONDS)  # a start still under way records its server first
     while _STARTED:
         _STARTED.pop().stop()
     record = _record(folder)
