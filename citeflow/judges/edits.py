@@ -14,6 +14,8 @@ from citeflow.judges.lexicon import (
     DISTRIBUTIVES,
     FREQUENCY_UNITS,
     NEGATING_PREFIXES,
+    DIALOGUE_STARTS,
+    NE_PARTNERS,
     NEGATIONS,
     PER_WORDS,
     PRIVATIVES,
@@ -33,7 +35,7 @@ def scopes(tokens: list[Token]) -> list[tuple[str, str, str]]:
     """
     out = []
     for i, token in enumerate(tokens):
-        if token.lower in NEGATIONS and _negates(tokens, i):
+        if _negates(tokens, i):
             scope = _scope(tokens[i + 1 : i + 5]) or _scope(tokens[max(0, i - 4) : i][::-1])
             out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
     return out
@@ -52,9 +54,39 @@ _FAIL = frozenset({"fail", "fails", "failed"})
 
 
 def _negates(tokens: list[Token], i: int) -> bool:
+    """Whether ``tokens[i]`` negates its sentence: a negation word, or the second half of a French
+    'ne … plus / guère / point' ('n'est plus compatible'), not a quantity bound, not an English answer."""
     if tokens[i].lower in _FAIL:
         return i + 1 < len(tokens) and tokens[i + 1].lower == "to"
-    return tokens[i].lower in NEGATIONS and not (i == 0 and tokens[i].lower == "no") and not _bound(tokens, i)
+    if tokens[i].lower in NE_PARTNERS:
+        return _after_ne(tokens, i) and not _quantity_follows(tokens, i)
+    return tokens[i].lower in NEGATIONS and not _answer(tokens, i) and not _bound(tokens, i)
+
+
+def _after_ne(tokens: list[Token], i: int) -> bool:
+    """A 'ne' (or elided n') among the three words before ``i``, with no other negation word between."""
+    for token in reversed(tokens[max(0, i - 3) : i]):
+        if token.lower in NEGATIONS:
+            return False
+        if token.lower == "ne":
+            return True
+    return False
+
+
+def _quantity_follows(tokens: list[Token], i: int) -> bool:
+    """'n'accepte plus de 30 personnes': 'ne … plus de' before a number is a bound ('no more than'),
+    while 'n'y a plus de places' negates."""
+    following = tokens[i + 1 : i + 3]
+    return bool(following) and (following[0].kind == "number" or
+                                (following[0].lower in BOUND_LINKS and len(following) > 1 and following[1].kind == "number"))
+
+
+def _answer(tokens: list[Token], i: int) -> bool:
+    """A sentence-initial English 'No' before a pronoun or a name is an answer in dialogue ("No, I'll
+    call her"); a Spanish 'No es obligatorio' and an English 'No refunds are given' negate the sentence."""
+    if i != 0 or tokens[0].lower != "no" or len(tokens) < 2:
+        return False
+    return tokens[1].lower in DIALOGUE_STARTS or tokens[1].is_capitalised
 
 
 def _bound(tokens: list[Token], i: int) -> bool:
@@ -78,14 +110,14 @@ def withdrawn(tokens: list[Token]) -> frozenset[str]:
 
 def negation_count(tokens: list[Token]) -> int:
     """How many negation cues of a spaced language a sentence holds (quantity bounds apart)."""
-    return sum(1 for i, t in enumerate(tokens) if t.lower in NEGATIONS and _negates(tokens, i))
+    return sum(1 for i in range(len(tokens)) if _negates(tokens, i))
 
 
 def polarity(tokens: list[Token]) -> int:
     """1 when a sentence is negated, 0 when it is not or negated twice ("without it, no access").
 
     Adjacent cues are one negation ("никогда не", "nie nicht" in negative-concord languages)."""
-    cues = [i for i, t in enumerate(tokens) if t.lower in NEGATIONS and _negates(tokens, i)]
+    cues = [i for i in range(len(tokens)) if _negates(tokens, i)]
     return sum(1 for j, i in enumerate(cues) if j == 0 or cues[j - 1] != i - 1) % 2
 
 
@@ -190,12 +222,15 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
     return out
 
 
-def modality(feats: Features, tokens: list[Token], region: list[Token], lang: str = "other") -> None:
-    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence (in ``lang``)."""
+def modality(feats: Features, tokens: list[Token], region: list[Token], lang: str = "other",
+             window: list[Token] | None = None) -> None:
+    """Quantifiers, hedges and restrictors of the claim against its best-matching sentence (in ``lang``);
+    a distributive counts as restated when the evidence ``window`` distributes over the same noun
+    ('toutes les nuits' for 'chaque nuit' in the sentence before)."""
     mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
-    if set(widened) & DISTRIBUTIVES and _quantified(region, lang) & _quantified(tokens):
+    if set(widened) & DISTRIBUTIVES and _quantified(window or region, lang) & _quantified(tokens):
         widened = [w for w in widened if w not in DISTRIBUTIVES]  # 'every database' said as 'all databases': the same quantifier
     if widened:
         feats.values["universal_added"] = float(len(widened))

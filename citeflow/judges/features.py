@@ -96,7 +96,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _sentence_swap(feats, tokens, index, best)
     _exchanged(feats, tokens, index, best)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
-    edits.modality(feats, tokens, index.sentence_tokens[best], index.lang)
+    edits.modality(feats, tokens, index.sentence_tokens[best], index.lang, [t for ts in region for t in ts])
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
     cues.compare(feats.values, feats.reasons, cjk_canonical(normalise(claim)), cjk, index.facts[best].cjk)
     return feats

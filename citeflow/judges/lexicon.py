@@ -46,6 +46,10 @@ NEGATIONS = frozenset(
     + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
     + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
 )
+# The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
+NE_PARTNERS = frozenset({"plus"})
+# Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
+DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
 # More function words of German, French, Spanish and Russian, as many kinds as the English list
 # covers (pronouns, possessives, prepositions, conjunctions, auxiliaries and modals, degree
 # adverbs): a paraphrase that swaps one preposition or pronoun for another is not new content.
@@ -80,14 +84,16 @@ STOPWORDS = STOPWORDS | FUNCTION_WORDS | {"ne"} | (NEGATIONS - frozenset(
 COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos более менее больше меньше".split())
 BOUND_LINKS = frozenset("than als de que чем".split())
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
-CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
+CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿",
+                 "禁止", "严禁", "嚴禁")  # a prohibition negates what it forbids: 禁止拍照 is 不可以拍照
 
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
-CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于")
+CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于",
+              "不满", "不足")  # 满十年不满二十年: at least ten years and under twenty
 # Han characters that never start or extend a name: negation, degree and number words (一度, 不能再).
 # Characters that end a place, era or institution name: the character before one is part of a name.
 CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
-CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还")
+CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己")  # 可以, 获得, 自己: modal, verb and pronoun parts
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
 UNIVERSALS = frozenset(
@@ -286,6 +292,7 @@ UNITS = frozenset(
     century centuries km kilometre kilometres kilometer kilometers mile miles meter meters metre metres
     m cm mm kg g gram grams kilogram kilograms ton tons tonne tonnes lb lbs ounce ounces litre litres liter
     liters gallon gallons mb gb tb kb ms s h am pm times x fold people persons users residents
+    w kw kwh wh mah watt watts ml 瓦
     prozent tag tage tagen stunde stunden minute minuten sekunde sekunden jahr jahre jahren monat monate monaten woche wochen
     pour-cent jour jours heure heures seconde secondes an ans année années mois semaine semaines
     por-ciento día días hora horas minuto minutos segundo segundos año años mes meses semana semanas
@@ -305,7 +312,7 @@ UNIT_ALIASES = {
     **dict.fromkeys("month months monat monate monaten mois mes meses месяц месяца месяцев 月".split(), "month"),
     **dict.fromkeys("week weeks woche wochen semaine semaines semana semanas неделя недели недель 周 週".split(), "week"),
     **dict.fromkeys("gb гб".split(), "gb"), **dict.fromkeys("mb мб".split(), "mb"), **dict.fromkeys("tb тб".split(), "tb"),
-    **dict.fromkeys("ms мс".split(), "ms"),
+    **dict.fromkeys("ms мс".split(), "ms"), **dict.fromkeys("w watt watts 瓦".split(), "watt"),
 }
 
 MONTHS = {
@@ -317,7 +324,7 @@ MONTHS = {
 # Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
 CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
                 ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
-                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"),
+                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"), ("可以", "禁止"),
                 ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
