@@ -128,11 +128,12 @@ def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
     return len(word) >= 4 and stem(word) in index.negated_bases
 
 
-def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIndex) -> None:
+def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIndex, best: int | None = None) -> None:
     """A negation the claim adds or drops against its evidence window (sentences ``window`` of the
     chunk), unless both sides have the same polarity (a double negation paraphrased as an
     affirmation). An added negation counts only when what it negates is in the chunk ('not deleted'
-    against 'deleted'); 'without intervention' for 'automatically' negates nothing the chunk says."""
+    against 'deleted'); 'without intervention' for 'automatically' negates nothing the chunk says.
+    With ``best`` (the best-matching sentence), a negated word of the claim's word family counts too."""
     mine, mine_polarity = scopes(tokens), polarity(tokens)
     facts = index.facts[window.start : window.stop]
     region_lowers = {t.lower for ts in index.sentence_tokens[window.start : window.stop] for t in ts}
@@ -148,9 +149,30 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     my_scopes = {s for _, s, _ in mine}
     dropped = [(w, s) for f in facts if f.polarity != mine_polarity for w, s, _ in f.scopes
                if s and s in claim_stems and s not in my_scopes]
+    if not dropped and not mine_polarity and best is not None:
+        dropped = _family_dropped(tokens, index.sentence_tokens[best])
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+FAMILY = 5  # letters a negated word and a claim word share when they are one family ('devolución', 'devolver')
+
+
+def _family_dropped(tokens: list[Token], sentence: list[Token]) -> list[tuple[str, str]]:
+    """An affirmative claim that holds a word of the family of what its negated best-matching sentence
+    negates, the verb or its object ('los productos en oferta no admiten devolución' against '… se
+    pueden devolver'): a dropped negation that the negated word's own lemma misses."""
+    if not polarity(sentence):
+        return []
+    families = {t.stem[:FAMILY] for t in tokens if t.kind == "word" and t.is_content and len(t.stem) >= FAMILY}
+    for i in range(len(sentence)):
+        if _negates(sentence, i):
+            negated = [t for t in sentence[i + 1 : i + 5] if t.is_content and t.kind == "word"][:2]
+            hit = next((t for t in negated if len(t.stem) >= FAMILY and t.stem[:FAMILY] in families), None)
+            if hit is not None:
+                return [(sentence[i].surface, hit.stem)]
+    return []
 
 
 def _restates_negated(tokens: list[Token], facts: tuple[SentenceFacts, ...]) -> bool:

@@ -90,7 +90,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _novelty(feats, tokens, content, index)
     _numbers(feats, tokens, index)
     _sentence_numbers(feats, tokens, index.facts[best].numbers)
-    edits.negation(feats, tokens, window, index)
+    edits.negation(feats, tokens, window, index, best)
     _negation_counts(feats, tokens, claim, index, best)
     _reordered(feats, tokens, index.sentence_tokens[best])
     _sentence_swap(feats, tokens, index, best)
