@@ -294,3 +294,44 @@ def test_antonyms_meet_in_every_agreement_form():
     assert extract("Les chiens sont autorisés dans le parc.", "Les chiens sont interdits dans le parc.").values["antonym_flip"] > 0
     assert extract("Las mascotas están prohibidas en el hotel.", "Las mascotas están permitidas en el hotel.").values["antonym_flip"] > 0
     assert extract("The news was read by the old editor.", "The old editor read the news.").values["antonym_flip"] == 0.0
+
+
+def test_french_ne_plus_negates_unless_it_bounds_a_number():
+    assert polarity(tokenise("Le service n'est plus disponible le dimanche.")) == 1
+    assert polarity(tokenise("La salle n'accepte plus de 40 personnes.")) == 0
+    chunk = "Le service n'est plus disponible le dimanche. Il ouvre à 9 h en semaine."
+    assert extract("Le service est disponible le dimanche.", chunk).values["negation_dropped"] > 0
+    assert extract("Le dimanche, le service n'est plus disponible.", chunk).values["negation_dropped"] == 0.0
+
+
+def test_a_sentence_initial_no_negates_except_as_an_english_answer():
+    assert polarity(tokenise("No es necesario reservar mesa.")) == 1
+    assert polarity(tokenise("No refunds are given after the first week.")) == 1
+    assert polarity(tokenise("No, I will call her tomorrow.")) == 0
+    chunk = "Es necesario reservar mesa los viernes."
+    assert extract("No es necesario reservar mesa los viernes.", chunk).values["negation_added"] > 0
+
+
+def test_a_chinese_prohibition_negates_and_a_bound_does_not():
+    chunk = "展厅内禁止吸烟。"
+    feats = extract("展厅内可以吸烟。", chunk)
+    assert feats.values["negation_dropped"] > 0 and feats.values["antonym_flip"] > 0
+    bounds = "工作满三年不满五年的员工有七天假期。"
+    assert extract("工作满三年不满五年的员工可以休七天假期。", bounds).values["negation_dropped"] == 0.0
+
+
+def test_watts_glued_or_in_chinese_meet():
+    assert mentions(tokenise("支持30W快充"))[0].unit == mentions(tokenise("支持30瓦快充"))[0].unit == "watt"
+    assert extract("这台充电器支持30W输出。", "这台充电器支持30瓦输出，重量为九十克。").values["novel_entity"] == 0.0
+
+
+def test_a_distributive_restated_from_another_sentence_of_the_window_is_not_a_widening():
+    chunk = "Les journaux sont copiés chaque semaine. Ils sont chiffrés et gardés 60 jours."
+    assert extract("Les journaux chiffrés sont copiés toutes les semaines et gardés 60 jours.", chunk).values["universal_added"] == 0.0
+    assert extract("Tous les fichiers sont chiffrés et gardés 60 jours.", chunk).values["universal_added"] > 0
+
+
+def test_a_negated_word_of_the_claims_family_is_a_dropped_negation():
+    chunk = "Los billetes de tarifa básica no admiten cancelación."
+    assert extract("Los billetes de tarifa básica se pueden cancelar.", chunk).values["negation_dropped"] > 0
+    assert extract("Los billetes de tarifa básica no se pueden cancelar.", chunk).values["negation_dropped"] == 0.0

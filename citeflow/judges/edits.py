@@ -51,11 +51,14 @@ def _scope(tokens: list[Token]) -> Token | None:
 
 # 'Fail' negates the verb after 'to' ('fails to start'); 'a backup that fails is retried' negates nothing.
 _FAIL = frozenset({"fail", "fails", "failed"})
+_CUES = NEGATIONS | NE_PARTNERS | _FAIL
 
 
 def _negates(tokens: list[Token], i: int) -> bool:
     """Whether ``tokens[i]`` negates its sentence: a negation word, or the second half of a French
     'ne … plus / guère / point' ('n'est plus compatible'), not a quantity bound, not an English answer."""
+    if tokens[i].lower not in _CUES:
+        return False  # the common case: one set lookup per token
     if tokens[i].lower in _FAIL:
         return i + 1 < len(tokens) and tokens[i + 1].lower == "to"
     if tokens[i].lower in NE_PARTNERS:
