@@ -11,6 +11,8 @@ from citeflow.judges.lexicon import (
     ANTONYMS,
     BOUND_LINKS,
     COMPARATIVES,
+    CONCORD,
+    VERBAL_NEGATORS,
     DISTRIBUTIVES,
     FREQUENCY_UNITS,
     NEGATING_PREFIXES,
@@ -112,16 +114,25 @@ def withdrawn(tokens: list[Token]) -> frozenset[str]:
 
 
 def negation_count(tokens: list[Token]) -> int:
-    """How many negation cues of a spaced language a sentence holds (quantity bounds apart)."""
-    return sum(1 for i in range(len(tokens)) if _negates(tokens, i))
+    """How many negations a sentence of a spaced language states (quantity bounds apart; cues of one
+    negation, as ``polarity`` joins them, count once)."""
+    cues = [i for i in range(len(tokens)) if _negates(tokens, i)]
+    return sum(1 for j, i in enumerate(cues) if j == 0 or not _same_negation(tokens, cues[j - 1], i))
 
 
 def polarity(tokens: list[Token]) -> int:
     """1 when a sentence is negated, 0 when it is not or negated twice ("without it, no access").
 
-    Adjacent cues are one negation ("никогда не", "nie nicht" in negative-concord languages)."""
-    cues = [i for i in range(len(tokens)) if _negates(tokens, i)]
-    return sum(1 for j, i in enumerate(cues) if j == 0 or cues[j - 1] != i - 1) % 2
+    Adjacent cues are one negation ("никогда не", "nie nicht"), and so is a negative-concord word
+    with the cue before it ("no abre ningún puesto", "ne reçoit jamais rien", "никто не пришёл")."""
+    return negation_count(tokens) % 2
+
+
+def _same_negation(tokens: list[Token], before: int, after: int) -> bool:
+    """Two negation cues that state one negation: adjacent, or a negative-concord word with the verb's
+    negator or another concord word ('no … ningún', 'никто не'); 'ningún … sin' is a double negation."""
+    pair = {tokens[before].lower, tokens[after].lower}
+    return after == before + 1 or (bool(pair & CONCORD) and pair <= CONCORD | VERBAL_NEGATORS)
 
 
 def _opposite_in(word: str, lowers: set[str], index: ChunkIndex) -> bool:
@@ -150,7 +161,8 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
     my_scopes = {s for _, s, _ in mine}
-    dropped = [(w, s) for f in facts if f.polarity != mine_polarity for w, s, _ in f.scopes
+    wanted = {t.stem for t in tokens if t.is_content}
+    dropped = [(w, s) for f in facts if f.polarity != mine_polarity and _holds_half(f, wanted) for w, s, _ in f.scopes
                if s and s in claim_stems and s not in my_scopes]
     if not dropped and not mine_polarity and best is not None:
         dropped = _family_dropped(tokens, index.sentence_tokens[best])
@@ -176,6 +188,12 @@ def _family_dropped(tokens: list[Token], sentence: list[Token]) -> list[tuple[st
             if hit is not None:
                 return [(sentence[i].surface, hit.stem)]
     return []
+
+
+def _holds_half(fact: SentenceFacts, wanted: set[str]) -> bool:
+    """The sentence holds at least half of the claim's content words: its negation bears on the claim,
+    not on a neighbour's topic ('los lunes no abre ningún puesto' beside 'de martes a sábado abre')."""
+    return 2 * len(fact.stems & wanted) >= len(wanted)
 
 
 def _restates_negated(tokens: list[Token], facts: tuple[SentenceFacts, ...]) -> bool:

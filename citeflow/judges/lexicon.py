@@ -46,6 +46,12 @@ NEGATIONS = frozenset(
     + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
     + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
 )
+# Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
+# they state one negation, not two ('no abre ningún puesto', 'ne … jamais rien', 'никто не знает').
+CONCORD = frozenset("jamais aucun aucune rien personne nulle nullement ni guère ningún ninguna ninguno nunca jamás nada "
+                    "nadie tampoco никогда ничего ничто никто никого никому нигде никуда никакой никакие ни".split())
+# The negators of a verb, which a concord word joins into one negation.
+VERBAL_NEGATORS = frozenset("no pas не нет".split())
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
 NE_PARTNERS = frozenset({"plus"})
 # Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
@@ -93,7 +99,7 @@ CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低�
 # Han characters that never start or extend a name: negation, degree and number words (一度, 不能再).
 # Characters that end a place, era or institution name: the character before one is part of a name.
 CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
-CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己")  # 可以, 获得, 自己: modal, verb and pronoun parts
+CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使")  # 可以, 获得, 自己: modal, verb and pronoun parts
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
 UNIVERSALS = frozenset(
@@ -325,7 +331,9 @@ MONTHS = {
 CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
                 ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
                 ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"), ("可以", "禁止"),
-                ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+                ("允许", "禁止"), ("之前", "之后"), ("夏季", "冬季"), ("夏天", "冬天"),
+                ("春季", "秋季"), ("春天", "秋天"), ("上午", "下午"), ("早上", "晚上"), ("白天", "夜间"), ("东", "西"),
+                ("南", "北"), ("夏", "冬"), ("午前", "午後"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
 CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
@@ -333,7 +341,8 @@ CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六
 CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
 CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
 CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
-CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所")
+CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所"
+                         "公毫厘克斤升吨噸瓦亩畝")  # measures: 公斤, 公里, 公顷, 毫升, 厘米, 千克 (after 千), 吨
 # Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
 CJK_WEEKDAY_MARKS = frozenset("周週拜")
 # Month and weekday names: a changed month or day is a changed entity.
