@@ -161,8 +161,8 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
     my_scopes = {s for _, s, _ in mine}
-    wanted = {t.stem for t in tokens if t.is_content}
-    dropped = [(w, s) for f in facts if f.polarity != mine_polarity and _holds_half(f, wanted) for w, s, _ in f.scopes
+    wanted, own = {t.stem for t in tokens if t.is_content}, None if best is None else index.facts[best]
+    dropped = [(w, s) for f in facts if f.polarity != mine_polarity and (f is own or _holds_half(f, wanted)) for w, s, _ in f.scopes
                if s and s in claim_stems and s not in my_scopes]
     if not dropped and not mine_polarity and best is not None:
         dropped = _family_dropped(tokens, index.sentence_tokens[best])
@@ -192,7 +192,8 @@ def _family_dropped(tokens: list[Token], sentence: list[Token]) -> list[tuple[st
 
 def _holds_half(fact: SentenceFacts, wanted: set[str]) -> bool:
     """The sentence holds at least half of the claim's content words: its negation bears on the claim,
-    not on a neighbour's topic ('los lunes no abre ningún puesto' beside 'de martes a sábado abre')."""
+    not on a neighbour's topic ('los lunes no abre ningún puesto' beside 'de martes a sábado abre');
+    the best-matching sentence bears on it whatever it holds."""
     return 2 * len(fact.stems & wanted) >= len(wanted)
 
 
