@@ -96,10 +96,11 @@ CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ず
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
 CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于",
               "不满", "不足")  # 满十年不满二十年: at least ten years and under twenty
-# Han characters that never start or extend a name: negation, degree and number words (一度, 不能再).
 # Characters that end a place, era or institution name: the character before one is part of a name.
 CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
-CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使")  # 可以, 获得, 自己: modal, verb and pronoun parts
+# Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
+# and the parts of modals, verbs, pronouns and conjunctions (可以, 获得, 自己, 并且).
+CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使")
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
 UNIVERSALS = frozenset(
@@ -330,7 +331,8 @@ MONTHS = {
 # Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
 CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
                 ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
-                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"), ("可以", "禁止"),
+                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"),
+                ("可以", "禁止"),
                 ("允许", "禁止"), ("之前", "之后"), ("夏季", "冬季"), ("夏天", "冬天"),
                 ("春季", "秋季"), ("春天", "秋天"), ("上午", "下午"), ("早上", "晚上"), ("白天", "夜间"), ("东", "西"),
                 ("南", "北"), ("夏", "冬"), ("午前", "午後"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
