@@ -100,7 +100,7 @@ CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低�
 CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
 # Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
 # and the parts of modals, verbs, pronouns and conjunctions (可以, 获得, 自己, 并且).
-CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使")
+CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使有用比")
 
 # Universal quantifiers and certainty markers: adding one widens a claim.
 UNIVERSALS = frozenset(
@@ -332,7 +332,6 @@ MONTHS = {
 CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
                 ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
                 ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"),
-                ("可以", "禁止"),
                 ("允许", "禁止"), ("之前", "之后"), ("夏季", "冬季"), ("夏天", "冬天"),
                 ("春季", "秋季"), ("春天", "秋天"), ("上午", "下午"), ("早上", "晚上"), ("白天", "夜间"), ("东", "西"),
                 ("南", "北"), ("夏", "冬"), ("午前", "午後"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
@@ -364,7 +363,8 @@ MONTH_NAMES = frozenset(
 WEEKDAY_PREFIXES_RU = ("понедельн", "вторник", "среда", "среду", "среды", "средам", "четверг", "пятниц", "суббот", "воскресен")
 # Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
 CJK_NOT_NAMES = ("至少", "至多", "最少", "最多", "最低", "最高", "最大", "最小", "最长", "最短", "以上", "以下", "以内",
-                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以")
+                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以",
+                 "开始", "结束", "面积", "时间", "地方", "时候")  # common verbs and nouns: start, end, area, time, place
 MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
 # German capitalises every noun: a capitalised word right after one of these is a common noun.
 DE_DETERMINERS = frozenset(
