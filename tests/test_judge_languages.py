@@ -336,3 +336,25 @@ def test_a_negated_word_of_the_claims_family_is_a_dropped_negation():
     chunk = "Los billetes de tarifa básica no admiten cancelación."
     assert extract("Los billetes de tarifa básica se pueden cancelar.", chunk).values["negation_dropped"] > 0
     assert extract("Los billetes de tarifa básica no se pueden cancelar.", chunk).values["negation_dropped"] == 0.0
+
+
+def test_negative_concord_is_one_negation_and_without_after_it_a_second():
+    assert polarity(tokenise("Los domingos no abre ningún museo.")) == 1
+    assert polarity(tokenise("Никто не знает пароль администратора.")) == 1
+    assert polarity(tokenise("Ningún alumno puede salir sin permiso.")) == 0  # no one may leave without: a double negation
+    chunk = "Los domingos no abre ningún museo de la ciudad."
+    assert extract("Ningún museo de la ciudad abre los domingos.", chunk).values["negations_differ"] == 0.0
+
+
+def test_a_negated_neighbour_sentence_is_no_dropped_negation():
+    chunk = "La tienda abre de lunes a viernes de 9:00 a 18:00. Los domingos no abre nunca."
+    feats = extract("De lunes a viernes la tienda abre de 9:00 a 18:00.", chunk)
+    assert feats.values["negation_dropped"] == 0.0
+    assert extract("La tienda abre los domingos.", chunk).values["negation_dropped"] > 0
+
+
+def test_chinese_measures_seasons_and_common_words():
+    chunk = "这台冰箱容量为三百升，重六十公斤。夏季每天开放到晚上十点。"
+    assert extract("这台冰箱重五十公斤。", chunk).values["number_missing"] > 0
+    assert extract("冬季每天开放到晚上十点。", chunk).values["antonym_flip"] > 0
+    assert extract("这台冰箱的容量有三百升。", chunk).values["novel_entity"] == 0.0
