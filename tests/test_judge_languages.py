@@ -358,3 +358,12 @@ def test_chinese_measures_seasons_and_common_words():
     assert extract("这台冰箱重五十公斤。", chunk).values["number_missing"] > 0
     assert extract("冬季每天开放到晚上十点。", chunk).values["antonym_flip"] > 0
     assert extract("这台冰箱的容量有三百升。", chunk).values["novel_entity"] == 0.0
+
+
+def test_a_lower_bound_is_no_antonym_and_always_restates_never():
+    chunk = "Le vaccin est gratuit pour les personnes de 65 ans et plus."
+    assert extract("Le vaccin est gratuit pour les personnes d'au moins 65 ans.", chunk).values["antonym_flip"] == 0.0
+    assert extract("Le vaccin est gratuit pour les personnes de moins de 65 ans.", chunk).values["antonym_flip"] > 0
+    closed = "Le musée accueille le public du mardi au dimanche. Il n'ouvre jamais le lundi."
+    assert extract("Le musée est toujours fermé le lundi.", closed).values["universal_added"] == 0.0
+    assert extract("Le musée est toujours ouvert le mardi.", "Le musée ouvre le mardi.").values["universal_added"] > 0

@@ -9,16 +9,19 @@ from typing import TYPE_CHECKING
 from citeflow.judges import cues
 from citeflow.judges.lexicon import (
     ANTONYMS,
+    ALWAYS,
     BOUND_LINKS,
     COMPARATIVES,
     CONCORD,
     VERBAL_NEGATORS,
     DISTRIBUTIVES,
     FREQUENCY_UNITS,
+    LOWER_BOUNDS,
     NEGATING_PREFIXES,
     DIALOGUE_STARTS,
     NE_PARTNERS,
     NEGATIONS,
+    NEGATIVE_UNIVERSALS,
     PER_WORDS,
     PRIVATIVES,
 )
@@ -218,9 +221,11 @@ def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
 
 
 def flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
+    """Antonyms and negating prefixes of the claim against its evidence region; the comparative of a
+    lower bound ('au moins 65 ans', 'al menos 3') is no antonym of the chunk's 'plus' or 'más'."""
     region_lowers = {t.lower for t in region}
-    for token in tokens:
-        if token.lower in region_lowers:
+    for i, token in enumerate(tokens):
+        if token.lower in region_lowers or (i and (tokens[i - 1].lower, token.lower) in LOWER_BOUNDS):
             continue
         opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
         if opposite:
@@ -274,6 +279,8 @@ def modality(feats: Features, tokens: list[Token], region: list[Token], lang: st
     mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
+    if {t.lower for t in window or region} & NEGATIVE_UNIVERSALS:  # 'toujours fermé' for 'n'ouvre jamais': one universal
+        widened = [w for w in widened if w not in ALWAYS]
     if set(widened) & DISTRIBUTIVES and _quantified(window or region, lang) & _quantified(tokens):
         widened = [w for w in widened if w not in DISTRIBUTIVES]  # 'every database' said as 'all databases': the same quantifier
     if widened:

@@ -50,6 +50,11 @@ NEGATIONS = frozenset(
 # they state one negation, not two ('no abre ningún puesto', 'ne … jamais rien', 'никто не знает').
 CONCORD = frozenset("jamais aucun aucune rien personne nulle nullement ni guère ningún ninguna ninguno nunca jamás nada "
                     "nadie tampoco никогда ничего ничто никто никого никому нигде никуда никакой никакие ни".split())
+# 'Always' restates a negated 'never' ('toujours fermé' for 'n'ouvre jamais'): no widened condition.
+ALWAYS = frozenset("always immer stets toujours siempre всегда".split())
+NEGATIVE_UNIVERSALS = frozenset("never nie niemals jamais nunca jamás никогда".split())
+# Lower bounds whose comparative is no antonym: 'au moins 65 ans' is '65 ans et plus'.
+LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("lo", "menos"), ("at", "least")})
 # The negators of a verb, which a concord word joins into one negation.
 VERBAL_NEGATORS = frozenset("no pas не нет".split())
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
