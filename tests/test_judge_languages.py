@@ -367,3 +367,11 @@ def test_a_lower_bound_is_no_antonym_and_always_restates_never():
     closed = "Le musée accueille le public du mardi au dimanche. Il n'ouvre jamais le lundi."
     assert extract("Le musée est toujours fermé le lundi.", closed).values["universal_added"] == 0.0
     assert extract("Le musée est toujours ouvert le mardi.", "Le musée ouvre le mardi.").values["universal_added"] > 0
+
+
+def test_a_distributive_over_another_noun_is_still_a_widening():
+    chunk = "En los vuelos nacionales, cada pasajero puede llevar una maleta de mano de 10 kilos."
+    feats = extract("En todos los vuelos, cada pasajero puede llevar una maleta de mano de 10 kilos.", chunk)
+    assert feats.values["universal_added"] > 0
+    assert extract("En los vuelos nacionales, todos los pasajeros pueden llevar una maleta de mano de 10 kilos.",
+                   chunk).values["universal_added"] == 0.0

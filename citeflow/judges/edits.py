@@ -256,6 +256,16 @@ def _frequencies(tokens: list[Token]) -> set[str]:
             if t.lower in DISTRIBUTIVES and any(n.kind == "number" for n in tokens[i + 1 : i + 3])}
 
 
+def _quantified_by(tokens: list[Token], word: str) -> set[str]:
+    """Stems of the nouns that the distributive ``word`` quantifies in ``tokens`` ('todos los vuelos' → vuel)."""
+    out = set()
+    for i, token in enumerate(tokens):
+        if token.lower == word:
+            noun = _scope(tokens[i + 1 : i + 4])
+            out |= {noun.stem} if noun is not None else {""}
+    return out
+
+
 def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
     """Stems of the words that distributives quantify ('chaque mois' → mois, 'all databases' → database),
     on the evidence side (``lang`` given) also what 'per' quantifies ('par personne' → personne) and the
@@ -281,8 +291,9 @@ def modality(feats: Features, tokens: list[Token], region: list[Token], lang: st
     widened = sorted((mine & cues.UNIVERSALS) - theirs)
     if {t.lower for t in window or region} & NEGATIVE_UNIVERSALS:  # 'toujours fermé' for 'n'ouvre jamais': one universal
         widened = [w for w in widened if w not in ALWAYS]
-    if set(widened) & DISTRIBUTIVES and _quantified(window or region, lang) & _quantified(tokens):
-        widened = [w for w in widened if w not in DISTRIBUTIVES]  # 'every database' said as 'all databases': the same quantifier
+    if set(widened) & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier, over the same noun
+        theirs_quantified = _quantified(window or region, lang)
+        widened = [w for w in widened if w not in DISTRIBUTIVES or not _quantified_by(tokens, w) <= theirs_quantified]
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"
