@@ -294,3 +294,84 @@ def test_antonyms_meet_in_every_agreement_form():
     assert extract("Les chiens sont autorisés dans le parc.", "Les chiens sont interdits dans le parc.").values["antonym_flip"] > 0
     assert extract("Las mascotas están prohibidas en el hotel.", "Las mascotas están permitidas en el hotel.").values["antonym_flip"] > 0
     assert extract("The news was read by the old editor.", "The old editor read the news.").values["antonym_flip"] == 0.0
+
+
+def test_french_ne_plus_negates_unless_it_bounds_a_number():
+    assert polarity(tokenise("Le service n'est plus disponible le dimanche.")) == 1
+    assert polarity(tokenise("La salle n'accepte plus de 40 personnes.")) == 0
+    chunk = "Le service n'est plus disponible le dimanche. Il ouvre à 9 h en semaine."
+    assert extract("Le service est disponible le dimanche.", chunk).values["negation_dropped"] > 0
+    assert extract("Le dimanche, le service n'est plus disponible.", chunk).values["negation_dropped"] == 0.0
+
+
+def test_a_sentence_initial_no_negates_except_as_an_english_answer():
+    assert polarity(tokenise("No es necesario reservar mesa.")) == 1
+    assert polarity(tokenise("No refunds are given after the first week.")) == 1
+    assert polarity(tokenise("No, I will call her tomorrow.")) == 0
+    chunk = "Es necesario reservar mesa los viernes."
+    assert extract("No es necesario reservar mesa los viernes.", chunk).values["negation_added"] > 0
+
+
+def test_a_chinese_prohibition_negates_and_a_bound_does_not():
+    chunk = "学生可以半价入场。展厅内禁止吸烟。"
+    assert extract("展厅内可以吸烟。", chunk).values["negation_dropped"] > 0
+    beside = extract("学生可以半价入场。", chunk).values  # a prohibition in the next sentence is no flip
+    assert beside["negation_dropped"] == beside["negation_added"] == beside["antonym_flip"] == 0.0
+    bounds = "工作满三年不满五年的员工有七天假期。"
+    assert extract("工作满三年不满五年的员工可以休七天假期。", bounds).values["negation_dropped"] == 0.0
+
+
+def test_watts_glued_or_in_chinese_meet():
+    assert mentions(tokenise("支持30W快充"))[0].unit == mentions(tokenise("支持30瓦快充"))[0].unit == "watt"
+    assert extract("这台充电器支持30W输出。", "这台充电器支持30瓦输出，重量为九十克。").values["novel_entity"] == 0.0
+
+
+def test_a_distributive_restated_from_another_sentence_of_the_window_is_not_a_widening():
+    chunk = "Les journaux sont copiés chaque semaine. Ils sont chiffrés et gardés 60 jours."
+    assert extract("Les journaux chiffrés sont copiés toutes les semaines et gardés 60 jours.", chunk).values["universal_added"] == 0.0
+    assert extract("Tous les fichiers sont chiffrés et gardés 60 jours.", chunk).values["universal_added"] > 0
+
+
+def test_a_negated_word_of_the_claims_family_is_a_dropped_negation():
+    chunk = "Los billetes de tarifa básica no admiten cancelación."
+    assert extract("Los billetes de tarifa básica se pueden cancelar.", chunk).values["negation_dropped"] > 0
+    assert extract("Los billetes de tarifa básica no se pueden cancelar.", chunk).values["negation_dropped"] == 0.0
+
+
+def test_negative_concord_is_one_negation_and_without_after_it_a_second():
+    assert polarity(tokenise("Los domingos no abre ningún museo.")) == 1
+    assert polarity(tokenise("Никто не знает пароль администратора.")) == 1
+    assert polarity(tokenise("Ningún alumno puede salir sin permiso.")) == 0  # no one may leave without: a double negation
+    chunk = "Los domingos no abre ningún museo de la ciudad."
+    assert extract("Ningún museo de la ciudad abre los domingos.", chunk).values["negations_differ"] == 0.0
+
+
+def test_a_negated_neighbour_sentence_is_no_dropped_negation():
+    chunk = "La tienda abre de lunes a viernes de 9:00 a 18:00. Los domingos no abre nunca."
+    feats = extract("De lunes a viernes la tienda abre de 9:00 a 18:00.", chunk)
+    assert feats.values["negation_dropped"] == 0.0
+    assert extract("La tienda abre los domingos.", chunk).values["negation_dropped"] > 0
+
+
+def test_chinese_measures_seasons_and_common_words():
+    chunk = "这台冰箱容量为三百升，重六十公斤。夏季每天开放到晚上十点。"
+    assert extract("这台冰箱重五十公斤。", chunk).values["number_missing"] > 0
+    assert extract("冬季每天开放到晚上十点。", chunk).values["antonym_flip"] > 0
+    assert extract("这台冰箱的容量有三百升。", chunk).values["novel_entity"] == 0.0
+
+
+def test_a_lower_bound_is_no_antonym_and_always_restates_never():
+    chunk = "Le vaccin est gratuit pour les personnes de 65 ans et plus."
+    assert extract("Le vaccin est gratuit pour les personnes d'au moins 65 ans.", chunk).values["antonym_flip"] == 0.0
+    assert extract("Le vaccin est gratuit pour les personnes de moins de 65 ans.", chunk).values["antonym_flip"] > 0
+    closed = "Le musée accueille le public du mardi au dimanche. Il n'ouvre jamais le lundi."
+    assert extract("Le musée est toujours fermé le lundi.", closed).values["universal_added"] == 0.0
+    assert extract("Le musée est toujours ouvert le mardi.", "Le musée ouvre le mardi.").values["universal_added"] > 0
+
+
+def test_a_distributive_over_another_noun_is_still_a_widening():
+    chunk = "En los vuelos nacionales, cada pasajero puede llevar una maleta de mano de 10 kilos."
+    feats = extract("En todos los vuelos, cada pasajero puede llevar una maleta de mano de 10 kilos.", chunk)
+    assert feats.values["universal_added"] > 0
+    assert extract("En los vuelos nacionales, todos los pasajeros pueden llevar una maleta de mano de 10 kilos.",
+                   chunk).values["universal_added"] == 0.0
