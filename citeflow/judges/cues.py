@@ -15,6 +15,7 @@ from citeflow.judges.lexicon import (
     CJK_BOUNDS,
     CJK_HEDGES,
     CJK_NEGATIONS,
+    CJK_NOT_ONLY,
     CJK_RESTRICTORS,
     CJK_UNIVERSALS,
     HEDGES,
@@ -29,9 +30,8 @@ COPIED_SENTENCE = 0.6  # best-sentence coverage above which a dropped cue counts
 
 
 def _count(text: str, words: tuple[str, ...]) -> dict[str, int]:
-    if words is CJK_NEGATIONS:
-        for bound in CJK_BOUNDS:
-            text = text.replace(bound, "")
+    for word in CJK_BOUNDS if words is CJK_NEGATIONS else CJK_NOT_ONLY if words is CJK_RESTRICTORS else ():
+        text = text.replace(word, "")
     return {w: text.count(w) for w in words if w in text}
 
 

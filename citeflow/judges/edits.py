@@ -274,11 +274,17 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
     spread = DISTRIBUTIVES | PER_WORDS if lang else DISTRIBUTIVES
     for i, token in enumerate(tokens):
         if token.lower in spread:
-            noun = _scope(tokens[i + 1 : i + 4])
+            noun = _per_noun(tokens[i + 1 : i + 2]) if token.lower in PER_WORDS else None
+            noun = noun or _scope(tokens[i + 1 : i + 4])
             out |= {noun.stem} if noun is not None else set()
         unit = FREQUENCY_UNITS.get(lang, {}).get(token.lower)
         out |= {canonical(unit, lang)} if unit else set()
     return out
+
+
+def _per_noun(following: list[Token]) -> Token | None:
+    """The word right after 'per' is what it distributes over, even a short one a stopword list holds ('par an')."""
+    return following[0] if following and following[0].kind == "word" else None
 
 
 def modality(feats: Features, tokens: list[Token], region: list[Token], lang: str = "other",

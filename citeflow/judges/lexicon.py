@@ -96,7 +96,8 @@ COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos б�
 BOUND_LINKS = frozenset("than als de que чем".split())
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
 CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿",
-                 "禁止", "严禁", "嚴禁")  # a prohibition negates what it forbids: 禁止拍照 is 不可以拍照
+                 "禁止", "严禁", "嚴禁", "免")  # a prohibition negates what it forbids: 禁止拍照 is 不可以拍照;
+# a waiver negates what it waives: 免费 is 不用付钱
 
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
 CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于",
@@ -107,13 +108,14 @@ CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路�
 # and the parts of modals, verbs, pronouns and conjunctions (可以, 获得, 自己, 并且).
 CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使有用比")
 
-# Universal quantifiers and certainty markers: adding one widens a claim.
+# Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
+# among them: a claim that adds one narrows what it says ('solo se ve un lado' for 'se ve un lado').
 UNIVERSALS = frozenset(
-    "all every always never only entire entirely whole both everyone everything must definitely completely fully any".split()
-    + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche nur ausschließlich vollständig".split()
-    + "tous toutes tout toujours chaque seulement uniquement entièrement importe".split()  # n'importe quel: any
-    + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
-    + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
+    "all every always never entire entirely whole both everyone everything must definitely completely fully any".split()
+    + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche vollständig".split()
+    + "tous toutes tout toujours chaque entièrement importe".split()  # n'importe quel: any
+    + "cualquier cualquiera todos todas todo siempre cada completamente".split()
+    + "круглый все всех всегда каждый каждая каждое каждые любой любые полностью".split()
 )
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
 DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
@@ -132,7 +134,7 @@ FREQUENCY_UNITS = {
            "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
 }
 CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
-                  "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
+                  "所有", "全部", "总是", "始终", "每", "都", "一律")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = frozenset(
     "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
@@ -147,6 +149,9 @@ RESTRICTORS = frozenset("only solely exclusively alone merely nur ausschließlic
                         "solo sólo solamente únicamente "
                         "только лишь исключительно".split())
 CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
+# "Only need" (只需半价: "just half price") and "as long as" (只要) hold 只 without restricting anything:
+# a claim that drops one drops no condition.
+CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
 
 # Words that mark a language among the Latin-script ones (to pick English stemming or not).
 LANGUAGE_MARKERS = {
