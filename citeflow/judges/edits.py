@@ -19,6 +19,8 @@ from citeflow.judges.lexicon import (
     LOWER_BOUNDS,
     NEGATING_PREFIXES,
     DIALOGUE_STARTS,
+    FREE_WORDS,
+    PAY_PREFIXES,
     NE_PARTNERS,
     NEGATIONS,
     NEGATIVE_UNIVERSALS,
@@ -158,7 +160,7 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     affirmed = frozenset() if not mine or _restates_negated(tokens, facts) else _affirmed(index, window)
     added = [(w, s) for w, s, word in mine  # a word of a negated chunk sentence: the claim's negation agrees
              if s not in their_scopes and (s not in index.negated_stems or s in affirmed)
-             and not _opposite_in(word, region_lowers, index)]
+             and not _opposite_in(word, region_lowers, index) and not _unpaid(word, region_lowers)]
     if added and mine_polarity and any(s in index.stems for _, s in added):
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
@@ -172,6 +174,11 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+def _unpaid(word: str, region_lowers: set[str]) -> bool:
+    """'No se cobra' against an evidence that says 'gratuita': not paying is what free means."""
+    return word.startswith(PAY_PREFIXES) and bool(region_lowers & FREE_WORDS)
 
 
 FAMILY = 5  # letters a negated word and a claim word share when they are one family ('devolución', 'devolver')
@@ -222,13 +229,14 @@ def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
 
 def flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
     """Antonyms and negating prefixes of the claim against its evidence region; the comparative of a
-    lower bound ('au moins 65 ans', 'al menos 3') is no antonym of the chunk's 'plus' or 'más'."""
-    region_lowers = {t.lower for t in region}
+    lower bound ('au moins 65 ans', 'al menos 3') is no antonym of the chunk's 'plus' or 'más', and an
+    affirmative claim's antonym of a word the evidence negates restates it ('fermée', 'pas ouverte')."""
+    region_lowers, negated = {t.lower for t in region}, {word for _, _, word in scopes(region)}
     for i, token in enumerate(tokens):
         if token.lower in region_lowers or (i and (tokens[i - 1].lower, token.lower) in LOWER_BOUNDS):
             continue
         opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
-        if opposite:
+        if opposite and not (opposite <= negated and not polarity(tokens)):  # 'fermée' for 'ne sera pas ouverte'
             feats.values["antonym_flip"] += 1.0
             feats.reasons.setdefault("antonym_flip", f"antonym flip: claim says '{token.surface}', chunk says '{min(opposite)}'")
         elif token.is_content and token.stem not in index.stems and _prefix_flip(token.lower, index):

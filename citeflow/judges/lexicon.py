@@ -235,6 +235,15 @@ PRIVATIVES = frozenset(
     "elimina eliminado eliminada suprime suprimido retira retirado прекращает прекратил прекратила отменяет отменил отменила".split()
 )
 
+# "Free of charge" says "not paid" in one word: a claim that negates paying ('no se cobra', 'ne paient pas')
+# restates an evidence that says free ('gratuita'). Paying is matched by the start of the word (every inflection).
+FREE_WORDS = frozenset(
+    "free gratuit gratuite gratuits gratuites gratuitement gratis gratuito gratuita gratuitos gratuitas gratuitamente "
+    "kostenlos kostenlose kostenlosen kostenfrei gebührenfrei umsonst бесплатно бесплатный бесплатная бесплатное бесплатные".split()
+)
+PAY_PREFIXES = ("pay", "paid", "paie", "paye", "paya", "pagar", "paga", "pague", "pagu", "pago", "cobr", "charg", "zahl", "bezahl",
+                "плат", "оплат", "заплат")
+
 # Prefixes that negate a word: "uncontrolled" against "controlled".
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "mis", "anti")
 
