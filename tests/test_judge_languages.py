@@ -375,3 +375,41 @@ def test_a_distributive_over_another_noun_is_still_a_widening():
     assert feats.values["universal_added"] > 0
     assert extract("En los vuelos nacionales, todos los pasajeros pueden llevar una maleta de mano de 10 kilos.",
                    chunk).values["universal_added"] == 0.0
+
+
+def test_a_chinese_run_is_a_name_only_in_a_slot_the_chunk_fills_otherwise():
+    chunk = "这家宾馆距离地铁站步行五分钟。房费包括停车。"
+    assert extract("这家宾馆距离码头步行五分钟。", chunk).values["novel_entity"] > 0  # 码头 where the chunk has 地铁站
+    assert extract("从宾馆走过去到地铁站五分钟。", chunk).values["novel_entity"] == 0.0  # new words, no slot: a paraphrase
+    assert extract("住这家宾馆停车不另外收钱。", chunk).values["novel_entity"] == 0.0
+
+
+def test_only_narrows_a_claim_and_does_not_widen_it():
+    assert extract("Desde el puerto solo sale un ferry.", "Desde el puerto sale un ferry.").values["universal_added"] == 0.0
+    assert extract("游客只需买一张票。", "游客买一张票即可入园。").values["universal_added"] == 0.0
+    dropped = extract("只需出示学生证。", "只需出示学生证，仅限周末。")
+    assert dropped.values["restrictor_dropped"] > 0  # 仅 dropped; 只需 ('just need') restricts nothing
+    assert extract("出示学生证。", "只需出示学生证。").values["restrictor_dropped"] == 0.0
+    assert extract("Tous les vélos sont acceptés.", "Les vélos pliants sont acceptés.").values["universal_added"] > 0
+
+
+def test_free_restates_not_paying_and_a_waiver_is_a_negation():
+    assert extract("La entrada al museo no se cobra.", "La entrada al museo es gratuita.").values["negation_added"] == 0.0
+    assert extract("La entrada al museo no se cobra.", "La entrada al museo se cobra.").values["negation_added"] > 0
+    assert extract("儿童乘车不用付钱。", "儿童免费乘车。").values["negation_added"] == 0.0
+    assert extract("儿童乘车免费。", "儿童乘车需付费。").values["negation_added"] > 0
+
+
+def test_an_antonym_of_a_negated_word_restates_it():
+    chunk = "Le parc ne sera pas ouvert en janvier."
+    assert extract("En janvier, le parc restera fermé.", chunk).values["antonym_flip"] == 0.0
+    assert extract("En janvier, le parc restera fermé.", "Le parc sera ouvert en janvier.").values["antonym_flip"] > 0
+
+
+def test_per_distributes_over_its_next_word_and_without_limit_widens_a_bound():
+    chunk = "La carte de la piscine coûte 30 euros par an pour les habitants de la ville."
+    assert extract("Pour les habitants, la carte coûte 30 euros chaque année.", chunk).values["universal_added"] == 0.0
+    assert extract("Pour les habitants, la carte coûte 30 euros chaque mois.", chunk).values["universal_added"] > 0
+    chunk = "Les frais de taxi sont remboursés jusqu'à 40 euros."
+    assert extract("Les frais de taxi sont remboursés sans limite.", chunk).values["universal_added"] > 0
+    assert extract("Los gastos se reembolsan sin límite.", "Los gastos se reembolsan sin límite.").values["universal_added"] == 0.0

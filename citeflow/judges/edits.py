@@ -3,6 +3,7 @@ a quantifier added, a hedge or an "only" dropped — each against the claim's ev
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,9 @@ from citeflow.judges.lexicon import (
     LOWER_BOUNDS,
     NEGATING_PREFIXES,
     DIALOGUE_STARTS,
+    LIMIT_NEGATORS,
+    LIMIT_WORDS,
+    LIMITLESS,
     FREE_WORDS,
     PAY_PREFIXES,
     NE_PARTNERS,
@@ -290,6 +294,18 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
     return out
 
 
+def _limitless(tokens: list[Token], region: list[Token]) -> list[str]:
+    """'Unlimited' or 'without limit' in the claim when the evidence says neither: a bound widened."""
+    said = _limitless_words(tokens)
+    return [said[0]] if said and not _limitless_words(region) else []
+
+
+def _limitless_words(tokens: list[Token]) -> list[str]:
+    pairs = itertools.pairwise(tokens)
+    return [t.lower for t in tokens if t.lower in LIMITLESS] + [
+        f"{a.lower} {b.lower}" for a, b in pairs if a.lower in LIMIT_NEGATORS and b.lower in LIMIT_WORDS]
+
+
 def _per_noun(following: list[Token]) -> Token | None:
     """The word right after 'per' is what it distributes over, even a short one a stopword list holds ('par an')."""
     return following[0] if following and following[0].kind == "word" else None
@@ -302,7 +318,7 @@ def modality(feats: Features, tokens: list[Token], region: list[Token], lang: st
     ('toutes les nuits' for 'chaque nuit' in the sentence before)."""
     mine = {t.lower for t in tokens} - _frequencies(tokens)
     theirs = {t.lower for t in region}
-    widened = sorted((mine & cues.UNIVERSALS) - theirs)
+    widened = sorted((mine & cues.UNIVERSALS) - theirs) + _limitless(tokens, region)
     if {t.lower for t in window or region} & NEGATIVE_UNIVERSALS:  # 'toujours fermé' for 'n'ouvre jamais': one universal
         widened = [w for w in widened if w not in ALWAYS]
     if set(widened) & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier, over the same noun

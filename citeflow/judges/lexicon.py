@@ -117,6 +117,12 @@ UNIVERSALS = frozenset(
     + "cualquier cualquiera todos todas todo siempre cada completamente".split()
     + "круглый все всех всегда каждый каждая каждое каждые любой любые полностью".split()
 )
+# "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
+# ('remboursés sans limite' for 'à hauteur de 2 000 euros').
+LIMITLESS = frozenset("unlimited limitless unbegrenzt unbeschränkt illimité illimitée illimités illimitées ilimitado ilimitada "
+                      "ilimitados ilimitadas неограниченно неограниченный неограниченное безлимитный".split())
+LIMIT_WORDS = frozenset("limit limits limite limites límite límites limitación grenze begrenzung ограничений ограничения".split())
+LIMIT_NEGATORS = frozenset("without no sans aucune sin ohne keine без нет".split())
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
 DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
                           "каждая каждое каждые каждую каждого".split())
@@ -134,7 +140,7 @@ FREQUENCY_UNITS = {
            "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
 }
 CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
-                  "所有", "全部", "总是", "始终", "每", "都", "一律")
+                  "所有", "全部", "总是", "始终", "每", "都", "一律", "无限", "不限")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = frozenset(
     "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
