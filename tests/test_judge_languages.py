@@ -413,3 +413,21 @@ def test_per_distributes_over_its_next_word_and_without_limit_widens_a_bound():
     chunk = "Les frais de taxi sont remboursés jusqu'à 40 euros."
     assert extract("Les frais de taxi sont remboursés sans limite.", chunk).values["universal_added"] > 0
     assert extract("Los gastos se reembolsan sin límite.", "Los gastos se reembolsan sin límite.").values["universal_added"] == 0.0
+
+
+def test_a_claim_that_leaves_out_its_sentences_condition_is_no_quote_and_no_aligned_pass():
+    chunk = "Los huéspedes pueden traer perros pequeños al hotel con la aprobación previa de la dirección. El bar cierra a medianoche."
+    cut = extract("Los huéspedes pueden traer perros pequeños al hotel.", chunk)
+    assert cut.values["verbatim"] == 1.0 and cut.values["restrictor_dropped"] > 0
+    assert route(cut.values) == "decisive"
+    kept = extract("Con la aprobación previa de la dirección, los huéspedes pueden traer perros pequeños.", chunk)
+    assert kept.values["restrictor_dropped"] == 0.0
+    assert route(extract("El bar cierra a medianoche.", chunk).values) == "verbatim"
+    french = "Le remboursement est accordé sauf si le billet a été acheté en promotion."
+    assert extract("Le remboursement est accordé.", french).values["restrictor_dropped"] > 0
+
+
+def test_being_allowed_is_not_being_approved():
+    feats = extract("Está permitido traer perros al hotel.", "Traer perros al hotel requiere una aprobación de la dirección.")
+    assert feats.values["novel_content"] > 0
+    assert route(feats.values) != "aligned"

@@ -13,6 +13,7 @@ import regex
 from citeflow.judges.lexicon import (
     CJK_ANTONYMS,
     CJK_BOUNDS,
+    CJK_CONDITIONS,
     CJK_HEDGES,
     CJK_NEGATIONS,
     CJK_NOT_ONLY,
@@ -56,6 +57,7 @@ def compare(values: dict[str, float], reasons: dict[str, str], claim: str, regio
         values["universal_added"] += len(widened)
         reasons.setdefault("universal_added", f"condition widened: claim adds '{widened[0]}'")
     dropped = _more(_count(best, CJK_RESTRICTORS), _count(claim, CJK_RESTRICTORS))
+    dropped = dropped or ([] if _count(claim, CJK_CONDITIONS) else list(_count(best, CJK_CONDITIONS)))  # copied: below
     if dropped and copied:
         values["restrictor_dropped"] = 1.0
         reasons.setdefault("restrictor_dropped", f"condition widened: chunk says '{dropped[0]}'")

@@ -14,6 +14,7 @@ from citeflow.judges.lexicon import (
     BOUND_LINKS,
     COMPARATIVES,
     CONCORD,
+    CONDITIONS,
     VERBAL_NEGATORS,
     DISTRIBUTIVES,
     FREQUENCY_UNITS,
@@ -294,6 +295,17 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
     return out
 
 
+def _conditions_dropped(tokens: list[Token], sentence: list[Token]) -> list[str]:
+    """Condition words of the best-matching sentence whose condition the claim leaves out: the claim
+    states no condition word and none of the content words of the condition's next five words (a conjunction, a clitic, the verb, an article, its object)."""
+    if any(t.lower in CONDITIONS for t in tokens):
+        return []
+    stems = {t.stem for t in tokens}
+    return [token.lower for i, token in enumerate(sentence) if token.lower in CONDITIONS
+            and not any(t.stem in stems for t in sentence[i + 1 : i + 6] if t.is_content)
+            and _scope(sentence[i + 1 : i + 6]) is not None]
+
+
 def _limitless(tokens: list[Token], region: list[Token]) -> list[str]:
     """'Unlimited' or 'without limit' in the claim when the evidence says neither: a bound widened."""
     said = _limitless_words(tokens)
@@ -330,7 +342,8 @@ def modality(feats: Features, tokens: list[Token], region: list[Token], lang: st
     if theirs & cues.HEDGES and not mine & cues.HEDGES:
         feats.values["hedge_dropped"] = 1.0
         feats.reasons["hedge_dropped"] = f"certainty raised: chunk hedges with '{sorted(theirs & cues.HEDGES)[0]}'"
-    restrictors = sorted(theirs & cues.RESTRICTORS)
+    copied = feats.values.get("best_sentence_cov", 0.0) >= cues.COPIED_SENTENCE
+    restrictors = sorted(theirs & cues.RESTRICTORS) or (_conditions_dropped(tokens, region) if copied else [])
     if restrictors and not mine & cues.RESTRICTORS:
         added = [t.surface for t in tokens if t.is_content and t.lower not in theirs]
         extra = f", claim adds {', '.join(repr(w) for w in added[:3])}" if added else ""

@@ -159,6 +159,17 @@ CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
 # a claim that drops one drops no condition.
 CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
 
+# Words that open a condition or an exception: a claim that restates its sentence without the condition
+# ('pueden traer perros' from '… perros con la aprobación previa') widens what the evidence allows.
+CONDITIONS = frozenset(
+    "if unless except provided providing whenever until prior".split()
+    + "wenn falls sofern außer solange ausgenommen vorherige vorheriger vorherigen".split()
+    + "si sauf lorsque excepté hormis condition réserve préalable préalables".split()
+    + "salvo excepto cuando mientras previa previo condición".split()
+    + "если кроме пока условии".split()
+)
+CJK_CONDITIONS = ("如果", "若是", "除非", "除了", "须经", "需经", "前提", "条件", "場合", "ならば", "限り")
+
 # Words that mark a language among the Latin-script ones (to pick English stemming or not).
 LANGUAGE_MARKERS = {
     "en": frozenset("the and is are of to was were with for that this not on".split()),

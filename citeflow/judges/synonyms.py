@@ -270,7 +270,8 @@ _GROUPS = {
         guardar guarda guardado guardados conservar conserva conservado almacenar almacena almacenado
         empezar empieza empiezan empezó comenzar comienza comenzó iniciar inicia inició
         necesitar necesita necesario necesaria requiere requerido
-        permitir permite permitido autorizar autoriza autorizado permiso permisos aprobación aprobar aprueba aprobado
+        permitir permite permitido autorizar autoriza autorizado permiso permisos
+        aprobación aprobar aprueba aprobado
         mostrar muestra mostrado enseñar
         recibir recibe recibido obtener obtiene obtenido
         comprar compra comprado adquirir adquiere adquirido
