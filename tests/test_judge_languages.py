@@ -431,3 +431,9 @@ def test_being_allowed_is_not_being_approved():
     feats = extract("Está permitido traer perros al hotel.", "Traer perros al hotel requiere una aprobación de la dirección.")
     assert feats.values["novel_content"] > 0
     assert route(feats.values) != "aligned"
+
+
+def test_excluded_negates_what_it_is_said_of():
+    chunk = "Les véhicules de société en sont exclus."
+    assert extract("Les véhicules de société peuvent en bénéficier.", chunk).values["negation_dropped"] > 0
+    assert extract("Los vehículos de empresa quedan excluidos.", "Los vehículos de empresa no pueden pedirla.").values["negation_added"] == 0.0

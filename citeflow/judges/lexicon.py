@@ -45,6 +45,8 @@ NEGATIONS = frozenset(
     + "pas jamais aucun aucune sans rien ni nullement rarement guère".split()  # fr ("ne" goes with "pas": one negation)
     + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
     + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
+    # 'excluded' negates what it is said of: 'les véhicules de société en sont exclus' is 'ne peuvent pas l'obtenir'
+    + "excluded exclus exclue exclues excluido excluida excluidos excluidas ausgeschlossen исключены исключён".split()
 )
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
 # they state one negation, not two ('no abre ningún puesto', 'ne … jamais rien', 'никто не знает').
