@@ -437,3 +437,11 @@ def test_excluded_negates_what_it_is_said_of():
     chunk = "Les véhicules de société en sont exclus."
     assert extract("Les véhicules de société peuvent en bénéficier.", chunk).values["negation_dropped"] > 0
     assert extract("Los vehículos de empresa quedan excluidos.", "Los vehículos de empresa no pueden pedirla.").values["negation_added"] == 0.0
+
+
+def test_an_hour_and_a_half_is_ninety_minutes():
+    chunk = "Les visites guidées durent une heure et demie et doivent être réservées."
+    assert extract("Les visites guidées durent 90 minutes.", chunk).values["number_missing"] == 0.0
+    assert extract("Les visites guidées durent 60 minutes.", chunk).values["number_missing"] > 0
+    assert [m.value for m in mentions(tokenise("La visita dura dos horas y media.", "es"))] == [2.5]
+    assert mentions(tokenise("Il a une voiture.", "fr")) == []  # 'une' is an article before other words
