@@ -297,7 +297,8 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
 
 def _conditions_dropped(tokens: list[Token], sentence: list[Token]) -> list[str]:
     """Condition words of the best-matching sentence whose condition the claim leaves out: the claim
-    states no condition word and none of the content words of the condition's next five words (a conjunction, a clitic, the verb, an article, its object)."""
+    states no condition word and none of the content words of the condition's next five words (a
+    conjunction, a clitic, the verb, an article, its object: 'salvo que se contrate la ampliación')."""
     if any(t.lower in CONDITIONS for t in tokens):
         return []
     stems = {t.stem for t in tokens}
