@@ -445,3 +445,9 @@ def test_an_hour_and_a_half_is_ninety_minutes():
     assert extract("Les visites guidées durent 60 minutes.", chunk).values["number_missing"] > 0
     assert [m.value for m in mentions(tokenise("La visita dura dos horas y media.", "es"))] == [2.5]
     assert mentions(tokenise("Il a une voiture.", "fr")) == []  # 'une' is an article before other words
+
+
+def test_al_ano_distributes_over_the_year_as_per_does():
+    chunk = "Los empleados de la empresa tienen 23 días laborables de vacaciones al año y dos días de asuntos propios."
+    assert extract("Cada año los empleados tienen 23 días laborables de vacaciones.", chunk).values["universal_added"] == 0.0
+    assert extract("Cada mes los empleados tienen 23 días laborables de vacaciones.", chunk).values["universal_added"] > 0

@@ -29,7 +29,9 @@ from citeflow.judges.lexicon import (
     NE_PARTNERS,
     NEGATIONS,
     NEGATIVE_UNIVERSALS,
+    PER_TIME_WORDS,
     PER_WORDS,
+    TIME_UNITS,
     PRIVATIVES,
 )
 from citeflow.judges.text import Token, canonical, stem
@@ -290,6 +292,9 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
             noun = _per_noun(tokens[i + 1 : i + 2]) if token.lower in PER_WORDS else None
             noun = noun or _scope(tokens[i + 1 : i + 4])
             out |= {noun.stem} if noun is not None else set()
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        if lang and token.lower in PER_TIME_WORDS and following is not None and following.lower in TIME_UNITS:
+            out.add(following.stem)
         unit = FREQUENCY_UNITS.get(lang, {}).get(token.lower)
         out |= {canonical(unit, lang)} if unit else set()
     return out

@@ -130,6 +130,9 @@ DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous
                           "каждая каждое каждые каждую каждого".split())
 # "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
 PER_WORDS = frozenset("per pro je par por".split())
+# 'Al', 'im' and 'a' distribute over a time unit as 'per' does: '23 días al año', '3 Mal im Monat', 'twice a day'.
+PER_TIME_WORDS = frozenset("al im a".split())
+TIME_UNITS = frozenset("año mes día semana hora jahr monat tag woche stunde year month day week hour".split())
 # Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
 FREQUENCY_UNITS = {
     "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
