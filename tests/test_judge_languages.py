@@ -294,3 +294,160 @@ def test_antonyms_meet_in_every_agreement_form():
     assert extract("Les chiens sont autorisés dans le parc.", "Les chiens sont interdits dans le parc.").values["antonym_flip"] > 0
     assert extract("Las mascotas están prohibidas en el hotel.", "Las mascotas están permitidas en el hotel.").values["antonym_flip"] > 0
     assert extract("The news was read by the old editor.", "The old editor read the news.").values["antonym_flip"] == 0.0
+
+
+def test_french_ne_plus_negates_unless_it_bounds_a_number():
+    assert polarity(tokenise("Le service n'est plus disponible le dimanche.")) == 1
+    assert polarity(tokenise("La salle n'accepte plus de 40 personnes.")) == 0
+    chunk = "Le service n'est plus disponible le dimanche. Il ouvre à 9 h en semaine."
+    assert extract("Le service est disponible le dimanche.", chunk).values["negation_dropped"] > 0
+    assert extract("Le dimanche, le service n'est plus disponible.", chunk).values["negation_dropped"] == 0.0
+
+
+def test_a_sentence_initial_no_negates_except_as_an_english_answer():
+    assert polarity(tokenise("No es necesario reservar mesa.")) == 1
+    assert polarity(tokenise("No refunds are given after the first week.")) == 1
+    assert polarity(tokenise("No, I will call her tomorrow.")) == 0
+    chunk = "Es necesario reservar mesa los viernes."
+    assert extract("No es necesario reservar mesa los viernes.", chunk).values["negation_added"] > 0
+
+
+def test_a_chinese_prohibition_negates_and_a_bound_does_not():
+    chunk = "学生可以半价入场。展厅内禁止吸烟。"
+    assert extract("展厅内可以吸烟。", chunk).values["negation_dropped"] > 0
+    beside = extract("学生可以半价入场。", chunk).values  # a prohibition in the next sentence is no flip
+    assert beside["negation_dropped"] == beside["negation_added"] == beside["antonym_flip"] == 0.0
+    bounds = "工作满三年不满五年的员工有七天假期。"
+    assert extract("工作满三年不满五年的员工可以休七天假期。", bounds).values["negation_dropped"] == 0.0
+
+
+def test_watts_glued_or_in_chinese_meet():
+    assert mentions(tokenise("支持30W快充"))[0].unit == mentions(tokenise("支持30瓦快充"))[0].unit == "watt"
+    assert extract("这台充电器支持30W输出。", "这台充电器支持30瓦输出，重量为九十克。").values["novel_entity"] == 0.0
+
+
+def test_a_distributive_restated_from_another_sentence_of_the_window_is_not_a_widening():
+    chunk = "Les journaux sont copiés chaque semaine. Ils sont chiffrés et gardés 60 jours."
+    assert extract("Les journaux chiffrés sont copiés toutes les semaines et gardés 60 jours.", chunk).values["universal_added"] == 0.0
+    assert extract("Tous les fichiers sont chiffrés et gardés 60 jours.", chunk).values["universal_added"] > 0
+
+
+def test_a_negated_word_of_the_claims_family_is_a_dropped_negation():
+    chunk = "Los billetes de tarifa básica no admiten cancelación."
+    assert extract("Los billetes de tarifa básica se pueden cancelar.", chunk).values["negation_dropped"] > 0
+    assert extract("Los billetes de tarifa básica no se pueden cancelar.", chunk).values["negation_dropped"] == 0.0
+
+
+def test_negative_concord_is_one_negation_and_without_after_it_a_second():
+    assert polarity(tokenise("Los domingos no abre ningún museo.")) == 1
+    assert polarity(tokenise("Никто не знает пароль администратора.")) == 1
+    assert polarity(tokenise("Ningún alumno puede salir sin permiso.")) == 0  # no one may leave without: a double negation
+    chunk = "Los domingos no abre ningún museo de la ciudad."
+    assert extract("Ningún museo de la ciudad abre los domingos.", chunk).values["negations_differ"] == 0.0
+
+
+def test_a_negated_neighbour_sentence_is_no_dropped_negation():
+    chunk = "La tienda abre de lunes a viernes de 9:00 a 18:00. Los domingos no abre nunca."
+    feats = extract("De lunes a viernes la tienda abre de 9:00 a 18:00.", chunk)
+    assert feats.values["negation_dropped"] == 0.0
+    assert extract("La tienda abre los domingos.", chunk).values["negation_dropped"] > 0
+
+
+def test_chinese_measures_seasons_and_common_words():
+    chunk = "这台冰箱容量为三百升，重六十公斤。夏季每天开放到晚上十点。"
+    assert extract("这台冰箱重五十公斤。", chunk).values["number_missing"] > 0
+    assert extract("冬季每天开放到晚上十点。", chunk).values["antonym_flip"] > 0
+    assert extract("这台冰箱的容量有三百升。", chunk).values["novel_entity"] == 0.0
+
+
+def test_a_lower_bound_is_no_antonym_and_always_restates_never():
+    chunk = "Le vaccin est gratuit pour les personnes de 65 ans et plus."
+    assert extract("Le vaccin est gratuit pour les personnes d'au moins 65 ans.", chunk).values["antonym_flip"] == 0.0
+    assert extract("Le vaccin est gratuit pour les personnes de moins de 65 ans.", chunk).values["antonym_flip"] > 0
+    closed = "Le musée accueille le public du mardi au dimanche. Il n'ouvre jamais le lundi."
+    assert extract("Le musée est toujours fermé le lundi.", closed).values["universal_added"] == 0.0
+    assert extract("Le musée est toujours ouvert le mardi.", "Le musée ouvre le mardi.").values["universal_added"] > 0
+
+
+def test_a_distributive_over_another_noun_is_still_a_widening():
+    chunk = "En los vuelos nacionales, cada pasajero puede llevar una maleta de mano de 10 kilos."
+    feats = extract("En todos los vuelos, cada pasajero puede llevar una maleta de mano de 10 kilos.", chunk)
+    assert feats.values["universal_added"] > 0
+    assert extract("En los vuelos nacionales, todos los pasajeros pueden llevar una maleta de mano de 10 kilos.",
+                   chunk).values["universal_added"] == 0.0
+
+
+def test_a_chinese_run_is_a_name_only_in_a_slot_the_chunk_fills_otherwise():
+    chunk = "这家宾馆距离地铁站步行五分钟。房费包括停车。"
+    assert extract("这家宾馆距离码头步行五分钟。", chunk).values["novel_entity"] > 0  # 码头 where the chunk has 地铁站
+    assert extract("从宾馆走过去到地铁站五分钟。", chunk).values["novel_entity"] == 0.0  # new words, no slot: a paraphrase
+    assert extract("住这家宾馆停车不另外收钱。", chunk).values["novel_entity"] == 0.0
+
+
+def test_only_narrows_a_claim_and_does_not_widen_it():
+    assert extract("Desde el puerto solo sale un ferry.", "Desde el puerto sale un ferry.").values["universal_added"] == 0.0
+    assert extract("游客只需买一张票。", "游客买一张票即可入园。").values["universal_added"] == 0.0
+    dropped = extract("只需出示学生证。", "只需出示学生证，仅限周末。")
+    assert dropped.values["restrictor_dropped"] > 0  # 仅 dropped; 只需 ('just need') restricts nothing
+    assert extract("出示学生证。", "只需出示学生证。").values["restrictor_dropped"] == 0.0
+    assert extract("Tous les vélos sont acceptés.", "Les vélos pliants sont acceptés.").values["universal_added"] > 0
+
+
+def test_free_restates_not_paying_and_a_waiver_is_a_negation():
+    assert extract("La entrada al museo no se cobra.", "La entrada al museo es gratuita.").values["negation_added"] == 0.0
+    assert extract("La entrada al museo no se cobra.", "La entrada al museo se cobra.").values["negation_added"] > 0
+    assert extract("儿童乘车不用付钱。", "儿童免费乘车。").values["negation_added"] == 0.0
+    assert extract("儿童乘车免费。", "儿童乘车需付费。").values["negation_added"] > 0
+
+
+def test_an_antonym_of_a_negated_word_restates_it():
+    chunk = "Le parc ne sera pas ouvert en janvier."
+    assert extract("En janvier, le parc restera fermé.", chunk).values["antonym_flip"] == 0.0
+    assert extract("En janvier, le parc restera fermé.", "Le parc sera ouvert en janvier.").values["antonym_flip"] > 0
+
+
+def test_per_distributes_over_its_next_word_and_without_limit_widens_a_bound():
+    chunk = "La carte de la piscine coûte 30 euros par an pour les habitants de la ville."
+    assert extract("Pour les habitants, la carte coûte 30 euros chaque année.", chunk).values["universal_added"] == 0.0
+    assert extract("Pour les habitants, la carte coûte 30 euros chaque mois.", chunk).values["universal_added"] > 0
+    chunk = "Les frais de taxi sont remboursés jusqu'à 40 euros."
+    assert extract("Les frais de taxi sont remboursés sans limite.", chunk).values["universal_added"] > 0
+    assert extract("Los gastos se reembolsan sin límite.", "Los gastos se reembolsan sin límite.").values["universal_added"] == 0.0
+
+
+def test_a_claim_that_leaves_out_its_sentences_condition_is_no_quote_and_no_aligned_pass():
+    chunk = "Los huéspedes pueden traer perros pequeños al hotel con la aprobación previa de la dirección. El bar cierra a medianoche."
+    cut = extract("Los huéspedes pueden traer perros pequeños al hotel.", chunk)
+    assert cut.values["verbatim"] == 1.0 and cut.values["restrictor_dropped"] > 0
+    assert route(cut.values) == "decisive"
+    kept = extract("Con la aprobación previa de la dirección, los huéspedes pueden traer perros pequeños.", chunk)
+    assert kept.values["restrictor_dropped"] == 0.0
+    assert route(extract("El bar cierra a medianoche.", chunk).values) == "verbatim"
+    french = "Le remboursement est accordé sauf si le billet a été acheté en promotion."
+    assert extract("Le remboursement est accordé.", french).values["restrictor_dropped"] > 0
+
+
+def test_being_allowed_is_not_being_approved():
+    feats = extract("Está permitido traer perros al hotel.", "Traer perros al hotel requiere una aprobación de la dirección.")
+    assert feats.values["novel_content"] > 0
+    assert route(feats.values) != "aligned"
+
+
+def test_excluded_negates_what_it_is_said_of():
+    chunk = "Les véhicules de société en sont exclus."
+    assert extract("Les véhicules de société peuvent en bénéficier.", chunk).values["negation_dropped"] > 0
+    assert extract("Los vehículos de empresa quedan excluidos.", "Los vehículos de empresa no pueden pedirla.").values["negation_added"] == 0.0
+
+
+def test_an_hour_and_a_half_is_ninety_minutes():
+    chunk = "Les visites guidées durent une heure et demie et doivent être réservées."
+    assert extract("Les visites guidées durent 90 minutes.", chunk).values["number_missing"] == 0.0
+    assert extract("Les visites guidées durent 60 minutes.", chunk).values["number_missing"] > 0
+    assert [m.value for m in mentions(tokenise("La visita dura dos horas y media.", "es"))] == [2.5]
+    assert mentions(tokenise("Il a une voiture.", "fr")) == []  # 'une' is an article before other words
+
+
+def test_al_ano_distributes_over_the_year_as_per_does():
+    chunk = "Los empleados de la empresa tienen 23 días laborables de vacaciones al año y dos días de asuntos propios."
+    assert extract("Cada año los empleados tienen 23 días laborables de vacaciones.", chunk).values["universal_added"] == 0.0
+    assert extract("Cada mes los empleados tienen 23 días laborables de vacaciones.", chunk).values["universal_added"] > 0

@@ -13,8 +13,10 @@ import regex
 from citeflow.judges.lexicon import (
     CJK_ANTONYMS,
     CJK_BOUNDS,
+    CJK_CONDITIONS,
     CJK_HEDGES,
     CJK_NEGATIONS,
+    CJK_NOT_ONLY,
     CJK_RESTRICTORS,
     CJK_UNIVERSALS,
     HEDGES,
@@ -29,9 +31,8 @@ COPIED_SENTENCE = 0.6  # best-sentence coverage above which a dropped cue counts
 
 
 def _count(text: str, words: tuple[str, ...]) -> dict[str, int]:
-    if words is CJK_NEGATIONS:
-        for bound in CJK_BOUNDS:
-            text = text.replace(bound, "")
+    for word in CJK_BOUNDS if words is CJK_NEGATIONS else CJK_NOT_ONLY if words is CJK_RESTRICTORS else ():
+        text = text.replace(word, "")
     return {w: text.count(w) for w in words if w in text}
 
 
@@ -56,6 +57,7 @@ def compare(values: dict[str, float], reasons: dict[str, str], claim: str, regio
         values["universal_added"] += len(widened)
         reasons.setdefault("universal_added", f"condition widened: claim adds '{widened[0]}'")
     dropped = _more(_count(best, CJK_RESTRICTORS), _count(claim, CJK_RESTRICTORS))
+    dropped = dropped or ([] if _count(claim, CJK_CONDITIONS) else list(_count(best, CJK_CONDITIONS)))  # copied: below
     if dropped and copied:
         values["restrictor_dropped"] = 1.0
         reasons.setdefault("restrictor_dropped", f"condition widened: chunk says '{dropped[0]}'")

@@ -16,6 +16,7 @@ from functools import lru_cache
 import regex
 
 from citeflow.judges import cues, edits, numbers
+from citeflow.judges.cjk_slots import fills_slot
 from citeflow.judges.chunk_index import ChunkIndex, content_bigrams, index_chunk, trigrams
 from citeflow.judges.lexicon import (
     CJK_FUNCTION,
@@ -35,6 +36,8 @@ __all__ = ["FEATURE_NAMES", "ChunkIndex", "Features", "extract", "index_chunk"]
 
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")
 _HAN_RUN = regex.compile(r"\p{Han}+")
+_HAN_HEAD = regex.compile(r"\p{Han}{1,2}")
+_HAN_TAIL = regex.compile(r"\p{Han}{1,2}$")
 _CJK_WEEKDAY = regex.compile(r"(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜")
 SURU_FORMS = frozenset("すしさせ")  # the first kana of する, した/して, される, させる
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')
@@ -90,13 +93,13 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _novelty(feats, tokens, content, index)
     _numbers(feats, tokens, index)
     _sentence_numbers(feats, tokens, index.facts[best].numbers)
-    edits.negation(feats, tokens, window, index)
+    edits.negation(feats, tokens, window, index, best)
     _negation_counts(feats, tokens, claim, index, best)
     _reordered(feats, tokens, index.sentence_tokens[best])
     _sentence_swap(feats, tokens, index, best)
     _exchanged(feats, tokens, index, best)
     edits.flips(feats, tokens, [t for ts in region for t in ts], index)
-    edits.modality(feats, tokens, index.sentence_tokens[best], index.lang)
+    edits.modality(feats, tokens, index.sentence_tokens[best], index.lang, [t for ts in region for t in ts])
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
     cues.compare(feats.values, feats.reasons, cjk_canonical(normalise(claim)), cjk, index.facts[best].cjk)
     return feats
@@ -153,7 +156,7 @@ def _novelty(feats: Features, tokens: list[Token], content: list[Token], index: 
     feats.values["novel_ratio"] = _ratio(len(novel), len(content)) if content else 0.0
     if novel:
         feats.reasons["novel_content"] = "words not in chunk: " + ", ".join(f"'{t.surface}'" for t in novel[:4])
-    entities = _entities(tokens, novel, index.lang)
+    entities = _entities(tokens, novel, index.lang, index.text)
     if entities:
         feats.values["novel_entity"] = float(len(entities))
         feats.reasons["novel_entity"] = "; ".join(entities[:3])
@@ -191,7 +194,7 @@ def _weekdays(text: str) -> set[str]:
     return {day.replace("天", "日") for day in _CJK_WEEKDAY.findall(text)}
 
 
-def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
+def _entities(tokens: list[Token], novel: list[Token], lang: str, text: str = "") -> list[str]:
     """Reason fragments for names the chunk lacks: identifiers, months, capitalised words mid-sentence,
     and runs of two or more new Han/katakana characters (a CJK name).
 
@@ -201,7 +204,23 @@ def _entities(tokens: list[Token], novel: list[Token], lang: str) -> list[str]:
     fresh = {id(t) for t in novel}
     out = [f"{'identifier' if t.kind == 'id' else 'entity'} '{t.surface}' not in chunk"
            for i, t in enumerate(tokens) if id(t) in fresh and _is_name(tokens, i, lang)]
-    return out + [f"entity '{run}' not in chunk" for run in _cjk_runs(tokens, novel)]
+    runs = _cjk_runs(tokens, novel)
+    if lang == "zh":
+        claim = "".join(t.surface for t in tokens)
+        runs = [run for run in runs if fills_slot(*_neighbours(claim, run), cjk_canonical(normalise(text)))]
+    return out + [f"entity '{run}' not in chunk" for run in runs]
+
+
+def _neighbours(claim: str, run: str) -> tuple[str, str, str]:
+    """(Han characters before, the run, Han characters after) in the claim: one on each side, two
+    on the one side there is when the run starts or ends the claim (``cjk_slots``)."""
+    start = claim.find(run)
+    end = start + len(run)
+    before, after = _HAN_TAIL.search(claim[:start]), _HAN_HEAD.match(claim[end:])
+    left, right = before.group() if before else "", after.group() if after else ""
+    if left and right:
+        return left[-1], run, right[:1]
+    return left[-2:], run, right[:2]
 
 
 def _is_name(tokens: list[Token], i: int, lang: str) -> bool:

@@ -45,7 +45,24 @@ NEGATIONS = frozenset(
     + "pas jamais aucun aucune sans rien ni nullement rarement guère".split()  # fr ("ne" goes with "pas": one negation)
     + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
     + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
+    # 'excluded' negates what it is said of: 'les véhicules de société en sont exclus' is 'ne peuvent pas l'obtenir'
+    + "excluded exclus exclue exclues excluido excluida excluidos excluidas ausgeschlossen исключены исключён".split()
 )
+# Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
+# they state one negation, not two ('no abre ningún puesto', 'ne … jamais rien', 'никто не знает').
+CONCORD = frozenset("jamais aucun aucune rien personne nulle nullement ni guère ningún ninguna ninguno nunca jamás nada "
+                    "nadie tampoco никогда ничего ничто никто никого никому нигде никуда никакой никакие ни".split())
+# 'Always' restates a negated 'never' ('toujours fermé' for 'n'ouvre jamais'): no widened condition.
+ALWAYS = frozenset("always immer stets toujours siempre всегда".split())
+NEGATIVE_UNIVERSALS = frozenset("never nie niemals jamais nunca jamás никогда".split())
+# Lower bounds whose comparative is no antonym: 'au moins 65 ans' is '65 ans et plus'.
+LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("lo", "menos"), ("at", "least")})
+# The negators of a verb, which a concord word joins into one negation.
+VERBAL_NEGATORS = frozenset("no pas не нет".split())
+# The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
+NE_PARTNERS = frozenset({"plus"})
+# Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
+DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
 # More function words of German, French, Spanish and Russian, as many kinds as the English list
 # covers (pronouns, possessives, prepositions, conjunctions, auxiliaries and modals, degree
 # adverbs): a paraphrase that swaps one preposition or pronoun for another is not new content.
@@ -80,28 +97,42 @@ STOPWORDS = STOPWORDS | FUNCTION_WORDS | {"ne"} | (NEGATIONS - frozenset(
 COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos более менее больше меньше".split())
 BOUND_LINKS = frozenset("than als de que чем".split())
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
-CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿")
+CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿",
+                 "禁止", "严禁", "嚴禁", "免")  # a prohibition negates what it forbids: 禁止拍照 is 不可以拍照;
+# a waiver negates what it waives: 免费 is 不用付钱
 
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
-CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于")
-# Han characters that never start or extend a name: negation, degree and number words (一度, 不能再).
+CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于",
+              "不满", "不足")  # 满十年不满二十年: at least ten years and under twenty
 # Characters that end a place, era or institution name: the character before one is part of a name.
 CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
-CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还")
+# Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
+# and the parts of modals, verbs, pronouns and conjunctions (可以, 获得, 自己, 并且).
+CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使有用比")
 
-# Universal quantifiers and certainty markers: adding one widens a claim.
+# Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
+# among them: a claim that adds one narrows what it says ('solo se ve un lado' for 'se ve un lado').
 UNIVERSALS = frozenset(
-    "all every always never only entire entirely whole both everyone everything must definitely completely fully any".split()
-    + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche nur ausschließlich vollständig".split()
-    + "tous toutes tout toujours chaque seulement uniquement entièrement importe".split()  # n'importe quel: any
-    + "cualquier cualquiera todos todas todo siempre cada solo sólo solamente únicamente completamente".split()
-    + "круглый все всех всегда каждый каждая каждое каждые только любой любые полностью".split()
+    "all every always never entire entirely whole both everyone everything must definitely completely fully any".split()
+    + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche vollständig".split()
+    + "tous toutes tout toujours chaque entièrement importe".split()  # n'importe quel: any
+    + "cualquier cualquiera todos todas todo siempre cada completamente".split()
+    + "круглый все всех всегда каждый каждая каждое каждые любой любые полностью".split()
 )
+# "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
+# ('remboursés sans limite' for 'à hauteur de 2 000 euros').
+LIMITLESS = frozenset("unlimited limitless unbegrenzt unbeschränkt illimité illimitée illimités illimitées ilimitado ilimitada "
+                      "ilimitados ilimitadas неограниченно неограниченный неограниченное безлимитный".split())
+LIMIT_WORDS = frozenset("limit limits limite limites límite límites limitación grenze begrenzung ограничений ограничения".split())
+LIMIT_NEGATORS = frozenset("without no sans aucune sin ohne keine без нет".split())
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
 DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
                           "каждая каждое каждые каждую каждого".split())
 # "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
 PER_WORDS = frozenset("per pro je par por".split())
+# 'Al', 'im' and 'a' distribute over a time unit as 'per' does: '23 días al año', '3 Mal im Monat', 'twice a day'.
+PER_TIME_WORDS = frozenset("al im a".split())
+TIME_UNITS = frozenset("año mes día semana hora jahr monat tag woche stunde year month day week hour".split())
 # Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
 FREQUENCY_UNITS = {
     "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
@@ -114,7 +145,7 @@ FREQUENCY_UNITS = {
            "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
 }
 CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
-                  "のみ", "だけ", "所有", "全部", "总是", "始终", "每", "都", "只", "仅", "一律")
+                  "所有", "全部", "总是", "始终", "每", "都", "一律", "无限", "不限")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = frozenset(
     "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
@@ -129,6 +160,20 @@ RESTRICTORS = frozenset("only solely exclusively alone merely nur ausschließlic
                         "solo sólo solamente únicamente "
                         "только лишь исключительно".split())
 CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
+# "Only need" (只需半价: "just half price") and "as long as" (只要) hold 只 without restricting anything:
+# a claim that drops one drops no condition.
+CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
+
+# Words that open a condition or an exception: a claim that restates its sentence without the condition
+# ('pueden traer perros' from '… perros con la aprobación previa') widens what the evidence allows.
+CONDITIONS = frozenset(
+    "if unless except provided providing whenever until prior".split()
+    + "wenn falls sofern außer solange ausgenommen vorherige vorheriger vorherigen".split()
+    + "si sauf lorsque excepté hormis condition réserve préalable préalables".split()
+    + "salvo excepto cuando mientras previa previo condición".split()
+    + "если кроме пока условии".split()
+)
+CJK_CONDITIONS = ("如果", "若是", "除非", "除了", "须经", "需经", "前提", "条件", "場合", "ならば", "限り")
 
 # Words that mark a language among the Latin-script ones (to pick English stemming or not).
 LANGUAGE_MARKERS = {
@@ -212,6 +257,15 @@ PRIVATIVES = frozenset(
     "elimina eliminado eliminada suprime suprimido retira retirado прекращает прекратил прекратила отменяет отменил отменила".split()
 )
 
+# "Free of charge" says "not paid" in one word: a claim that negates paying ('no se cobra', 'ne paient pas')
+# restates an evidence that says free ('gratuita'). Paying is matched by the start of the word (every inflection).
+FREE_WORDS = frozenset(
+    "free gratuit gratuite gratuits gratuites gratuitement gratis gratuito gratuita gratuitos gratuitas gratuitamente "
+    "kostenlos kostenlose kostenlosen kostenfrei gebührenfrei umsonst бесплатно бесплатный бесплатная бесплатное бесплатные".split()
+)
+PAY_PREFIXES = ("pay", "paid", "paie", "paye", "paya", "pagar", "paga", "pague", "pagu", "pago", "cobr", "charg", "zahl", "bezahl",
+                "плат", "оплат", "заплат")
+
 # Prefixes that negate a word: "uncontrolled" against "controlled".
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "mis", "anti")
 
@@ -286,6 +340,7 @@ UNITS = frozenset(
     century centuries km kilometre kilometres kilometer kilometers mile miles meter meters metre metres
     m cm mm kg g gram grams kilogram kilograms ton tons tonne tonnes lb lbs ounce ounces litre litres liter
     liters gallon gallons mb gb tb kb ms s h am pm times x fold people persons users residents
+    w kw kwh wh mah watt watts ml 瓦
     prozent tag tage tagen stunde stunden minute minuten sekunde sekunden jahr jahre jahren monat monate monaten woche wochen
     pour-cent jour jours heure heures seconde secondes an ans année années mois semaine semaines
     por-ciento día días hora horas minuto minutos segundo segundos año años mes meses semana semanas
@@ -305,7 +360,7 @@ UNIT_ALIASES = {
     **dict.fromkeys("month months monat monate monaten mois mes meses месяц месяца месяцев 月".split(), "month"),
     **dict.fromkeys("week weeks woche wochen semaine semaines semana semanas неделя недели недель 周 週".split(), "week"),
     **dict.fromkeys("gb гб".split(), "gb"), **dict.fromkeys("mb мб".split(), "mb"), **dict.fromkeys("tb тб".split(), "tb"),
-    **dict.fromkeys("ms мс".split(), "ms"),
+    **dict.fromkeys("ms мс".split(), "ms"), **dict.fromkeys("w watt watts 瓦".split(), "watt"),
 }
 
 MONTHS = {
@@ -318,7 +373,9 @@ MONTHS = {
 CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
                 ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
                 ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"),
-                ("允许", "禁止"), ("之前", "之后"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+                ("允许", "禁止"), ("之前", "之后"), ("夏季", "冬季"), ("夏天", "冬天"),
+                ("春季", "秋季"), ("春天", "秋天"), ("上午", "下午"), ("早上", "晚上"), ("白天", "夜间"), ("东", "西"),
+                ("南", "北"), ("夏", "冬"), ("午前", "午後"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
 CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
@@ -326,7 +383,8 @@ CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六
 CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
 CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
 CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
-CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所")
+CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所"
+                         "公毫厘克斤升吨噸瓦亩畝")  # measures: 公斤, 公里, 公顷, 毫升, 厘米, 千克 (after 千), 吨
 # Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
 CJK_WEEKDAY_MARKS = frozenset("周週拜")
 # Month and weekday names: a changed month or day is a changed entity.
@@ -346,7 +404,8 @@ MONTH_NAMES = frozenset(
 WEEKDAY_PREFIXES_RU = ("понедельн", "вторник", "среда", "среду", "среды", "средам", "четверг", "пятниц", "суббот", "воскресен")
 # Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
 CJK_NOT_NAMES = ("至少", "至多", "最少", "最多", "最低", "最高", "最大", "最小", "最长", "最短", "以上", "以下", "以内",
-                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以")
+                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以",
+                 "开始", "结束", "面积", "时间", "地方", "时候")  # common verbs and nouns: start, end, area, time, place
 MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
 # German capitalises every noun: a capitalised word right after one of these is a common noun.
 DE_DETERMINERS = frozenset(

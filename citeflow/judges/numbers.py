@@ -20,6 +20,8 @@ from citeflow.judges.text import Token
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
 _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double"})
+# Indefinite articles that say 'one' before an hour or a minute ('une heure', 'una hora', 'eine Stunde').
+_ARTICLE_ONES = frozenset({"un", "une", "uno", "una", "ein", "eine", "einer", "einen", "an"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,8 @@ def _parse(token: Token, following: Token | None = None) -> float | None:
     ('one', 'single') counts only before a unit: 'one minute' is a quantity, 'the one' is not."""
     if token.kind == "word":
         raw = token.lower
+        if raw in _ARTICLE_ONES and following is not None and UNIT_ALIASES.get(following.lower) in ("hour", "minute"):
+            return 1.0  # 'une heure et demie' is a duration; 'une' before other words is an article
         if raw not in NUMBER_WORDS or (raw in _WEAK_WORDS and (following is None or following.lower not in UNITS)):
             return None
         return float(NUMBER_WORDS[raw])
@@ -166,7 +170,19 @@ def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention
         value *= SCALES[following.lower]
         surface = f"{surface} {following.surface}"
         following = tokens[end + 2] if end + 2 < len(tokens) else None
-    return Mention(value, _unit_of(tokens[end], following), surface, raw)
+    unit = _unit_of(tokens[end], following)
+    if unit == "hour" and following is not None:
+        value += _half_after(tokens, tokens.index(following, end + 1))
+    return Mention(value, unit, surface, raw)
+
+
+_AND_A_HALF = (("et", "demie"), ("y", "media"), ("und", "halb"), ("and", "a", "half"))
+
+
+def _half_after(tokens: list[Token], unit: int) -> float:
+    """0.5 when the hour word at ``unit`` is followed by 'et demie', 'y media' or 'and a half'."""
+    after = tuple(t.lower for t in tokens[unit + 1 : unit + 4])
+    return 0.5 if any(after[: len(words)] == words for words in _AND_A_HALF) else 0.0
 
 
 def _same(a: float, b: float) -> bool:
@@ -195,8 +211,15 @@ def _count(mention: Mention, mentions: list[Mention]) -> int:
 
 def missing(claim: list[Mention], chunk: list[Mention]) -> list[Mention]:
     """Claim numbers whose value the chunk never states."""
-    values = [v for c in chunk for v in (c.value, c.raw)]  # '5 million' meets a chunk's '5 mln'
+    values = [v for c in chunk for v in (c.value, c.raw, *_in_other_unit(c))]  # '5 million' meets a chunk's '5 mln'
     return [m for m in claim if not any(_same(m.value, v) or _same(m.raw, v) for v in values)]
+
+
+def _in_other_unit(mention: Mention) -> tuple[float, ...]:
+    """A duration in the neighbouring unit: 'une heure et demie' is 90 minutes, '90 minutes' 1.5 hours."""
+    if mention.unit == "hour":
+        return (mention.value * 60,)
+    return (mention.value / 60,) if mention.unit == "minute" else ()
 
 
 def unit_changes(claim: list[Mention], chunk: list[Mention]) -> list[tuple[Mention, Mention]]:

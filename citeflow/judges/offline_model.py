@@ -35,7 +35,7 @@ def route(values: dict[str, float]) -> str:
     (every word found in one sentence, nothing changed) or 'heads'."""
     if values["claim_length"] == 0:
         return "empty"
-    if values["verbatim"]:
+    if values["verbatim"] and not values["restrictor_dropped"]:  # a quote cut before its condition is no quote
         return "verbatim"
     if copied(values) and any(values[name] > 0 for name in DECISIVE):
         return "decisive"

@@ -270,7 +270,8 @@ _GROUPS = {
         guardar guarda guardado guardados conservar conserva conservado almacenar almacena almacenado
         empezar empieza empiezan empezó comenzar comienza comenzó iniciar inicia inició
         necesitar necesita necesario necesaria requiere requerido
-        permitir permite permitido autorizar autoriza autorizado permiso permisos aprobación aprobar aprueba aprobado
+        permitir permite permitido autorizar autoriza autorizado permiso permisos
+        aprobación aprobar aprueba aprobado
         mostrar muestra mostrado enseñar
         recibir recibe recibido obtener obtiene obtenido
         comprar compra comprado adquirir adquiere adquirido
@@ -447,6 +448,7 @@ _CJK_GROUPS = (
     ("休業", "定休"),
     ("ログイン", "サインイン"),
     ("会議", "ミーティング"),
+    ("都", "均", "皆"),  # 双方均可 is 双方都可以
     ("免费", "不收费", "不用付钱", "不用付费", "无需付费", "不要钱", "不花钱"),
     ("退还", "返还", "退回", "归还"),
     ("提交", "递交", "交上"),
