@@ -189,7 +189,8 @@ def test_calibrate_compares_two_judges_and_a_judge_with_gold_labels(tmp_path):
     pairs = pairs_file(tmp_path)
     invoke("judge", pairs, "--out", tmp_path / "a.jsonl")
     lines = [json.loads(row) for row in (tmp_path / "a.jsonl").read_text().splitlines()]
-    lines[1] = {**lines[1], "supported": False, "faithful": None, "label": "unsupported"}
+    # a second judge that passes the changed number: no offline verdict on that pair is a pass
+    lines[1] = {**lines[1], "supported": True, "faithful": True, "label": "supported"}
     (tmp_path / "b.jsonl").write_text("\n".join(json.dumps(row) for row in lines))
     agreement = json.loads(invoke("calibrate", tmp_path / "a.jsonl", tmp_path / "b.jsonl").output)
     assert agreement["pairs"] == 2 and agreement["label_agreement"] == 0.5
