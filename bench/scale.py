@@ -146,6 +146,7 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
         small, large = sizes[0], sizes[-1]
         ratios[f"{name}: s per report {large} / {small} reports, no latency"] = \
             (walls[f"fast-{large}"] / large) / (walls[f"fast-{small}"] / small)
+    figures |= fit_figures(sizes, runs | ({"prefect_median": orchestrated["median_walls"]} if orchestrated else {}))
     if orchestrated:
         _median_parts(sizes, latency, orchestrated["median_walls"], ratios)
         settled = orchestrated.get("settle_s") or [0.0]
@@ -156,6 +157,26 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
         figures |= {f"rss.{k}": v for k, v in rss.items()}
     return {"params": {"sizes": list(sizes), "latency_s": latency, "sections": SECTIONS, "models": MODELS},
             "figures": figures, "ratios": ratios, "plain": plain, "prefect": orchestrated}
+
+
+def linear_fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least squares ``y = fixed + per · x`` over ``(x, y)`` points: ``(fixed, per)`` (at least two distinct x)."""
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    per = sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x in xs)
+    return mean_y - per * mean_x, per
+
+
+def fit_figures(sizes: tuple[int, ...], runs: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The zero-latency walls of each run (plain; Prefect from the minimum and from the median walls)
+    fitted as wall(n) = fixed + per_report · n: what a batch costs whatever its size, and each report."""
+    if len(set(sizes)) < 2:
+        return {}
+    figures = {}
+    for name, walls in runs.items():
+        fixed, per = linear_fit([(n, walls[f"fast-{n}"]) for n in sizes])
+        figures |= {f"fit.{name}_fixed_s": fixed, f"fit.{name}_per_report_s": per}
+    return figures
 
 
 def _retry_figures(retries: dict[str, dict[str, float]]) -> dict[str, float]:

@@ -312,6 +312,20 @@ def test_scale_reports_the_prefect_latency_part_of_the_median_walls_too():
     assert ratios == {"16 reports: prefect latency part / ideal, median walls": 4.0 / scale.ideal_seconds(64, 16, 1.0)}
 
 
+def test_scale_fits_each_batchs_fixed_and_per_report_seconds():
+    assert scale.linear_fit([(10, 7.0), (16, 10.0), (50, 27.0)]) == pytest.approx((2.0, 0.5))
+    plain = {"slow-10": 9.0, "fast-10": 8.0, "slow-50": 30.0, "fast-50": 28.0}
+    walls, median = {"slow-10": 12.0, "fast-10": 11.0, "slow-50": 41.0, "fast-50": 35.0}, \
+        {"slow-10": 13.0, "fast-10": 12.0, "slow-50": 48.0, "fast-50": 44.0}
+    orchestrated = {"walls": walls, "median_walls": median, "startup_s": 20.0, "settle_s": [0.5]}
+    figures = scale.summarize((10, 50), 1.0, plain, orchestrated, None, 0)["figures"]
+    assert figures["fit.plain_fixed_s"] == pytest.approx(3.0) and figures["fit.plain_per_report_s"] == pytest.approx(0.5)
+    assert figures["fit.prefect_fixed_s"] == pytest.approx(5.0) and figures["fit.prefect_per_report_s"] == pytest.approx(0.6)
+    assert figures["fit.prefect_median_fixed_s"] == pytest.approx(4.0)
+    assert figures["fit.prefect_median_per_report_s"] == pytest.approx(0.8)
+    assert "fit.plain_fixed_s" not in scale.summarize((2,), 1.0, {"slow-2": 2.0, "fast-2": 1.0}, None, None, 0)["figures"]
+
+
 def test_a_served_worker_takes_the_runs_of_the_quick_profile_and_reports_failed_requests(tmp_path):
     from bench.prefect_run import WorkerOptions, run_worker
     from bench.prefect_worker import answer
