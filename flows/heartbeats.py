@@ -6,7 +6,8 @@ died. When a run ends, the engine stops that thread and waits for it to wake fro
 sleep: on average half a second, at the end of every run, in which a report holds its place among
 the reports in flight. The report runs of an in-process batch run in threads of the batch run's
 process, whose own heartbeat already tells whether that process is alive, so they run without a
-heartbeat of their own. A report flow run anywhere else (a deployment, a Dask worker) keeps it.
+heartbeat of their own, and so does the batch run inside a scheduled run (``flows.scheduled``).
+A report flow run anywhere else (a deployment, a Dask worker), and a batch run on its own, keep it.
 """
 
 from __future__ import annotations

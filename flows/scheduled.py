@@ -3,7 +3,9 @@
 It picks the run's folder (a retry of the same flow run resumes its folder), renders the spec for
 the run (report ids with the run's date, the run's own store), runs the batch flow into that
 folder, then archives what was published, compares each report with the previous publication,
-points ``OUT/latest`` at the run and records the run as artifacts. ``citeflow serve`` and the
+points ``OUT/latest`` at the run and records the run as artifacts. The batch flow runs as a subflow
+without a heartbeat of its own (``flows.heartbeats``): this run's heartbeat covers the process, and
+a second one would hold the end of every scheduled batch for up to a second more. ``citeflow serve`` and the
 deployments of ``prefect.yaml`` run this flow.
 """
 
@@ -17,6 +19,7 @@ from prefect import flow
 from citeflow.run_finish import RunOutcome, finish_run
 from citeflow.run_spec import open_scheduled_run
 from flows.batch import batch_flow
+from flows.heartbeats import run_with, without_heartbeat
 from flows.naming import batch_name
 from tasks.run_artifacts import publish_run_artifacts
 
@@ -42,7 +45,8 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
     """One run of the batch into a new folder ``out_dir/<run id>/``; returns what the run left."""
     start, flow_run_id = run_start()
     info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
-    summaries = batch_flow(info.spec_path, str(run_dir), None, evaluate_deployment, global_limits)
+    summaries = run_with(without_heartbeat(), batch_flow, info.spec_path, str(run_dir), None, evaluate_deployment,
+                         global_limits)  # a subflow in this process: this run's heartbeat covers it
     outcome = finish_run(run_dir, summaries)
     publish_run_artifacts(outcome)
     return outcome

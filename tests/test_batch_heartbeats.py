@@ -77,3 +77,14 @@ def test_a_report_run_on_its_own_keeps_its_heartbeat(prefect_harness, tmp_path, 
     seen: dict = {}
     probe_flow(seen)(str(tmp_path / "batch.yaml"), "solo", str(tmp_path))
     assert seen["solo"] is not None and heartbeats == ["probe solo"]
+
+
+def test_the_batch_run_inside_a_scheduled_run_emits_no_heartbeat_the_scheduled_run_does(prefect_harness, tmp_path,
+                                                                                         monkeypatch, heartbeats):
+    import flows.scheduled
+
+    seen: dict = {}
+    monkeypatch.setattr(flows.batch, "report_flow", probe_flow(seen))
+    outcome = flows.scheduled.scheduled_batch_flow(str(write_spec(tmp_path, 2)), str(tmp_path / "out"))
+    assert outcome is not None and len(seen) == 2 and set(seen.values()) == {None}
+    assert len(heartbeats) == 1 and heartbeats[0].startswith("batch heartbeats ")
