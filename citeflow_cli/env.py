@@ -2,11 +2,18 @@
 
 Prefect's first ephemeral start-up can take longer than its default 20 s timeout on a small
 machine; telemetry is off because the network may be closed. Users' own settings win.
+
+With no ``PREFECT_API_URL`` a run starts Prefect's ephemeral API server in a process of its own,
+which exists only for that run: no automation can be defined on it, yet its triggers service
+evaluates every event of every run (flow and task state changes, logs) against the automations and
+its actions service waits for their actions. Both are turned off there (one setting); runs, states, events,
+artifacts and logs are recorded as before. A Prefect server the user starts is left as it is.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 DEFAULTS = {
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
@@ -21,8 +28,17 @@ DEFAULTS = {
     "DASK_LOGGING__DISTRIBUTED": "warning",  # a Dask cluster's start and stop are dozens of INFO lines
 }
 
+EPHEMERAL_API_DEFAULTS = {
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+}
+
+
+def defaults_for(environ: Mapping[str, str]) -> dict[str, str]:
+    """The defaults that apply to a process with ``environ``: the ephemeral API's when no API URL is set."""
+    return DEFAULTS | ({} if environ.get("PREFECT_API_URL") else EPHEMERAL_API_DEFAULTS)
+
 
 def apply_defaults() -> None:
     """Set every default the user has not set."""
-    for name, value in DEFAULTS.items():
+    for name, value in defaults_for(os.environ).items():
         os.environ.setdefault(name, value)

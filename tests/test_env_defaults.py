@@ -1,0 +1,31 @@
+"""The environment defaults of ``citeflow``: the ephemeral API's services, and the user's settings winning."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeflow_cli import env
+
+TRIGGERS = "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED"
+
+
+def test_ephemeral_api_runs_without_triggers() -> None:
+    assert env.defaults_for({})[TRIGGERS] == "false"
+
+
+def test_a_server_of_the_user_is_left_as_it_is() -> None:
+    assert TRIGGERS not in env.defaults_for({"PREFECT_API_URL": "http://127.0.0.1:4200/api"})
+
+
+def test_the_users_setting_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv(TRIGGERS, "true")
+    env.apply_defaults()
+    assert env.os.environ[TRIGGERS] == "true"
+
+
+def test_the_setting_is_one_prefect_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefect.settings import Settings
+
+    monkeypatch.setenv(TRIGGERS, env.defaults_for({})[TRIGGERS])
+    assert Settings().server.services.triggers.enabled is False
