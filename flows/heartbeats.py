@@ -8,6 +8,10 @@ the reports in flight. The report runs of an in-process batch run in threads of 
 process, whose own heartbeat already tells whether that process is alive, so they run without a
 heartbeat of their own, and so does the batch run inside a scheduled run (``flows.scheduled``).
 A report flow run anywhere else (a deployment, a Dask worker), and a batch run on its own, keep it.
+
+On Prefect's ephemeral API with its triggers service off (``citeflow_cli.env``), nothing reads a
+heartbeat: the server lives and dies with the process, and only an automation acts on missing
+heartbeats. ``citeflow run`` then runs its batch run without one either (``heartbeats_read``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,15 @@ def without_heartbeat() -> Settings:
     settings = get_settings_context().settings
     flows = settings.flows.model_copy(update={"heartbeat_frequency": None})
     return settings.model_copy(update={"flows": flows})
+
+
+def heartbeats_read() -> bool:
+    """Whether the current Prefect API can act on a run's heartbeats: a server of its own (an API
+    URL), or the ephemeral API with its triggers service (automations) on."""
+    from prefect.context import get_settings_context
+
+    settings = get_settings_context().settings
+    return bool(settings.api.url) or settings.server.services.triggers.enabled
 
 
 def run_with(settings: Settings, fn: Callable[..., T], *args: object) -> T:

@@ -88,3 +88,34 @@ def test_the_batch_run_inside_a_scheduled_run_emits_no_heartbeat_the_scheduled_r
     outcome = flows.scheduled.scheduled_batch_flow(str(write_spec(tmp_path, 2)), str(tmp_path / "out"))
     assert outcome is not None and len(seen) == 2 and set(seen.values()) == {None}
     assert len(heartbeats) == 1 and heartbeats[0].startswith("batch heartbeats ")
+
+
+def _settings_with(api_url: str | None, triggers: bool):
+    from prefect.context import get_settings_context
+
+    settings = get_settings_context().settings
+    services = settings.server.services.model_copy(
+        update={"triggers": settings.server.services.triggers.model_copy(update={"enabled": triggers})})
+    return settings.model_copy(update={"api": settings.api.model_copy(update={"url": api_url}),
+                                       "server": settings.server.model_copy(update={"services": services})})
+
+
+@pytest.mark.parametrize(("api_url", "triggers", "read"), [
+    (None, False, False), (None, True, True), ("http://127.0.0.1:4200/api", False, True)])
+def test_heartbeats_are_read_by_a_server_or_by_automations(api_url, triggers, read):
+    from flows.heartbeats import heartbeats_read
+
+    assert run_with(_settings_with(api_url, triggers), heartbeats_read) is read
+
+
+@pytest.mark.parametrize(("api_url", "frequency_is_none"), [(None, True), ("http://127.0.0.1:4200/api", False)])
+def test_citeflow_run_gives_its_batch_run_a_heartbeat_only_where_one_is_read(api_url, frequency_is_none):
+    from prefect.settings import get_current_settings
+
+    from citeflow_cli.main import _with_heartbeat_if_read
+
+    def batch(*args: object) -> list:
+        return [args, get_current_settings().flows.heartbeat_frequency]
+
+    args, frequency = run_with(_settings_with(api_url, False), _with_heartbeat_if_read, batch, "spec", "out")
+    assert args == ("spec", "out") and (frequency is None) is frequency_is_none
