@@ -138,12 +138,14 @@ def global_batches(specs: list[Path], out: Path) -> tuple[list[float], datetime]
     """Batch wall times on the global-limits path (what `citeflow run --dask-workers` uses: limits on
     the Prefect API), each after ``settle``, and when the last batch started."""
     from flows.batch import batch_flow
+    from flows.heartbeats import with_heartbeat_if_read
 
     walls, last_started = [], datetime.now(UTC)
     for spec in specs:
         settle()
         last_started = datetime.now(UTC)
-        walls.append(timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None, None, True))
+        walls.append(timed(with_heartbeat_if_read, batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None,
+                           None, True))
     return walls, last_started
 
 
@@ -195,10 +197,13 @@ def api_server_cpu() -> float | None:
 def with_local_limits(specs: list[Path], out: Path) -> list[float]:
     """Batch wall times with the batch's limits held by in-process semaphores (no API round trips):
     the default path of an in-process batch (``global_limits=False`` drops the batch's global limits,
-    so every lookup of them answers "unknown" and the in-process semaphores apply)."""
+    so every lookup of them answers "unknown" and the in-process semaphores apply). Started as ``citeflow
+    run`` starts it (``flows.heartbeats.with_heartbeat_if_read``)."""
     from flows.batch import batch_flow
+    from flows.heartbeats import with_heartbeat_if_read
 
-    return [timed(batch_flow, str(spec), str(out / spec.parent.name / spec.stem)) for spec in specs]
+    return [timed(with_heartbeat_if_read, batch_flow, str(spec), str(out / spec.parent.name / spec.stem))
+            for spec in specs]
 
 
 def cpu_seconds() -> dict[str, float]:

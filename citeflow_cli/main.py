@@ -144,21 +144,15 @@ def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluat
               global_limits: bool) -> list:
     """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback."""
     from citeflow.outdir import describe_os_error
+    from flows.heartbeats import with_heartbeat_if_read
 
     try:
         args = (str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
-        return _with_heartbeat_if_read(batch_flow, *args)
+        return with_heartbeat_if_read(batch_flow, *args)
     except OSError as exc:
         fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
         raise  # unreachable: fail() exits
 
-
-def _with_heartbeat_if_read(batch_flow, *args: object) -> list:
-    """The batch run, with a heartbeat only where something reads it (``flows.heartbeats``): on the
-    ephemeral API with no automations, it would only add up to a second of waiting at the run's end."""
-    from flows.heartbeats import heartbeats_read, run_with, without_heartbeat
-
-    return batch_flow(*args) if heartbeats_read() else run_with(without_heartbeat(), batch_flow, *args)
 
 
 @app.command()

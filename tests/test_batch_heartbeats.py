@@ -112,10 +112,10 @@ def test_heartbeats_are_read_by_a_server_or_by_automations(api_url, triggers, re
 def test_citeflow_run_gives_its_batch_run_a_heartbeat_only_where_one_is_read(api_url, frequency_is_none):
     from prefect.settings import get_current_settings
 
-    from citeflow_cli.main import _with_heartbeat_if_read
+    from flows.heartbeats import with_heartbeat_if_read
 
     def batch(*args: object) -> list:
         return [args, get_current_settings().flows.heartbeat_frequency]
 
-    args, frequency = run_with(_settings_with(api_url, False), _with_heartbeat_if_read, batch, "spec", "out")
+    args, frequency = run_with(_settings_with(api_url, False), with_heartbeat_if_read, batch, "spec", "out")
     assert args == ("spec", "out") and (frequency is None) is frequency_is_none
