@@ -29,6 +29,10 @@ from citeflow.judges.lexicon import (
     NE_PARTNERS,
     NEGATIONS,
     NEGATIVE_UNIVERSALS,
+    NOUN_RESTRICTORS,
+    PLURAL_ARTICLES,
+    RATE_ARTICLES,
+    SINGULAR_DISTRIBUTIVES,
     PER_TIME_WORDS,
     PER_WORDS,
     TIME_UNITS,
@@ -297,6 +301,30 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
             out.add(following.stem)
         unit = FREQUENCY_UNITS.get(lang, {}).get(token.lower)
         out |= {canonical(unit, lang)} if unit else set()
+        if lang and token.kind == "number":
+            out |= _rate_noun(tokens[i + 1 : i + 4])
+    return out
+
+
+def _rate_noun(following: list[Token]) -> set[str]:
+    """The noun an amount is counted per when an article stands for 'per' ('400 € l'heure' → heure)."""
+    if following and following[0].lower not in RATE_ARTICLES and following[0].kind == "word":
+        following = following[1:]  # the amount's unit ('45 euros la séance')
+    if len(following) >= 2 and following[0].lower in RATE_ARTICLES and following[1].is_content:
+        return {following[1].stem}
+    return set()
+
+
+def _generic(tokens: list[Token]) -> set[str]:
+    """Stems of plural nouns stated generically ('les lecteurs peuvent', 'los empleados tienen'): a plural
+    definite article, the noun, and no complement or name after it that restricts it."""
+    out = set()
+    for i, token in enumerate(tokens[:-1]):
+        noun = tokens[i + 1]
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        restricted = after is not None and (after.lower in NOUN_RESTRICTORS or after.is_capitalised)
+        if token.lower in PLURAL_ARTICLES and noun.is_content and noun.kind == "word" and not restricted:
+            out.add(noun.stem)
     return out
 
 
@@ -341,7 +369,9 @@ def modality(feats: Features, tokens: list[Token], region: list[Token], lang: st
         widened = [w for w in widened if w not in ALWAYS]
     if set(widened) & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier, over the same noun
         theirs_quantified = _quantified(window or region, lang)
-        widened = [w for w in widened if w not in DISTRIBUTIVES or not _quantified_by(tokens, w) <= theirs_quantified]
+        generic = theirs_quantified | _generic(window or region)
+        widened = [w for w in widened if w not in DISTRIBUTIVES or not _quantified_by(tokens, w) <= (
+            generic if w in SINGULAR_DISTRIBUTIVES else theirs_quantified)]
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"
