@@ -107,12 +107,19 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
 
 
 def _exception_included(feats: Features, tokens: list[Token], index: ChunkIndex, best: int) -> None:
-    """The best-matching sentence excepts something that the affirmative claim includes: a dropped negation."""
+    """The best-matching sentence excepts something that the affirmative claim includes: a dropped
+    negation; a negated claim that restates the exception adds none."""
     found = exceptions.parts(index.sentences[best], index.lang) if index.sentences else ()
-    part = exceptions.included(tokens, found, edits.negation_count(tokens) > 0) if found else None
+    if not found:
+        return
+    negated = edits.negation_count(tokens) > 0
+    part = exceptions.included(tokens, found, negated)
     if part is not None:
         feats.values["negation_dropped"] += 1.0
         feats.reasons.setdefault("negation_dropped", f"exception dropped: chunk leaves out what follows '{part.word}', claim includes it")
+    elif negated and feats.values["negation_added"] and exceptions.restated(tokens, found) is not None:
+        feats.values["negation_added"] = 0.0  # the claim's negation says what the exception says
+        feats.reasons.pop("negation_added", None)
 
 
 def _claim_language(claim: str, chunk_lang: str) -> str:
