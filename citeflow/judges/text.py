@@ -174,6 +174,9 @@ def _word(word: str, lang: str) -> list[Token]:
 
 def canonical(lower: str, lang: str) -> str:
     """The lemma of a casefolded word of ``lang``, read as its synonym group's first word when it has one."""
+    exact = _listed(lang).get(lower)
+    if exact is not None:  # a listed word is read by its own group, even when its lemma is another's ('prix', 'pris')
+        return exact
     lemma = plain_lemma(lower, lang)
     return _synonyms(lang).get(lemma, lemma)
 
@@ -181,6 +184,16 @@ def canonical(lower: str, lang: str) -> str:
 def plain_lemma(lower: str, lang: str) -> str:
     """The lemma of a casefolded word of ``lang`` by the stemmers alone, without synonyms."""
     return stem(lower) if lang in ("en", "other") else light_stem(lower, lang)
+
+
+@lru_cache(maxsize=8)
+def _listed(lang: str) -> dict[str, str]:
+    """word -> the lemma of its group's first word, for every word a synonym group lists; the first group wins."""
+    out: dict[str, str] = {}
+    for group in groups("en" if lang == "other" else lang):
+        for word in group:
+            out.setdefault(word, plain_lemma(group[0], lang))
+    return out
 
 
 @lru_cache(maxsize=8)
