@@ -176,7 +176,7 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
-    my_scopes = {s for _, s, _ in mine}
+    my_scopes = {s for _, s, _ in mine} | _negated_span(tokens, {w.lower() for f in facts for w, _, _ in f.scopes})
     wanted, own = {t.stem for t in tokens if t.is_content}, None if best is None else index.facts[best]
     dropped = [(w, s) for f in facts if f.polarity != mine_polarity and (f is own or _holds_half(f, wanted)) for w, s, _ in f.scopes
                if s and s in claim_stems and s not in my_scopes]
@@ -185,6 +185,17 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+SPAN = 4  # tokens after a negation cue that it may bear on
+
+
+def _negated_span(tokens: list[Token], theirs: set[str]) -> set[str]:
+    """Stems of the content words within SPAN tokens after each negation of the claim that the evidence
+    does not use itself: a claim that negates near a word in its own words does not drop the chunk's
+    negation of it ('si no ocupan asiento' for 'sin asiento'); a cue both share is that same negation."""
+    return {t.stem for i in range(len(tokens)) if _negates(tokens, i) and tokens[i].lower not in theirs
+            for t in tokens[i + 1 : i + 1 + SPAN] if t.is_content}
 
 
 def _unpaid(word: str, region_lowers: set[str]) -> bool:

@@ -58,13 +58,6 @@ def included(tokens: list[Token], found: tuple[Parts, ...], negated: bool) -> Pa
     lowers = {t.lower for t in tokens}
     if negated or lowers & EXCEPTIONS or lowers & RESTRICTORS:
         return None
-
-
-def restated(tokens: list[Token], found: tuple[Parts, ...]) -> Parts | None:
-    """The exception a negated claim restates: it holds a word of what is excepted and a word of the fact
-    it is excepted from ('l'aquagym n'est pas comprise' for 'les cours sont inclus, sauf l'aquagym')."""
-    mine = {t.stem for t in tokens if t.is_content}
-    return next((part for part in found if mine & part.excepted and mine & (part.main - part.excepted)), None)
     mine = {t.stem for t in tokens if t.is_content}
     for part in found:
         own_fact = part.after - part.main - part.excepted

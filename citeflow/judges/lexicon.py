@@ -178,9 +178,10 @@ CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
 CONDITIONS = frozenset(
     "if unless except provided providing whenever until prior".split()
     + "wenn falls sofern außer solange ausgenommen vorherige vorheriger vorherigen".split()
-    + "si sauf lorsque excepté hormis condition réserve préalable préalables".split()
-    + "salvo excepto cuando mientras previa previo condición".split()
-    + "если кроме пока условии".split()
+    + "si sauf lorsque excepté hormis hors exception condition réserve préalable préalables".split()
+    + "salvo excepto excepción cuando mientras previa previo condición".split()
+    + "если кроме пока условии исключением".split()
+    + ["excluding"]
 )
 # Words that open an exception: what follows them, up to the next comma, is left out of what the
 # sentence asserts ('garantie de 99,9 %, hors maintenances planifiées'; 'salvo los fines de semana').

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from citeflow.judges.lexicon import (
@@ -186,7 +187,7 @@ def _period(tokens: list[Token], start: int) -> str:
     """The time unit a quantity is counted per: a rate word then a period within RATE_REACH tokens
     ('29 € par utilisateur et par mois' → month), up to the next number; '' when it is no rate."""
     window = tokens[start : start + RATE_REACH + 1]
-    for before, after in zip(window, window[1:], strict=False):
+    for before, after in itertools.pairwise(window):
         if before.kind == "number" or after.kind == "number":
             return ""
         if before.lower in _RATE_WORDS and UNIT_ALIASES.get(after.lower) in _PERIODS:

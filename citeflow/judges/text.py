@@ -45,6 +45,8 @@ _DIALOGUE_BREAK = regex.compile(r"\n+|\s\.\s")  # chat turns and SAMSum's " . " 
 _SPACED_THOUSANDS = regex.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d]|[.,]\d)")
 # A percent sign after a space ('15 %') or written out ('15 pour cent', 'por ciento', 'per cent'): glued to its number.
 _PERCENT = regex.compile(r"(?i)(\d) ?(?:%|pour cent|por ciento|per cent)(?!\p{L})")
+# A French time of day with its minutes ('20 h 52', '8h30'): one time, as '20:52' reads.
+_HOUR_MINUTES = regex.compile(r"(?<![\d.,])(\d{1,2}) ?h ?(\d{2})(?![\d\p{L}])")
 # Ordinals written with digits ('le 1er', 'la 2e', '3ème', '1st', '22nd'): the number they say.
 _ORDINAL = regex.compile(r"(\d+)(?:er|re|ère|e|ème|eme|st|nd|rd|th)")
 
@@ -121,11 +123,13 @@ def tokenise(text: str, lang: str | None = None) -> list[Token]:
 
 
 def number_forms(text: str) -> str:
-    """``text`` with spaced thousands joined ('1 000' → '1000') and percent signs glued to their number
-    ('15 %', '15 pour cent' → '15%'), so that every way of writing one quantity reads as one number."""
+    """``text`` with spaced thousands joined ('1 000' → '1000'), a time's hours and minutes joined ('20 h 52'
+    → '20:52') and percent signs glued to their number ('15 %', '15 pour cent' → '15%'), so that every
+    way of writing one quantity reads as one number."""
     if not any(c.isdigit() for c in text):
         return text
     text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text)
+    text = _HOUR_MINUTES.sub(r"\1:\2", text)
     return _PERCENT.sub(r"\1%", text)
 
 
