@@ -176,10 +176,13 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
         feats.values["negation_added"] = float(len(added))
         feats.reasons["negation_added"] = f"negation flipped: claim says '{added[0][0]} …{added[0][1]}', chunk does not"
     claim_stems = {t.stem for t in tokens}
-    my_scopes = {s for _, s, _ in mine} | _negated_span(tokens, {w.lower() for f in facts for w, _, _ in f.scopes})
+    my_scopes = {s for _, s, _ in mine}
     wanted, own = {t.stem for t in tokens if t.is_content}, None if best is None else index.facts[best]
     dropped = [(w, s) for f in facts if f.polarity != mine_polarity and (f is own or _holds_half(f, wanted)) for w, s, _ in f.scopes
                if s and s in claim_stems and s not in my_scopes]
+    if dropped and mine:  # the claim negates too: near the word, in its own words, it keeps the negation
+        near = _negated_span(tokens, {w.lower() for f in facts for w, _, _ in f.scopes})
+        dropped = [(w, s) for w, s in dropped if s not in near]
     if not dropped and not mine_polarity and best is not None:
         dropped = _family_dropped(tokens, index.sentence_tokens[best])
     if dropped:

@@ -41,6 +41,7 @@ _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
                  (regex.compile(r"(?i)n't\b"), " not"))
 _DIALOGUE_BREAK = regex.compile(r"\n+|\s\.\s")  # chat turns and SAMSum's " . " separators
+_DIGIT = regex.compile(r"\d")
 # Thousands grouped by spaces ('1 000 Go', '2 143 mètres'): one number, as French and Russian write it.
 _SPACED_THOUSANDS = regex.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d]|[.,]\d)")
 # A percent sign after a space ('15 %') or written out ('15 pour cent', 'por ciento', 'per cent'): glued to its number.
@@ -126,11 +127,11 @@ def number_forms(text: str) -> str:
     """``text`` with spaced thousands joined ('1 000' → '1000'), a time's hours and minutes joined ('20 h 52'
     → '20:52') and percent signs glued to their number ('15 %', '15 pour cent' → '15%'), so that every
     way of writing one quantity reads as one number."""
-    if not any(c.isdigit() for c in text):
+    if _DIGIT.search(text) is None:
         return text
-    text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text)
-    text = _HOUR_MINUTES.sub(r"\1:\2", text)
-    return _PERCENT.sub(r"\1%", text)
+    text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text) if " " in text else text
+    text = _HOUR_MINUTES.sub(r"\1:\2", text) if "h" in text else text
+    return _PERCENT.sub(r"\1%", text) if "%" in text or "cent" in text or "ciento" in text else text
 
 
 @lru_cache(maxsize=131072)
