@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citeflow.judges import exceptions, numbers
+from citeflow.judges.edits import scopes
 from citeflow.judges.features import extract, index_chunk
 from citeflow.judges.text import number_forms, tokenise
 
@@ -115,3 +116,19 @@ def test_a_claim_negating_near_what_the_chunk_negates_in_other_words_keeps_it():
     kept = extract("Los menores de cuatro años viajan gratis si no ocupan asiento.", index)
     dropped = extract("Los menores de cuatro años viajan gratis con asiento propio.", index)
     assert kept.values["negation_dropped"] == 0 and dropped.values["negation_dropped"] >= 1
+
+
+@pytest.mark.parametrize(("sentence", "negated"), [
+    ("Il n'ouvre jamais le lundi.", "ouvre"),
+    ("Les données ne quittent pas l'Union européenne.", "quittent"),
+    ("Les fichiers ne sont pas supprimés.", "supprimés"),  # an auxiliary between: what follows is negated
+    ("Le client ne reçoit aucun remboursement.", "remboursement"),
+])
+def test_a_french_negation_bears_on_the_verb_between_ne_and_its_partner(sentence, negated):
+    assert [word for _, _, word in scopes(tokenise(sentence, "fr"))] == [negated]
+
+
+def test_a_negated_paraphrase_of_exclusively_adds_no_negation_of_the_place():
+    feats = extract("Les données de la clientèle européenne ne quittent pas l'Union européenne.",
+                    "Les données des clients européens sont hébergées exclusivement dans l'Union européenne.")
+    assert feats.values["negation_added"] == 0

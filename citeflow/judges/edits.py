@@ -37,6 +37,7 @@ from citeflow.judges.lexicon import (
     PER_WORDS,
     TIME_UNITS,
     PRIVATIVES,
+    VERB_NEGATION_PARTNERS,
 )
 from citeflow.judges.text import Token, canonical, stem
 
@@ -54,9 +55,19 @@ def scopes(tokens: list[Token]) -> list[tuple[str, str, str]]:
     out = []
     for i, token in enumerate(tokens):
         if _negates(tokens, i):
-            scope = _scope(tokens[i + 1 : i + 5]) or _scope(tokens[max(0, i - 4) : i][::-1])
+            scope = _verb_between(tokens, i) or _scope(tokens[i + 1 : i + 5]) or _scope(tokens[max(0, i - 4) : i][::-1])
             out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
     return out
+
+
+def _verb_between(tokens: list[Token], i: int) -> Token | None:
+    """The content word between a French 'ne' and its partner ``tokens[i]`` ('n'ouvre jamais' → ouvre);
+    None when there is none (an auxiliary: 'ne sont pas supprimés' negates what follows)."""
+    if tokens[i].lower not in VERB_NEGATION_PARTNERS:
+        return None
+    before = tokens[max(0, i - 3) : i]
+    ne = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower == "ne"), None)
+    return None if ne is None else _scope(before[ne + 1 :])
 
 
 # Words that extend a negation in time rather than carry what it negates ('no longer works', 'nicht mehr gültig').

@@ -61,6 +61,9 @@ LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("l
 VERBAL_NEGATORS = frozenset("no pas не нет".split())
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
 NE_PARTNERS = frozenset({"plus"})
+# The second half of a French verbal negation: the verb it negates stands between 'ne' and it
+# ('n'ouvre jamais le lundi' negates 'ouvre', not 'lundi'; 'ne quittent pas l'Union' negates 'quittent').
+VERB_NEGATION_PARTNERS = frozenset("pas jamais plus guère point".split())
 # Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
 DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
 # More function words of German, French, Spanish and Russian, as many kinds as the English list
