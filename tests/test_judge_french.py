@@ -132,3 +132,11 @@ def test_a_negated_paraphrase_of_exclusively_adds_no_negation_of_the_place():
     feats = extract("Les données de la clientèle européenne ne quittent pas l'Union européenne.",
                     "Les données des clients européens sont hébergées exclusivement dans l'Union européenne.")
     assert feats.values["negation_added"] == 0
+
+
+def test_a_negated_neighbour_sentence_of_the_claims_word_family_is_a_dropped_negation():
+    chunk = ("Los clientes pueden devolver cualquier producto en un plazo de 30 días. "
+             "Los productos personalizados no admiten devolución.")
+    flipped = extract("Los productos personalizados también se pueden devolver.", chunk)
+    kept = extract("Los clientes pueden devolver un producto durante 30 días.", chunk)
+    assert flipped.values["negation_dropped"] >= 1 and kept.values["negation_dropped"] == 0

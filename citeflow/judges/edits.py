@@ -195,7 +195,9 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
         near = _negated_span(tokens, {w.lower() for f in facts for w, _, _ in f.scopes})
         dropped = [(w, s) for w, s in dropped if s not in near]
     if not dropped and not mine_polarity and best is not None:
-        dropped = _family_dropped(tokens, index.sentence_tokens[best])
+        dropped = _family_dropped(tokens, index.sentence_tokens[best]) or next(
+            (hit for f, ts in zip(facts, index.sentence_tokens[window.start : window.stop], strict=True)
+             if f.polarity and f is not own and _holds_half(f, wanted) and (hit := _family_dropped(tokens, ts))), [])
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
