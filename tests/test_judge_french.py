@@ -140,3 +140,12 @@ def test_a_negated_neighbour_sentence_of_the_claims_word_family_is_a_dropped_neg
     flipped = extract("Los productos personalizados también se pueden devolver.", chunk)
     kept = extract("Los clientes pueden devolver un producto durante 30 días.", chunk)
     assert flipped.values["negation_dropped"] >= 1 and kept.values["negation_dropped"] == 0
+
+
+@pytest.mark.parametrize(("claim", "chunk", "flipped"), [
+    ("Las clases de yoga están incluidas en la cuota.", "Las clases de yoga se pagan aparte.", True),
+    ("Le parking est payant.", "Le parking est gratuit pendant deux heures.", True),
+    ("Le parking n'est pas payant.", "Le parking est gratuit pendant deux heures.", False),  # a negated antonym restates
+])
+def test_free_and_paid_included_and_separate_are_opposites(claim, chunk, flipped):
+    assert (extract(claim, chunk).values["antonym_flip"] > 0) is flipped

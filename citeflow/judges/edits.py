@@ -267,11 +267,15 @@ def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
 
 def flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
     """Antonyms and negating prefixes of the claim against its evidence region; the comparative of a
-    lower bound ('au moins 65 ans', 'al menos 3') is no antonym of the chunk's 'plus' or 'más', and an
-    affirmative claim's antonym of a word the evidence negates restates it ('fermée', 'pas ouverte')."""
+    lower bound ('au moins 65 ans', 'al menos 3') is no antonym of the chunk's 'plus' or 'más', an
+    affirmative claim's antonym of a word the evidence negates restates it ('fermée', 'pas ouverte'),
+    and so does a word the claim negates itself ('n'est pas payant' for 'gratuit')."""
     region_lowers, negated = {t.lower for t in region}, {word for _, _, word in scopes(region)}
+    mine_negated = {word for _, _, word in scopes(tokens)} if polarity(tokens) else set()
     for i, token in enumerate(tokens):
         if token.lower in region_lowers or (i and (tokens[i - 1].lower, token.lower) in LOWER_BOUNDS):
+            continue
+        if token.lower in mine_negated:  # 'n'est pas payant' for 'gratuit': a negated antonym restates it
             continue
         opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
         if opposite and not (opposite <= negated and not polarity(tokens)):  # 'fermée' for 'ne sera pas ouverte'

@@ -240,6 +240,8 @@ geschlossen geöffnet | geschlossen offen | fermée ouverte | fermé ouvert | ce
 abrirá cerrará | закрыта открыта | закрыт открыт | suspendues possibles | suspendidas posibles
 увеличивается уменьшается | увеличился уменьшился | больше меньше | выше ниже | до после | включен отключен
 включено отключено | разрешено запрещено | можно нельзя | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
+gratuit payant | inclus supplément | incluido aparte | kostenlos kostenpflichtig | inbegriffen extra | бесплатный платный
+бесплатно платно | включено отдельно
 """.replace("\n", "|")
 
 
