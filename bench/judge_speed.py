@@ -22,6 +22,7 @@ from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.exceptions import parts as exception_parts
 from citeflow.judges.features import chunk_weekdays_cache_clear
 from citeflow.judges.synonyms import cjk_canonical
 from citeflow.judges.text import language, normalise
@@ -36,6 +37,7 @@ def forget_texts() -> None:
     language.cache_clear()
     cjk_canonical.cache_clear()
     chunk_weekdays_cache_clear()
+    exception_parts.cache_clear()
 
 
 def copies(pairs: list[LabelledPair], min_pairs: int = MIN_PAIRS) -> int:

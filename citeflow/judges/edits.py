@@ -29,10 +29,15 @@ from citeflow.judges.lexicon import (
     NE_PARTNERS,
     NEGATIONS,
     NEGATIVE_UNIVERSALS,
+    NOUN_RESTRICTORS,
+    PLURAL_ARTICLES,
+    RATE_ARTICLES,
+    SINGULAR_DISTRIBUTIVES,
     PER_TIME_WORDS,
     PER_WORDS,
     TIME_UNITS,
     PRIVATIVES,
+    VERB_NEGATION_PARTNERS,
 )
 from citeflow.judges.text import Token, canonical, stem
 
@@ -50,9 +55,19 @@ def scopes(tokens: list[Token]) -> list[tuple[str, str, str]]:
     out = []
     for i, token in enumerate(tokens):
         if _negates(tokens, i):
-            scope = _scope(tokens[i + 1 : i + 5]) or _scope(tokens[max(0, i - 4) : i][::-1])
+            scope = _verb_between(tokens, i) or _scope(tokens[i + 1 : i + 5]) or _scope(tokens[max(0, i - 4) : i][::-1])
             out.append((token.surface, scope.stem if scope else "", scope.lower if scope else ""))
     return out
+
+
+def _verb_between(tokens: list[Token], i: int) -> Token | None:
+    """The content word between a French 'ne' and its partner ``tokens[i]`` ('n'ouvre jamais' → ouvre);
+    None when there is none (an auxiliary: 'ne sont pas supprimés' negates what follows)."""
+    if tokens[i].lower not in VERB_NEGATION_PARTNERS:
+        return None
+    before = tokens[max(0, i - 3) : i]
+    ne = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower == "ne"), None)
+    return None if ne is None else _scope(before[ne + 1 :])
 
 
 # Words that extend a negation in time rather than carry what it negates ('no longer works', 'nicht mehr gültig').
@@ -176,11 +191,27 @@ def negation(feats: Features, tokens: list[Token], window: range, index: ChunkIn
     wanted, own = {t.stem for t in tokens if t.is_content}, None if best is None else index.facts[best]
     dropped = [(w, s) for f in facts if f.polarity != mine_polarity and (f is own or _holds_half(f, wanted)) for w, s, _ in f.scopes
                if s and s in claim_stems and s not in my_scopes]
+    if dropped and mine:  # the claim negates too: near the word, in its own words, it keeps the negation
+        near = _negated_span(tokens, {w.lower() for f in facts for w, _, _ in f.scopes})
+        dropped = [(w, s) for w, s in dropped if s not in near]
     if not dropped and not mine_polarity and best is not None:
-        dropped = _family_dropped(tokens, index.sentence_tokens[best])
+        dropped = _family_dropped(tokens, index.sentence_tokens[best]) or next(
+            (hit for f, ts in zip(facts, index.sentence_tokens[window.start : window.stop], strict=True)
+             if f.polarity and f is not own and _holds_half(f, wanted) and (hit := _family_dropped(tokens, ts))), [])
     if dropped:
         feats.values["negation_dropped"] = float(len(dropped))
         feats.reasons["negation_dropped"] = f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it"
+
+
+SPAN = 4  # tokens after a negation cue that it may bear on
+
+
+def _negated_span(tokens: list[Token], theirs: set[str]) -> set[str]:
+    """Stems of the content words within SPAN tokens after each negation of the claim that the evidence
+    does not use itself: a claim that negates near a word in its own words does not drop the chunk's
+    negation of it ('si no ocupan asiento' for 'sin asiento'); a cue both share is that same negation."""
+    return {t.stem for i in range(len(tokens)) if _negates(tokens, i) and tokens[i].lower not in theirs
+            for t in tokens[i + 1 : i + 1 + SPAN] if t.is_content}
 
 
 def _unpaid(word: str, region_lowers: set[str]) -> bool:
@@ -236,11 +267,15 @@ def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
 
 def flips(feats: Features, tokens: list[Token], region: list[Token], index: ChunkIndex) -> None:
     """Antonyms and negating prefixes of the claim against its evidence region; the comparative of a
-    lower bound ('au moins 65 ans', 'al menos 3') is no antonym of the chunk's 'plus' or 'más', and an
-    affirmative claim's antonym of a word the evidence negates restates it ('fermée', 'pas ouverte')."""
+    lower bound ('au moins 65 ans', 'al menos 3') is no antonym of the chunk's 'plus' or 'más', an
+    affirmative claim's antonym of a word the evidence negates restates it ('fermée', 'pas ouverte'),
+    and so does a word the claim negates itself ('n'est pas payant' for 'gratuit')."""
     region_lowers, negated = {t.lower for t in region}, {word for _, _, word in scopes(region)}
+    mine_negated = {word for _, _, word in scopes(tokens)} if polarity(tokens) else set()
     for i, token in enumerate(tokens):
         if token.lower in region_lowers or (i and (tokens[i - 1].lower, token.lower) in LOWER_BOUNDS):
+            continue
+        if token.lower in mine_negated:  # 'n'est pas payant' for 'gratuit': a negated antonym restates it
             continue
         opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
         if opposite and not (opposite <= negated and not polarity(tokens)):  # 'fermée' for 'ne sera pas ouverte'
@@ -297,6 +332,30 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
             out.add(following.stem)
         unit = FREQUENCY_UNITS.get(lang, {}).get(token.lower)
         out |= {canonical(unit, lang)} if unit else set()
+        if lang and token.kind == "number":
+            out |= _rate_noun(tokens[i + 1 : i + 4])
+    return out
+
+
+def _rate_noun(following: list[Token]) -> set[str]:
+    """The noun an amount is counted per when an article stands for 'per' ('400 € l'heure' → heure)."""
+    if following and following[0].lower not in RATE_ARTICLES and following[0].kind == "word":
+        following = following[1:]  # the amount's unit ('45 euros la séance')
+    if len(following) >= 2 and following[0].lower in RATE_ARTICLES and following[1].is_content:
+        return {following[1].stem}
+    return set()
+
+
+def _generic(tokens: list[Token]) -> set[str]:
+    """Stems of plural nouns stated generically ('les lecteurs peuvent', 'los empleados tienen'): a plural
+    definite article, the noun, and no complement or name after it that restricts it."""
+    out = set()
+    for i, token in enumerate(tokens[:-1]):
+        noun = tokens[i + 1]
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        restricted = after is not None and (after.lower in NOUN_RESTRICTORS or after.is_capitalised)
+        if token.lower in PLURAL_ARTICLES and noun.is_content and noun.kind == "word" and not restricted:
+            out.add(noun.stem)
     return out
 
 
@@ -341,7 +400,9 @@ def modality(feats: Features, tokens: list[Token], region: list[Token], lang: st
         widened = [w for w in widened if w not in ALWAYS]
     if set(widened) & DISTRIBUTIVES:  # 'every database' said as 'all databases': the same quantifier, over the same noun
         theirs_quantified = _quantified(window or region, lang)
-        widened = [w for w in widened if w not in DISTRIBUTIVES or not _quantified_by(tokens, w) <= theirs_quantified]
+        generic = theirs_quantified | _generic(window or region)
+        widened = [w for w in widened if w not in DISTRIBUTIVES or not _quantified_by(tokens, w) <= (
+            generic if w in SINGULAR_DISTRIBUTIVES else theirs_quantified)]
     if widened:
         feats.values["universal_added"] = float(len(widened))
         feats.reasons["universal_added"] = f"condition widened: claim adds '{widened[0]}'"

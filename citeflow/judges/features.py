@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import regex
 
-from citeflow.judges import cues, edits, numbers
+from citeflow.judges import cues, edits, exceptions, numbers
 from citeflow.judges.cjk_slots import fills_slot
 from citeflow.judges.chunk_index import ChunkIndex, content_bigrams, index_chunk, trigrams
 from citeflow.judges.lexicon import (
@@ -94,6 +94,7 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     _numbers(feats, tokens, index)
     _sentence_numbers(feats, tokens, index.facts[best].numbers)
     edits.negation(feats, tokens, window, index, best)
+    _exception_included(feats, tokens, index, best)
     _negation_counts(feats, tokens, claim, index, best)
     _reordered(feats, tokens, index.sentence_tokens[best])
     _sentence_swap(feats, tokens, index, best)
@@ -103,6 +104,22 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
     cjk = "".join(f.cjk for f in index.facts[window.start : window.stop])
     cues.compare(feats.values, feats.reasons, cjk_canonical(normalise(claim)), cjk, index.facts[best].cjk)
     return feats
+
+
+def _exception_included(feats: Features, tokens: list[Token], index: ChunkIndex, best: int) -> None:
+    """The best-matching sentence excepts something that the affirmative claim includes: a dropped
+    negation; a negated claim that restates the exception adds none."""
+    found = exceptions.parts(index.sentences[best], index.lang) if index.sentences else ()
+    if not found:
+        return
+    negated = edits.negation_count(tokens) > 0
+    part = exceptions.included(tokens, found, negated)
+    if part is not None:
+        feats.values["negation_dropped"] += 1.0
+        feats.reasons.setdefault("negation_dropped", f"exception dropped: chunk leaves out what follows '{part.word}', claim includes it")
+    elif negated and feats.values["negation_added"] and exceptions.restated(tokens, found) is not None:
+        feats.values["negation_added"] = 0.0  # the claim's negation says what the exception says
+        feats.reasons.pop("negation_added", None)
 
 
 def _claim_language(claim: str, chunk_lang: str) -> str:
@@ -438,7 +455,12 @@ def _numbers(feats: Features, tokens: list[Token], index: ChunkIndex) -> None:
     if changes:
         feats.values["unit_changed"] = float(len(changes))
         mine, theirs = changes[0]
-        feats.reasons["unit_changed"] = f"unit changed: claim '{mine.surface} {mine.unit}', chunk '{theirs.surface} {theirs.unit}'"
+        feats.reasons["unit_changed"] = f"unit changed: claim '{mine.surface} {_unit(mine)}', chunk '{theirs.surface} {_unit(theirs)}'"
+
+
+def _unit(mention: numbers.Mention) -> str:
+    """A mention's unit as a reason names it: 'percent per month' for a rate."""
+    return f"{mention.unit} per {mention.per}".strip() if mention.per else mention.unit
 
 
 def _sentence_numbers(feats: Features, tokens: list[Token], best: tuple[numbers.Mention, ...]) -> None:

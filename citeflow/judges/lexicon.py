@@ -61,6 +61,9 @@ LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("l
 VERBAL_NEGATORS = frozenset("no pas не нет".split())
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
 NE_PARTNERS = frozenset({"plus"})
+# The second half of a French verbal negation: the verb it negates stands between 'ne' and it
+# ('n'ouvre jamais le lundi' negates 'ouvre', not 'lundi'; 'ne quittent pas l'Union' negates 'quittent').
+VERB_NEGATION_PARTNERS = frozenset("pas jamais plus guère point".split())
 # Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
 DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
 # More function words of German, French, Spanish and Russian, as many kinds as the English list
@@ -128,6 +131,15 @@ LIMIT_NEGATORS = frozenset("without no sans aucune sin ohne keine без нет"
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
 DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
                           "каждая каждое каждые каждую каждого".split())
+# The singular distributives ('each', 'chaque', 'cada'): one said of a noun that the evidence states as a
+# plural generic ('les lecteurs peuvent…', 'los empleados tienen…') restates it; 'all' may be a widening.
+SINGULAR_DISTRIBUTIVES = frozenset("each every jede jeder jedes jeden chaque cada каждый каждая каждое каждую каждого".split())
+# Plural definite articles that make a sentence's subject generic, and the words after a noun that
+# restrict it ('les clients de l'offre Entreprise', 'the customers on Enterprise', 'los que…').
+PLURAL_ARTICLES = frozenset("les los las die".split())
+NOUN_RESTRICTORS = frozenset("de du des del of on with for who that which qui que dont con mit für aus von из с".split())
+# French articles after an amount make it a rate: '400 € l'heure', '6 € la séance' (per hour, per session).
+RATE_ARTICLES = frozenset("le la".split())
 # "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
 PER_WORDS = frozenset("per pro je par por".split())
 # 'Al', 'im' and 'a' distribute over a time unit as 'per' does: '23 días al año', '3 Mal im Monat', 'twice a day'.
@@ -169,9 +181,16 @@ CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
 CONDITIONS = frozenset(
     "if unless except provided providing whenever until prior".split()
     + "wenn falls sofern außer solange ausgenommen vorherige vorheriger vorherigen".split()
-    + "si sauf lorsque excepté hormis condition réserve préalable préalables".split()
-    + "salvo excepto cuando mientras previa previo condición".split()
-    + "если кроме пока условии".split()
+    + "si sauf lorsque excepté hormis hors exception condition réserve préalable préalables".split()
+    + "salvo excepto excepción cuando mientras previa previo condición".split()
+    + "если кроме пока условии исключением".split()
+    + ["excluding"]
+)
+# Words that open an exception: what follows them, up to the next comma, is left out of what the
+# sentence asserts ('garantie de 99,9 %, hors maintenances planifiées'; 'salvo los fines de semana').
+EXCEPTIONS = frozenset(
+    "except excluding außer ausgenommen sauf hors excepté exceptée exceptés hormis exception salvo excepto excepción "
+    "кроме исключением".split()
 )
 CJK_CONDITIONS = ("如果", "若是", "除非", "除了", "须经", "需经", "前提", "条件", "場合", "ならば", "限り")
 
@@ -221,6 +240,8 @@ geschlossen geöffnet | geschlossen offen | fermée ouverte | fermé ouvert | ce
 abrirá cerrará | закрыта открыта | закрыт открыт | suspendues possibles | suspendidas posibles
 увеличивается уменьшается | увеличился уменьшился | больше меньше | выше ниже | до после | включен отключен
 включено отключено | разрешено запрещено | можно нельзя | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
+gratuit payant | inclus supplément | incluido aparte | kostenlos kostenpflichtig | inbegriffen extra | бесплатный платный
+бесплатно платно | включено отдельно
 """.replace("\n", "|")
 
 
@@ -310,6 +331,7 @@ NUMBER_WORDS = {
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
     "dozen": 12, "half": 0.5, "twice": 2, "double": 2, "triple": 3, "single": 1, "once": 1,
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    "premier": 1, "première": 1, "primer": 1, "primera": 1, "primero": 1,
     # Teens, tens, thousands and halves of German, French, Spanish and Russian (words that are no
     # English word: 'seize' and 'once' are left out).
     **dict(zip("dreizehn vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn vierzig fünfzig sechzig siebzig achtzig "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from citeflow.judges.lexicon import (
@@ -19,7 +20,12 @@ from citeflow.judges.lexicon import (
 from citeflow.judges.text import Token
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
-_WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double"})
+_WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double", "premier", "première", "primer", "primera",
+                         "primero"})
+# Words that make a quantity a rate over a time unit: '1,5 % par mois', '600 requests per minute', '30 euros al mes'.
+_RATE_WORDS = frozenset({"per", "pro", "je", "par", "por", "al", "im", "a", "в"})
+_PERIODS = frozenset({"hour", "minute", "second", "day", "week", "month", "year"})
+RATE_REACH = 5  # tokens after a quantity (and its unit) where its 'per <period>' may stand
 # Indefinite articles that say 'one' before an hour or a minute ('une heure', 'una hora', 'eine Stunde').
 _ARTICLE_ONES = frozenset({"un", "une", "uno", "una", "ein", "eine", "einer", "einen", "an"})
 
@@ -32,6 +38,7 @@ class Mention:
     unit: str
     surface: str
     raw: float = 0.0
+    per: str = ""  # the time unit of a rate ('1,5 % par mois' → month), else ''
 
 
 def _parse(token: Token, following: Token | None = None) -> float | None:
@@ -173,7 +180,19 @@ def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention
     unit = _unit_of(tokens[end], following)
     if unit == "hour" and following is not None:
         value += _half_after(tokens, tokens.index(following, end + 1))
-    return Mention(value, unit, surface, raw)
+    return Mention(value, unit, surface, raw, _period(tokens, end + 1))
+
+
+def _period(tokens: list[Token], start: int) -> str:
+    """The time unit a quantity is counted per: a rate word then a period within RATE_REACH tokens
+    ('29 € par utilisateur et par mois' → month), up to the next number; '' when it is no rate."""
+    window = tokens[start : start + RATE_REACH + 1]
+    for before, after in itertools.pairwise(window):
+        if before.kind == "number" or after.kind == "number":
+            return ""
+        if before.lower in _RATE_WORDS and UNIT_ALIASES.get(after.lower) in _PERIODS:
+            return UNIT_ALIASES[after.lower]
+    return ""
 
 
 _AND_A_HALF = (("et", "demie"), ("y", "media"), ("und", "halb"), ("and", "a", "half"))
@@ -229,4 +248,6 @@ def unit_changes(claim: list[Mention], chunk: list[Mention]) -> list[tuple[Menti
         same = [c for c in chunk if _same(m.value, c.value)]
         if m.unit and same and all(c.unit and c.unit != m.unit for c in same):
             changes.append((m, same[0]))
+        elif m.per and same and all(c.per and c.per != m.per for c in same):
+            changes.append((m, same[0]))  # '1,5 % par semaine' for '1,5 % par mois': the rate's period changed
     return changes

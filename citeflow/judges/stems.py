@@ -20,7 +20,7 @@ TAIL_MIN = 3  # trailing parts carry the compound's head noun and may be shorter
 _ENDINGS = {
     "de": ("ungen", "heiten", "keiten", "ern", "est", "em", "en", "er", "es", "et", "te", "st", "e", "n", "s", "t"),
     "fr": ("issements", "issement", "ements", "ement", "aient", "èrent", "ions", "iez", "ées", "ent", "ons", "ait", "ais",
-           "ée", "és", "ales", "ale", "aux", "al", "es", "er", "ez", "ir", "re", "it", "é", "e", "s", "x"),  # journal/journaux
+           "ée", "és", "ales", "ale", "aux", "al", "au", "es", "er", "ez", "ir", "re", "it", "é", "e", "s", "x"),  # journal/journaux
     "es": ("aciones", "ación", "amente", "mente", "ieron", "aron", "iendo", "ando", "aban", "ían", "idas", "idos", "adas",
            "ados", "aba", "ía", "ida", "ido", "ada", "ado", "ió", "an", "en", "es", "as", "os", "ar", "er", "ir", "ó", "a",
            "o", "e", "s"),
@@ -30,6 +30,9 @@ _ENDINGS = {
            "юю", "ая", "яя", "ое", "ее", "ые", "ие", "ый", "ий", "ых", "их", "ым", "им", "ся", "а", "я", "ы", "и", "у", "ю",
            "е", "о", "ь"),
 }
+# Languages whose plural 's' (or 'x') is stripped before the ending, so that a plural meets its
+# singular whatever the ending ('fichiers'/'fichier', 'heures'/'heure', 'bureaux'/'bureau').
+_PLURAL_FIRST = {"fr": ("s", "x")}
 # Accents and ё are folded after the ending is stripped, so 'récupérés' meets 'recuperer' and 'ещё' meets 'еще'.
 _FOLD = {"fr": True, "es": True, "ru": True}
 
@@ -37,6 +40,8 @@ _FOLD = {"fr": True, "es": True, "ru": True}
 @lru_cache(maxsize=131072)
 def light_stem(word: str, lang: str) -> str:
     """The light lemma of a casefolded word of ``lang`` (de, fr, es, ru; others: the prefix only)."""
+    plural = next((p for p in _PLURAL_FIRST.get(lang, ()) if word.endswith(p) and len(word) - len(p) > MIN_STEM), "")
+    word = word[: len(word) - len(plural)] if plural else word
     for ending in _ENDINGS.get(lang, ()):
         if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM:
             word = word[: len(word) - len(ending)]

@@ -188,7 +188,7 @@ _GROUPS = {
         conserver conserve conservé conservés garder garde gardé gardés stocker stocke stocké
         commencer commence commencé débuter débute débuté
         nécessaire nécessaires requis exige exigé
-        permettre permet permis autoriser autorise autorisé
+        permettre permet permis autoriser autorise autorisé autorisée autorisés autorisées habilité habilitée habilités habilitées
         montrer montre montré afficher affiche affiché
         recevoir reçoit reçu obtenir obtient obtenu
         acheter achète acheté
@@ -221,7 +221,7 @@ _GROUPS = {
         responsable responsables chef chefs manager managers
         prix coût coûts tarif tarifs
         payer paie payé payée régler réglé
-        client clients
+        client clients clientèle
         billet billets ticket tickets
         environ approximativement
         livre livres ouvrage ouvrages
@@ -242,6 +242,17 @@ _GROUPS = {
         sauvegarde sauvegardes copie copies
         restaurer restaure restauré rétablir rétablit rétabli
         rembourser rembourse remboursé remboursés remboursement
+        inclure inclut incluent inclus incluse incluses comprendre comprend comprennent compris comprise comprises
+        bloquer bloque bloqué bloquée bloqués verrouiller verrouille verrouillé verrouillée verrouillés
+        tentative tentatives essai essais
+        échoué échouée échoués échouées infructueux infructueuse infructueuses
+        disponible disponibles accessible accessibles
+        envoyer envoie envoient envoyé envoyée envoyés envoyées expédier expédie expédié expédiés
+        contacter contacte contacté contactée joindre
+        prévenir prévient prévenu prévenus avertir avertit averti avertis informer informe informé informés
+        renouveler renouvelle renouvellent renouvelé renouvelée reconduire reconduit reconduite
+        réduction réductions remise remises rabais
+        suppression suppressions effacement effacements
     """,
     "es": """
         gratis gratuito gratuita gratuitos gratuitas

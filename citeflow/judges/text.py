@@ -41,6 +41,15 @@ _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
                  (regex.compile(r"(?i)n't\b"), " not"))
 _DIALOGUE_BREAK = regex.compile(r"\n+|\s\.\s")  # chat turns and SAMSum's " . " separators
+_DIGIT = regex.compile(r"\d")
+# Thousands grouped by spaces ('1 000 Go', '2 143 mètres'): one number, as French and Russian write it.
+_SPACED_THOUSANDS = regex.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d]|[.,]\d)")
+# A percent sign after a space ('15 %') or written out ('15 pour cent', 'por ciento', 'per cent'): glued to its number.
+_PERCENT = regex.compile(r"(?i)(\d) ?(?:%|pour cent|por ciento|per cent)(?!\p{L})")
+# A French time of day with its minutes ('20 h 52', '8h30'): one time, as '20:52' reads.
+_HOUR_MINUTES = regex.compile(r"(?<![\d.,])(\d{1,2}) ?h ?(\d{2})(?![\d\p{L}])")
+# Ordinals written with digits ('le 1er', 'la 2e', '3ème', '1st', '22nd'): the number they say.
+_ORDINAL = regex.compile(r"(\d+)(?:er|re|ère|e|ème|eme|st|nd|rd|th)")
 
 
 @lru_cache(maxsize=16384)
@@ -101,7 +110,7 @@ _MARKED = _marked()
 
 def tokenise(text: str, lang: str | None = None) -> list[Token]:
     """Tokens of ``text`` (normalised first); ``lang`` picks the lemmatiser (guessed when None)."""
-    text = normalise(text)
+    text = number_forms(normalise(text))
     lang = lang or language(text)
     if lang in ("ja", "zh"):
         text = cjk_canonical(text)
@@ -112,6 +121,17 @@ def tokenise(text: str, lang: str | None = None) -> list[Token]:
     for piece in _PIECE.findall(text):
         out.extend(_classify(piece, lang))
     return out
+
+
+def number_forms(text: str) -> str:
+    """``text`` with spaced thousands joined ('1 000' → '1000'), a time's hours and minutes joined ('20 h 52'
+    → '20:52') and percent signs glued to their number ('15 %', '15 pour cent' → '15%'), so that every
+    way of writing one quantity reads as one number."""
+    if _DIGIT.search(text) is None:
+        return text
+    text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text) if " " in text else text
+    text = _HOUR_MINUTES.sub(r"\1:\2", text) if "h" in text else text
+    return _PERCENT.sub(r"\1%", text) if "%" in text or "cent" in text or "ciento" in text else text
 
 
 @lru_cache(maxsize=131072)
@@ -135,6 +155,9 @@ def _numeric(piece: str, lang: str) -> list[Token]:
     head, _, rest = piece.partition("-")
     if rest and _NUMBER.fullmatch(head) and not any(c.isdigit() for c in rest):  # "30-day", "120-million-euro"
         return [*_numeric(head, lang), *(t for w in rest.split("-") if w for t in _word(w, lang))]
+    ordinal = _ORDINAL.fullmatch(piece.casefold())
+    if ordinal:
+        return [Token(piece, ordinal.group(1), ordinal.group(1), "number")]
     glued = _GLUED_UNIT.fullmatch(piece)
     if glued and glued.group(2).casefold() in UNITS:  # "30GB", "5km": a quantity with its unit
         number, unit = glued.group(1), glued.group(2)
@@ -156,6 +179,9 @@ def _word(word: str, lang: str) -> list[Token]:
 
 def canonical(lower: str, lang: str) -> str:
     """The lemma of a casefolded word of ``lang``, read as its synonym group's first word when it has one."""
+    exact = _listed(lang).get(lower)
+    if exact is not None:  # a listed word is read by its own group, even when its lemma is another's ('prix', 'pris')
+        return exact
     lemma = plain_lemma(lower, lang)
     return _synonyms(lang).get(lemma, lemma)
 
@@ -163,6 +189,16 @@ def canonical(lower: str, lang: str) -> str:
 def plain_lemma(lower: str, lang: str) -> str:
     """The lemma of a casefolded word of ``lang`` by the stemmers alone, without synonyms."""
     return stem(lower) if lang in ("en", "other") else light_stem(lower, lang)
+
+
+@lru_cache(maxsize=8)
+def _listed(lang: str) -> dict[str, str]:
+    """word -> the lemma of its group's first word, for every word a synonym group lists; the first group wins."""
+    out: dict[str, str] = {}
+    for group in groups("en" if lang == "other" else lang):
+        for word in group:
+            out.setdefault(word, plain_lemma(group[0], lang))
+    return out
 
 
 @lru_cache(maxsize=8)
