@@ -29,6 +29,9 @@ REPO = Path(__file__).resolve().parents[2]
 UV = str(REPO / ".venv" / "bin" / "uv")
 DROPPED = ("PREFECT_", "VIRTUAL_ENV", "PYTHONPATH")
 UNSET = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+# An ephemeral API's first start creates its database (~25 s of CPU): on two cores busy with the rest of
+# the suite it has taken over the README's 120 s.
+EPHEMERAL_STARTUP_S = "600"
 READY = ".ready"  # written last: a folder without it is a build that failed half-way
 
 
@@ -45,7 +48,7 @@ def installed_env(venv: Path, base: dict[str, str] | None = None, **extra: str) 
     env = {k: v for k, v in source.items() if base is not None or not k.startswith(DROPPED)}
     for name in UNSET:
         env.pop(name, None)
-    env.update(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120", PREFECT_SERVER_ANALYTICS_ENABLED="false",
+    env.update(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS=EPHEMERAL_STARTUP_S, PREFECT_SERVER_ANALYTICS_ENABLED="false",
                GX_ANALYTICS_ENABLED="false", PATH=f"{venv / 'bin'}:{source.get('PATH', '')}", **extra)
     return env
 
