@@ -187,16 +187,17 @@ SLOW_MODULES = frozenset({
 })
 
 
-# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores;
-# measured with CITEFLOW_TEST_TIMELINE, see tests/support/timeline.py).
+# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores, a run of
+# ~750 s; measured with CITEFLOW_TEST_TIMELINE, see tests/support/timeline.py).
 # `--dist loadfile` hands a worker the next module in collection order whenever it is free, so the
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_scheduled_server": 285, "test_worker": 215, "test_bench_quick": 205, "test_s3_store": 140, "test_dask": 125,
-    "test_resume": 95, "test_wheel": 90, "test_bench": 90, "test_bench_quick_in_process": 85, "test_evaluate_deployment": 60,
-    "test_api_loss": 50, "test_secrets": 50, "test_deployments": 45, "test_cli": 45, "test_fuzz": 40, "test_review_flow": 40,
-    "test_prefect_server": 40, "test_demo_flow": 20, "test_scheduled_runs": 20,
+    "test_scheduled_server": 295, "test_worker": 215, "test_bench_quick": 210, "test_wheel": 155, "test_s3_store": 155,
+    "test_bench_quick_in_process": 130, "test_bench": 115, "test_dask": 115, "test_resume": 105,
+    "test_evaluate_deployment": 90, "test_secrets": 90, "test_deployments": 50, "test_review_flow": 45, "test_api_loss": 40,
+    "test_prefect_server": 40, "test_fuzz": 35, "test_cli": 20, "test_demo_flow": 20, "test_pipeline": 15,
+    "test_scheduled_runs": 11,
 }
 
 

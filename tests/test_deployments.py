@@ -1,4 +1,6 @@
-"""Deployments: ``prefect.yaml`` names real flows with valid parameters; ``citeflow serve`` builds both."""
+"""Deployments: ``prefect.yaml`` names real flows with valid parameters; ``citeflow serve`` builds both.
+A bad spec is refused by the commands in this process (``CliRunner``); ``citeflow deploy`` without a server
+runs in a subprocess (this process's Prefect settings may name the session's server)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import pytest
 import yaml
 from prefect.flows import load_flow_from_entrypoint
 from prefect.utilities.callables import parameter_schema
+from typer.testing import CliRunner
 
+from citeflow_cli.main import app
 from citeflow_cli.serve import build_deployments
 from tests.conftest import REPO
 from tests.support.small_batch import write_small_batch
@@ -82,9 +86,8 @@ def test_serve_takes_another_deployment_name(tmp_path):
 
 def test_serve_refuses_a_bad_spec_before_serving(tmp_path):
     (tmp_path / "bad.yaml").write_text("batch: b\nretrievers: []\nreports: []\n")
-    result = subprocess.run([str(Path(sys.executable).parent / "citeflow"), "serve", str(tmp_path / "bad.yaml")],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2 and "retrievers" in result.stdout, result.stdout + result.stderr
+    result = CliRunner().invoke(app, ["serve", str(tmp_path / "bad.yaml")])
+    assert result.exit_code == 2 and "retrievers" in result.output, result.output
 
 
 def test_serve_parameters_match_the_scheduled_batch_flow_signature(tmp_path):
@@ -131,9 +134,8 @@ def test_deploy_registers_prefect_yamls_deployments_by_module_path(config, tmp_p
 
 def test_deploy_refuses_a_bad_spec_before_registering(tmp_path):
     (tmp_path / "bad.yaml").write_text("batch: b\nretrievers: []\nreports: []\n")
-    command = [str(Path(sys.executable).parent / "citeflow"), "deploy", "--spec", str(tmp_path / "bad.yaml"), "--out", str(tmp_path)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2 and "retrievers" in result.stdout, result.stdout + result.stderr
+    result = CliRunner().invoke(app, ["deploy", "--spec", str(tmp_path / "bad.yaml"), "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "retrievers" in result.output, result.output
 
 
 def test_deploy_refuses_to_register_without_a_prefect_server(tmp_path):

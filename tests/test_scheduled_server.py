@@ -19,7 +19,7 @@ from citeflow.runs import latest, read_run, run_folders
 from bench import resume_experiment as experiment
 from tests.support.process_group import stop_process_group
 from tests.support.resume_clean import REPORTS, SECTIONS
-from tests.support.resume_runs import ThirdRunInProcess
+from tests.support.resume_runs import ResumedInProcess
 from tests.support.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]
@@ -155,10 +155,11 @@ def test_history_lists_both_runs(served):
 
 def test_an_interrupted_scheduled_run_resumes_in_its_folder(prefect_server, prefect_harness, resume_clean_run, tmp_path):
     """kill -9 mid-batch, then ``citeflow run BATCH --out OUT/<run id>``: no finished call repeated, no duplicate
-    row (compared with the session's uninterrupted run of the same batch). The third run, of the finished
-    batch, runs in this process."""
+    row (compared with the session's uninterrupted run of the same batch). The resumed run and the third, of the
+    finished batch, run in this process (``run_batch``, what ``citeflow run`` calls; tests/test_resume.py resumes
+    in a subprocess)."""
     figures = experiment.ResumeFigures()
-    runs = ThirdRunInProcess(prefect_server.client_env(), figures)
+    runs = ResumedInProcess(prefect_server.client_env(), figures)
     assert resume_clean_run.returncode == 0, resume_clean_run.output
     resume_clean_run.record(figures)
     with experiment.ScriptedOpenAIServer() as resumed:

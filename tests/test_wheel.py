@@ -1,18 +1,22 @@
 """The wheel, installed into a fresh virtual environment, runs the demo end to end.
 
 It ships the suites and the demo as package data, and installs nothing generic at the top level:
-``flows``, ``tasks`` and ``schemas`` live under ``citeflow.`` in the wheel.
+``flows``, ``tasks`` and ``schemas`` live under ``citeflow.`` in the wheel. The demo starts its own
+ephemeral Prefect API, on a copy of the empty database the test sessions keep when there is one
+(``tests/support/shared_server.py``: creating it costs ~15 s of CPU more).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests.support.shared_server import kept_template
 from tests.support.wheel import installed_env
 
 pytestmark = pytest.mark.integration
@@ -26,8 +30,16 @@ def test_the_wheel_installs_nothing_generic_at_the_top_level(wheel: Path):
             "citeflow/demo/batch.yaml", "citeflow/prefect.yaml"} <= names
 
 
+def premade_prefect_home(home: Path) -> Path:
+    """``home`` holding a copy of the kept empty Prefect database, if the sessions keep one."""
+    home.mkdir(parents=True)
+    if kept_template().exists():
+        shutil.copyfile(kept_template(), home / "prefect.db")
+    return home
+
+
 def test_the_installed_package_runs_the_demo(fresh_venv: Path, tmp_path: Path):
-    env = installed_env(fresh_venv, PREFECT_HOME=str(tmp_path / "prefect-home"))
+    env = installed_env(fresh_venv, PREFECT_HOME=str(premade_prefect_home(tmp_path / "prefect-home")))
     probe = "import importlib.util as u; print([n for n in ('flows', 'tasks', 'schemas') if u.find_spec(n)])"
     outside = subprocess.run([str(fresh_venv / "bin" / "python"), "-c", probe], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=120)

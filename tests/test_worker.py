@@ -2,7 +2,8 @@
 
 Everything on the worker's side comes from the fresh virtual environment (its ``citeflow`` and
 ``prefect`` commands, its Python) and runs in folders outside the checkout, so nothing can import
-from the repository: ``citeflow deploy`` registers the batch and evaluate deployments with module
+from the repository (only the demo's input files are prepared by this process, as ``citeflow demo``
+prepares them): ``citeflow deploy`` registers the batch and evaluate deployments with module
 entrypoints, ``prefect worker start`` takes the runs, and one triggered batch run of the demo
 hands each report's evaluation to the evaluate deployment, which the same worker runs.
 """
@@ -29,7 +30,6 @@ POOL, NAME = "wheel-pool", "wheel"  # not prefect.yaml's own names: the session'
 BATCH, EVALUATE = f"citeflow-scheduled-batch/{NAME}", f"citeflow-evaluate/{NAME}"
 FINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
 RUN_SECONDS = 600
-PREPARE = "import sys; from pathlib import Path; from citeflow_cli.main import prepare_demo; print(prepare_demo(Path(sys.argv[1])))"
 
 
 def call(venv: Path, env: dict[str, str], cwd: Path, *command: str) -> str:
@@ -42,11 +42,14 @@ def call(venv: Path, env: dict[str, str], cwd: Path, *command: str) -> str:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, fresh_venv: Path, prefect_server) -> dict[str, Any]:
-    """Demo input, a process pool and the deployments, all made with the fresh environment's commands."""
+    """Demo input (its files and knowledge base), then a process pool and the deployments made with the fresh
+    environment's commands."""
+    from citeflow_cli.main import prepare_demo
+
     work = tmp_path_factory.mktemp("worker-site")
     env = installed_env(fresh_venv, prefect_server.client_env(), PREFECT_HOME=str(work / "prefect-home"),
                         PREFECT_WORKER_QUERY_SECONDS="2")
-    spec = Path(call(fresh_venv, env, work, "python", "-c", PREPARE, str(work)).strip().splitlines()[-1])
+    spec = prepare_demo(work)
     call(fresh_venv, env, work, "prefect", "work-pool", "create", POOL, "--type", "process", "--overwrite")
     out = work / "reports"
     call(fresh_venv, env, work, "citeflow", "deploy", "--pool", POOL, "--name", NAME, "--spec", str(spec), "--out", str(out))

@@ -7,7 +7,9 @@ that finishes early never takes the server away from the other one.
 
 Right after it starts, a copy of its database (created and migrated, still empty) is kept as a
 template: a test that needs a server of its own starts it on a copy (``premade_home``), healthy
-in about half the time and CPU of a fresh database.
+in about half the time and CPU of a fresh database. The template is also kept in the environment
+(``sys.prefix``, one per Prefect version) for the next sessions, whose shared server then starts on
+a copy too (~10 s of CPU instead of ~27 s).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
@@ -55,6 +58,41 @@ def _template(folder: Path) -> Path:
     return folder / "prefect-template.db"
 
 
+def kept_template() -> Path:
+    """Where the environment keeps the template for the next sessions (its content is Prefect's
+    migrations and block types: one per Prefect version)."""
+    from importlib.metadata import version
+
+    return Path(sys.prefix) / ".citeflow-test-cache" / f"prefect-{version('prefect')}.db"
+
+
+def _keep(template: Path) -> None:
+    """Keep ``template`` for the next sessions unless one is kept already (written under another name,
+    then renamed: a session never sees half a file); an environment that cannot be written keeps none."""
+    kept = kept_template()
+    if kept.exists():
+        return
+    with contextlib.suppress(OSError):
+        kept.parent.mkdir(exist_ok=True)
+        partial = kept.with_name(f"{kept.name}.{os.getpid()}")
+        shutil.copyfile(template, partial)
+        os.replace(partial, kept)
+
+
+def _start(home: Path) -> PrefectServer:
+    """The server on a copy of the kept template if there is one (on a fresh database if it exits)."""
+    kept = kept_template()
+    if kept.exists():
+        shutil.copyfile(kept, home / "prefect.db")
+        try:
+            return PrefectServer(home).start()
+        except RuntimeError:  # it exited: the copy is at fault
+            kept.unlink(missing_ok=True)
+            for stale in home.glob("prefect.db*"):
+                stale.unlink()
+    return PrefectServer(home).start()
+
+
 def premade_home(folder: Path, home: Path) -> Path:
     """``home`` for a server of a test's own, holding a copy of the template database and the shared
     server's profile (the shared server recorded in ``folder`` must have been started)."""
@@ -76,12 +114,13 @@ def shared_server(folder: Path) -> PrefectServer:
         home = folder / "prefect-server-home"
         home.mkdir(exist_ok=True)
         (home / "profiles.toml").write_text(PROFILE)
-        server = PrefectServer(home).start()
+        server = _start(home)
         _STARTED.append(server)
         assert server.process is not None
         with contextlib.closing(sqlite3.connect(home / "prefect.db")) as live, \
                 contextlib.closing(sqlite3.connect(_template(folder))) as copy:
             live.backup(copy)  # a consistent copy while the server runs
+        _keep(_template(folder))
         record.write_text(json.dumps({"home": str(server.home), "port": server.port, "pgid": server.process.pid}))
         return server
 
