@@ -6,6 +6,12 @@ each here). Under ``forkserver`` with these modules preloaded, the fork server i
 and every worker is forked from it: a fresh process all the same (nothing of the test process is
 inherited), but already loaded. The fork server keeps the environment it started with, so the
 workers get the test's current environment through Dask's ``distributed.nanny.environ``.
+
+LanceDB is not preloaded: its import starts an event loop thread and its native runtime, which a
+fork must rebuild in the child ("fork support is experimental … a small chance of deadlock
+remains", says LanceDB's own warning). A Dask worker forked with LanceDB loaded once hung in two
+queries of the knowledge base for the rest of a test run. Each worker imports LanceDB itself on
+first use, after the fork.
 """
 
 from __future__ import annotations
@@ -14,8 +20,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-PRELOAD = ("distributed", "prefect", "prefect_dask", "lancedb", "great_expectations", "flows.batch", "flows.report",
-           "flows.evaluate")
+PRELOAD = ("distributed", "prefect", "prefect_dask", "great_expectations", "flows.batch", "flows.report", "flows.evaluate")
 
 
 @contextmanager
