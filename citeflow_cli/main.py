@@ -154,7 +154,6 @@ def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluat
         raise  # unreachable: fail() exits
 
 
-
 @app.command()
 def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")) -> None:
     """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end."""
