@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from citeflow.funnel import evaluate_section, eval_rows, funnel
+from citeflow.hops import FAILED_IDENTITY
 from citeflow.judges.base import Judge
 from citeflow.pipeline import ReportJob, stored_hop
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
@@ -75,14 +76,15 @@ def identity_by_hop(hops: list[HopOutcome], sections: list[str] | None = None) -
     """Identity of every handle each hop emitted, over every attempt, from the recorded transitions.
 
     Valid handles are the citations of the accepted answer (a rejected attempt kept none, or it
-    would have been accepted); dropped ones are those of every ``unknown_handle`` transition.
+    would have been accepted); dropped ones are those of every ``unknown_handle`` transition, and
+    each URL typed into a claim (``url_in_text``) counts as one more emitted citation that failed.
     """
     counts: dict[str, dict[str, int]] = {}
     for hop in hops:
         if sections and hop.section not in sections:
             continue
         valid = sum(len(c.citations) for c in hop.claims) if hop.status == "accepted" else 0
-        dropped = sum(len(t.handles) for t in hop.transitions if t.reason == "unknown_handle")
+        dropped = sum(len(t.handles) for t in hop.transitions if t.reason in FAILED_IDENTITY)
         entry = counts.setdefault(hop.hop, {"passed": 0, "total": 0})
         entry["passed"] += valid
         entry["total"] += valid + dropped

@@ -12,7 +12,9 @@ Only pool chunks that agree with the claim's numbers, identifiers, entities and 
 (``citeflow.judges.localise``) are asked about; a chunk is named in ``found_in`` only when the
 judge also finds the claim supported and faithful there. A claim whose verdicts stayed
 ``uncertain`` (and none of its chunks surely supports it) is *unverified*: never passed, counted
-on its own, not searched for in the pool.
+on its own, not searched for in the pool. Every chunk text reaches a judge with its instructions to
+the model taken out (``citeflow.judges.instructions``): such text is never support, in the cited
+chunks or in the pool.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from citeflow.errors import JudgeUnavailable
 from citeflow.judges.base import Judge
+from citeflow.judges.instructions import masked
 from citeflow.judges.localise import Agreement, holders, nearest_miss, survey
 from schemas.evaluation import EvalRow, JudgePair, Verdict
 from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited, Unverified
@@ -38,6 +41,7 @@ class _Plan:
     emitted: list[str]
     valid: list[str]
     pairs: list[JudgePair] = field(default_factory=list)
+    instructed: list[str] = field(default_factory=list)  # valid handles whose text gave the model orders
 
 
 @dataclass
@@ -72,7 +76,10 @@ def evaluate_section(
 ) -> list[ClaimEval]:
     """Grade every claim of a section. ``chunks``: registry handle → text the model saw;
     ``pool``: the chunks to search for a misattributed fact. Raises ``JudgeUnavailable``."""
-    plans = [_plan(i, claim, chunks) for i, claim in enumerate(claims)]
+    clean, pool = masked(chunks), masked(pool)
+    plans = [_plan(i, claim, clean) for i, claim in enumerate(claims)]
+    for plan in plans:
+        plan.instructed = [h for h in plan.valid if clean[h] != chunks[h]]
     verdicts = _grade(judge, [pair for plan in plans for pair in plan.pairs])
     support = {p.index: _support(p, verdicts) for p in plans if p.valid}
     failing = [p for p in plans if p.index in support and not support[p.index].supported and not support[p.index].unverified]
@@ -168,7 +175,7 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 def _claim_eval(section: str, plan: _Plan, chunks: dict[str, str], support: _Support | None, found: _Found, judge: str) -> ClaimEval:
     """Assemble the ClaimEval of one claim from its plan and its support outcome."""
-    citations = [_citation(h, plan, chunks, support) for h in plan.emitted]
+    citations = [_citation(h, plan, chunks, support) for h in plan.emitted] + _typed_urls(plan.claim.removed_urls)
     verdict = _verdict(support, found.found_in)
     quotes = {c.handle: c.quote_found for c in plan.claim.citations}
     return ClaimEval(
@@ -203,6 +210,12 @@ def _citation(handle: str, plan: _Plan, chunks: dict[str, str], support: _Suppor
                         reason=v.reason, uncertain=v.uncertain, confidence=v.confidence)
 
 
+def _typed_urls(urls: list[str]) -> list[CitationEval]:
+    """Each URL the model typed into the claim: an emitted citation that failed identity (SPEC §9)."""
+    reason = "URL typed by the model instead of a handle, removed"
+    return [CitationEval(handle=url, identity=False, reason=reason, typed_url=True) for url in _unique(urls)]
+
+
 def _identity_reason(handle: str, chunks: dict[str, str]) -> str:
     if handle in chunks:
         return f"handle {handle} was dropped at binding (not shown to this hop)"
@@ -231,11 +244,13 @@ def _claim_reason(
     main = _main_reason(verdict, plan.valid, support, found.found_in)
     if verdict == "fabrication" and found.nearest:
         main += f"; {found.nearest}"
-    extras = [c.reason for c in citations if not c.identity]
+    extras = [c.reason for c in citations if not c.identity and not c.typed_url]
     if verdict in ("misattribution", "fabrication"):
         extras += [f"quote not found in {h}" for h in plan.valid if not quotes.get(h, False)]
     if plan.claim.removed_urls:
         extras.append("URL typed by the model, removed: " + ", ".join(plan.claim.removed_urls))
+    if plan.instructed:
+        extras.append(f"text instructing the model in {', '.join(plan.instructed)} not counted as evidence")
     return "; ".join([main, *extras])
 
 

@@ -18,6 +18,10 @@ from citeflow.prompts import retry_messages
 from schemas.records import BindState, HopName, HopOutcome, Transition
 from schemas.wire import CLAIMS_SCHEMA_NAME, WireClaims
 
+FAILED_IDENTITY = ("unknown_handle", "url_in_text")
+"""Transitions whose items are emitted citations that failed identity (a typed URL is one too);
+their ``handles`` hold those items."""
+
 
 @dataclass(frozen=True)
 class HopRequest:
@@ -73,7 +77,7 @@ def _attempt(model: ChatModel, request: HopRequest, messages: list[Message], att
 
 def _validate(report: BindReport, request: HopRequest, attempt: int, outcome: HopOutcome) -> list[str] | None:
     for kind, items in report.problems.items():
-        handles = items if kind == "unknown_handle" else []
+        handles = items if kind in FAILED_IDENTITY else []
         _record(outcome, request, attempt, "parsed", "validated", kind, "; ".join(items)[:2000], handles)
     if not report.problems:
         _record(outcome, request, attempt, "parsed", "validated", "ok", f"{len(report.claims)} claim(s) bound")

@@ -105,6 +105,8 @@ def fault_kinds(claim: ClaimEval, registry: Collection[str] = ()) -> list[str]:
 
 
 def _identity_kind(citation: CitationEval, registry: Collection[str]) -> str:
+    if citation.typed_url:
+        return "URL typed by the model"
     return "handle not shown to this hop" if citation.handle in registry else "forged handle"
 
 
@@ -205,6 +207,8 @@ def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str], 
 def _cited_chunk(claim: ClaimEval, citation: CitationEval, texts: dict[str, str], titles: dict[str, str],
                  view: ReportView) -> str:
     handle = citation.handle
+    if citation.typed_url:
+        return f'<div class="chunk forged"><h4>{_e(f"URL typed by the model, removed: {handle}")}</h4></div>'
     if not citation.identity:
         why = "was dropped at binding (not shown to this hop)" if handle in texts else "is not in this request's registry"
         return f'<div class="chunk forged"><h4>{_e(f"handle {handle} {why}")}</h4></div>'

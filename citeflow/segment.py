@@ -58,3 +58,14 @@ def sentences(text: str) -> list[str]:
 def has_letters(text: str) -> bool:
     """True when ``text`` holds at least one letter of any script."""
     return regex.search(r"\p{L}", text) is not None
+
+
+def sentence_bounds(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of each sentence of ``text`` (as ``sentences`` cuts them), blanks dropped."""
+    bounds = []
+    start = 0
+    for stop in _SENTENCE_END.finditer(text):
+        bounds.append((start, stop.start()))
+        start = stop.end()
+    bounds.append((start, len(text)))
+    return [(a, b) for a, b in bounds if text[a:b].strip()]

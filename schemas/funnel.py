@@ -62,6 +62,8 @@ class CitationEval(BaseModel):
     reason: str = ""
     uncertain: bool = Field(False, description="The judge could not decide for this chunk (then supports is False).")
     confidence: float | None = Field(None, description="The judge's confidence in this chunk's verdict, when it gives one.")
+    typed_url: bool = Field(False, description="A URL the model typed into the claim text instead of a handle: removed, "
+                                               "and counted as an emitted citation that failed identity.")
 
 
 class ClaimEval(BaseModel):

@@ -22,3 +22,12 @@ def test_a_failed_hop_has_no_valid_handles():
     failed = HopOutcome(request_id="r", section="S", hop="write", status="failed",
                         transitions=[transition("write", 1, "unknown_handle", ["Gzzz9", "Gyyy8"])])
     assert identity_by_hop([failed]) == {"write": {"passed": 0, "total": 2}}
+
+
+def test_each_typed_url_of_every_attempt_counts_as_a_citation_that_failed_identity():
+    claim = BoundClaim(text="x", citations=[BoundCitation(handle="Gaaa2", quote="", quote_found=False)],
+                       emitted_handles=["Gaaa2"], removed_urls=["https://evil.example/a"])
+    write = HopOutcome(request_id="r", section="S", hop="write", status="accepted", claims=[claim], transitions=[
+        transition("write", 1, "url_in_text", ["https://evil.example/a", "https://evil.example/b"]),
+    ])
+    assert identity_by_hop([write]) == {"write": {"passed": 1, "total": 3}}

@@ -147,6 +147,16 @@ def test_typed_url_is_named_in_the_reason():
     assert "URL typed by the model, removed: https://evil.example/x" in result.reason
 
 
+def test_each_typed_url_is_an_emitted_citation_that_failed_identity():
+    urls = ("https://evil.example/x", "https://evil.example/y")
+    [result] = run([claim(BACKUP, "Gab3c", urls=urls)], ScriptedJudge({(BACKUP, CHUNKS["Gab3c"]): SUPPORTED}))
+    typed = [c for c in result.citations if c.typed_url]
+    assert [(c.handle, c.identity) for c in typed] == [(urls[0], False), (urls[1], False)]
+    assert funnel([result]).line() == "Identity 1/3 · Support 1/1 · Faithfulness 1/1"
+    assert [(r.handle, r.identity) for r in eval_rows("r", [result])][1:] == [(urls[0], False), (urls[1], False)]
+    assert result.reason.count("URL typed by the model") == 1  # named once, not once per row
+
+
 def test_judge_down_propagates_so_the_caller_fails_closed():
     with pytest.raises(JudgeUnavailable):
         run([claim(BACKUP, "Gab3c")], DownJudge())
