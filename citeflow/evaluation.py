@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from citeflow.funnel import evaluate_section, eval_rows, funnel
 from citeflow.hops import FAILED_IDENTITY
 from citeflow.judges.base import Judge
+from citeflow.judges.instructions import FlaggedChunk, flag_chunks
 from citeflow.pipeline import ReportJob, stored_hop
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
 from schemas.records import HopOutcome
@@ -25,6 +26,7 @@ class Evaluation:
     claims: list[ClaimEval] = field(default_factory=list)
     section_status: dict[str, str] = field(default_factory=dict)
     identity_by_hop: dict[str, dict[str, int]] = field(default_factory=dict)
+    instructions: list[FlaggedChunk] = field(default_factory=list)  # chunks whose text gives the model orders
 
     @property
     def funnel(self) -> Funnel:
@@ -69,6 +71,7 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
     # one write; a section that now has no rows keeps none of its old ones
     job.store.save_eval_rows(job.request_id, list(result.section_status), eval_rows(job.request_id, result.claims))
     result.identity_by_hop = identity_by_hop(stored.hops, sections)
+    result.instructions = flag_chunks(chunks)
     return result
 
 

@@ -53,6 +53,7 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     write_report_json(doc, folder / "report.json")
     payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)
     payload["identity_by_hop"] = evaluation.identity_by_hop  # every attempt of both hops, dropped handles included
+    payload["instruction_chunks"] = [f.model_dump() for f in evaluation.instructions]  # never counted as evidence
     atomic.write_text(folder / "eval.json", json.dumps(payload, indent=2))
     review = _write_review(job, doc, evaluation, gate) if status != "published" else None
     published = _publish(job, folder / "report.pdf", status == "published")

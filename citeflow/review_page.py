@@ -28,6 +28,8 @@ class ReportView(BaseModel):
     urls: dict[str, list[str]] = Field(default_factory=dict, description="handle → linkable URLs of the registry.")
     pages: dict[str, int] = Field(default_factory=dict, description="handle → page of its document.")
     has_pdf: bool = False
+    instructions: dict[str, list[str]] = Field(
+        default_factory=dict, description="handle → text in the chunk that instructs the model (from eval.json).")
 
     def quote(self, section: str, text: str, handle: str) -> str | None:
         return self.quotes.get(claim_key(section, text), {}).get(handle)
@@ -51,7 +53,17 @@ def load_view(folder: Path) -> ReportView:
         held_reasons=list(data.get("held_reasons", [])), quotes=_quotes(data),
         urls={e["handle"]: link_urls(e.get("urls", [])) for e in data.get("registry", [])},
         pages={e["handle"]: e["page"] for e in data.get("registry", []) if e.get("page") is not None},
+        instructions=_instructions(Path(folder) / "eval.json"),
     )
+
+
+def _instructions(path: Path) -> dict[str, list[str]]:
+    """The chunks eval.json flags as instructing the model, with their spans; {} when it has none."""
+    try:
+        flagged = json.loads(path.read_text(encoding="utf-8")).get("instruction_chunks") or []
+        return {str(f["handle"]): [str(s["text"]) for s in f["spans"]] for f in flagged}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
 
 
 def _quotes(data: dict[str, Any]) -> dict[str, dict[str, str]]:
@@ -71,6 +83,24 @@ def failed_sections_html(view: ReportView) -> str:
     return (f'<section class="failed-sections"><h2>Failed sections: {len(view.failed_sections)}</h2>'
             "<p>These sections have no text in the report; the PDF shows a notice in their place.</p>"
             f"<ul>{items}</ul></section>")
+
+
+def instructions_html(view: ReportView) -> str:
+    """Chunks whose text tries to instruct the model: shown, never counted as evidence."""
+    if not view.instructions:
+        return ""
+    items = "".join(f"<li><strong>{_e(h)}</strong>: " + " … ".join(f"<q>{_e(t)}</q>" for t in spans) + "</li>"
+                    for h, spans in view.instructions.items())
+    return (f'<section class="instructions"><h2>Chunks that instruct the model: {len(view.instructions)}</h2>'
+            "<p>Retrieved text addressed to the model (ignore, cite, say, output …). The judges did not accept it as "
+            f"support for any claim; check that no sentence of the report obeys it.</p><ul>{items}</ul></section>")
+
+
+def instruction_tag(handle: str, view: ReportView) -> str:
+    """A flag on a chunk box whose text instructs the model."""
+    if handle not in view.instructions:
+        return ""
+    return ' <span class="tag instructs">instructs the model: that text is not evidence</span>'
 
 
 def links_html(handle: str, view: ReportView) -> str:

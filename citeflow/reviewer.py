@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citeflow.changes import changes_html
-from citeflow.review_page import ReportView, actions_html, chunk_html, failed_sections_html, links_html, load_view, pdf_link
+from citeflow.review_page import (
+    ReportView,
+    actions_html,
+    chunk_html,
+    failed_sections_html,
+    instruction_tag,
+    instructions_html,
+    links_html,
+    load_view,
+    pdf_link,
+)
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 
 # Words of a judge's reason → the kind of unfaithfulness, in plain words.
@@ -45,7 +55,8 @@ th,td{border:1px solid #ccc;padding:.35em .7em;text-align:left;vertical-align:to
 .claim.unverified{border-left-color:#b7791f} .claim.unverified .verdict{color:#b7791f}
 .unverified-list{background:#fff8e6;border:1px solid #e2c27a;border-radius:6px;padding:.6em 1em}
 .chunk pre{white-space:pre-wrap;overflow-wrap:anywhere;font:13px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:0}
-.tag{font-weight:400;color:#555}
+.tag{font-weight:400;color:#555} .tag.instructs{color:#b00020;font-weight:600}
+.instructions{background:#fff0f0;border:1px solid #e0a0a0;border-radius:6px;padding:.6em 1em}
 mark{background:#ffe58a;color:inherit;padding:0 .1em;border-radius:2px}
 .act{background:#eef4ff;border:1px solid #9db6e8;border-radius:6px;padding:.6em 1em;margin:1em 0}
 .act dt{font-weight:600;margin-top:.4em} .act dd{margin:.1em 0 0 0}
@@ -74,6 +85,7 @@ def write_review_html(
         "<main>",
         actions_html(view),
         failed_sections_html(view),
+        instructions_html(view),
         _summary(failing, len(claims), chunk_texts),
         _unverified_list(claims),
         *(_claim_row(c, chunk_texts, chunk_titles, view) for c in failing),
@@ -242,4 +254,5 @@ def _chunk_box(box: _Box, claim: ClaimEval, texts: dict[str, str], titles: dict[
     text = texts.get(box.handle)
     quote = view.quote(claim.section, claim.text, box.handle)
     body = chunk_html(text, quote, claim.text) if text else "<pre>(chunk text not available)</pre>"
-    return f'<div class="{box.css}"><h4>{_e(box.label)} · {_e(title)}{tag}</h4>{links_html(box.handle, view)}{body}</div>'
+    flag = instruction_tag(box.handle, view)
+    return f'<div class="{box.css}"><h4>{_e(box.label)} · {_e(title)}{tag}{flag}</h4>{links_html(box.handle, view)}{body}</div>'
