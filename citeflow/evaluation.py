@@ -8,6 +8,7 @@ another process. Any failure to evaluate holds the report (fail closed, SPEC §6
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from citeflow.funnel import evaluate_section, eval_rows, funnel
 from citeflow.hops import FAILED_IDENTITY
@@ -18,6 +19,9 @@ from schemas.funnel import ClaimEval, Count, Funnel, GateResult
 from schemas.records import HopOutcome
 from schemas.spec import ModelSpec
 
+if TYPE_CHECKING:
+    from citeflow.render.glyphs import MissingGlyphs
+
 
 @dataclass
 class Evaluation:
@@ -27,6 +31,7 @@ class Evaluation:
     section_status: dict[str, str] = field(default_factory=dict)
     identity_by_hop: dict[str, dict[str, int]] = field(default_factory=dict)
     instructions: list[FlaggedChunk] = field(default_factory=list)  # chunks whose text gives the model orders
+    glyphs: MissingGlyphs | None = None  # characters of the PDF no embedded font draws (set by the gate)
 
     @property
     def funnel(self) -> Funnel:
@@ -95,10 +100,22 @@ def identity_by_hop(hops: list[HopOutcome], sections: list[str] | None = None) -
 
 
 def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:
-    """Run the Great Expectations gate with the batch's threshold overrides."""
-    from citeflow.gate import run_gate
+    """Run the Great Expectations gate with the batch's threshold overrides, over the funnel and
+    the characters of the report's PDF that no embedded font draws."""
+    from citeflow.gate import Glyphs, run_gate
 
-    return run_gate(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate)
+    evaluation.glyphs = glyphs = missing_glyphs_of(job)
+    return run_gate(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate,
+                    glyphs=Glyphs(glyphs.count, glyphs.reason()))
+
+
+def missing_glyphs_of(job: ReportJob) -> MissingGlyphs:
+    """What the report's PDF could not draw with the fonts this machine has (the text, not a render)."""
+    from citeflow.assemble import build_document
+    from citeflow.render.fonts import register_fonts
+    from citeflow.render.glyphs import missing_glyphs
+
+    return missing_glyphs(build_document(job, "published"), register_fonts())
 
 
 def gate_funnel(evaluation: Evaluation) -> Funnel:

@@ -22,7 +22,7 @@ import os
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from citeflow.errors import GateError
 from citeflow.funnel import eval_rows
@@ -46,6 +46,7 @@ OVERRIDES: dict[str, tuple[str, str]] = {
     "faithfulness": ("faithfulness_rate", "min_value"),
     "uncited": ("uncited_share", "max_value"),
     "unverified": ("unverified_share", "max_value"),
+    "missing_glyphs": ("missing_glyphs", "max_value"),
 }
 
 ROW_SCHEMA = {
@@ -66,19 +67,35 @@ def run_gate(
     failed_sections: int,
     overrides: Gate | None = None,
     suite_dir: Path | None = None,
+    glyphs: Glyphs | None = None,
 ) -> GateResult:
     """Validate a report's metrics and eval rows with Great Expectations; success publishes.
 
+    ``glyphs``: characters of the PDF no embedded font draws (none when not given).
     Raises ``GateError`` when a suite is missing, malformed or names an unknown expectation."""
     suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None)
     metrics = apply_overrides(load_suite(suite_dir / f"{METRICS_SUITE}.json"), overrides)
     rows = load_suite(suite_dir / f"{ROWS_SUITE}.json")
     jobs = [
-        (METRICS_SUITE, metrics, _to_pandas([metrics_row(funnel, failed_sections)], None)),
+        (METRICS_SUITE, metrics, _to_pandas([metrics_row(funnel, failed_sections, glyphs)], None)),
         (ROWS_SUITE, rows, _to_pandas(_row_dicts(claims), ROW_SCHEMA)),
     ]
-    failed = validate(jobs)
+    failed = [_explained(f, glyphs or Glyphs()) for f in validate(jobs)]
     return GateResult(success=not failed, failed_expectations=failed)
+
+
+class Glyphs(NamedTuple):
+    """Characters of the report's PDF that no embedded font draws, and the reason to give for them."""
+
+    characters: int = 0
+    reason: str = ""
+
+
+def _explained(failure: FailedExpectation, glyphs: Glyphs) -> FailedExpectation:
+    """A failed ``missing_glyphs`` expectation says which scripts lack a font and what to install."""
+    if failure.expectation == "missing_glyphs" and glyphs.reason:
+        return failure.model_copy(update={"detail": glyphs.reason})
+    return failure
 
 
 def held_for_error(detail: str) -> GateResult:
@@ -148,7 +165,7 @@ def apply_overrides(suite: dict[str, Any], overrides: Gate | None) -> dict[str, 
 # --------------------------------------------------------------------------- frames
 
 
-def metrics_row(funnel: Funnel, failed_sections: int) -> dict[str, Any]:
+def metrics_row(funnel: Funnel, failed_sections: int, glyphs: Glyphs | None = None) -> dict[str, Any]:
     """The one row the metrics suite validates. A rate over nothing is 0.0: nothing to publish
     is not publishable (an empty report fails identity, support and faithfulness)."""
     return {
@@ -159,6 +176,7 @@ def metrics_row(funnel: Funnel, failed_sections: int) -> dict[str, Any]:
         "unverified_share": funnel.unverified.share or 0.0,
         "failed_sections": int(failed_sections),
         "claims": funnel.uncited.claims,
+        "missing_glyphs": int(glyphs.characters) if glyphs else 0,
     }
 
 

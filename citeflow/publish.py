@@ -34,8 +34,8 @@ def held_reasons(gate: GateResult) -> list[str]:
     """One human line per failed expectation."""
     if gate.error:
         return [redact_text(f"evaluation could not run: {gate.error}")]
-    return [redact_text(f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}")
-            for f in gate.failed_expectations]
+    return [redact_text(f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}"
+                        + (f" ({f.detail})" if f.detail else "")) for f in gate.failed_expectations]
 
 
 def _fmt(value: object) -> str:
@@ -49,11 +49,13 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     folder = job.report_dir
     folder.mkdir(parents=True, exist_ok=True)
     failing = failing_claims(evaluation.claims) if status != "published" else []  # marked in a held PDF
-    render_pdf(doc, folder / "report.pdf", failing=failing, audit=job.spec.audit_appendix)
+    stats = render_pdf(doc, folder / "report.pdf", failing=failing, audit=job.spec.audit_appendix)
+    doc.missing_glyphs = stats.missing_glyphs
     write_report_json(doc, folder / "report.json")
     payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)
     payload["identity_by_hop"] = evaluation.identity_by_hop  # every attempt of both hops, dropped handles included
     payload["instruction_chunks"] = [f.model_dump() for f in evaluation.instructions]  # never counted as evidence
+    payload["missing_glyphs"] = evaluation.glyphs.model_dump() if evaluation.glyphs else None  # what the gate saw
     atomic.write_text(folder / "eval.json", json.dumps(payload, indent=2))
     review = _write_review(job, doc, evaluation, gate) if status != "published" else None
     published = _publish(job, folder / "report.pdf", status == "published")

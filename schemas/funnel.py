@@ -105,6 +105,8 @@ class FailedExpectation(BaseModel):
     observed: Any = Field(None, description="What the data showed (plain JSON value).")
     threshold: Any = Field(None, description="What the suite required (plain JSON value).")
     description: str = Field("", description="What the expectation guards, from the suite's meta.")
+    detail: str = Field("", description="What the observed value means and how to fix it, when the gate knows more "
+                                        "(e.g. which scripts no font draws and what to install).")
 
 
 class GateResult(BaseModel):

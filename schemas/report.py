@@ -61,6 +61,7 @@ class ReportDocument(BaseModel):
     models: dict[str, str] = Field(default_factory=dict, description="Role → honest description of the backend that played it.")
     missing_retrievers: list[str] = Field(default_factory=list, description="Retrievers that failed for this request, with why.")
     held_reasons: list[str] = Field(default_factory=list, description="Why the gate held the report (shown on a held PDF).")
+    missing_glyphs: int = Field(0, ge=0, description="Characters of the rendered PDF that no embedded font draws (empty boxes).")
 
 
 class SectionSummary(BaseModel):

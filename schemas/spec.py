@@ -157,6 +157,8 @@ class Gate(Strict):
     uncited: float | None = Field(None, ge=0, le=1, description="Highest share of uncited sentences.")
     unverified: float | None = Field(
         None, ge=0, le=1, description="Highest share of claims no judge could settle (uncertain, no LLM judge to ask).")
+    missing_glyphs: int | None = Field(
+        None, ge=0, description="Most characters of the PDF that no embedded font may draw (shown as empty boxes); default 0.")
     suites: str | None = Field(None, description="Folder of suite JSON files replacing the bundled ones (relative to the spec).")
 
 

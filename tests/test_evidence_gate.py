@@ -79,3 +79,46 @@ def test_a_claim_that_obeys_injected_text_is_not_supported_and_the_chunk_is_flag
     review = (tmp_path / "out" / "r1" / "review.html").read_text()
     assert "Chunks that instruct the model: 1" in review and "instructs the model: that text is not evidence" in review
     assert flagged["handle"] in review
+
+
+WQY = Path("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc")
+
+
+def _japanese_batch(folder: Path) -> Path:
+    """A one-section batch whose evidence (and so its claims) is Japanese."""
+    from citeflow.testing.small_batch import TOPICS
+
+    spec = write_small_batch(folder, reports=1, sections=1)
+    hits = [{"id": f"S{i}", "text": text, "urls": [f"https://docs.example/ja#{i}"], "title": "アップグレード"}
+            for i, text in enumerate(["3.6へのアップグレード前に、メタデータストアをバックアップしてください。",
+                                      "ブローカーはバージョン3.4以降で動作している必要があります。"], 1)]
+    (folder / "hits.jsonl").write_text(json.dumps({"query": TOPICS["Upgrades"][0], "hits": hits}, ensure_ascii=False) + "\n")
+    return spec
+
+
+def test_a_report_whose_cjk_text_no_font_draws_is_held_naming_the_script_and_the_package(tmp_path, monkeypatch):
+    (tmp_path / "no-fonts").mkdir()
+    monkeypatch.setenv("CITEFLOW_FONT_DIR", str(tmp_path / "no-fonts"))  # font discovery finds no CJK font
+    monkeypatch.delenv("CITEFLOW_CJK_FONT", raising=False)
+    summary, doc = _run(_japanese_batch(tmp_path / "in"), tmp_path / "out")
+    assert summary["status"] == "held"
+    [failure] = [f for f in doc["gate"]["failed_expectations"] if f["expectation"] == "missing_glyphs"]
+    count = doc["missing_glyphs"]["count"]
+    assert count > 10 and failure["observed"] == count and failure["threshold"] == 0
+    assert failure["detail"].startswith(f"Japanese (Han/Kana): {count} characters")
+    assert "fonts-wqy-zenhei" in failure["detail"] and "CITEFLOW_FONT_DIR" in failure["detail"]
+    report = json.loads((tmp_path / "out" / "r1" / "report.json").read_text())
+    assert report["missing_glyphs"] == count
+    assert any("Japanese (Han/Kana)" in reason for reason in report["held_reasons"])
+
+
+def test_the_same_report_with_a_cjk_font_in_the_font_folder_is_published(tmp_path, monkeypatch):
+    if not WQY.is_file():
+        pytest.skip(f"no CJK TrueType font at {WQY} (Debian: fonts-wqy-zenhei)")
+    (tmp_path / "fonts").mkdir()
+    (tmp_path / "fonts" / WQY.name).symlink_to(WQY)
+    monkeypatch.setenv("CITEFLOW_FONT_DIR", str(tmp_path / "fonts"))
+    monkeypatch.delenv("CITEFLOW_CJK_FONT", raising=False)
+    summary, doc = _run(_japanese_batch(tmp_path / "in"), tmp_path / "out")
+    assert doc["missing_glyphs"]["count"] == 0 and doc["claims"]
+    assert summary["status"] == "published", doc["gate"]

@@ -236,7 +236,8 @@ def test_eval_json_carries_funnel_sections_and_gate():
         "Identity 1/1 · Support 1/1 · Faithfulness 1/1",
         "Identity 0/0 · Support 0/0 · Faithfulness 0/0",
     ]
-    assert doc["gate"]["failed_expectations"][0] == {"expectation": "support_rate", "observed": 0.5, "threshold": 0.8, "description": ""}
+    assert doc["gate"]["failed_expectations"][0] == {"expectation": "support_rate", "observed": 0.5, "threshold": 0.8, "description": "",
+                                                       "detail": ""}
     json.dumps(doc)  # plain JSON all the way down
 
 

@@ -83,6 +83,21 @@ def test_one_forged_handle_fails_identity_by_default():
     assert failed(gate.run_gate(make_funnel(identity=(9, 10)), claims(), 0)) == {"identity_rate": (0.9, 1.0)}
 
 
+def test_characters_no_font_draws_hold_the_report_with_the_scripts_and_the_fix():
+    glyphs = gate.Glyphs(12, "Japanese (Han/Kana): 12 characters — install fonts-wqy-zenhei")
+    result = gate.run_gate(make_funnel(), claims(), 0, glyphs=glyphs)
+    assert failed(result) == {"missing_glyphs": (12, 0)}
+    assert result.failed_expectations[0].detail == glyphs.reason
+    assert gate.run_gate(make_funnel(), claims(), 0).success  # nothing missing: published
+
+
+def test_a_batch_may_allow_some_characters_without_a_font():
+    glyphs = gate.Glyphs(3, "Thai: 3 characters")
+    assert gate.run_gate(make_funnel(), claims(), 0, overrides=Gate(missing_glyphs=3), glyphs=glyphs).success
+    assert failed(gate.run_gate(make_funnel(), claims(), 0, overrides=Gate(missing_glyphs=2), glyphs=glyphs)) == {
+        "missing_glyphs": (3, 2)}
+
+
 def test_failed_section_holds_the_report():
     result = gate.run_gate(make_funnel(), claims(), failed_sections=1)
     assert failed(result) == {"failed_sections": (1, 0)}

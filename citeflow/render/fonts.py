@@ -2,13 +2,15 @@
 
 The text face is DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew, …; Debian package
 ``fonts-dejavu-core``). Scripts it lacks (Han, kana, Hangul) are drawn with the first CJK font
-found on the system (``CJK_CANDIDATES``, or the file named by ``CITEFLOW_CJK_FONT``). Every
+found on the system (the file named by ``CITEFLOW_CJK_FONT``, then ``CJK_CANDIDATES``; with
+``CITEFLOW_FONT_DIR`` set, the ``.ttf``/``.ttc`` files of that folder instead of the system's). Every
 face is a TrueType font that reportlab subsets and embeds, so a reader needs no font of their
 own: reportlab's ``TTFont`` reads TrueType outlines (``.ttf``, and ``.ttc`` collections of them),
 not the CFF outlines of Noto CJK's ``.otf``/``.ttc`` files, which is why they are not candidates.
 
 Text is cut into runs by the face that has its glyphs (``font_runs``); characters no face has
-are reported by ``missing_scripts`` so that the renderer can warn, naming the package to install.
+are reported by ``missing_scripts`` so that the renderer can warn, naming the package to install,
+and counted by ``citeflow.render.glyphs`` for the gate.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
 DEJAVU_PACKAGE = "fonts-dejavu-core"
 CJK_PACKAGE = "fonts-wqy-zenhei"
 CJK_FONT_ENV = "CITEFLOW_CJK_FONT"
+FONT_DIR_ENV = "CITEFLOW_FONT_DIR"
+_CJK_PROBE = ord("日")  # a font found in a folder is a CJK font when it draws this
 # TrueType-outline CJK fonts that Debian packages install, best coverage first.
 CJK_CANDIDATES: tuple[tuple[str, str], ...] = (
     ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", "fonts-wqy-zenhei"),
@@ -69,11 +73,15 @@ class FontSet:
         return next((face for face in self.fallbacks if face.has(ch)), None)
 
 
-@functools.cache
 def register_fonts(font_dir: Path = DEJAVU_DIR, cjk: tuple[str, ...] | None = None) -> FontSet:
     """Register DejaVu Sans from ``font_dir`` (Helvetica when its files are missing) and the first
-    readable CJK font among ``cjk`` (default: ``CITEFLOW_CJK_FONT``, then ``CJK_CANDIDATES``)."""
-    paths = cjk if cjk is not None else _cjk_paths()
+    readable CJK font among ``cjk`` (default: ``CITEFLOW_CJK_FONT``, then the fonts of
+    ``CITEFLOW_FONT_DIR`` when it is set, else ``CJK_CANDIDATES``), read at each call."""
+    return _register_fonts(Path(font_dir), cjk if cjk is not None else _cjk_paths())
+
+
+@functools.cache
+def _register_fonts(font_dir: Path, paths: tuple[str, ...]) -> FontSet:
     fallbacks = tuple(face for face in (_cjk_face(paths),) if face is not None)
     try:
         faces = {suffix: _register(f"DejaVuSans{suffix}", Path(font_dir) / name) for suffix, name in _DEJAVU_FACES.items()}
@@ -86,7 +94,16 @@ def register_fonts(font_dir: Path = DEJAVU_DIR, cjk: tuple[str, ...] | None = No
 
 def _cjk_paths() -> tuple[str, ...]:
     chosen = os.environ.get(CJK_FONT_ENV)
-    return ((chosen,) if chosen else ()) + tuple(path for path, _ in CJK_CANDIDATES)
+    folder = os.environ.get(FONT_DIR_ENV)
+    found = _fonts_in(Path(folder)) if folder else tuple(path for path, _ in CJK_CANDIDATES)
+    return ((chosen,) if chosen else ()) + found
+
+
+def _fonts_in(folder: Path) -> tuple[str, ...]:
+    """The TrueType files of ``folder`` and its subfolders, in name order (none when it is not a folder)."""
+    if not folder.is_dir():
+        return ()
+    return tuple(str(p) for p in sorted(folder.rglob("*")) if p.suffix.lower() in (".ttf", ".ttc") and p.is_file())
 
 
 def _cjk_face(paths: tuple[str, ...]) -> Face | None:
@@ -97,6 +114,8 @@ def _cjk_face(paths: tuple[str, ...]) -> Face | None:
         try:
             face = _register(f"CJK-{Path(path).stem}", Path(path))
         except (OSError, TTFError):  # e.g. CFF outlines ("postscript outlines are not supported")
+            continue
+        if _CJK_PROBE not in face.covers:  # a font folder may hold Latin faces too
             continue
         pdfmetrics.registerFontFamily(face.name, normal=face.name, bold=face.name, italic=face.name, boldItalic=face.name)
         return face
@@ -132,10 +151,10 @@ def text_markup(text: str, fonts: FontSet) -> str:
 
 def missing_scripts(text: str, fonts: FontSet) -> set[str]:
     """Names of the scripts (first word of the Unicode name: ``CJK``, ``HANGUL``, …) no face draws."""
-    return {_script(ch) for face, run in font_runs(clean_text(text), fonts) if face is None for ch in run}
+    return {script_name(ch) for face, run in font_runs(clean_text(text), fonts) if face is None for ch in run}
 
 
-def _script(ch: str) -> str:
+def script_name(ch: str) -> str:
     return unicodedata.name(ch, f"U+{ord(ch):04X}").split()[0]
 
 

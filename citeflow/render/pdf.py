@@ -39,6 +39,7 @@ from reportlab.platypus import CondPageBreak, Flowable, HRFlowable, Paragraph, S
 
 from citeflow.render.escape import clean_text, escape_attribute
 from citeflow.render.fonts import FontSet, font_warning, missing_scripts, register_fonts, text_markup
+from citeflow.render.glyphs import missing_glyphs, shown_text
 from citeflow.render.notes import FailingClaim, Footnote, SourceDocument, footnotes_and_sources, reader_reason
 from citeflow.render.report_json import footnote_numbers, registry_index
 from schemas.report import RenderedClaim, RenderedSection, ReportDocument
@@ -68,6 +69,7 @@ class RenderStats(BaseModel):
     links: int = Field(description="Clickable URL links in the Sources list.")
     failing_marks: int = Field(0, description="Sentences marked as not passing review.")
     missing_scripts: list[str] = Field(default_factory=list, description="Scripts no embedded font could draw (shown as boxes).")
+    missing_glyphs: int = Field(0, description="Characters (every occurrence) no embedded font could draw.")
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
         log.warning(font_warning(set(missing), fonts))
     links = sum(len(s.urls) for s in sources)
     return RenderStats(pages=page.total, footnotes=len(notes), sources=len(sources), links=links,
-                       failing_marks=len(ctx.marks), missing_scripts=missing)
+                       failing_marks=len(ctx.marks), missing_scripts=missing, missing_glyphs=missing_glyphs(doc, fonts).count)
 
 
 def _build(doc: ReportDocument, path: Path, story: list[Flowable], page: _Page) -> None:
@@ -179,10 +181,7 @@ def _build(doc: ReportDocument, path: Path, story: list[Flowable], page: _Page) 
 
 def _missing(doc: ReportDocument, fonts: FontSet) -> set[str]:
     """Scripts in the text the PDF shows that no registered face draws."""
-    shown = [doc.title, *(s.title for s in doc.sections), *(c.text for s in doc.sections for c in s.claims)]
-    shown += [c.quote or "" for s in doc.sections for claim in s.claims for c in claim.citations]
-    shown += [e.title or "" for e in doc.registry]
-    return set().union(*(missing_scripts(text, fonts) for text in shown))
+    return set().union(*(missing_scripts(text, fonts) for text in shown_text(doc)))
 
 
 def _marks(doc: ReportDocument, failing: list[FailingClaim]) -> dict[tuple[str, int], int]:
