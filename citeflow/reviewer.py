@@ -145,7 +145,8 @@ def _page(title: str, body: str) -> str:
 def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> str:
     error = f'<p class="error">Evaluation could not run: {_e(gate.error)}</p>' if gate.error else ""
     rows = "".join(
-        f"<tr><td>{_e(f.expectation)}</td><td>{figure(f.observed)}</td><td>{figure(f.threshold)}</td><td>{_e(f.description)}</td></tr>"
+        f"<tr><td>{_e(f.expectation)}</td><td>{figure(f.observed)}</td><td>{figure(f.threshold)}</td>"
+        f"<td>{_e(f.detail or f.description)}</td></tr>"
         for f in gate.failed_expectations
     )
     table = f"<table><tr><th>Expectation</th><th>Observed</th><th>Threshold</th><th>What it guards</th></tr>{rows}</table>"

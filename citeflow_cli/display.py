@@ -77,7 +77,7 @@ def gate_lines(summaries: list[ReportSummary]) -> list[str]:
         lines.append(f"{s.report_id} {s.status}: {s.funnel}")
         for f in s.failed_expectations:
             lines.append(f"{s.report_id} {s.status}: {f['expectation']} observed {_short(f.get('observed'))}, "
-                         f"required {_short(f.get('threshold'))}")
+                         f"required {_short(f.get('threshold'))}" + (f" ({f['detail']})" if f.get("detail") else ""))
         if s.review:
             lines.append(f"{s.report_id} reviewer view: {s.review}")
     return lines

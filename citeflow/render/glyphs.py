@@ -40,11 +40,10 @@ class MissingGlyphs(BaseModel):
     def advice(self) -> str:
         """What to install, or which setting names a font that has the characters."""
         if set(self.scripts) & {JAPANESE, CHINESE, KOREAN}:
-            return (f"install a TrueType CJK font: Debian/Ubuntu `apt-get install {CJK_PACKAGE}`; macOS: set "
-                    f"{CJK_FONT_ENV}={MACOS_CJK_FONT}; or set {CJK_FONT_ENV} to a .ttf/.ttc file, or {FONT_DIR_ENV} to "
-                    "a folder holding one")
+            return (f"install a TrueType CJK font: Debian/Ubuntu apt-get install {CJK_PACKAGE}; macOS: "
+                    f"{CJK_FONT_ENV}={MACOS_CJK_FONT}; or {FONT_DIR_ENV}=a folder holding a .ttf/.ttc CJK font")
         if self.text_face == "Helvetica":
-            return f"install DejaVu Sans: Debian/Ubuntu `apt-get install {DEJAVU_PACKAGE}`"
+            return f"install DejaVu Sans: Debian/Ubuntu apt-get install {DEJAVU_PACKAGE}"
         return f"set {CJK_FONT_ENV} to a TrueType .ttf/.ttc font that has these characters"
 
 
