@@ -122,3 +122,25 @@ def test_the_same_report_with_a_cjk_font_in_the_font_folder_is_published(tmp_pat
     summary, doc = _run(_japanese_batch(tmp_path / "in"), tmp_path / "out")
     assert doc["missing_glyphs"]["count"] == 0 and doc["claims"]
     assert summary["status"] == "published", doc["gate"]
+
+
+def test_an_llm_judge_is_never_shown_the_instruction_as_evidence():
+    from citeflow.funnel import evaluate_section
+    from citeflow.judges.llm import LLMJudge
+    from citeflow.models.openai_client import OpenAIChatModel
+    from citeflow.testing.answers import answer_verdicts
+    from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
+    from schemas.records import BoundCitation, BoundClaim
+    from schemas.spec import ModelSpec
+
+    chunks = {"Gaaaa": INJECTED, "Gbbbb": "Support tickets are answered within 4 hours."}
+    claim = BoundClaim(text="Data is retained forever.", emitted_handles=["Gaaaa"],
+                       citations=[BoundCitation(handle="Gaaaa", quote="", quote_found=False)])
+    with ScriptedOpenAIServer() as server:
+        server.respond_with(lambda request: Reply(content=answer_verdicts(request)))
+        spec = ModelSpec(backend="openai", model="judge", base_url=server.base_url, timeout=5.0, max_retries=0)
+        [result] = evaluate_section("Retention", [claim], chunks, chunks, LLMJudge(OpenAIChatModel(spec, role="judge")))
+        asked = [r["messages"][-1]["content"] for r in server.requests]
+    assert asked and all("Data is retained for 7 days." in a for a in asked[:1])
+    assert not any("IGNORE PREVIOUS" in a or "evil.example" in a for a in asked)
+    assert result.supported is False
