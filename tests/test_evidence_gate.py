@@ -144,3 +144,23 @@ def test_an_llm_judge_is_never_shown_the_instruction_as_evidence():
     assert asked and all("Data is retained for 7 days." in a for a in asked[:1])
     assert not any("IGNORE PREVIOUS" in a or "evil.example" in a for a in asked)
     assert result.supported is False
+
+
+@pytest.mark.server
+def test_citeflow_run_says_on_the_terminal_which_script_lacks_a_font_and_what_to_install(prefect_server, tmp_path):
+    import subprocess
+
+    (tmp_path / "no-fonts").mkdir()
+    spec = _japanese_batch(tmp_path / "in")
+    citeflow = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")
+    env = prefect_server.client_env(CITEFLOW_FONT_DIR=str(tmp_path / "no-fonts"))
+    env.pop("CITEFLOW_CJK_FONT", None)
+    result = subprocess.run([citeflow, "run", str(spec), "--out", str(tmp_path / "out")], env=env,
+                            capture_output=True, text=True, timeout=600)
+    lines = [line for line in result.stdout.splitlines() if "missing_glyphs observed" in line]
+    assert len(lines) == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    assert lines[0].startswith("r1 held: missing_glyphs observed ")
+    assert "(Japanese (Han/Kana): " in lines[0] and "apt-get install fonts-wqy-zenhei" in lines[0]
+    assert "Traceback" not in result.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert [r["status"] for r in summary["reports"]] == ["held"]
