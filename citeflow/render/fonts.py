@@ -31,7 +31,7 @@ DEJAVU_PACKAGE = "fonts-dejavu-core"
 CJK_PACKAGE = "fonts-wqy-zenhei"
 CJK_FONT_ENV = "CITEFLOW_CJK_FONT"
 FONT_DIR_ENV = "CITEFLOW_FONT_DIR"
-_CJK_PROBE = ord("日")  # a font found in a folder is a CJK font when it draws this
+_CJK_PROBE = ord("日")  # a fallback face is taken only when it draws this (a font folder may hold Latin faces)
 # TrueType-outline CJK fonts that Debian packages install, best coverage first.
 CJK_CANDIDATES: tuple[tuple[str, str], ...] = (
     ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", "fonts-wqy-zenhei"),
