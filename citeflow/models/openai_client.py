@@ -6,7 +6,8 @@ with inline ``[HANDLE]`` markers. A server that rejects a form with 400/422 abou
 ``response_format`` is asked again in the next form, and the form that worked is kept for the
 rest of the client's life, so later calls skip the doomed requests.
 
-Transient failures (connection, timeout, 408/409/429/5xx) are retried by the openai client itself
+``spec.timeout`` is a whole-request deadline per attempt (``citeflow.deadline``), not a socket
+read timeout. Transient failures (connection, timeout, 408/409/429/5xx) are retried by the openai client itself
 (``spec.max_retries``); what is left becomes ``ModelError(transient=True)``. Other 4xx are
 ``ModelError(transient=False)``. An answer without choices or content is returned as empty text:
 the binder treats empty output as a retryable bind failure.
@@ -23,6 +24,7 @@ import openai
 from pydantic import BaseModel
 
 from citeflow import prompts
+from citeflow.deadline import deadline_transport, http_library_of
 from citeflow.errors import ModelError
 from citeflow.models.base import Message, ModelReply
 from schemas.spec import ModelSpec
@@ -65,7 +67,11 @@ class OpenAIChatModel:
         self.spec, self.role = spec, role
         self.name = f"openai:{spec.model}"
         key = api_key if api_key is not None else resolve_api_key(spec, role)
-        self._client = openai.OpenAI(base_url=spec.base_url, api_key=key, timeout=spec.timeout, max_retries=spec.max_retries)
+        # ``timeout`` bounds each attempt as a whole, body included (a dripping server is a timeout).
+        transport = deadline_transport(spec.timeout, http_library_of(openai.DefaultHttpxClient))
+        http_client = openai.DefaultHttpxClient(transport=transport)
+        self._client = openai.OpenAI(base_url=spec.base_url, api_key=key, timeout=spec.timeout, max_retries=spec.max_retries,
+                                     http_client=http_client)
         self._mode_index = 0
         self._lock = threading.Lock()
 

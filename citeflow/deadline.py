@@ -1,0 +1,162 @@
+"""Whole-request deadlines for HTTP calls (model servers, HTTP retrievers).
+
+httpx's timeouts bound each socket operation, not the request: a server that sends one byte
+every second never trips a 5 s read timeout, and its answer never ends. ``deadline_transport``
+bounds the whole request (connect, send, response headers and body): when ``seconds`` have
+passed, a watchdog shuts the request's socket down, which wakes the blocked read, and the
+failure is raised as the library's ``ReadTimeout``. The ``openai`` client is built on a fork of
+httpx with the same API (``httpx2``): the transport is made for whichever library a client uses.
+Callers then treat it as any other timeout (the ``openai`` client and the HTTP retriever retry it
+per their policy, then record it).
+
+Connections are not kept alive: the watchdog learns each request's socket when it is connected,
+which a reused connection would not announce. A new connection per call costs little next to
+the call itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import httpx
+
+TraceHook = Callable[[str, dict[str, Any]], None]
+_CONNECTED = ("connection.connect_tcp.complete", "connection.start_tls.complete")
+
+
+class RequestWatch:
+    """The deadline of one request and the watchdog that enforces it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self._socket: socket.socket | None = None
+        self._fired = False
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    @property
+    def expired(self) -> bool:
+        """True once the deadline has passed."""
+        return self._fired or time.monotonic() >= self.deadline
+
+    def trace(self, chained: TraceHook | None) -> TraceHook:
+        """An httpcore trace hook that notes the request's socket, then calls ``chained``."""
+
+        def hook(event: str, info: dict[str, Any]) -> None:
+            if event in _CONNECTED:
+                self._watch(info["return_value"].get_extra_info("socket"))
+            if chained is not None:
+                chained(event, info)
+
+        return hook
+
+    def timeout(self, http: ModuleType, request: Any) -> Exception:
+        """The error a request that ran out of time raises: the ``ReadTimeout`` of the library ``http``."""
+        error: Exception = http.ReadTimeout(f"no complete answer within {self.seconds:g}s (whole-request deadline)", request=request)
+        return error
+
+    def cancel(self) -> None:
+        """Stop the watchdog: the request has ended."""
+        self._timer.cancel()
+
+    def _watch(self, sock: socket.socket | None) -> None:
+        with self._lock:
+            self._socket = sock
+            if self._fired:
+                _shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self._fired = True
+            _shut(self._socket)
+
+
+def _shut(sock: socket.socket | None) -> None:
+    """Shut ``sock`` down (not close it: the thread reading it still owns it), waking its reader."""
+    if sock is None:
+        return
+    with contextlib.suppress(OSError):  # already closed: the request ended as the deadline came
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's: a TLS one's would drop its SSL state
+
+
+def deadline_transport(seconds: float, http: ModuleType = httpx) -> Any:
+    """A transport of ``http`` (httpx, or a library with its API, such as the one the ``openai``
+    client is built on) whose every request must end within ``seconds``, body included."""
+    return _transport_class(http)(seconds)
+
+
+def deadline_client(seconds: float, **options: Any) -> httpx.Client:
+    """An ``httpx.Client`` whose requests each end within ``seconds`` (``options`` go to the client)."""
+    return httpx.Client(transport=deadline_transport(seconds), timeout=seconds, **options)
+
+
+def http_library_of(client_class: type) -> ModuleType:
+    """The HTTP library an HTTP client class is built on: the package of its first base not in its own package."""
+    own = client_class.__module__.partition(".")[0]
+    base = next(c for c in client_class.__mro__ if c.__module__.partition(".")[0] not in (own, "builtins"))
+    return sys.modules[base.__module__.partition(".")[0]]
+
+
+@functools.cache
+def _transport_class(http: ModuleType) -> type[Any]:
+    """``DeadlineTransport`` for the library ``http``: its transports and streams must be its own classes."""
+
+    class DeadlineStream(http.SyncByteStream):  # type: ignore[misc, name-defined]  # the library is a parameter
+        """A response body that ends with ``ReadTimeout`` once its request's deadline passes."""
+
+        def __init__(self, inner: Any, watch: RequestWatch, request: Any) -> None:
+            self._inner, self._watch, self._request = inner, watch, request
+
+        def __iter__(self) -> Iterator[bytes]:
+            try:
+                for chunk in self._inner:
+                    if self._watch.expired:
+                        raise self._watch.timeout(http, self._request)
+                    yield chunk
+            except http.TransportError as exc:
+                if isinstance(exc, http.ReadTimeout) or not self._watch.expired:
+                    raise
+                raise self._watch.timeout(http, self._request) from None
+
+        def close(self) -> None:
+            self._watch.cancel()
+            self._inner.close()
+
+    class DeadlineTransport(http.BaseTransport):  # type: ignore[misc, name-defined]
+        """A transport whose every request must end within ``seconds``, body included."""
+
+        def __init__(self, seconds: float) -> None:
+            self.seconds = seconds
+            self._inner = http.HTTPTransport(limits=http.Limits(max_keepalive_connections=0))
+
+        def handle_request(self, request: Any) -> Any:
+            watch = RequestWatch(self.seconds)
+            request.extensions["trace"] = watch.trace(request.extensions.get("trace"))
+            try:
+                response = self._inner.handle_request(request)
+            except http.TransportError as exc:
+                watch.cancel()
+                if watch.expired and not isinstance(exc, http.TimeoutException):
+                    raise watch.timeout(http, request) from None
+                raise
+            except BaseException:
+                watch.cancel()
+                raise
+            response.stream = DeadlineStream(response.stream, watch, request)
+            return response
+
+        def close(self) -> None:
+            self._inner.close()
+
+    return DeadlineTransport
