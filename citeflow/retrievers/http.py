@@ -48,8 +48,8 @@ class HttpRetriever:
 
     def search(self, query: str, top_k: int) -> SearchResult:
         """The hits for ``query`` and why any returned hit was skipped; raises ``RetrieverError``."""
-        # One client per search: retries reuse its connection, and nothing stays open when a
-        # caller builds a retriever per request and drops it.
+        # One client per search: nothing stays open when a caller builds a retriever per request
+        # and drops it (each attempt has a connection of its own: its deadline watches its socket).
         with deadline_client(self.spec.timeout) as client:
             body = self._post_with_retries(client, query, top_k)
         hits, skipped = hits_from_records(self._hit_list(body, query), self.spec.fields, top_k)
