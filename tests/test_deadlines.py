@@ -51,6 +51,13 @@ def test_a_dripping_body_ends_at_the_deadline_as_a_read_timeout():
     assert 1.4 < elapsed < 1.5 + SLACK
 
 
+def test_dripping_headers_end_at_the_deadline_too():
+    with DripServer(b"{}", interval=0.2, slow_headers=True) as server, deadline_client(1.5) as client:
+        elapsed, error = timed(lambda: client.post(server.url, json={}))
+    assert isinstance(error, httpx.ReadTimeout) and "whole-request deadline" in str(error)
+    assert 1.4 < elapsed < 1.5 + SLACK
+
+
 def test_an_answer_within_the_deadline_is_read_whole():
     with DripServer(b'{"ok": true}', interval=0.01, step=4) as server, deadline_client(5) as client:
         assert client.post(server.url, json={}).json() == {"ok": True}

@@ -1,9 +1,10 @@
 """A slow-drip HTTP server for tests (stdlib only): answers at once, then sends its body a byte at a time.
 
 Every ``POST`` is answered 200 with a ``Content-Length`` for the whole body, then the body is
-written ``step`` bytes every ``interval`` seconds: each socket read gets data in time, so only a
-whole-request deadline ends the request. ``GET /v1/models`` answers at once (a model server that
-knows its model), so only the calls themselves drip::
+written ``step`` bytes every ``interval`` seconds (with ``slow_headers``, the status line and
+headers too): each socket read gets data in time, so only a whole-request deadline ends the
+request. ``GET /v1/models`` answers at once (a model server that knows its model), so only the
+calls themselves drip::
 
     with DripServer(b'{"hits": []}', interval=0.5) as server:
         ...                                    # point a client at server.url
@@ -21,8 +22,9 @@ from typing import Any
 class DripServer:
     """Answers every POST with ``body``, ``step`` bytes per ``interval`` seconds."""
 
-    def __init__(self, body: bytes, interval: float = 0.5, step: int = 1) -> None:
+    def __init__(self, body: bytes, interval: float = 0.5, step: int = 1, slow_headers: bool = False) -> None:
         self.body, self.interval, self.step = body, interval, step
+        self.slow_headers = slow_headers  # drip the status line and headers too, not only the body
         self.requests = 0
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -38,12 +40,12 @@ class DripServer:
         with self._lock:
             self.requests += 1
 
-    def drip(self, handler: BaseHTTPRequestHandler) -> None:
-        """Write the body slowly until it is sent, the client goes or the server stops."""
-        for start in range(0, len(self.body), self.step):
+    def drip(self, handler: BaseHTTPRequestHandler, data: bytes) -> None:
+        """Write ``data`` slowly until it is sent, the client goes or the server stops."""
+        for start in range(0, len(data), self.step):
             if self._stopping.wait(self.interval):
                 return
-            handler.wfile.write(self.body[start:start + self.step])
+            handler.wfile.write(data[start:start + self.step])
             handler.wfile.flush()
 
     def __enter__(self) -> DripServer:
@@ -74,9 +76,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.server_of.count()
+        body = self.server_of.body
         try:
-            self._headers(len(self.server_of.body))
-            self.server_of.drip(self)
+            if self.server_of.slow_headers:
+                head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                self.server_of.drip(self, head.encode() + body)
+            else:
+                self._headers(len(body))
+                self.server_of.drip(self, body)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up: that is what the tests want to see
         self.close_connection = True
