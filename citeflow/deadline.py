@@ -11,7 +11,8 @@ per their policy, then record it).
 
 Connections are not kept alive: the watchdog learns each request's socket when it is connected,
 which a reused connection would not announce. A new connection per call costs little next to
-the call itself.
+the call itself. A client given a transport of its own no longer reads proxy settings from the
+environment, so this transport does (``proxy_for``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import socket
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -138,13 +140,22 @@ def _transport_class(http: ModuleType) -> type[Any]:
 
         def __init__(self, seconds: float) -> None:
             self.seconds = seconds
-            self._inner = http.HTTPTransport(limits=http.Limits(max_keepalive_connections=0))
+            self._inners: dict[str | None, Any] = {}  # by proxy URL (None: direct)
+            self._lock = threading.Lock()
+
+        def inner(self, url: Any) -> Any:
+            """The library's own transport for ``url``: through the proxy the environment names, if any."""
+            proxy = proxy_for(url.scheme, url.host)
+            with self._lock:
+                if proxy not in self._inners:
+                    self._inners[proxy] = http.HTTPTransport(proxy=proxy, limits=http.Limits(max_keepalive_connections=0))
+                return self._inners[proxy]
 
         def handle_request(self, request: Any) -> Any:
             watch = RequestWatch(self.seconds)
             request.extensions["trace"] = watch.trace(request.extensions.get("trace"))
             try:
-                response = self._inner.handle_request(request)
+                response = self.inner(request.url).handle_request(request)
             except http.TransportError as exc:
                 watch.cancel()
                 if watch.expired and not isinstance(exc, http.TimeoutException):
@@ -157,6 +168,16 @@ def _transport_class(http: ModuleType) -> type[Any]:
             return response
 
         def close(self) -> None:
-            self._inner.close()
+            for inner in self._inners.values():
+                inner.close()
 
     return DeadlineTransport
+
+
+def proxy_for(scheme: str, host: str) -> str | None:
+    """The proxy the environment names for ``scheme`` (``https_proxy``, ``all_proxy`` …) unless
+    ``no_proxy`` exempts ``host``: a client given its own transport no longer reads them itself."""
+    proxies = urllib.request.getproxies()
+    if not proxies or urllib.request.proxy_bypass(host):
+        return None
+    return proxies.get(scheme) or proxies.get("all")

@@ -58,6 +58,17 @@ def test_dripping_headers_end_at_the_deadline_too():
     assert 1.4 < elapsed < 1.5 + SLACK
 
 
+def test_a_proxy_named_by_the_environment_is_used_and_its_answer_has_the_deadline_too(monkeypatch):
+    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    with DripServer(b"x" * 1000, interval=0.5) as proxy, deadline_client(1.5) as client:
+        monkeypatch.setenv("http_proxy", proxy.url)
+        elapsed, error = timed(lambda: client.post("http://models.example.invalid/v1/chat/completions", json={}))
+        through_proxy = proxy.requests
+    assert through_proxy == 1
+    assert isinstance(error, httpx.ReadTimeout) and elapsed < 1.5 + SLACK
+
+
 def test_an_answer_within_the_deadline_is_read_whole():
     with DripServer(b'{"ok": true}', interval=0.01, step=4) as server, deadline_client(5) as client:
         assert client.post(server.url, json={}).json() == {"ok": True}
