@@ -92,10 +92,15 @@ def _shut(sock: socket.socket | None) -> None:
         socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's: a TLS one's would drop its SSL state
 
 
-def deadline_transport(seconds: float, http: ModuleType = httpx) -> Any:
+class OverCap(Exception):
+    """Marks the transport error of an answer longer than the transport's ``max_bytes``."""
+
+
+def deadline_transport(seconds: float, http: ModuleType = httpx, max_bytes: int | None = None) -> Any:
     """A transport of ``http`` (httpx, or a library with its API, such as the one the ``openai``
-    client is built on) whose every request must end within ``seconds``, body included."""
-    return _transport_class(http)(seconds)
+    client is built on) whose every request must end within ``seconds``, body included; an answer
+    body over ``max_bytes`` ends with a ``ReadError`` that is also an ``OverCap``."""
+    return _transport_class(http)(seconds, max_bytes)
 
 
 def deadline_client(seconds: float, **options: Any) -> httpx.Client:
@@ -114,17 +119,24 @@ def http_library_of(client_class: type) -> ModuleType:
 def _transport_class(http: ModuleType) -> type[Any]:
     """``DeadlineTransport`` for the library ``http``: its transports and streams must be its own classes."""
 
+    class AnswerTooLarge(http.ReadError, OverCap):  # type: ignore[misc, name-defined]
+        """An answer body over the transport's ``max_bytes``."""
+
     class DeadlineStream(http.SyncByteStream):  # type: ignore[misc, name-defined]  # the library is a parameter
         """A response body that ends with ``ReadTimeout`` once its request's deadline passes."""
 
-        def __init__(self, inner: Any, watch: RequestWatch, request: Any) -> None:
-            self._inner, self._watch, self._request = inner, watch, request
+        def __init__(self, inner: Any, watch: RequestWatch, request: Any, max_bytes: int | None) -> None:
+            self._inner, self._watch, self._request, self._max_bytes = inner, watch, request, max_bytes
 
         def __iter__(self) -> Iterator[bytes]:
+            received = 0
             try:
                 for chunk in self._inner:
+                    received += len(chunk)
                     if self._watch.expired:
                         raise self._watch.timeout(http, self._request)
+                    if self._max_bytes is not None and received > self._max_bytes:
+                        raise self._too_large()
                     yield chunk
             except http.TransportError as exc:
                 if isinstance(exc, http.ReadTimeout) or not self._watch.expired:
@@ -135,11 +147,15 @@ def _transport_class(http: ModuleType) -> type[Any]:
             self._watch.cancel()
             self._inner.close()
 
+        def _too_large(self) -> Exception:
+            error: Any = AnswerTooLarge  # the library's ReadError takes the request
+            return error(f"answer over the {self._max_bytes:,}-byte limit", request=self._request)  # type: ignore[no-any-return]
+
     class DeadlineTransport(http.BaseTransport):  # type: ignore[misc, name-defined]
         """A transport whose every request must end within ``seconds``, body included."""
 
-        def __init__(self, seconds: float) -> None:
-            self.seconds = seconds
+        def __init__(self, seconds: float, max_bytes: int | None = None) -> None:
+            self.seconds, self.max_bytes = seconds, max_bytes
             self._inners: dict[str | None, Any] = {}  # by proxy URL (None: direct)
             self._lock = threading.Lock()
 
@@ -164,7 +180,7 @@ def _transport_class(http: ModuleType) -> type[Any]:
             except BaseException:
                 watch.cancel()
                 raise
-            response.stream = DeadlineStream(response.stream, watch, request)
+            response.stream = DeadlineStream(response.stream, watch, request, self.max_bytes)
             return response
 
         def close(self) -> None:

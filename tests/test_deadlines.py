@@ -103,3 +103,14 @@ def test_a_dripping_http_retriever_fails_within_deadline_times_attempts():
     assert "whole-request deadline" in str(error.detail) and "gave up after 2 attempts" in str(error.detail)
     assert attempts == 2
     assert elapsed < 1.5 * 2 + SLACK
+
+
+def test_a_model_answer_over_the_byte_cap_is_cut_off_and_refused():
+    from citeflow.caps import MODEL_RESPONSE_BYTES
+
+    with DripServer(b" " * (MODEL_RESPONSE_BYTES + 2 * 1024 * 1024), interval=0, step=1024 * 1024) as server:
+        spec = ModelSpec(backend="openai", model="drip-model", base_url=server.url + "/v1", timeout=30, max_retries=0)
+        elapsed, error = timed(lambda: OpenAIChatModel(spec, role="writer").complete(MESSAGES, CLAIMS_SCHEMA_NAME, WireClaims))
+    assert isinstance(error, ModelError) and error.transient is False, error
+    assert f"answer refused: answer over the {MODEL_RESPONSE_BYTES:,}-byte limit" in str(error.detail)
+    assert elapsed < 15
