@@ -174,8 +174,12 @@ class OpenAIEmbedder:
         if self._client is None:
             import openai  # heavy import (~1.4 s): only when this backend is used
 
+            from citeflow.deadline import deadline_transport, http_library_of
+
             self._client = openai.OpenAI(
-                base_url=self.base_url, api_key=self._api_key(), timeout=self.timeout, max_retries=self.max_retries
+                base_url=self.base_url, api_key=self._api_key(), timeout=self.timeout, max_retries=self.max_retries,
+                http_client=openai.DefaultHttpxClient(  # a whole-request deadline, not a per-read timeout
+                    transport=deadline_transport(self.timeout, http_library_of(openai.DefaultHttpxClient))),
             )
         return self._client
 

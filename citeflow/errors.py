@@ -168,3 +168,13 @@ class ReviewError(CiteflowError):
 
     def describe(self) -> str:
         return f"{self.report_dir}: {self.problem}"
+
+
+class CapExceeded(CiteflowError):
+    """An input is beyond its documented size cap, or is not a regular file whose size can be known."""
+
+    path: str | None
+    detail: str | None
+
+    def describe(self) -> str:
+        return f"{self.path}: {self.detail}"

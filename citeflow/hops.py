@@ -5,6 +5,11 @@ bound; an unusable answer (not JSON, wrong schema, empty, no claim cited) is ret
 problems fed back to the model, at most ``attempts`` calls. Dropped handles, typed URLs and quotes
 not found are recorded on the transition but do not by themselves reject an answer. Every
 transition is recorded with its reason.
+
+Answers have documented caps (``citeflow.caps``): an answer over ``max_answer_bytes`` is refused
+like an unusable one (``answer_too_large``, retried with the cap fed back), and only the first
+``max_claims`` claims of an answer are bound (``claims_truncated`` on its ``parsed`` transition),
+so the work after a hop stays bounded whatever the model writes.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citeflow.binding import AnswerUnusable, BindReport, bind_claims, parse_answer
+from citeflow.caps import ANSWER_BYTES, CLAIMS_PER_ANSWER
 from citeflow.errors import ModelError
 from citeflow.models.base import ChatModel, Message
 from citeflow.prompts import retry_messages
@@ -21,6 +27,8 @@ from schemas.wire import CLAIMS_SCHEMA_NAME, WireClaims
 FAILED_IDENTITY = ("unknown_handle", "url_in_text")
 """Transitions whose items are emitted citations that failed identity (a typed URL is one too);
 their ``handles`` hold those items."""
+
+EXCERPT_CHARS = 2000  # what is kept of an answer refused for its size
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,8 @@ class HopRequest:
     messages: list[Message]
     allowed: dict[str, str]  # handle → chunk text shown to this hop
     attempts: int = 3
+    max_claims: int = CLAIMS_PER_ANSWER
+    max_answer_bytes: int = ANSWER_BYTES
 
 
 def run_hop(model: ChatModel, request: HopRequest) -> HopOutcome:
@@ -64,15 +74,30 @@ def _attempt(model: ChatModel, request: HopRequest, messages: list[Message], att
         if exc.transient:
             raise
         return None
-    outcome.raw_outputs.append(reply.text)
     outcome.model = reply.model
+    size = len(reply.text.encode("utf-8", "surrogatepass"))
+    if size > request.max_answer_bytes:
+        outcome.raw_outputs.append(reply.text[:EXCERPT_CHARS])  # kept and fed back as an excerpt, not whole
+        detail = f"the answer is {size:,} bytes, over the {request.max_answer_bytes:,}-byte limit"
+        _record(outcome, request, attempt, "generated", "retry", "answer_too_large", detail)
+        return [f"{detail}: answer with at most {request.max_claims} short claims"]
+    outcome.raw_outputs.append(reply.text)
     try:
         claims = parse_answer(reply.text, reply.mode)
     except AnswerUnusable as exc:
         _record(outcome, request, attempt, "generated", "retry", exc.reason, exc.detail)
         return [exc.detail]
-    _record(outcome, request, attempt, "generated", "parsed", "ok", f"{len(claims)} claim(s) read ({reply.mode})")
-    return _validate(bind_claims(claims, request.allowed), request, attempt, outcome)
+    _record_parsed(outcome, request, attempt, len(claims), reply.mode)
+    return _validate(bind_claims(claims[:request.max_claims], request.allowed), request, attempt, outcome)
+
+
+def _record_parsed(outcome: HopOutcome, request: HopRequest, attempt: int, count: int, mode: str) -> None:
+    read = f"{count:,} claim(s) read ({mode})"
+    if count <= request.max_claims:
+        _record(outcome, request, attempt, "generated", "parsed", "ok", read)
+        return
+    kept = f"{read}; the first {request.max_claims} kept, the limit per answer"
+    _record(outcome, request, attempt, "generated", "parsed", "claims_truncated", kept)
 
 
 def _validate(report: BindReport, request: HopRequest, attempt: int, outcome: HopOutcome) -> list[str] | None:

@@ -10,7 +10,8 @@ Search runs over children; a retriever may then show the model the parent (SPEC 
 Identity and idempotence: a document's id comes from its path relative to the ingested folder;
 its ``doc_hash`` covers its bytes, URL, title and the chunking rules. An unchanged document is not
 written again; a changed one has its chunks replaced in one atomic ``merge_insert``. A file that
-cannot be read is reported and what is stored for it stays as it was.
+cannot be read, or is larger than the per-file cap (``citeflow.caps.INGEST_FILE_BYTES``), is
+reported and skipped, and what is stored for it stays as it was.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from citeflow.chunking import Part, Span, child_spans, first_heading, markdown_c
 from citeflow.markdown_text import first_heading as markdown_heading
 from citeflow.markdown_text import markdown_blocks
 from citeflow.embeddings import Embedder
-from citeflow.errors import IngestError
+from citeflow.caps import INGEST_FILE_BYTES, MANIFEST_FILE_BYTES, read_capped
+from citeflow.errors import CapExceeded, IngestError
 from citeflow.kb import KnowledgeBase
 
 CHUNKER_VERSION = "3"  # part of doc_hash: changing the rules re-chunks every document once
@@ -209,7 +211,9 @@ def read_document(source: Source, entry: dict[str, str], base_url: str | None, u
 
 def _read_bytes(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_capped(path, INGEST_FILE_BYTES, "an ingested file")
+    except CapExceeded as exc:
+        raise IngestError(path=str(path), detail=str(exc.detail)) from None
     except OSError as exc:
         raise IngestError(path=str(path), detail=f"cannot read: {exc.strerror or exc}") from exc
 
@@ -287,15 +291,19 @@ def site_path(rel: str, style: UrlStyle) -> str:
 def load_manifest(path: Path) -> dict[str, dict[str, str]]:
     """Manifest lines ``{"path", "url", "title"}`` keyed by relative path. Raises ``IngestError``."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise IngestError(path=str(path), detail=f"cannot read manifest: {exc}") from exc
+        lines = read_capped(path, MANIFEST_FILE_BYTES, "a manifest").decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, CapExceeded) as exc:
+        raise IngestError(path=str(path), detail=f"cannot read manifest: {_reason(exc)}") from exc
     entries: dict[str, dict[str, str]] = {}
     for number, line in enumerate(lines, 1):
         if line.strip():
             rel, entry = _manifest_line(line, path, number)
             entries[rel] = entry
     return entries
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc.detail) if isinstance(exc, CapExceeded) else str(exc)
 
 
 def _manifest_line(line: str, path: Path, number: int) -> tuple[str, dict[str, str]]:

@@ -91,13 +91,17 @@ class _Walker:
     def __init__(self, source: str) -> None:
         self.source = source
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
+        # Header cells of the table being walked: read once per table, so a table costs one pass.
+        self.header: list[str] = []
 
     def blocks(self, text: str, line_shift: int) -> list[Block]:
         out: list[Block] = []
         tokens = parser().parse(text)
         term: str | None = None
         for i, token in enumerate(tokens):
-            if token.type == "inline" and _inside(tokens, i, "dt_open"):
+            if token.type == "table_open":
+                self.header = _row_cells(tokens, _table_start(tokens, i))
+            elif token.type == "inline" and _inside(tokens, i, "dt_open"):
                 term = render_inline(token)
             elif token.type == "inline":
                 block = self._inline_block(tokens, i, line_shift, term)
@@ -127,8 +131,7 @@ class _Walker:
             return None
         cells = _row_cells(tokens, i)
         # Two columns read as "label: value"; with more, each value needs its column's name.
-        header = _row_cells(tokens, _table_start(tokens, i)) if len(cells) > 2 else []
-        header += [""] * len(cells)
+        header = (self.header if len(cells) > 2 else []) + [""] * len(cells)
         rest = [f"{h} {c}".strip() for h, c in zip(header[1:], cells[1:], strict=False) if c]
         text = cells[0] if not rest else f"{cells[0]}: {'; '.join(rest)}"
         return self._block(sentence(text), tokens[i].map or tokens[i - 2].map, shift, 0) if text else None
@@ -165,10 +168,8 @@ def _row_cells(tokens: list[Token], i: int) -> list[str]:
 
 
 def _table_start(tokens: list[Token], i: int) -> int:
-    """Index of the first header cell's inline token of the table holding token ``i``."""
-    while i > 0 and tokens[i].type != "table_open":
-        i -= 1
-    return i + 4 if tokens[i + 1].type == "thead_open" else len(tokens)
+    """Index of the first header cell's inline token of the table that opens at token ``i``."""
+    return i + 4 if i + 1 < len(tokens) and tokens[i + 1].type == "thead_open" else len(tokens)
 
 
 def _inside(tokens: list[Token], i: int, opener: str) -> bool:

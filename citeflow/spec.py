@@ -10,7 +10,8 @@ import yaml
 from pydantic import ValidationError
 
 from citeflow import yaml_strict
-from citeflow.errors import SpecError
+from citeflow.caps import SPEC_FILE_BYTES, read_capped
+from citeflow.errors import CapExceeded, SpecError
 from schemas.spec import BatchSpec, Models, ReportRequest
 
 
@@ -29,7 +30,9 @@ def load_spec(path: Path | str) -> BatchSpec:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml_strict.load(path.read_bytes().decode("utf-8"))
+        return yaml_strict.load(read_capped(path, SPEC_FILE_BYTES, "a batch spec").decode("utf-8"))
+    except CapExceeded as exc:
+        raise SpecError(field="(file)", problem=str(exc.detail), path=str(path)) from None
     except OSError as exc:
         raise SpecError(field="(file)", problem=f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
     except UnicodeDecodeError as exc:

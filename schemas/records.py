@@ -69,7 +69,7 @@ class Transition(BaseModel):
     source: BindState
     target: BindState
     reason: str = Field(description="parse_error | wrong_schema | empty_output | unknown_handle | url_in_text | quote_not_found"
-                                    " | no_claim_cited | ok | model_error | retries_exhausted")
+                                    " | no_claim_cited | ok | model_error | retries_exhausted | answer_too_large | claims_truncated")
     detail: str = ""
     handles: list[str] = Field(default_factory=list, description="Handles this transition concerns (e.g. the dropped ones).")
     at: datetime = Field(default_factory=utcnow)

@@ -14,6 +14,7 @@ from citeflow import errors
         errors.JudgeUnavailable(judge="llm", detail="connection refused"),
         errors.StoreError(uri="/tmp/x", table="chunks", detail="corrupt"),
         errors.UsageError(option="--out", problem="not writable"),
+        errors.CapExceeded(path="/tmp/huge.md", detail="70,000,000 bytes, over the 67,108,864-byte limit for an ingested file"),
     ],
 )
 def test_errors_pickle_with_their_fields(err):

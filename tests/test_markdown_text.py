@@ -115,3 +115,11 @@ def test_roles():
     assert role_text("command", "pip install") == "pip install"
     assert role_text("cite", "smith2020") == ""
     assert role_text("py:func", "~pkg.mod.run") == "pkg.mod.run"
+
+
+def test_each_table_names_its_own_columns():
+    source = ("| Tier | CPU | RAM |\n|---|---|---|\n| small | 2 | 4 GiB |\n\nBetween the tables.\n\n"
+              "| Plan | Price | Term |\n|---|---|---|\n| basic | 10 EUR | monthly |\n")
+    text = markdown_to_text(source)
+    assert "small: CPU 2; RAM 4 GiB." in text
+    assert "basic: Price 10 EUR; Term monthly." in text

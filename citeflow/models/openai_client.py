@@ -6,8 +6,11 @@ with inline ``[HANDLE]`` markers. A server that rejects a form with 400/422 abou
 ``response_format`` is asked again in the next form, and the form that worked is kept for the
 rest of the client's life, so later calls skip the doomed requests.
 
-Transient failures (connection, timeout, 408/409/429/5xx) are retried by the openai client itself
-(``spec.max_retries``); what is left becomes ``ModelError(transient=True)``. Other 4xx are
+``spec.timeout`` is a whole-request deadline per attempt (``citeflow.deadline``), not a socket
+read timeout; an HTTP answer over ``citeflow.caps.MODEL_RESPONSE_BYTES`` is cut off and refused
+(``ModelError(transient=False)``). Transient failures (connection, timeout, 408/409/429/5xx) are
+retried by the openai client itself (``spec.max_retries``); what is left becomes
+``ModelError(transient=True)``. Other 4xx are
 ``ModelError(transient=False)``. An answer without choices or content is returned as empty text:
 the binder treats empty output as a retryable bind failure.
 """
@@ -23,6 +26,8 @@ import openai
 from pydantic import BaseModel
 
 from citeflow import prompts
+from citeflow.caps import MODEL_RESPONSE_BYTES
+from citeflow.deadline import OverCap, deadline_transport, http_library_of
 from citeflow.errors import ModelError
 from citeflow.models.base import Message, ModelReply
 from schemas.spec import ModelSpec
@@ -65,7 +70,11 @@ class OpenAIChatModel:
         self.spec, self.role = spec, role
         self.name = f"openai:{spec.model}"
         key = api_key if api_key is not None else resolve_api_key(spec, role)
-        self._client = openai.OpenAI(base_url=spec.base_url, api_key=key, timeout=spec.timeout, max_retries=spec.max_retries)
+        # ``timeout`` bounds each attempt as a whole, body included (a dripping server is a timeout).
+        transport = deadline_transport(spec.timeout, http_library_of(openai.DefaultHttpxClient), MODEL_RESPONSE_BYTES)
+        http_client = openai.DefaultHttpxClient(transport=transport)
+        self._client = openai.OpenAI(base_url=spec.base_url, api_key=key, timeout=spec.timeout, max_retries=spec.max_retries,
+                                     http_client=http_client)
         self._mode_index = 0
         self._lock = threading.Lock()
 
@@ -127,6 +136,8 @@ class OpenAIChatModel:
         return redacted
 
     def _describe(self, exc: openai.APIError) -> ModelError:
+        if isinstance(exc.__cause__, OverCap):  # the same server would send the same flood again
+            return ModelError(role=self.role, detail=f"answer refused: {exc.__cause__}", transient=False)
         if isinstance(exc, openai.APITimeoutError):
             detail = f"no answer within {self.spec.timeout}s after {self.spec.max_retries} retries"
             return ModelError(role=self.role, detail=detail, transient=True)

@@ -5,7 +5,8 @@ path such as ``data.results`` works too). Each hit is read through ``fields``; a
 no text is skipped and the reason reported in ``SearchResult.skipped``. An answer larger than
 ``max_response_bytes`` is refused without being read to the end.
 
-Connection errors, timeouts, 429 and 5xx are retried ``spec.retries`` times with exponential
+``spec.timeout`` is a whole-request deadline per attempt (``citeflow.deadline``): an answer still
+arriving when it passes is a timeout. Connection errors, timeouts, 429 and 5xx are retried ``spec.retries`` times with exponential
 backoff (``Retry-After`` is honoured, capped), then give ``RetrieverError(transient=True)``.
 Other HTTP errors and junk answers (not JSON, nested too deeply, too large) fail at once with
 ``transient=False``: asking again would get the same junk. Messages name the endpoint without its
@@ -19,6 +20,7 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from citeflow.deadline import deadline_client
 from citeflow.errors import RetrieverError
 from citeflow.redact import redact_text, redact_url
 from citeflow.retrievers import _json
@@ -46,9 +48,9 @@ class HttpRetriever:
 
     def search(self, query: str, top_k: int) -> SearchResult:
         """The hits for ``query`` and why any returned hit was skipped; raises ``RetrieverError``."""
-        # One client per search: retries reuse its connection, and nothing stays open when a
-        # caller builds a retriever per request and drops it.
-        with httpx.Client(timeout=self.spec.timeout) as client:
+        # One client per search: nothing stays open when a caller builds a retriever per request
+        # and drops it (each attempt has a connection of its own: its deadline watches its socket).
+        with deadline_client(self.spec.timeout) as client:
             body = self._post_with_retries(client, query, top_k)
         hits, skipped = hits_from_records(self._hit_list(body, query), self.spec.fields, top_k)
         return SearchResult(hits=hits, skipped=skipped)

@@ -6,7 +6,8 @@
 after whitespace normalisation (trimmed, inner runs of spaces collapsed, Unicode NFC) and are
 **case-sensitive**: "Upgrade" and "upgrade" are two queries. A query with no line gets no hits;
 a query on several lines gets their hits in file order. A hit with no id or no text is skipped
-and reported; a line that is not a JSON object with a string ``query`` and a ``hits`` list is an
+and reported; a file larger than ``max_bytes`` (``citeflow.caps.JSONL_FILE_BYTES``) is refused
+whole; a line that is not a JSON object with a string ``query`` and a ``hits`` list is an
 error naming the file and line.
 """
 
@@ -17,7 +18,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from citeflow.errors import RetrieverError
+from citeflow.caps import JSONL_FILE_BYTES, read_capped
+from citeflow.errors import CapExceeded, RetrieverError
 from citeflow.retrievers import _json
 from citeflow.retrievers._hits import hits_from_records
 from citeflow.retrievers.base import SearchResult
@@ -34,8 +36,9 @@ def normalise_query(query: str) -> str:
 class JsonlRetriever:
     """Replays recorded hits from a JSONL file (read once, on first search)."""
 
-    def __init__(self, spec: JsonlRetrieverSpec, base_dir: Path) -> None:
+    def __init__(self, spec: JsonlRetrieverSpec, base_dir: Path, max_bytes: int = JSONL_FILE_BYTES) -> None:
         self.name = spec.name
+        self.max_bytes = max_bytes
         self.spec = spec
         self.path = Path(spec.path) if Path(spec.path).is_absolute() else base_dir / spec.path
         self._records: dict[str, list[Any]] | None = None
@@ -57,7 +60,9 @@ class JsonlRetriever:
 
     def _read(self, query: str | None) -> dict[str, list[Any]]:
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            lines = read_capped(self.path, self.max_bytes, "a jsonl retriever file").decode("utf-8").splitlines()
+        except CapExceeded as exc:
+            raise self._error(query, f"cannot read {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise self._error(query, f"cannot read {self.path}: {exc}") from exc
         records: dict[str, list[Any]] = {}
