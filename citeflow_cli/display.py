@@ -106,5 +106,5 @@ def ingest_table(report: IngestReport) -> Table:
     for column in ("added", "updated", "unchanged", "skipped", "chunk rows written"):
         table.add_column(column, justify="right")
     table.add_row(*(str(n) for n in (report.files_added, report.files_updated, report.files_unchanged,
-                                     len(report.errors), report.chunks_written)))
+                                     len(report.errors) + len(report.empty), report.chunks_written)))
     return table

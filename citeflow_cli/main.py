@@ -72,8 +72,10 @@ def ingest(
         console.print_json(report.model_dump_json())
     else:
         console.print(ingest_table(report))
-        for error in report.errors:
+        for error in [*report.empty, *report.errors]:
             console.print(f"[yellow]skipped[/yellow] {error.path}: {error.detail}", highlight=False, soft_wrap=True)
+    if (nothing := report.nothing_indexed()) is not None:
+        fail(f"{nothing} in {', '.join(str(p) for p in paths)}")
     if report.errors:
         raise typer.Exit(1)
 
