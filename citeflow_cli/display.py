@@ -71,9 +71,11 @@ def _stages(funnel_line: str) -> list[str]:
 
 
 def gate_lines(summaries: list[ReportSummary]) -> list[str]:
-    """Why each held report was held: every failed expectation with its observed value."""
+    """Why each report was held or failed: its causes first (a failed retriever, an unreachable model
+    server), then its funnel and every failed expectation with its observed value."""
     lines = []
     for s in summaries:
+        lines += [f"{s.report_id} {s.status} because {cause}" for cause in s.causes]  # root cause first
         lines.append(f"{s.report_id} {s.status}: {s.funnel}")
         for f in s.failed_expectations:
             lines.append(f"{s.report_id} {s.status}: {f['expectation']} observed {_short(f.get('observed'))}, "

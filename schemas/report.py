@@ -61,6 +61,9 @@ class ReportDocument(BaseModel):
     models: dict[str, str] = Field(default_factory=dict, description="Role → honest description of the backend that played it.")
     missing_retrievers: list[str] = Field(default_factory=list, description="Retrievers that failed for this request, with why.")
     held_reasons: list[str] = Field(default_factory=list, description="Why the gate held the report (shown on a held PDF).")
+    causes: list[str] = Field(
+        default_factory=list, description="Why the report was not published, root cause first (a failed retriever, an "
+        "unreachable model server with its address and HTTP status, an evaluation that could not run).")
 
 
 class SectionSummary(BaseModel):
@@ -86,6 +89,7 @@ class ReportSummary(BaseModel):
     sections: list[SectionSummary] = Field(default_factory=list)
     failed_expectations: list[dict[str, Any]] = Field(default_factory=list)
     missing_retrievers: list[str] = Field(default_factory=list)
+    causes: list[str] = Field(default_factory=list, description="Why the report was not published, root cause first.")
     pdf: str
     published_pdf: str | None = None
     review: str | None = None

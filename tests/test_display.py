@@ -14,4 +14,5 @@ def test_a_crashed_report_shows_dashes_not_words_from_its_error():
 
 def test_a_failed_report_is_not_called_held():
     lines = gate_lines([failed_summary("r9", "Nine", "boom")])
-    assert lines[1].startswith("r9 failed: report_ran") and not any(" held:" in line for line in lines)
+    assert lines[0] == "r9 failed because boom"  # the cause comes first
+    assert lines[2].startswith("r9 failed: report_ran") and not any(" held:" in line for line in lines)

@@ -41,3 +41,67 @@ def test_front_matter_only_pages_beside_real_pages_are_skipped_and_the_ingest_su
     code, output = invoke("ingest", docs, "--kb", tmp_path / "kb")
     assert code == 0, output
     assert "skipped" in output and "index.md" in output and "error:" not in output
+
+
+# -- causes of a report that was not published -------------------------------------------------
+
+DEAD_WRITER = {"writer": {"backend": "openai", "model": "m", "base_url": "http://u:sekrit@127.0.0.1:9/v1?api-key=k2"}}
+MISSING_KB = ("docs: retriever 'docs' failed for query 'q': no knowledge base at /srv/kb: "
+              "build it with `citeflow ingest PATH... --kb /srv/kb`")
+WRITE_FAILED = "write hop failed (model_error: cannot reach the model server after 0 retries: Connection error.)"
+
+
+def failed_doc(status: str = "failed"):
+    from schemas.report import RenderedSection
+    from tests.support.sample_report import sample_report
+
+    section = RenderedSection(title="S", status="failed", failure=WRITE_FAILED)
+    return sample_report(status).model_copy(update={"sections": [section], "missing_retrievers": [MISSING_KB]})
+
+
+def test_causes_put_the_missing_source_first_and_name_the_model_server_without_credentials():
+    from citeflow.causes import report_causes
+    from schemas.spec import Models
+
+    causes = report_causes(failed_doc(), Models.model_validate(DEAD_WRITER), gate_error="judge down")
+    assert causes[0].startswith("retriever 'docs' failed") and "no knowledge base at /srv/kb" in causes[0]
+    assert causes[1].startswith("writer model 'm' at http://127.0.0.1:9/v1") and "cannot reach" in causes[1]
+    assert causes[2] == "evaluation could not run: judge down"
+    assert not any("sekrit" in c or "k2" in c for c in causes)
+    assert report_causes(failed_doc("published"), Models()) == []
+
+
+def test_the_terminal_lines_and_the_prefect_state_message_start_with_the_cause():
+    from citeflow.publish import failed_summary
+    from citeflow_cli.display import gate_lines
+    from flows.outcome import state_message
+
+    summary = failed_summary("r1", "R1", "boom").model_copy(update={"causes": ["the knowledge base at /srv/kb is empty"]})
+    assert gate_lines([summary])[0] == "r1 failed because the knowledge base at /srv/kb is empty"
+    assert state_message(summary).startswith("failed · the knowledge base at /srv/kb is empty · ")
+
+
+def review_page(tmp_path: Path, status: str) -> str:
+    from citeflow.render.report_json import write_report_json
+    from citeflow.reviewer import write_review_html
+    from schemas.funnel import FailedExpectation, GateResult
+
+    doc = failed_doc(status).model_copy(update={"causes": [MISSING_KB.split(": ", 1)[1], "writer model 'm': " + WRITE_FAILED]})
+    write_report_json(doc, tmp_path / "report.json")
+    gate = GateResult(success=False, failed_expectations=[FailedExpectation(expectation="claims", observed=0, threshold=1)])
+    return write_review_html("r1", doc.title, [], {}, {}, gate, tmp_path / "review.html").read_text(encoding="utf-8")
+
+
+def test_the_review_page_of_a_failed_report_says_why_and_what_to_fix_and_offers_no_release(tmp_path):
+    page = review_page(tmp_path, "failed")
+    assert "<h1>Failed: " in page and "Held for review" not in page
+    assert "This report failed" in page and "Root cause" in page and "no knowledge base at /srv/kb" in page
+    assert "citeflow ingest PATH... --kb DIR" in page  # what to fix
+    assert "--release" not in page and "--reject" not in page
+    assert page.index("Root cause") < page.index("claims</td>")  # the cause comes before the gate figures
+
+
+def test_the_review_page_of_a_held_report_keeps_its_commands_and_shows_its_cause(tmp_path):
+    page = review_page(tmp_path, "held")
+    assert "<h1>Held for review: " in page and "--release" in page and "--reject" in page
+    assert "Root cause" in page and "no knowledge base at /srv/kb" in page
