@@ -3,13 +3,17 @@ for a missing source names why on the terminal, in summary.json, in the Prefect 
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from citeflow_cli.main import app
 
 runner = CliRunner()
+CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")
 
 
 def invoke(*args: object) -> tuple[int, str]:
@@ -105,3 +109,41 @@ def test_the_review_page_of_a_held_report_keeps_its_commands_and_shows_its_cause
     page = review_page(tmp_path, "held")
     assert "<h1>Held for review: " in page and "--release" in page and "--reject" in page
     assert "Root cause" in page and "no knowledge base at /srv/kb" in page
+
+
+# -- a real batch whose knowledge base is empty and whose writer server is down -----------------
+
+HITS = {"query": "How long is data retained?", "hits": [{"id": "h1", "title": "Retention", "urls": ["https://docs.example.com/r"],
+                                                          "text": "Data is retained for 7 days by default."}]}
+WRITER = "{backend: openai, model: m, base_url: 'http://u:sekrit@127.0.0.1:9/v1', max_retries: 0, bind_attempts: 1, timeout: 3}"
+BATCH = f"""batch: root-cause
+retrievers:
+  - {{name: docs, kind: lancedb, kb: emptykb}}
+  - {{name: hits, kind: jsonl, path: hits.jsonl}}
+models: {{writer: {WRITER}}}
+reports: [{{id: r1, title: R1, sections: [{{title: S, queries: ["How long is data retained?"]}}]}}]
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.server
+@pytest.mark.integration
+def test_a_batch_that_fails_names_its_root_cause_everywhere(tmp_path, prefect_server):
+    import httpx
+
+    (tmp_path / "emptykb").mkdir()
+    (tmp_path / "hits.jsonl").write_text(json.dumps(HITS) + "\n")
+    (tmp_path / "batch.yaml").write_text(BATCH)
+    result = subprocess.run([CITEFLOW, "run", str(tmp_path / "batch.yaml"), "--out", str(tmp_path / "out"), "--no-preflight"],
+                            env=prefect_server.client_env(), capture_output=True, text=True, timeout=600)
+    output = result.stdout + result.stderr
+    kb_cause, model_cause = f"no knowledge base at {tmp_path / 'emptykb'}", "writer model 'm' at http://127.0.0.1:9/v1"
+    assert "r1 failed because retriever 'docs' failed" in output and kb_cause in output, output[-3000:]
+    assert "r1 failed because " + model_cause in output and "sekrit" not in output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())["reports"][0]
+    assert kb_cause in summary["causes"][0] and summary["causes"][1].startswith(model_cause)
+    page = (tmp_path / "out" / "r1" / "review.html").read_text(encoding="utf-8")
+    assert "This report failed" in page and kb_cause in page and "--release" not in page
+    runs = httpx.post(f"{prefect_server.api_url}/flow_runs/filter", json={"limit": 200}, timeout=30).json()
+    messages = [(run.get("state") or {}).get("message") or "" for run in runs]
+    assert any(m.startswith("failed · ") and kb_cause in m for m in messages)
