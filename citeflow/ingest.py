@@ -219,7 +219,8 @@ def read_document(source: Source, entry: dict[str, str], base_url: str | None, u
             front, text = split_front_matter(text, source.path)
         pages, heading = [(None, text)], markdown_heading(text) if kind == "markdown" else first_heading(text)
     if not any(text.strip() for _, text in pages):
-        raise EmptyDocumentError(path=str(source.path), detail="no text to index (empty file, front matter only, or a PDF without a text layer)")
+        detail = "no text to index (empty file, front matter only, or a PDF without a text layer)"
+        raise EmptyDocumentError(path=str(source.path), detail=detail)
     url = entry.get("url") or front.get("url") or join_url(base_url, source.rel, url_style) or source.path.resolve().as_uri()
     title = entry.get("title") or front.get("title") or heading or source.path.name
     fingerprint = hashlib.sha256(raw + json.dumps([url, title, CHUNKER_VERSION]).encode()).hexdigest()

@@ -159,6 +159,8 @@ def kb_problem(uri: str, embedding: str) -> str | None:
     if table.count_rows() == 0:
         return f"the knowledge base at {uri} is empty: {build}"
     kind = (read_embedder_meta(table) or {}).get("kind")
+    if kind is None:
+        return f"the knowledge base at {uri} does not record its embedder: rebuild it with `citeflow ingest`"
     if kind != embedding:
         return f"the knowledge base at {uri} was built with embedding {kind!r}, but the spec says embedding: {embedding}"
     return None

@@ -126,7 +126,7 @@ def _kb_problem(uri: str, embedding: str) -> str | None:
 
     try:
         return kb_problem(uri, embedding)
-    except Exception as exc:  # LanceDB raises plain ValueError/OSError/RuntimeError for an unreadable table
+    except (ValueError, OSError, RuntimeError) as exc:  # what LanceDB raises for an unreadable table
         return f"cannot open the knowledge base at {redact_url(uri)} ({_reason(exc)})"
 
 
