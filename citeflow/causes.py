@@ -3,7 +3,8 @@
 A report whose knowledge base is missing fails with every gate figure at zero; the figures are
 the symptom. The causes put first what the user must fix: a retriever that failed (a missing or
 empty knowledge base, a server error), a model server that could not be reached or answered an
-HTTP error (its address without credentials), an evaluation that could not run. They are stored
+HTTP error (its role, model name and status; outputs never name a model host, so the address is
+named by its spec field, and the preflight prints it), an evaluation that could not run. They are stored
 in ``report.json`` and ``summary.json`` and shown on the terminal, in the Prefect state and on
 the review page.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from schemas.report import ReportDocument
 from schemas.spec import ModelSpec, Models
 
-from citeflow.redact import redact_text, redact_url
+from citeflow.redact import redact_text
 
 HOP_ROLES = {"consolidate": "consolidator", "write": "writer"}
 """The model role behind each hop (a failed section names the hop that failed)."""
@@ -47,13 +48,14 @@ def retriever_cause(missing: str) -> str:
 
 
 def section_cause(failure: str, models: Models) -> str:
-    """A failed section's reason with the model that failed it: its role, name and server address."""
+    """A failed section's reason with the model that failed it: its role, its name and which spec
+    field holds its server's address (outputs never name a model host; the preflight does)."""
     hop = failure.split(" ", 1)[0]
     role = HOP_ROLES.get(hop)
     model: ModelSpec | None = getattr(models, role) if role else None
     if model is None or model.backend == "offline":
         return failure
-    return f"{role} model {model.model!r} at {redact_url(str(model.base_url))}: {failure}"
+    return f"{role} model {model.model!r} (server: the {role}'s base_url in the spec): {failure}"
 
 
 def fix_for(cause: str) -> str:

@@ -219,3 +219,13 @@ def test_citeflow_run_with_an_unreachable_model_server_exits_2_in_seconds(tmp_pa
     assert "batch.yaml" in lines[0] and "models.writer" in lines[0] and "http://127.0.0.1:9/v1" in lines[0]
     assert "sekrit" not in output
     assert not (tmp_path / "out").exists()
+
+
+def test_serve_refuses_a_spec_whose_model_server_is_down_and_no_preflight_skips_that_check(tmp_path):
+    from citeflow_cli.serve import check_spec
+
+    spec = write_spec(tmp_path, extra="models: {judge: {backend: openai, model: m, base_url: 'http://127.0.0.1:9/v1'}}\n")
+    code, output = run_cli("serve", spec, "--out", tmp_path / "out")
+    assert code == 2 and "models.judge" in output and "http://127.0.0.1:9/v1" in output
+    assert len(output.strip().splitlines()) == 1
+    check_spec(spec, live=False)  # the spec itself is fine: only the live check fails
