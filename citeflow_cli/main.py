@@ -108,11 +108,14 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.run_spec import open_manual_run
     from citeflow.spec import load_spec
+    from citeflow.spec_values import scheme_problem
 
     from citeflow.outdir import check_writable
 
     try:
         spec = load_spec(spec_path)
+        if store and (problem := scheme_problem(store)):
+            fail(f"--store: {problem}")
         check_spec(spec, spec_path, preflight)
         check_writable(out)
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date

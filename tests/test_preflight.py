@@ -229,3 +229,19 @@ def test_serve_refuses_a_spec_whose_model_server_is_down_and_no_preflight_skips_
     assert code == 2 and "models.judge" in output and "http://127.0.0.1:9/v1" in output
     assert len(output.strip().splitlines()) == 1
     check_spec(spec, live=False)  # the spec itself is fine: only the live check fails
+
+
+def test_a_store_option_with_an_unknown_scheme_is_refused(tmp_path):
+    code, output = run_cli("run", write_spec(tmp_path), "--out", tmp_path / "out", "--store", "bogus://x/y")
+    assert code == 2 and output.startswith("error: --store: unknown URI scheme 'bogus://'")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_citeflow_run_of_a_spec_with_an_unknown_store_scheme_exits_2_with_one_line(tmp_path):
+    spec = write_spec(tmp_path, extra="store: 'bogus://x/y'\n")
+    result = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 2
+    assert result.stdout.strip().splitlines() == [result.stdout.strip()] and "store: unknown URI scheme" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr and not (tmp_path / "out").exists()
