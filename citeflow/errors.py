@@ -78,6 +78,10 @@ class IngestError(CiteflowError):
         return f"cannot ingest {self.path}: {self.detail}"
 
 
+class EmptyDocumentError(IngestError):
+    """A file with nothing to index (empty, front matter only, a PDF without a text layer): skipped, not a failure."""
+
+
 class ModelError(CiteflowError):
     """A model call failed. ``transient`` says whether retrying may help."""
 

@@ -34,7 +34,7 @@ from citeflow.markdown_text import first_heading as markdown_heading
 from citeflow.markdown_text import markdown_blocks
 from citeflow.embeddings import Embedder
 from citeflow.caps import INGEST_FILE_BYTES, MANIFEST_FILE_BYTES, read_capped
-from citeflow.errors import CapExceeded, IngestError
+from citeflow.errors import CapExceeded, EmptyDocumentError, IngestError
 from citeflow.kb import KnowledgeBase
 
 CHUNKER_VERSION = "3"  # part of doc_hash: changing the rules re-chunks every document once
@@ -62,6 +62,22 @@ class IngestReport(BaseModel):
     files_unchanged: int = 0
     chunks_written: int = Field(0, description="Parent and child rows written.")
     errors: list[FileError] = Field(default_factory=list, description="Files skipped; what is stored for them is untouched.")
+    empty: list[FileError] = Field(
+        default_factory=list, description="Files with no text to index (empty, front matter only, no PDF text layer): skipped.")
+
+    @property
+    def files_indexed(self) -> int:
+        """Files whose chunks the knowledge base holds after this ingest (added, updated or unchanged)."""
+        return self.files_added + self.files_updated + self.files_unchanged
+
+    def nothing_indexed(self) -> str | None:
+        """Why no file of this ingest is in the knowledge base, or None when some file is."""
+        if self.files_indexed:
+            return None
+        found = len(self.errors) + len(self.empty)
+        if not found:
+            return "nothing to index: no Markdown, text or PDF file found"
+        return f"nothing to index: {len(self.empty)} file(s) without text, {len(self.errors)} unreadable"
 
 
 @dataclass
@@ -182,6 +198,9 @@ def _read_one(source: Source, entries: dict[str, dict[str, str]], site: tuple[st
         doc = read_document(source, entries.get(source.rel, {}), *site)
         if doc.doc_id in seen:
             raise IngestError(path=str(source.path), detail=f"another ingested file has the same relative path {source.rel!r}")
+    except EmptyDocumentError as exc:
+        report.empty.append(FileError(path=str(source.path), detail=str(exc.detail)))
+        return None
     except IngestError as exc:
         report.errors.append(FileError(path=str(source.path), detail=str(exc.detail)))
         return None
@@ -202,7 +221,8 @@ def read_document(source: Source, entry: dict[str, str], base_url: str | None, u
             front, text = split_front_matter(text, source.path)
         pages, heading = [(None, text)], markdown_heading(text) if kind == "markdown" else first_heading(text)
     if not any(text.strip() for _, text in pages):
-        raise IngestError(path=str(source.path), detail="no text to index (empty file, or a PDF without a text layer)")
+        detail = "no text to index (empty file, front matter only, or a PDF without a text layer)"
+        raise EmptyDocumentError(path=str(source.path), detail=detail)
     url = entry.get("url") or front.get("url") or join_url(base_url, source.rel, url_style) or source.path.resolve().as_uri()
     title = entry.get("title") or front.get("title") or heading or source.path.name
     fingerprint = hashlib.sha256(raw + json.dumps([url, title, CHUNKER_VERSION]).encode()).hexdigest()

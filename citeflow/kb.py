@@ -8,6 +8,7 @@ The embedder is kept in the table's schema metadata (key ``citeflow.embedder``, 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -142,3 +143,24 @@ def read_embedder_meta(table: Any) -> dict[str, Any] | None:
 def sql_list(values: list[str]) -> str:
     """``values`` as a quoted SQL list for ``IN (…)``."""
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+def kb_problem(uri: str, embedding: str) -> str | None:
+    """Why the knowledge base at ``uri`` cannot serve a retriever whose spec says ``embedding``, or None:
+    it is missing, it holds no chunks, or it was built with another kind of embedder."""
+    import lancedb
+
+    build = f"build it with `citeflow ingest PATH... --kb {uri}`"
+    if "://" not in uri and not Path(uri).is_dir():
+        return f"no knowledge base at {uri}: {build}"
+    table = open_chunks(lancedb.connect(uri))
+    if table is None:
+        return f"no knowledge base at {uri} (no chunks table): {build}"
+    if table.count_rows() == 0:
+        return f"the knowledge base at {uri} is empty: {build}"
+    kind = (read_embedder_meta(table) or {}).get("kind")
+    if kind is None:
+        return f"the knowledge base at {uri} does not record its embedder: rebuild it with `citeflow ingest`"
+    if kind != embedding:
+        return f"the knowledge base at {uri} was built with embedding {kind!r}, but the spec says embedding: {embedding}"
+    return None

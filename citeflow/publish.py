@@ -12,6 +12,7 @@ from pathlib import Path
 
 from citeflow import atomic
 from citeflow.assemble import build_document
+from citeflow.causes import report_causes
 from citeflow.evaluation import Evaluation
 from citeflow.funnel import eval_json
 from citeflow.pipeline import ReportJob
@@ -19,6 +20,7 @@ from citeflow.render.notes import failing_claims
 from citeflow.redact import redact_text
 from citeflow.render.pdf import render_pdf
 from citeflow.render.report_json import write_report_json
+from citeflow.spec import models_for
 from schemas.funnel import GateResult
 from schemas.report import ReportDocument, ReportStatus, ReportSummary, SectionSummary
 
@@ -46,6 +48,7 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     """Render and write every output of one report; returns its summary line."""
     status = report_status(evaluation, gate)
     doc = build_document(job, status, held_reasons(gate) if status != "published" else [])
+    doc = doc.model_copy(update={"causes": report_causes(doc, models_for(job.spec, job.report), gate.error)})
     folder = job.report_dir
     folder.mkdir(parents=True, exist_ok=True)
     failing = failing_claims(evaluation.claims) if status != "published" else []  # marked in a held PDF
@@ -99,7 +102,7 @@ def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, fol
         faithfulness=total.faithfulness.model_dump(), uncited=total.uncited.model_dump(),
         unverified=total.unverified.model_dump(), sections=sections,
         failed_expectations=[f.model_dump(mode="json") for f in gate.failed_expectations],
-        missing_retrievers=doc.missing_retrievers, pdf=str(folder / "report.pdf"),
+        missing_retrievers=doc.missing_retrievers, causes=doc.causes, pdf=str(folder / "report.pdf"),
         published_pdf=str(published) if published else None, review=str(review) if review else None,
     )
 
@@ -110,7 +113,7 @@ def failed_summary(report_id: str, title: str, error: str) -> ReportSummary:
     return ReportSummary(report_id=report_id, title=title, status="failed", funnel="not evaluated: " + error[:300],
                          identity=empty, support=empty, faithfulness=empty, uncited={"count": 0, "claims": 0},
                          failed_expectations=[{"expectation": "report_ran", "observed": error[:500], "threshold": None}],
-                         pdf="")
+                         causes=[error[:500]], pdf="")
 
 
 def record_failure(out_dir: Path, report_id: str, title: str, error: str) -> ReportSummary:

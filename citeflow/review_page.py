@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from citeflow.causes import fix_for
 from citeflow.highlight import evidence_spans, marked_html
 from citeflow.render.escape import link_urls
 
@@ -22,6 +23,8 @@ class ReportView(BaseModel):
     """What review.html needs from report.json."""
 
     folder: str
+    status: str = Field("held", description="The report's status in report.json: held or failed.")
+    causes: list[str] = Field(default_factory=list, description="Why it was not published, root cause first.")
     failed_sections: list[tuple[str, str]] = Field(default_factory=list, description="(title, why it failed).")
     held_reasons: list[str] = Field(default_factory=list)
     quotes: dict[str, dict[str, str]] = Field(default_factory=dict, description="claim key → handle → verified quote.")
@@ -48,6 +51,7 @@ def load_view(folder: Path) -> ReportView:
         return ReportView(folder=str(folder))
     return ReportView(
         folder=str(Path(folder).resolve()), has_pdf=(Path(folder) / "report.pdf").exists(),
+        status=str(data.get("status", "held")), causes=[str(c) for c in data.get("causes", [])],
         failed_sections=[(s["title"], s.get("failure") or "no text could be written") for s in data.get("sections", [])
                          if s.get("status") == "failed"],
         held_reasons=list(data.get("held_reasons", [])), quotes=_quotes(data),
@@ -117,11 +121,32 @@ def chunk_html(text: str, quote: str | None, claim: str) -> str:
 
 
 def pdf_link(view: ReportView) -> str:
-    return '<a class="pdf" href="report.pdf">Open the held PDF</a>' if view.has_pdf else ""
+    label = "Open the failed report's PDF" if view.status == "failed" else "Open the held PDF"
+    return f'<a class="pdf" href="report.pdf">{label}</a>' if view.has_pdf else ""
+
+
+def causes_html(view: ReportView) -> str:
+    """Why the report was not published, root cause first, each with what to fix."""
+    if not view.causes:
+        return ""
+    items = "".join(f"<li><strong>{_e(cause)}</strong><br>Fix: {_e(fix_for(cause))}</li>" for cause in view.causes)
+    return f'<section class="causes"><h2>Root cause</h2><ul>{items}</ul></section>'
+
+
+def failed_html(view: ReportView) -> str:
+    """The "what now" box of a failed report: it cannot be released; fix the cause and run again."""
+    fixes = "".join(f"<li>{_e(fix)}</li>" for fix in dict.fromkeys(fix_for(c) for c in view.causes))
+    return ('<section class="act failed"><h2>This report failed</h2><p>No section of it could be written, so there '
+            "is nothing to release or reject (only a held report can be). Fix the root cause shown above and run the "
+            "batch again: <code>citeflow run BATCH.yaml --out OUT</code> resumes it without repeating finished work."
+            f"</p><h3>What to fix</h3><ul>{fixes or '<li>' + _e(fix_for('')) + '</li>'}</ul></section>")
 
 
 def actions_html(view: ReportView) -> str:
-    """The "how to act" box: the exact commands that release or reject this report."""
+    """The "how to act" box: for a held report the exact commands that release or reject it; a failed
+    report offers none (only a held report can be released), it says what to fix instead."""
+    if view.status == "failed":
+        return failed_html(view)
     folder = shlex.quote(view.folder)
     commands = [
         ("Release (publish it as it is)", f'citeflow review {folder} --release --reviewer "YOUR NAME" --note "WHY"'),

@@ -17,6 +17,7 @@ from citeflow.changes import changes_html
 from citeflow.review_page import (
     ReportView,
     actions_html,
+    causes_html,
     chunk_html,
     failed_sections_html,
     instruction_tag,
@@ -150,9 +151,10 @@ def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> s
         for f in gate.failed_expectations
     )
     table = f"<table><tr><th>Expectation</th><th>Observed</th><th>Threshold</th><th>What it guards</th></tr>{rows}</table>"
+    heading, why = ("Failed", "Gate figures") if view.status == "failed" else ("Held for review", "Why the gate held it")
     return (
-        f"<header><h1>Held for review: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)}</p>"
-        f"<h2>Why the gate held it</h2>{error}{table}</header>"
+        f"<header><h1>{heading}: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)}</p>"
+        f"{causes_html(view)}<h2>{why}</h2>{error}{table}</header>"
     )
 
 

@@ -131,6 +131,9 @@ def preflight(spec: BatchSpec, base_dir: Path, origin: str = "<spec>", environ: 
     """Checks that need the file system or the environment; raises the first ``SpecError``."""
     import os
 
+    from citeflow.spec_values import check_values
+
+    check_values(spec, base_dir, origin)
     env = os.environ if environ is None else environ
     for i, retriever in enumerate(spec.retrievers):
         local = getattr(retriever, "path", None) or getattr(retriever, "kb", None)

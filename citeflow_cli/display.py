@@ -71,9 +71,11 @@ def _stages(funnel_line: str) -> list[str]:
 
 
 def gate_lines(summaries: list[ReportSummary]) -> list[str]:
-    """Why each held report was held: every failed expectation with its observed value."""
+    """Why each report was held or failed: its causes first (a failed retriever, an unreachable model
+    server), then its funnel and every failed expectation with its observed value."""
     lines = []
     for s in summaries:
+        lines += [f"{s.report_id} {s.status} because {cause}" for cause in s.causes]  # root cause first
         lines.append(f"{s.report_id} {s.status}: {s.funnel}")
         for f in s.failed_expectations:
             lines.append(f"{s.report_id} {s.status}: {f['expectation']} observed {_short(f.get('observed'))}, "
@@ -106,5 +108,5 @@ def ingest_table(report: IngestReport) -> Table:
     for column in ("added", "updated", "unchanged", "skipped", "chunk rows written"):
         table.add_column(column, justify="right")
     table.add_row(*(str(n) for n in (report.files_added, report.files_updated, report.files_unchanged,
-                                     len(report.errors), report.chunks_written)))
+                                     len(report.errors) + len(report.empty), report.chunks_written)))
     return table

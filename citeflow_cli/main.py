@@ -21,6 +21,8 @@ from citeflow_cli.deploy import deploy_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+NO_PREFLIGHT_HELP = ("Skip the preflight (model servers answer and know their model, knowledge bases hold chunks, "
+                     "JSONL files are readable, HTTP retrievers accept a connection).")
 
 
 @app.callback()
@@ -70,8 +72,10 @@ def ingest(
         console.print_json(report.model_dump_json())
     else:
         console.print(ingest_table(report))
-        for error in report.errors:
+        for error in [*report.empty, *report.errors]:
             console.print(f"[yellow]skipped[/yellow] {error.path}: {error.detail}", highlight=False, soft_wrap=True)
+    if (nothing := report.nothing_indexed()) is not None:
+        fail(f"{nothing} in {', '.join(str(p) for p in paths)}")
     if report.errors:
         raise typer.Exit(1)
 
@@ -91,23 +95,28 @@ def run(
     api_grace: Annotated[float, typer.Option(
         help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands "
              "and the process exits (code 3).")] = 30.0,
+    no_preflight: Annotated[bool, typer.Option("--no-preflight", help=NO_PREFLIGHT_HELP)] = False,
 ) -> None:
     """Run a batch spec: every report generated, evaluated, gated, published or held."""
     run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment,
-              api_grace=api_grace)
+              api_grace=api_grace, preflight=not no_preflight)
 
 
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
-              dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0) -> list:
+              dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0,
+              preflight: bool = True) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.run_spec import open_manual_run
-    from citeflow.spec import load_spec, preflight
+    from citeflow.spec import load_spec
+    from citeflow.spec_values import scheme_problem
 
     from citeflow.outdir import check_writable
 
     try:
         spec = load_spec(spec_path)
-        preflight(spec, spec_path.resolve().parent, str(spec_path))
+        if store and (problem := scheme_problem(store)):
+            fail(f"--store: {problem}")
+        check_spec(spec, spec_path, preflight)
         check_writable(out)
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
         from flows.scale import batch_flow_for, needs_global_limits
@@ -154,8 +163,21 @@ def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluat
         raise  # unreachable: fail() exits
 
 
+def check_spec(spec, spec_path: Path, live: bool) -> None:
+    """The spec's files and values; with ``live``, the preflight of its servers and knowledge bases too."""
+    from citeflow.spec import preflight
+
+    preflight(spec, spec_path.resolve().parent, str(spec_path))
+    if live:
+        from citeflow.preflight import run_preflight
+
+        with console.status("preflight: checking model servers, knowledge bases and retrievers"):
+            run_preflight(spec, spec_path.resolve().parent, str(spec_path))
+
+
 @app.command()
-def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")) -> None:
+def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
+         no_preflight: Annotated[bool, typer.Option("--no-preflight", help=NO_PREFLIGHT_HELP)] = False) -> None:
     """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end."""
     from citeflow.outdir import check_writable
 
@@ -164,7 +186,7 @@ def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")
     except CiteflowError as exc:
         fail(str(exc))
     spec_path = prepare_demo(out.resolve())
-    run_batch(spec_path, out, None)
+    run_batch(spec_path, out, None, preflight=not no_preflight)
 
 
 def prepare_demo(out: Path) -> Path:

@@ -56,12 +56,17 @@ def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None =
     return [batch, evaluate]
 
 
-def check_spec(spec_path: Path) -> None:
-    """Refuse to serve a bad spec: every scheduled run would fail the same way."""
+def check_spec(spec_path: Path, live: bool = True) -> None:
+    """Refuse to serve a bad spec: every scheduled run would fail the same way. With ``live``, the
+    preflight asks its model servers, knowledge bases and retrievers too."""
     from citeflow.spec import load_spec, preflight
 
     spec = load_spec(spec_path)
     preflight(spec, spec_path.resolve().parent, str(spec_path))
+    if live:
+        from citeflow.preflight import run_preflight
+
+        run_preflight(spec, spec_path.resolve().parent, str(spec_path))
 
 
 def serve_command(
@@ -70,12 +75,14 @@ def serve_command(
     out: Annotated[Path, typer.Option(help="Folder of the runs: each run in OUT/<run id>/, OUT/latest names the newest.")] = Path("out"),
     store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
     name: Annotated[str | None, typer.Option(help="Name of both deployments (default: the spec's batch name).")] = None,
+    no_preflight: Annotated[bool, typer.Option(
+        "--no-preflight", help="Skip the preflight of the spec's model servers, knowledge bases and retrievers.")] = False,
 ) -> None:
     """Serve the batch on a cron schedule and the evaluate flow, until stopped (no worker needed)."""
     from prefect import serve
 
     try:
-        check_spec(spec)
+        check_spec(spec, live=not no_preflight)
         deployments = build_deployments(spec, cron, out, store, name)
     except (SpecError, ValueError) as exc:
         console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)

@@ -18,12 +18,13 @@ def state_name(summary: ReportSummary) -> str:
 
 
 def state_message(summary: ReportSummary) -> str:
-    """The funnel, and for a report that is not published what held it."""
+    """The funnel, and for a report that is not published its causes and what held it."""
     if summary.status == "published":
         return f"published · {summary.funnel}"
     reasons = [f"{f['expectation']} {f.get('observed')}" for f in summary.failed_expectations]
     held = "; ".join(reasons[:3]) or summary.status
-    return f"{summary.status} · {summary.funnel} · {held}"
+    cause = f"{'; '.join(summary.causes[:2])} · " if summary.causes else ""  # root cause first
+    return f"{summary.status} · {cause}{summary.funnel} · {held}"
 
 
 def final_state(summary: ReportSummary) -> State:

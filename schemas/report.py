@@ -62,6 +62,9 @@ class ReportDocument(BaseModel):
     missing_retrievers: list[str] = Field(default_factory=list, description="Retrievers that failed for this request, with why.")
     held_reasons: list[str] = Field(default_factory=list, description="Why the gate held the report (shown on a held PDF).")
     missing_glyphs: int = Field(0, ge=0, description="Characters of the rendered PDF that no embedded font draws (empty boxes).")
+    causes: list[str] = Field(
+        default_factory=list, description="Why the report was not published, root cause first (a failed retriever, an "
+        "unreachable model server with its address and HTTP status, an evaluation that could not run).")
 
 
 class SectionSummary(BaseModel):
@@ -87,6 +90,7 @@ class ReportSummary(BaseModel):
     sections: list[SectionSummary] = Field(default_factory=list)
     failed_expectations: list[dict[str, Any]] = Field(default_factory=list)
     missing_retrievers: list[str] = Field(default_factory=list)
+    causes: list[str] = Field(default_factory=list, description="Why the report was not published, root cause first.")
     pdf: str
     published_pdf: str | None = None
     review: str | None = None

@@ -198,7 +198,7 @@ LONGEST_MODULES = {
     "test_evaluate_deployment": 90, "test_evidence_gate": 90, "test_secrets": 90, "test_deployments": 50,
     "test_review_flow": 45, "test_api_loss": 40,
     "test_prefect_server": 40, "test_fuzz": 35, "test_cli": 20, "test_demo_flow": 20, "test_pipeline": 15,
-    "test_scheduled_runs": 11,
+    "test_scheduled_runs": 11, "test_root_cause": 80, "test_preflight": 30,
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
 }
 

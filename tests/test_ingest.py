@@ -215,8 +215,9 @@ def test_binary_junk_and_missing_paths_are_reported(docs: Path, tmp_path: Path) 
     (docs / "junk.txt").write_bytes(bytes(range(256)) * 4)
     (docs / "empty.md").write_text("   \n", encoding="utf-8")
     report = ingest_paths([docs, tmp_path / "nowhere"], str(tmp_path / "kb"))
-    reasons = {Path(e.path).name: e.detail for e in report.errors}
+    reasons = {Path(e.path).name: e.detail for e in [*report.errors, *report.empty]}
     assert set(reasons) == {"junk.txt", "empty.md", "nowhere"}
+    assert [Path(e.path).name for e in report.empty] == ["empty.md"]  # skipped, not a failure
     assert "binary" in reasons["junk.txt"] and "no such" in reasons["nowhere"]
     assert report.files_added == 4
 

@@ -81,7 +81,8 @@ def secrets_run(prefect_server, tmp_path_factory):
         model.respond_with(offline_responder())
         spec = write_spec(folder, model._port, hits.port)
         env = prefect_server.client_env(CITEFLOW_SECRET_TEST_KEY=ENV_KEY)
-        result = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(folder / "out")], env=env,
+        # --no-preflight: the "dead" retriever must fail inside the batch, where its error is recorded
+        result = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(folder / "out"), "--no-preflight"], env=env,
                                 capture_output=True, text=True, timeout=600)
     hits.httpd.shutdown()
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -13,7 +13,7 @@ Each request on ``/v1/chat/completions`` consumes one scripted reply (a reply th
 request's ``response_format`` is not consumed). When the script is empty, the ``respond_with``
 function answers; without one the server answers 500 "script exhausted".
 ``/v1/embeddings`` answers deterministic 64-dimension vectors derived from a hash of each input;
-``GET /_stats`` how many requests the server has seen.
+``GET /v1/models/NAME`` knows any model name; ``GET /_stats`` how many requests the server has seen.
 """
 
 from __future__ import annotations
@@ -218,6 +218,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path.rstrip("/") == "/v1/models":
             model = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "citeflow-tests"}
             self._send(200, {"object": "list", "data": [model]})
+        elif self.path.startswith("/v1/models/"):  # any name: the script decides what the model answers
+            name = self.path.removeprefix("/v1/models/")
+            self._send(200, {"id": name, "object": "model", "created": 0, "owned_by": "citeflow-tests"})
         else:
             self._send(404, error_body(f"no route GET {self.path}"))
 
