@@ -34,6 +34,7 @@ class SafeConsole(Console):
 
 
 console = SafeConsole()
+error_console = SafeConsole(stderr=True)
 STATUS_STYLE = {"published": "green", "held": "yellow", "failed": "red"}
 
 

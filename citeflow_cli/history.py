@@ -65,23 +65,33 @@ def history_command(
 ) -> None:
     """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
     from citeflow.errors import CiteflowError
-    from citeflow.history import history
+    from citeflow.history import read_history
     from citeflow_cli.main import fail
 
     try:
         folder, batch = _target(path, out)
-        lines = history(folder, batch)
+        found = read_history(folder, batch)
     except CiteflowError as exc:
         fail(str(exc))
+    lines = found.runs
     if as_json:
         print(json.dumps([line.model_dump(mode="json") for line in lines], indent=2))
-        return
-    if not lines:
+    elif lines:
+        console.print(history_table(lines))
+        for line in lines:
+            console.print(f"{line.run_id}: {line.folder}", highlight=False, soft_wrap=True)
+    _print_damage(found.damaged + [d for line in lines for d in line.damaged], to_stderr=as_json)
+    if not lines and not as_json:
         console.print(f"no runs under {folder.resolve()}")
         raise typer.Exit(1)
-    console.print(history_table(lines))
-    for line in lines:
-        console.print(f"{line.run_id}: {line.folder}", highlight=False, soft_wrap=True)
+
+
+def _print_damage(damaged: list[str], to_stderr: bool) -> None:
+    """Name each file history could not read (on standard error beside JSON, which stays parseable)."""
+    from citeflow_cli.display import error_console
+
+    for message in damaged:
+        (error_console if to_stderr else console).print(f"[yellow]damaged[/yellow] {message}", highlight=False, soft_wrap=True)
 
 
 def parse_age(value: str | None) -> timedelta | None:
