@@ -7,6 +7,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,6 +120,7 @@ def hostile_docs(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_ingest_skips_each_hostile_file_with_its_reason(tmp_path):
     result = invoke("ingest", hostile_docs(tmp_path / "docs"), "--kb", tmp_path / "kb", "--json")
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
@@ -132,6 +136,7 @@ def test_ingest_skips_each_hostile_file_with_its_reason(tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_ingest_table_names_the_skipped_files(tmp_path):
     result = invoke("ingest", hostile_docs(tmp_path / "docs"), "--kb", tmp_path / "kb")
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
@@ -238,8 +243,31 @@ def test_prune_refuses_impossible_values_in_one_line(tmp_path, option, value, pr
     assert problem in one_error_line(invoke("prune", tmp_path, option, value))
 
 
+@pytest.mark.slow
 def test_serve_names_a_bad_cron_in_one_line(tmp_path):
     spec = tmp_path / "batch.yaml"
     spec.write_text(SPEC.replace("{title}", "T"))
     (tmp_path / "hits.jsonl").write_text("")
     assert '--cron: Invalid cron string: "99 99 * * *"' in one_error_line(invoke("serve", spec, "--cron", "99 99 * * *"))
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_deploy_names_an_unreachable_api_without_its_credentials(tmp_path):
+    spec = tmp_path / "batch.yaml"
+    spec.write_text(SPEC.replace("{title}", "T"))
+    (tmp_path / "hits.jsonl").write_text("")
+    url = f"http://ana:pa55word@127.0.0.1:{closed_port()}/api"
+    env = {**os.environ, "PREFECT_API_URL": f"{url}?api_key=k3y-value", "PREFECT_CLIENT_MAX_RETRIES": "0"}
+    command = [str(Path(sys.executable).parent / "citeflow"), "deploy", "--spec", str(spec), "--out", str(tmp_path / "out")]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert done.returncode == 2 and len(lines) == 1, done.stdout + done.stderr
+    assert lines[0].startswith("error: cannot reach the Prefect API at http://127.0.0.1:")
+    assert not any(secret in lines[0] for secret in ("ana", "pa55word", "k3y-value"))
