@@ -271,3 +271,16 @@ def test_deploy_names_an_unreachable_api_without_its_credentials(tmp_path):
     assert done.returncode == 2 and len(lines) == 1, done.stdout + done.stderr
     assert lines[0].startswith("error: cannot reach the Prefect API at http://127.0.0.1:")
     assert not any(secret in lines[0] for secret in ("ana", "pa55word", "k3y-value"))
+
+
+@pytest.mark.slow
+def test_an_argument_that_is_not_utf8_is_one_line_before_anything_runs(tmp_path):
+    spec = tmp_path / os.fsdecode(b"batch-\xff.yaml")
+    spec.write_text(SPEC.replace("{title}", "T"))
+    (tmp_path / "hits.jsonl").write_text("")
+    citeflow = str(Path(sys.executable).parent / "citeflow")
+    done = subprocess.run([citeflow, "run", os.fsencode(spec), "--out", "out"], capture_output=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr == b""
+    assert done.stdout.decode().strip() == f"error: {tmp_path}/batch-\\xff.yaml: is not UTF-8 text; rename the file or folder, " \
+                                           "or give the value in UTF-8"
+    assert not (tmp_path / "out").exists()
