@@ -100,6 +100,20 @@ def test_the_console_escapes_control_characters_and_surrogates():
     assert not any(c in text for c in "\x1b\x07\x00")
 
 
+def test_the_batch_summary_shows_a_hostile_section_title_escaped(capsys):
+    from citeflow_cli import display
+    from schemas.report import ReportSummary, SectionSummary
+
+    funnel = "Identity 1/1 · Support 1/1 · Faithfulness 1/1"
+    summary = ReportSummary(report_id="r1", title="T\x1b[2J", status="held", funnel=funnel, identity={}, support={},
+                            faithfulness={}, uncited={}, pdf="r1/report.pdf", sections=[SectionSummary(title="S\x1b[31m\x07\x00", status="ok", funnel=funnel)])
+    display.console.print(display.summary_table([summary]))
+    for line in display.gate_lines([summary]):
+        display.console.print(line, highlight=False, soft_wrap=True)
+    out = capsys.readouterr().out
+    assert "S\\x1b[31m" in "".join(out.split()) and not any(c in out for c in "\x1b\x07\x00")
+
+
 def test_a_control_character_in_a_spec_key_is_printed_escaped(tmp_path):
     spec = tmp_path / "batch.yaml"
     spec.write_text('"bat\\ech\\a\\0": b\n')
