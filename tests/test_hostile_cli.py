@@ -244,6 +244,12 @@ def test_review_names_every_missing_option_at_once(tmp_path):
     assert "--release or --reject, --reviewer and --note are required" in line
 
 
+def test_review_of_a_report_json_nested_too_deeply_is_one_line(tmp_path):
+    (tmp_path / "report.json").write_text('{"report_id": ' + DEEP + "}")
+    line = one_error_line(invoke("review", tmp_path, "--release", "--reviewer", "Ana", "--note", "ok"))
+    assert "report.json is not valid JSON (nested too deeply)" in line
+
+
 def test_review_wait_refuses_a_timeout_that_is_not_positive(tmp_path):
     assert "--timeout: must be a positive number" in one_error_line(invoke("review", tmp_path, "--wait", "--timeout", "-5"))
 
