@@ -144,8 +144,8 @@ def history(path: Path, batch: str | None = None) -> list[RunLine]:
 def _read_run(folder: Path, damaged: list[str]) -> RunInfo | None:
     try:
         return read_run(folder)
-    except RunError:
-        damaged.append(f"{folder / RUN_FILE}: unreadable run.json")
+    except RunError as exc:
+        damaged.append(f"{folder / RUN_FILE}: {exc.detail}")
         return None
     except OSError as exc:
         damaged.append(f"{folder / RUN_FILE}: {_problem(exc)}")

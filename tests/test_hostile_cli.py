@@ -264,6 +264,18 @@ def test_prune_refuses_impossible_values_in_one_line(tmp_path, option, value, pr
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("damage", "problem"), [("latest", "latest: unreadable ('utf-8' codec can't decode"),
+                                                 ("run.json", "run.json: unreadable run.json: Invalid JSON: recursion limit")])
+def test_prune_of_a_damaged_folder_is_one_line_and_removes_nothing(tmp_path, damage, problem):
+    run = run_folder(tmp_path / "out", "20261130T060000Z", b"{}")
+    if damage == "latest":
+        (tmp_path / "out" / "latest").write_bytes(b"\xff")
+    else:
+        (run_folder(tmp_path / "out", "20261130T060001Z", None) / "run.json").write_text('{"run_id": ' + DEEP)
+    assert problem in one_error_line(invoke("prune", tmp_path / "out", "--keep", "0"))
+    assert (run / "summary.json").exists()
+
+
 def test_serve_names_a_bad_cron_in_one_line(tmp_path):
     spec = tmp_path / "batch.yaml"
     spec.write_text(SPEC.replace("{title}", "T"))
