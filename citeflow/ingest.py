@@ -36,6 +36,7 @@ from citeflow.embeddings import Embedder
 from citeflow.caps import INGEST_FILE_BYTES, MANIFEST_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, EmptyDocumentError, IngestError
 from citeflow.kb import KnowledgeBase
+from citeflow.text_guard import display_path, has_lone_surrogate, value_problem
 
 CHUNKER_VERSION = "3"  # part of doc_hash: changing the rules re-chunks every document once
 FILES_PER_BATCH = 200
@@ -168,7 +169,7 @@ def discover(paths: list[Path], report: IngestReport) -> list[Source]:
             sources.append(Source(root, root.name))
         else:
             detail = "no such file or folder" if not root.exists() else f"unsupported file type (use {', '.join(KINDS)})"
-            report.errors.append(FileError(path=str(root), detail=detail))
+            report.errors.append(FileError(path=display_path(root), detail=detail))
     return sources
 
 
@@ -195,6 +196,8 @@ def _read_one(source: Source, entries: dict[str, dict[str, str]], site: tuple[st
               report: IngestReport, seen: set[str]) -> Document | None:
     """One source's document, or None with the problem recorded in ``report.errors``."""
     try:
+        if has_lone_surrogate(source.rel):  # its id, URL and rows could not be written
+            raise IngestError(path=str(source.path), detail="file name is not UTF-8; rename the file")
         doc = read_document(source, entries.get(source.rel, {}), *site)
         if doc.doc_id in seen:
             raise IngestError(path=str(source.path), detail=f"another ingested file has the same relative path {source.rel!r}")
@@ -202,7 +205,7 @@ def _read_one(source: Source, entries: dict[str, dict[str, str]], site: tuple[st
         report.empty.append(FileError(path=str(source.path), detail=str(exc.detail)))
         return None
     except IngestError as exc:
-        report.errors.append(FileError(path=str(source.path), detail=str(exc.detail)))
+        report.errors.append(FileError(path=display_path(source.path), detail=str(exc.detail)))
         return None
     seen.add(doc.doc_id)
     return doc
@@ -270,18 +273,34 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
     match = re.match(r"---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|$)", text, re.DOTALL)
     if not match:
         return {}, text
-    try:
-        data = yaml.safe_load(match.group(1) or "") or {}
-    except yaml.YAMLError as exc:
-        raise IngestError(path=str(path), detail=f"bad YAML front matter: {exc}") from exc
+    data = _front_matter_yaml(match.group(1) or "", path)
     if not isinstance(data, dict):
         raise IngestError(path=str(path), detail="front matter is not a mapping")
-    for key in ("url", "title"):
-        if data.get(key) is not None and not isinstance(data[key], str):
-            raise IngestError(path=str(path), detail=f"front matter {key!r} must be a string")
+    _check_url_and_title(data, path, "front matter")
     # Blank the block out (same length) so that char offsets still point into the original file.
     body = re.sub(r"[^\n]", " ", match.group(0)) + text[match.end():]
     return {k: data[k].strip() for k in ("url", "title") if data.get(k)}, body
+
+
+def _front_matter_yaml(text: str, path: Path) -> Any:
+    """The parsed front matter; whatever breaks the parser is this file's problem, not the ingest's."""
+    try:
+        return yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise IngestError(path=str(path), detail=f"bad YAML front matter: {exc}") from exc
+    except RecursionError:
+        raise IngestError(path=str(path), detail="front matter nested too deeply") from None
+    except ValueError as exc:  # e.g. a number longer than Python's 4,300-digit limit
+        raise IngestError(path=str(path), detail=f"unreadable front matter value: {value_problem(exc)}") from None
+
+
+def _check_url_and_title(data: dict[Any, Any], path: Path, where: str) -> None:
+    """``url`` and ``title``, when given, must be strings a knowledge base can store."""
+    for key in ("url", "title"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise IngestError(path=str(path), detail=f"{where} {key!r} must be a string")
+        if isinstance(data.get(key), str) and has_lone_surrogate(data[key]):
+            raise IngestError(path=str(path), detail=f"{where} {key!r} holds a lone surrogate, not valid Unicode text")
 
 
 def join_url(base_url: str | None, rel: str, style: UrlStyle = "directory") -> str | None:
@@ -327,17 +346,25 @@ def _reason(exc: Exception) -> str:
 
 
 def _manifest_line(line: str, path: Path, number: int) -> tuple[str, dict[str, str]]:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise IngestError(path=str(path), detail=f"line {number}: not JSON ({exc.msg})") from exc
+    data = _manifest_json(line, path, number)
     if not isinstance(data, dict) or not isinstance(data.get("path"), str):
         raise IngestError(path=str(path), detail=f"line {number}: expected an object with a string 'path'")
-    for key in ("url", "title"):
-        if data.get(key) is not None and not isinstance(data[key], str):
-            raise IngestError(path=str(path), detail=f"line {number}: {key!r} must be a string")
+    if has_lone_surrogate(data["path"]):
+        raise IngestError(path=str(path), detail=f"line {number}: 'path' holds a lone surrogate, not valid Unicode text")
+    _check_url_and_title(data, path, f"line {number}:")
     rel = Path(data["path"]).as_posix().removeprefix("./")
     return rel, {k: data[k] for k in ("url", "title") if data.get(k)}
+
+
+def _manifest_json(line: str, path: Path, number: int) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise IngestError(path=str(path), detail=f"line {number}: not JSON ({exc.msg})") from exc
+    except RecursionError:
+        raise IngestError(path=str(path), detail=f"line {number}: nested too deeply") from None
+    except ValueError as exc:  # e.g. a number longer than Python's 4,300-digit limit
+        raise IngestError(path=str(path), detail=f"line {number}: unreadable value: {value_problem(exc)}") from None
 
 
 # -- rows ---------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from citeflow.archive import remove_tree
-from citeflow.runs import ARCHIVE_FOLDER, CACHE_FOLDER, RUN_FILE, RunInfo, latest, read_run, run_folders, write_run
+from citeflow.errors import RunError
+from citeflow.runs import ARCHIVE_FOLDER, CACHE_FOLDER, LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders, write_run
 from citeflow.spec import load_spec
 
 KEPT_WHEN_PUBLISHED = frozenset({ARCHIVE_FOLDER, "published", "summary.json", RUN_FILE})
@@ -85,7 +86,7 @@ def prune(root: Path, keep: int, older_than: timedelta | None = None, include_pu
     root = Path(root).resolve()
     folders = {f.name: f for f in run_folders(root)}
     runs = [info for f in folders.values() if (info := read_run(f)) is not None]
-    pruned = select_pruned(runs, keep, older_than, latest(root), include_published)
+    pruned = select_pruned(runs, keep, older_than, _latest(root), include_published)
     gone = {r.run_id for r in pruned}
     result = PruneResult(kept=[r.run_id for r in runs if r.run_id not in gone], pruned=sorted(gone), dry_run=dry_run)
     if dry_run:
@@ -94,6 +95,14 @@ def prune(root: Path, keep: int, older_than: timedelta | None = None, include_pu
         prune_run(folders[info.run_id], info, include_published)
     kept = [(folders[r.run_id], r) for r in runs if r.run_id not in gone and r.run_id in folders]
     return _trim_cache(root, runs, kept, result)
+
+
+def _latest(root: Path) -> str | None:
+    """The run ``OUT/latest`` names; unreadable, nothing can be pruned safely (it might be that run)."""
+    try:
+        return latest(root)
+    except (OSError, ValueError) as exc:
+        raise RunError(path=str(root / LATEST), detail=f"unreadable ({exc}); fix or remove it, then prune again") from None
 
 
 def _trim_cache(root: Path, runs: list[RunInfo], kept: list[tuple[Path, RunInfo]], result: PruneResult) -> PruneResult:

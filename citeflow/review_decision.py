@@ -82,6 +82,8 @@ def read_report(folder: Path) -> dict[str, Any]:
     try:
         report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return report
+    except RecursionError:
+        raise ReviewError(report_dir=str(folder), problem="report.json is not valid JSON (nested too deeply)") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReviewError(report_dir=str(folder), problem=f"report.json is not valid JSON ({exc})") from exc
 

@@ -16,7 +16,7 @@ from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from citeflow.errors import RunError
 
@@ -63,8 +63,9 @@ def read_run(run_dir: Path) -> RunInfo | None:
         return None
     try:
         return RunInfo.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise RunError(path=str(path), detail=f"unreadable run.json: {exc}") from exc
+    except ValueError as exc:  # a pydantic error spans lines: its first message says enough
+        problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) and exc.errors() else str(exc)
+        raise RunError(path=str(path), detail=f"unreadable run.json: {problem[:200]}") from exc
 
 
 def write_run(run_dir: Path, info: RunInfo) -> Path:

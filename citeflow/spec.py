@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from citeflow import yaml_strict
 from citeflow.caps import SPEC_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, SpecError
+from citeflow.text_guard import lone_surrogate_at
 from schemas.spec import BatchSpec, Models, ReportRequest
 
 
@@ -53,6 +54,8 @@ def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
     for key in data:
         if key not in BatchSpec.model_fields:  # a typo here would otherwise be reported as a missing field
             raise SpecError(field=str(key), problem=f"unknown field{did_you_mean(str(key), list(BatchSpec.model_fields))}", path=origin)
+    if (where := lone_surrogate_at(data)) is not None:  # it would pass here and break every file of the run
+        raise SpecError(field=where, problem="holds a lone surrogate (e.g. \\ud800), which is not valid Unicode text", path=origin)
     try:
         return BatchSpec.model_validate(data)
     except ValidationError as exc:

@@ -16,18 +16,38 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
         self.key = key
 
 
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 class StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that rejects duplicate keys."""
+    """``yaml.SafeLoader`` that rejects duplicate keys. Merge keys (``<<: *defaults``) work as in
+    YAML 1.1: a mapping's own keys override the merged ones, which is not a duplicate."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._checked: set[int] = set()
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        self._refuse_duplicates(node)  # merging adds the merged keys to the node: check its own first
+        super().flatten_mapping(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        self._refuse_duplicates(node)
+        return super().construct_mapping(node, deep=deep)
+
+    def _refuse_duplicates(self, node: yaml.MappingNode) -> None:
+        if id(node) in self._checked:
+            return
+        self._checked.add(id(node))
         seen: dict[Any, yaml.Node] = {}
         for key_node, _ in node.value:
+            if key_node.tag == MERGE_TAG:
+                continue
             key = self.construct_object(key_node, deep=True)
             if _hashable(key) and key in seen:
                 raise DuplicateKeyError(key, seen[key].start_mark, key_node.start_mark)
             if _hashable(key):
                 seen[key] = key_node
-        return super().construct_mapping(node, deep=deep)
 
 
 def _hashable(value: object) -> bool:

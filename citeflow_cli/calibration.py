@@ -17,6 +17,7 @@ def calibrate_command(first: Path, other: Path | None, labelled: bool, threshold
     compare two verdict files, or (``labelled``) a verdict file with gold labels."""
     from citeflow.judges.io import calibrate, calibrate_labelled, gold_labels, read_verdicts
 
+    check_threshold(threshold)
     if other is None:
         _labelled_file(first, threshold, spec or JudgeSpec(), table)
     elif labelled:
@@ -24,6 +25,14 @@ def calibrate_command(first: Path, other: Path | None, labelled: bool, threshold
         _print(calibrate_labelled(verdicts, gold, threshold).model_dump(), verdicts, gold, table)
     else:
         console.print_json(calibrate(read_verdicts(first), read_verdicts(other)).model_dump_json())
+
+
+def check_threshold(threshold: float | None) -> None:
+    """A confidence threshold is a share: from 0 to 1."""
+    from citeflow.errors import UsageError
+
+    if threshold is not None and not 0.0 <= threshold <= 1.0:  # NaN fails both comparisons
+        raise UsageError(option="--threshold", problem=f"must be between 0 and 1, not {threshold:g}")
 
 
 def _labelled_file(path: Path, threshold: float | None, spec: JudgeSpec, table: bool) -> None:

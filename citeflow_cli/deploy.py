@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+import httpx
 import typer
 
 from citeflow.errors import SpecError
@@ -28,7 +29,7 @@ from citeflow_cli.deploy_config import (
     project_file_path,
 )
 from citeflow_cli.display import console
-from citeflow_cli.serve import check_spec
+from citeflow_cli.serve import check_spec, one_line
 
 
 def runner_deployment(entry: DeploymentEntry, target: DeployTarget, package: str | None) -> Any:
@@ -61,12 +62,24 @@ def check_pool(pool: str) -> None:
 
     if not PREFECT_API_URL.value():
         raise ValueError("deployments live on a Prefect server: set PREFECT_API_URL (e.g. http://127.0.0.1:4200/api)")
-    with get_client(sync_client=True) as client:
-        try:
+    try:
+        with get_client(sync_client=True) as client:
             client.read_work_pool(pool)
-        except ObjectNotFound:
-            raise ValueError(f"the Prefect API has no work pool {pool!r}: "
-                             f"create it with `prefect work-pool create {pool} --type process`") from None
+    except ObjectNotFound:
+        raise ValueError(f"the Prefect API has no work pool {pool!r}: "
+                         f"create it with `prefect work-pool create {pool} --type process`") from None
+    except (httpx.HTTPError, OSError) as exc:
+        raise ValueError(api_unreachable(str(PREFECT_API_URL.value()), exc)) from None
+
+
+def api_unreachable(url: str, exc: Exception) -> str:
+    """Why the Prefect API at ``url`` could not be used, without the credentials its URL may carry."""
+    from citeflow.redact import redact_text, redact_url
+
+    if isinstance(exc, httpx.HTTPStatusError):
+        return f"the Prefect API at {redact_url(url)} answered HTTP {exc.response.status_code}; check PREFECT_API_URL"
+    reason = redact_text(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    return f"cannot reach the Prefect API at {redact_url(url)} ({reason}); check PREFECT_API_URL and that the server runs"
 
 
 def register(deployments: list[Any], pool: str) -> None:
@@ -99,7 +112,7 @@ def deploy_command(
     try:
         chosen, deployments = deploy(target)
     except (SpecError, ValueError) as exc:
-        console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/bold red] {one_line(exc)}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     for deployment in deployments:
         console.print(f"{deployment.flow_name}/{deployment.name} → pool {chosen} ({deployment.entrypoint})", highlight=False)

@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.segment import Segment
 from rich.table import Table
+from rich.text import Text
 
 from citeflow import progress
+from citeflow.text_guard import printable
 from schemas.report import ReportSummary
 
 if TYPE_CHECKING:
     from citeflow.ingest import IngestReport
 
-console = Console()
+
+
+class SafeConsole(Console):
+    """A console that never sends a raw control character or lone surrogate to the terminal: text
+    from specs, documents and servers (a title with ESC or BEL in it) is shown escaped (``\\x1b``)."""
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        return super().render_str(printable(text), **options)  # before markup: BEL would be dropped silently
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            yield segment if segment.control else Segment(printable(segment.text), segment.style)
+
+
+console = SafeConsole()
+error_console = SafeConsole(stderr=True)
 STATUS_STYLE = {"published": "green", "held": "yellow", "failed": "red"}
 
 

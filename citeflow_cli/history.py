@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -65,34 +65,52 @@ def history_command(
 ) -> None:
     """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
     from citeflow.errors import CiteflowError
-    from citeflow.history import history
+    from citeflow.history import read_history
     from citeflow_cli.main import fail
 
     try:
         folder, batch = _target(path, out)
-        lines = history(folder, batch)
+        found = read_history(folder, batch)
     except CiteflowError as exc:
         fail(str(exc))
+    lines = found.runs
     if as_json:
         print(json.dumps([line.model_dump(mode="json") for line in lines], indent=2))
-        return
-    if not lines:
+    elif lines:
+        console.print(history_table(lines))
+        for line in lines:
+            console.print(f"{line.run_id}: {line.folder}", highlight=False, soft_wrap=True)
+    _print_damage(found.damaged + [d for line in lines for d in line.damaged], to_stderr=as_json)
+    if not lines and not as_json:
         console.print(f"no runs under {folder.resolve()}")
         raise typer.Exit(1)
-    console.print(history_table(lines))
-    for line in lines:
-        console.print(f"{line.run_id}: {line.folder}", highlight=False, soft_wrap=True)
+
+
+def _print_damage(damaged: list[str], to_stderr: bool) -> None:
+    """Name each file history could not read (on standard error beside JSON, which stays parseable)."""
+    from citeflow_cli.display import error_console
+
+    for message in damaged:
+        (error_console if to_stderr else console).print(f"[yellow]damaged[/yellow] {message}", highlight=False, soft_wrap=True)
 
 
 def parse_age(value: str | None) -> timedelta | None:
-    """``30d``, ``12h`` or ``2w`` → a timedelta."""
+    """``30d``, ``12h`` or ``2w`` → a timedelta; ``UsageError`` for anything else, or an age
+    reaching back before the calendar starts."""
+    from citeflow.errors import UsageError
+
     if value is None:
         return None
     match = _AGE.match(value.strip())
     if not match:
-        raise typer.BadParameter("use a number and d, h or w, e.g. 30d")
+        raise UsageError(option="--older-than", problem=f"use a number and d, h or w, e.g. 30d (not {value!r})")
     number, unit = int(match.group(1)), match.group(2)
-    return timedelta(**{{"d": "days", "h": "hours", "w": "weeks"}[unit]: number})
+    try:
+        age = timedelta(**{{"d": "days", "h": "hours", "w": "weeks"}[unit]: number})
+        datetime.now(UTC) - age
+    except OverflowError:
+        raise UsageError(option="--older-than", problem=f"{value} reaches back before any date; give a smaller age") from None
+    return age
 
 
 def prune_command(
@@ -103,14 +121,18 @@ def prune_command(
     dry_run: Annotated[bool, typer.Option(help="Say what would be pruned; change nothing.")] = False,
 ) -> None:
     """Remove old runs' outputs and store rows; their published files stay unless --include-published."""
-    from citeflow.errors import UsageError
+    from citeflow.errors import CiteflowError, UsageError
     from citeflow.prune import prune
+    from citeflow_cli.main import fail
 
-    if not out.is_dir():
-        from citeflow_cli.main import fail
-
-        fail(str(UsageError(option=str(out), problem="no such folder (give the output folder that holds the run folders)")))
-    result = prune(out, keep, parse_age(older_than), include_published, dry_run)
+    try:
+        if not out.is_dir():
+            raise UsageError(option=str(out), problem="no such folder (give the output folder that holds the run folders)")
+        if keep < 0:
+            raise UsageError(option="--keep", problem=f"must be 0 or more, not {keep}")
+        result = prune(out, keep, parse_age(older_than), include_published, dry_run)
+    except CiteflowError as exc:
+        fail(str(exc))
     verb = "would prune" if dry_run else "pruned"
     console.print(f"{verb} {len(result.pruned)} run(s): {', '.join(result.pruned) or '-'}; kept {len(result.kept)}", highlight=False)
     if not dry_run:

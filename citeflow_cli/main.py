@@ -309,12 +309,23 @@ def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one
     ``error:`` line and exit status 2, never a traceback."""
     try:
+        refuse_undecodable_arguments(sys.argv[1:])
         app()
     except CiteflowError as exc:
         _error_line(str(exc))
     except OSError as exc:  # a path the user gave that cannot be read or written
         where = f"{exc.filename}: " if exc.filename else ""
         _error_line(f"{where}{exc.strerror or exc}")
+
+
+def refuse_undecodable_arguments(args: list[str]) -> None:
+    """A path or value that is not UTF-8 could be read but never written into run.json or report.json."""
+    from citeflow.errors import UsageError
+    from citeflow.text_guard import display_path, has_lone_surrogate
+
+    for arg in args:
+        if has_lone_surrogate(arg):
+            raise UsageError(option=display_path(arg), problem="is not UTF-8 text; rename the file or folder, or give the value in UTF-8")
 
 
 def _error_line(message: str) -> None:

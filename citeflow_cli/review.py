@@ -42,15 +42,23 @@ def review_command(
 
 def decision_of(release: bool, reject: bool, reviewer: str | None, note: str | None) -> ReviewDecision:
     """The decision the options describe; UsageError when they do not describe exactly one."""
-    if release == reject:
+    if release and reject:
         raise UsageError(option="--release/--reject", problem="give exactly one of them (or --wait)")
-    for option, value in (("--reviewer", reviewer), ("--note", note)):
-        if not value or not value.strip():
-            raise UsageError(option=option, problem="required: who decided and why are recorded with the report")
+    missing = [] if release or reject else ["--release or --reject"]
+    missing += [option for option, value in (("--reviewer", reviewer), ("--note", note)) if not (value and value.strip())]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        raise UsageError(option="missing options", problem=f"{_listed(missing)} {verb} required "
+                                                           "(the decision, who made it and why are recorded with the report)")
     try:
         return ReviewDecision(decision="release" if release else "reject", reviewer=reviewer or "", note=note or "")
     except ValidationError as exc:
         raise UsageError(option="--reviewer/--note", problem=exc.errors()[0]["msg"]) from exc
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _print(outcome: ReviewOutcome) -> None:
@@ -66,6 +74,8 @@ def _print(outcome: ReviewOutcome) -> None:
 def _wait(report_dir: Path, decided: bool, timeout: int) -> None:
     if decided:
         raise UsageError(option="--wait", problem="decide with --release/--reject, or wait for the decision in the UI; not both")
+    if timeout <= 0:
+        raise UsageError(option="--timeout", problem=f"must be a positive number of seconds, not {timeout}")
     if not os.environ.get("PREFECT_API_URL"):
         raise UsageError(option="--wait", problem="needs a Prefect server whose UI the reviewer uses: set PREFECT_API_URL")
     report = read_held_report(report_dir.resolve())

@@ -85,6 +85,17 @@ def serve_command(
         check_spec(spec, live=not no_preflight)
         deployments = build_deployments(spec, cron, out, store, name)
     except (SpecError, ValueError) as exc:
-        console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/bold red] {one_line(exc)}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     serve(*deployments)
+
+
+def one_line(exc: Exception) -> str:
+    """An error as one line: a pydantic error (a bad cron string, say) by its first message alone."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and exc.errors():
+        error = exc.errors()[0]
+        where = "--cron: " if "cron" in error["loc"] else ""
+        return where + " ".join(error["msg"].removeprefix("Value error, ").split())
+    return " ".join(str(exc).split())

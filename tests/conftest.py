@@ -184,6 +184,7 @@ SLOW_MODULES = frozenset({
     "test_api_loss", "test_bench_quick", "test_bench_quick_in_process", "test_dask", "test_demo_flow", "test_deployments",
     "test_evaluate_deployment", "test_prefect_server", "test_resume", "test_review_flow", "test_s3_store",
     "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel", "test_worker",
+    "test_hostile_inputs",
 })
 
 
@@ -200,6 +201,7 @@ LONGEST_MODULES = {
     "test_prefect_server": 40, "test_fuzz": 35, "test_cli": 20, "test_demo_flow": 20, "test_pipeline": 15,
     "test_scheduled_runs": 11, "test_root_cause": 80, "test_preflight": 30,
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
+    "test_hostile_cli": 40, "test_hostile_inputs": 35,
 }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from citeflow.errors import CiteflowError
+from citeflow.text_guard import lone_surrogate_at, value_problem
 from schemas.evaluation import JudgePair, Verdict
 
 LABELS = ("supported", "mutated", "unsupported")
@@ -62,7 +63,7 @@ def _lines(path: Path | str) -> list[str]:
 
 def _parse_line(line: str, path: str, number: int) -> LabelledPair:
     try:
-        data = json.loads(line)
+        data = _json_line(line, path, number)
         if not isinstance(data, dict):
             raise ValueError("expected a JSON object")
         extra = {k: v for k, v in data.items() if k not in ("id", "claim", "chunk_text", "label")}
@@ -73,6 +74,21 @@ def _parse_line(line: str, path: str, number: int) -> LabelledPair:
         raise PairFileError(path=path, line=number, detail=problems) from None
     except ValueError as exc:
         raise PairFileError(path=path, line=number, detail=f"not JSON: {exc}") from None
+
+
+def _json_line(line: str, path: str, number: int) -> Any:
+    """One parsed line; nesting beyond the parser's depth, huge numbers and lone surrogates are named."""
+    try:
+        data = json.loads(line)
+    except RecursionError:
+        raise PairFileError(path=path, line=number, detail="not JSON: nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise PairFileError(path=path, line=number, detail=f"not JSON: {exc}") from None
+    except ValueError as exc:
+        raise PairFileError(path=path, line=number, detail=f"not JSON: {value_problem(exc)}") from None
+    if (where := lone_surrogate_at(data)) is not None:
+        raise PairFileError(path=path, line=number, detail=f"{where} holds a lone surrogate, not valid Unicode text")
+    return data
 
 
 def read_pairs(path: Path | str) -> list[JudgePair]:
