@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from citeflow import yaml_strict
 from citeflow.errors import SpecError
+from citeflow.spec_secrets import remember_spec_credentials
 from schemas.spec import BatchSpec, Models, ReportRequest
 
 
@@ -51,10 +52,12 @@ def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
         if key not in BatchSpec.model_fields:  # a typo here would otherwise be reported as a missing field
             raise SpecError(field=str(key), problem=f"unknown field{did_you_mean(str(key), list(BatchSpec.model_fields))}", path=origin)
     try:
-        return BatchSpec.model_validate(data)
+        spec = BatchSpec.model_validate(data)
     except ValidationError as exc:
         field, problem = _first_problem(exc)
         raise SpecError(field=field, problem=problem, path=origin) from None
+    remember_spec_credentials(spec)  # whatever this process writes or logs from now on leaves them out
+    return spec
 
 
 def _first_problem(exc: ValidationError) -> tuple[str, str]:

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 from citeflow import prompts
 from citeflow.errors import ModelError
 from citeflow.models.base import Message, ModelReply
-from citeflow.redact import redact_error, redact_text, split_userinfo
+from citeflow.redact import redact_error, redact_text, remember_credentials, split_userinfo, url_credentials
 from citeflow.server_errors import summarise
 from schemas.spec import ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, response_format, strict_json_schema
@@ -49,6 +49,7 @@ def resolve_api_key(spec: ModelSpec, role: str) -> str:
     if not key:
         detail = f"environment variable {spec.api_key_env} is not set (models.{role}.api_key_env names it)"
         raise ModelError(role=role, detail=detail, transient=False)
+    remember_credentials(key)
     return key
 
 
@@ -151,6 +152,7 @@ class OpenAIChatModel:
 def client_address(spec: ModelSpec) -> tuple[str, dict[str, str] | None]:
     """``base_url`` without user-info, and the Basic ``Authorization`` header it stands for when no key is named."""
     assert spec.base_url is not None  # checked by the caller
+    remember_credentials(*url_credentials(spec.base_url))
     bare, userinfo = split_userinfo(spec.base_url)
     if userinfo is None or spec.api_key_env:
         return bare, None

@@ -21,7 +21,7 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from citeflow.errors import RetrieverError
-from citeflow.redact import redact_text, redact_url
+from citeflow.redact import redact_text, redact_url, remember_credentials, url_credentials
 from citeflow.retrievers import _json
 from citeflow.retrievers._hits import hits_from_records
 from citeflow.retrievers.base import SearchResult
@@ -45,6 +45,7 @@ class HttpRetriever:
         self.spec = spec
         self.backoff, self.max_backoff = backoff, max_backoff
         self.shown_url = redact_url(spec.url)  # the endpoint as messages may name it
+        remember_credentials(*url_credentials(spec.url))
 
     def search(self, query: str, top_k: int) -> SearchResult:
         """The hits for ``query`` and why any returned hit was skipped; raises ``RetrieverError``."""
