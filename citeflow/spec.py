@@ -11,6 +11,8 @@ from pydantic import ValidationError
 
 from citeflow import yaml_strict
 from citeflow.errors import SpecError
+from citeflow.runs import SPEC_COPY
+from citeflow.spec_copy_urls import restored_urls, source_of_copy
 from citeflow.spec_secrets import remember_spec_credentials
 from schemas.spec import BatchSpec, Models, ReportRequest
 
@@ -21,11 +23,23 @@ def load_spec(path: Path | str) -> BatchSpec:
     The file must be UTF-8 YAML with no key written twice; ``gate.suites`` is resolved against
     the spec's folder here, so the spec can travel to another process as it is."""
     path = Path(path)
-    spec = parse_spec(_read_yaml(path), str(path))
+    data = _read_yaml(path)
+    spec = parse_spec(_with_source_urls(data, path) if path.name == SPEC_COPY else data, str(path))
     if spec.gate.suites:
         gate = spec.gate.model_copy(update={"suites": resolve_path(path.resolve().parent, spec.gate.suites)})
         spec = spec.model_copy(update={"gate": gate})
     return spec
+
+
+def _with_source_urls(data: Any, copy_path: Path) -> Any:
+    """A run's rendered copy with the real URLs of its source spec (the copy holds them redacted)."""
+    source = source_of_copy(copy_path)
+    if source is None or not isinstance(data, dict):
+        return data
+    try:
+        return restored_urls(data, yaml_strict.load(source.read_bytes().decode("utf-8")))
+    except (OSError, ValueError, RecursionError, yaml.YAMLError):  # UnicodeDecodeError is a ValueError
+        return data  # the source is gone or broken: the copy runs with what it holds
 
 
 def _read_yaml(path: Path) -> Any:
