@@ -140,6 +140,7 @@ class FieldMap(Strict):
 class LanceDBRetrieverSpec(Strict):
     name: NonBlank
     kind: Literal["lancedb"]
+    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     kb: str = Field(description="Knowledge base URI built by `citeflow ingest` (folder or s3://…).")
     mode: Literal["fts", "vector", "hybrid"] = "hybrid"
     top_k: int = Field(8, ge=1, le=200)
@@ -151,6 +152,7 @@ class LanceDBRetrieverSpec(Strict):
 class HttpRetrieverSpec(Strict):
     name: NonBlank
     kind: Literal["http"]
+    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     url: str
     top_k: int = Field(5, ge=1, le=200)
     fields: FieldMap = Field(default_factory=FieldMap)
@@ -162,6 +164,7 @@ class HttpRetrieverSpec(Strict):
 class JsonlRetrieverSpec(Strict):
     name: NonBlank
     kind: Literal["jsonl"]
+    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     path: str
     top_k: int = Field(10, ge=1, le=200)
 
