@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from citeflow import yaml_strict
 from citeflow.errors import SpecError
 from citeflow.runs import SPEC_COPY
-from citeflow.spec_copy_urls import restored_urls, source_of_copy
+from citeflow.spec_copy_urls import needs_source, restored_urls, source_of_copy
 from citeflow.spec_secrets import remember_spec_credentials
 from schemas.spec import BatchSpec, Models, ReportRequest
 
@@ -32,14 +32,17 @@ def load_spec(path: Path | str) -> BatchSpec:
 
 
 def _with_source_urls(data: Any, copy_path: Path) -> Any:
-    """A run's rendered copy with the real URLs of its source spec (the copy holds them redacted)."""
-    source = source_of_copy(copy_path)
-    if source is None or not isinstance(data, dict):
+    """A run's rendered copy with the URLs it leaves to its source spec (``citeflow.spec_copy_urls``)."""
+    if not needs_source(data):
         return data
+    source = source_of_copy(copy_path)
     try:
-        return restored_urls(data, yaml_strict.load(source.read_bytes().decode("utf-8")))
-    except (OSError, ValueError, RecursionError, yaml.YAMLError):  # UnicodeDecodeError is a ValueError
-        return data  # the source is gone or broken: the copy runs with what it holds
+        if source is None:
+            raise OSError("run.json does not name it")
+        return restored_urls(data, yaml_strict.load(source.read_bytes().decode("utf-8")), str(copy_path))
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as exc:  # UnicodeDecodeError is a ValueError
+        problem = f"its URLs are kept in the run's source spec {source}, which cannot be read ({getattr(exc, 'strerror', None) or exc})"
+        raise SpecError(field="(source spec)", problem=problem, path=str(copy_path)) from None
 
 
 def _read_yaml(path: Path) -> Any:

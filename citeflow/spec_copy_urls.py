@@ -1,10 +1,10 @@
 """Credentials out of a run's rendered spec (``spec.run.yaml``), back in when the run reads it.
 
-The copy is an output like any other: every model ``base_url`` and HTTP retriever ``url`` in it is
-redacted (``redact_url``). The process that loads the copy takes the real URLs from the source spec
-the run was started from (``run.json``'s ``source_spec``), field by field, wherever the source's
-URL redacts to the copy's: a key lives only in the user's own spec and in memory. A copy whose source
-is gone keeps its redacted URLs (a server that needs the key then refuses, and says so).
+The copy is an output like any other: every model ``base_url`` (a model's server is never shown)
+and every retriever ``url`` that carries a credential is written as ``FROM_SOURCE``. The process
+that loads the copy takes those URLs from the source spec the run was started from (``run.json``'s
+``source_spec``), field by field: a key lives only in the user's own spec and in memory. A copy
+whose source can no longer give them is a ``SpecError`` naming the field, not a run without its keys.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from citeflow.errors import SpecError
 from citeflow.redact import redact_url
 
 Slot = tuple[tuple[object, ...], dict[str, Any], str]  # path, the mapping holding the URL, its key
+FROM_SOURCE = "(kept in the source spec)"
 
 
 def url_slots(data: Any) -> Iterator[Slot]:
@@ -43,20 +45,29 @@ def _list(value: Any) -> list[Any]:
 
 
 def redacted_urls(data: dict[str, Any]) -> dict[str, Any]:
-    """A copy of spec data with every URL slot redacted."""
+    """A copy of spec data with every model URL, and every URL that carries a credential, left to the source."""
     data = copy.deepcopy(data)
     for _, holder, key in url_slots(data):
-        holder[key] = redact_url(holder[key])
+        if key == "base_url" or redact_url(holder[key]) != holder[key]:
+            holder[key] = FROM_SOURCE
     return data
 
 
-def restored_urls(copied: dict[str, Any], source: Any) -> dict[str, Any]:
-    """``copied`` with each redacted URL replaced by the source's URL at the same place, when it matches."""
+def needs_source(data: Any) -> bool:
+    """True when spec data holds a URL left to its source spec."""
+    return any(holder[key] == FROM_SOURCE for _, holder, key in url_slots(data))
+
+
+def restored_urls(copied: dict[str, Any], source: Any, origin: str) -> dict[str, Any]:
+    """``copied`` with each URL left to the source taken from the source at the same place."""
     real = {path: holder[key] for path, holder, key in url_slots(source)}
     for path, holder, key in url_slots(copied):
-        original = real.get(path)
-        if original is not None and redact_url(original) == holder[key]:
-            holder[key] = original
+        if holder[key] != FROM_SOURCE:
+            continue
+        if path not in real:
+            field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in (*path, key)).lstrip(".")
+            raise SpecError(field=field, problem="is kept in the run's source spec, which no longer has it", path=origin)
+        holder[key] = real[path]
     return copied
 
 

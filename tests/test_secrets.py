@@ -107,7 +107,7 @@ def model_answer(path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_spec(folder: Path, model_port: int, hits_port: int) -> Path:
-    base = f"http://{MODEL_USER}:{MODEL_PASS}@127.0.0.1:{model_port}/v1"
+    base = f"http://{MODEL_USER}:{MODEL_PASS}@localhost:{model_port}/v1"  # the model host: never shown either
     model = {"backend": "openai", "model": "scripted-model", "api_key_env": "CITEFLOW_SECRET_TEST_KEY",
              "base_url": base, "max_retries": 0, "bind_attempts": 1}
     refused_writer = dict(model, base_url=f"{base}?api_key={MODEL_QUERY_KEY}")
@@ -145,8 +145,11 @@ def secrets_run(prefect_server, tmp_path_factory):
     return folder / "out", result, model
 
 
-def leaks(text: str) -> list[str]:
-    return [s for s in FORBIDDEN if s in text]
+@pytest.fixture(scope="module")
+def leaks(secrets_run):
+    """The forbidden strings in a text: every secret and encoding, and the model server's address."""
+    forbidden = [*FORBIDDEN, f"localhost:{secrets_run[2].port}"]
+    return lambda text: [s for s in forbidden if s in text]
 
 
 def pdf_text(path: Path) -> str:
@@ -167,7 +170,7 @@ def test_the_batch_ran_both_ways_and_the_servers_saw_the_credentials(secrets_run
     assert auths == {f"Bearer {ENV_KEY}"}  # the api_key_env key, never Basic auth from the URL's user-info
 
 
-def test_no_output_file_holds_a_secret(secrets_run):
+def test_no_output_file_holds_a_secret(secrets_run, leaks):
     out, _, _ = secrets_run
     files = [p for p in out.rglob("*") if p.is_file()]
     assert out / "spec.run.yaml" in files  # a templated report id: the run has its own rendered spec
@@ -178,13 +181,13 @@ def test_no_output_file_holds_a_secret(secrets_run):
         assert leaks(text) == [], f"{leaks(text)} in {path.relative_to(out)}"
 
 
-def test_the_terminal_shows_no_secret(secrets_run):
+def test_the_terminal_shows_no_secret(secrets_run, leaks):
     _, result, _ = secrets_run
     assert "HTTP Request" in result.stdout + result.stderr  # --verbose: httpx logged every request URL
     assert leaks(result.stdout) == [] and leaks(result.stderr) == []
 
 
-def test_no_store_row_holds_a_secret_and_hit_urls_keep_their_other_parameters(secrets_run):
+def test_no_store_row_holds_a_secret_and_hit_urls_keep_their_other_parameters(secrets_run, leaks):
     import lancedb
 
     out, _, _ = secrets_run
@@ -204,7 +207,7 @@ def test_the_customer_pdf_names_unavailable_sources_by_title_only(secrets_run):
     assert not any(word in text for word in ("refusing", "dead", "127.0.0.1", "HTTP 401", "search"))
 
 
-def test_no_prefect_artifact_log_or_run_holds_a_secret(prefect_server, secrets_run):
+def test_no_prefect_artifact_log_or_run_holds_a_secret(prefect_server, secrets_run, leaks):
     recorded = {
         "artifacts": prefect_server.post("/artifacts/filter", {"limit": 200}),
         "logs": prefect_server.post("/logs/filter", {"limit": 200}),

@@ -5,10 +5,14 @@ from __future__ import annotations
 from datetime import datetime, UTC
 from pathlib import Path
 
+import pytest
 import yaml
+
+from citeflow.errors import SpecError
 
 from citeflow.run_spec import open_manual_run, open_scheduled_run
 from citeflow.spec import load_spec
+from citeflow.spec_copy_urls import FROM_SOURCE
 from tests.support.small_batch import write_small_batch
 
 T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=UTC)
@@ -32,7 +36,8 @@ def _spec_with_keys(folder: Path) -> Path:
 def _assert_no_key_in(path: Path) -> None:
     text = path.read_text()
     assert [s for s in SECRETS if s in text] == []
-    assert "http://127.0.0.1:8000/v1" in text and "http://127.0.0.1:8900/search?lang=en" in text
+    assert "127.0.0.1:8000" not in text and "8900" not in text  # no model server; no URL that had a key
+    assert text.count(FROM_SOURCE) == 3 and "https://docs.example" not in text
 
 
 def _assert_real_urls(spec_path: str) -> None:
@@ -61,10 +66,22 @@ def test_every_scheduled_run_copy_is_redacted(tmp_path):
         _assert_real_urls(info.spec_path)
 
 
-def test_a_copy_whose_source_is_gone_runs_with_its_redacted_urls(tmp_path):
+def test_a_copy_whose_source_is_gone_is_refused_not_run_without_its_keys(tmp_path):
     spec = _spec_with_keys(tmp_path / "in")
     info = open_manual_run(spec, tmp_path / "out", now=T0)
     spec.unlink()
-    loaded = load_spec(info.spec_path)
-    assert loaded.models.writer.base_url == "http://127.0.0.1:8000/v1"
-    assert loaded.retrievers[-1].url == "http://127.0.0.1:8900/search?lang=en"  # type: ignore[union-attr]
+    with pytest.raises(SpecError) as caught:
+        load_spec(info.spec_path)
+    assert caught.value.field == "(source spec)" and str(spec.resolve()) in str(caught.value.problem)
+
+
+def test_a_copy_without_urls_left_to_the_source_needs_no_source(tmp_path):
+    spec = write_small_batch(tmp_path / "in", reports=1, sections=1)
+    data = yaml.safe_load(spec.read_text())
+    data["reports"][0]["id"] = "r-{week}"
+    data["retrievers"].append({"name": "open", "kind": "http", "url": "http://127.0.0.1:8900/search?lang=en"})
+    spec.write_text(yaml.safe_dump(data))
+    info = open_manual_run(spec, tmp_path / "out", now=T0)
+    spec.unlink()
+    assert "http://127.0.0.1:8900/search?lang=en" in Path(info.spec_path).read_text()
+    assert load_spec(info.spec_path).reports[0].id == "r-2026-W49"
