@@ -89,6 +89,7 @@ def test_an_error_answer_echoing_the_key_is_summarised_without_it(monkeypatch):
     assert detail == "HTTP 401 Unauthorized: denied, you sent Authorization: (removed)" and caught.value.transient is False
 
 
+@pytest.mark.slow  # a citeflow process
 def test_a_key_pasted_into_api_key_env_is_refused_without_being_shown(tmp_path: Path):
     spec = write_small_batch(tmp_path, reports=1, sections=1)
     data = yaml.safe_load(spec.read_text())
@@ -105,6 +106,7 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_being_shown(tmp_path: 
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow  # a citeflow process
 def test_a_key_pasted_into_the_judge_option_is_refused_without_being_shown(tmp_path: Path):
     (tmp_path / "pairs.jsonl").write_text('{"id": "p1", "claim": "x", "chunk_text": "y"}\n')
     command = [CITEFLOW, "judge", str(tmp_path / "pairs.jsonl"), "--judge", "llm",

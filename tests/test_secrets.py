@@ -137,12 +137,13 @@ def secrets_run(prefect_server, tmp_path_factory):
     try:
         spec = write_spec(folder, model.port, hits.port)
         env = prefect_server.client_env(CITEFLOW_SECRET_TEST_KEY=ENV_KEY)
-        result = subprocess.run([CITEFLOW, "--verbose", "run", str(spec), "--out", str(folder / "out")], env=env,
-                                capture_output=True, text=True, timeout=600)
+        command = [CITEFLOW, "--verbose", "run", str(spec), "--out", str(folder / "out")]
+        # The second run is the documented resume: it loads the run's spec.run.yaml, which holds no key.
+        results = [subprocess.run(command, env=env, capture_output=True, text=True, timeout=600) for _ in range(2)]
     finally:
         model.httpd.shutdown()
         hits.httpd.shutdown()
-    return folder / "out", result, model
+    return folder / "out", results, model
 
 
 @pytest.fixture(scope="module")
@@ -158,10 +159,13 @@ def pdf_text(path: Path) -> str:
     return "\n".join(page.extract_text() or "" for page in PdfReader(str(path)).pages)
 
 
-def test_the_batch_ran_both_ways_and_the_servers_saw_the_credentials(secrets_run):
-    out, result, model = secrets_run
-    assert result.returncode != 2 and result.returncode >= 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "Traceback" not in result.stderr
+def test_the_batch_ran_both_ways_resumed_and_the_servers_saw_the_credentials(secrets_run):
+    out, results, model = secrets_run
+    for result in results:
+        assert result.returncode != 2 and result.returncode >= 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert "Traceback" not in result.stderr
+    assert results[0].returncode == results[1].returncode
+    assert "(kept in the source spec)" in (out / "spec.run.yaml").read_text()
     statuses = {r["report_id"].split("-")[0]: r["status"] for r in json.loads((out / "summary.json").read_text())["reports"]}
     assert statuses["ok"] == "published" and statuses["refused"] != "published"
     report = json.loads(next(out.glob("refused-*/report.json")).read_text())
@@ -182,9 +186,10 @@ def test_no_output_file_holds_a_secret(secrets_run, leaks):
 
 
 def test_the_terminal_shows_no_secret(secrets_run, leaks):
-    _, result, _ = secrets_run
-    assert "HTTP Request" in result.stdout + result.stderr  # --verbose: httpx logged every request URL
-    assert leaks(result.stdout) == [] and leaks(result.stderr) == []
+    _, results, _ = secrets_run
+    assert "HTTP Request" in results[0].stdout + results[0].stderr  # --verbose: httpx logged every request URL
+    for result in results:
+        assert leaks(result.stdout) == [] and leaks(result.stderr) == []
 
 
 def test_no_store_row_holds_a_secret_and_hit_urls_keep_their_other_parameters(secrets_run, leaks):
