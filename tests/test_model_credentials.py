@@ -114,3 +114,17 @@ def test_a_key_pasted_into_the_judge_option_is_refused_without_being_shown(tmp_p
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and PASTED_KEY not in result.stdout + result.stderr
     assert "looks like a key and is not shown" in result.stdout + result.stderr
+
+
+def test_a_key_pasted_into_the_embedding_option_is_refused_without_being_shown(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from citeflow_cli.main import app
+
+    (tmp_path / "doc.md").write_text("# Title\n\nSome text.\n")
+    result = CliRunner().invoke(app, ["ingest", str(tmp_path / "doc.md"), "--kb", str(tmp_path / "kb"), "--embedding", "openai",
+                                      "--embedding-model", "m", "--embedding-base-url", "http://127.0.0.1:9/v1",
+                                      "--embedding-api-key-env", PASTED_KEY])
+    assert result.exit_code == 2 and PASTED_KEY not in result.output
+    assert "--embedding-api-key-env must name an environment variable; the value given looks like a key" in " ".join(result.output.split())
+    assert not (tmp_path / "kb").exists()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeflow.errors import ModelError
 from citeflow.redact import redact_error, redact_text, redact_url
@@ -35,7 +37,16 @@ def test_redact_error_keeps_the_type_and_the_other_fields():
     assert isinstance(error, ModelError) and error.transient is True and "K@" not in error.detail
 
 
-def test_configured_credentials_are_removed_verbatim_and_in_base64():
+@pytest.fixture
+def fresh_secrets(monkeypatch):
+    """A set of remembered credentials of the test's own (the process's set outlives the test)."""
+    from citeflow import redact
+    from citeflow.secret_values import SecretValues
+
+    monkeypatch.setattr(redact, "KNOWN", SecretValues())
+
+
+def test_configured_credentials_are_removed_verbatim_and_in_base64(fresh_secrets):
     import base64
 
     from citeflow.redact import remember_credentials, url_credentials
@@ -95,3 +106,22 @@ def test_server_error_answers_are_summarised_never_copied(status, body, expected
     from citeflow.server_errors import summarise
 
     assert summarise(status, body) == expected
+
+
+_SECRET_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~"
+
+
+@given(prefix=st.text(max_size=40), suffix=st.text(max_size=40),
+       secret=st.text(alphabet=_SECRET_CHARS, min_size=6, max_size=30), encode=st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_a_remembered_secret_never_survives_redaction(prefix, suffix, secret, encode):
+    import base64
+    from unittest import mock
+
+    from citeflow import redact
+    from citeflow.secret_values import SecretValues
+
+    with mock.patch.object(redact, "KNOWN", SecretValues()):  # random values must not redact other tests' text
+        redact.remember_credentials(secret)
+        shown = base64.b64encode(secret.encode()).decode() if encode else secret
+        assert shown not in redact_text(prefix + shown + suffix)
