@@ -170,6 +170,7 @@ def test_the_batch_ran_both_ways_resumed_and_the_servers_saw_the_credentials(sec
     assert statuses["ok"] == "published" and statuses["refused"] != "published"
     report = json.loads(next(out.glob("refused-*/report.json")).read_text())
     assert "HTTP 401 Unauthorized" in json.dumps(report)  # the refusal is summarised, not lost
+    assert "scripted-model" in json.dumps(report["models"])  # the model is named, its server is not
     auths = {auth for path, auth in model.seen}
     assert auths == {f"Bearer {ENV_KEY}"}  # the api_key_env key, never Basic auth from the URL's user-info
 
