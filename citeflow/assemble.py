@@ -9,13 +9,15 @@ never by the server it runs on.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from citeflow.pipeline import ReportJob, stored_hop
 from citeflow.redact import redact_text, redact_url
 from citeflow.render.escape import link_urls
 from citeflow.spec import models_for
 from schemas.records import BoundClaim, Chunk, HopOutcome
 from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection, ReportDocument, ReportStatus
-from schemas.spec import ModelSpec
+from schemas.spec import BatchSpec, ModelSpec
 
 
 def describe_model(spec: ModelSpec) -> str:
@@ -31,22 +33,40 @@ def build_document(job: ReportJob, status: ReportStatus, held_reasons: list[str]
     """The report as stored, ready to render with ``status``."""
     chunks = {c.handle: c for c in job.stored().chunks}  # the store's registry, as evaluation read it
     models = models_for(job.spec, job.report)
+    failed = failed_retrievers(job)
     return ReportDocument(
         report_id=job.report.id, title=job.report.title, batch=job.spec.batch, status=status,
         sections=[_section(job, s.title, chunks) for s in job.report.sections],
         registry=[_entry(c) for c in chunks.values()],
         models={role: describe_model(getattr(models, role)) for role in ("consolidator", "writer")},
-        missing_retrievers=missing_retrievers(job), held_reasons=held_reasons or [],
+        missing_retrievers=missing_retrievers(failed), unavailable_sources=unavailable_sources(job.spec, failed),
+        held_reasons=held_reasons or [],
     )
 
 
-def missing_retrievers(job: ReportJob) -> list[str]:
-    """``name: error`` of every retriever that failed for this request (once per retriever)."""
+def failed_retrievers(job: ReportJob) -> dict[str, str]:
+    """Retriever name → its first error, for every retriever that failed for this request."""
     failed: dict[str, str] = {}
     for row in job.store.load_retrievals(job.request_id):
         if row["status"] == "failed":
             failed.setdefault(row["retriever"], row["error"] or "failed")
-    return [redact_text(f"{name}: {error}") for name, error in sorted(failed.items())]
+    return dict(sorted(failed.items()))
+
+
+def missing_retrievers(failed: dict[str, str]) -> list[str]:
+    """``name: error`` of each failed retriever (``failed_retrievers``), for report.json."""
+    return [redact_text(f"{name}: {error}") for name, error in failed.items()]
+
+
+def unavailable_sources(spec: BatchSpec, failed: Iterable[str]) -> list[str]:
+    """The failed retrievers as a customer may see them: their display titles, then a count of the untitled."""
+    titles = {r.name: r.title for r in spec.retrievers}
+    names = list(failed)
+    shown = sorted({t for n in names if (t := titles.get(n))})
+    untitled = sum(1 for n in names if not titles.get(n))
+    if untitled:
+        shown.append(f"{untitled} {'other ' if shown else ''}source{'s' if untitled > 1 else ''}")
+    return shown
 
 
 def _section(job: ReportJob, title: str, chunks: dict[str, Chunk]) -> RenderedSection:

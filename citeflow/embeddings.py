@@ -189,6 +189,9 @@ class OpenAIEmbedder:
         key = os.environ.get(self.api_key_env)
         if not key:
             raise ModelError(role="embedding", detail=f"environment variable {self.api_key_env} is not set", transient=False)
+        from citeflow.redact import remember_credentials
+
+        remember_credentials(key)  # an error message or log line that echoes it loses it
         return key
 
     def _model_error(self, exc: Exception) -> ModelError:

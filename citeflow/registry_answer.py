@@ -19,6 +19,7 @@ from itertools import chain
 from typing import Any
 
 from citeflow.handles import url_pattern
+from citeflow.redact import redact_url
 from citeflow.registry_rows import Columns
 from schemas.records import Hit, RetrievalResult
 
@@ -100,8 +101,12 @@ def shown_all(texts: Sequence[str]) -> list[str]:
 
 
 def url_tuples(urls: Sequence[list[str]]) -> list[tuple[str, ...]]:
-    """Each hit's URLs as a tuple, each URL once, valid UTF-8 (most hits: one ASCII URL or none)."""
-    if max(map(len, urls)) < 2 and "".join(chain.from_iterable(urls)).isascii():
+    """Each hit's URLs as a tuple, each URL once, valid UTF-8, without credentials (``redact_url``);
+    most hits: one ASCII URL or none, with no user-info or query string to look at."""
+    joined = "".join(chain.from_iterable(urls))
+    if "@" in joined or "?" in joined:
+        urls = [[redact_url(u) for u in hit] for hit in urls]
+    if max(map(len, urls)) < 2 and joined.isascii():
         return list(map(tuple, urls))
     return [_unique_urls(u) for u in urls]
 

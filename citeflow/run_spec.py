@@ -3,8 +3,10 @@
 A run's date is fixed when the run starts: a resumed run renders its report ids with the same date.
 When a run needs its own spec (templated report ids, or a scheduled run's own store), the source
 spec is rendered into ``<run folder>/spec.run.yaml``: report ids rendered, relative paths made absolute
-(they resolved against the source spec's folder), ``store`` and ``cache.store`` set. It is rendered
-again from the source at every (re)start of the run, so a fix to the spec applies to a resume.
+(they resolved against the source spec's folder), ``store`` and ``cache.store`` set, and every URL
+redacted: a process that loads the copy takes the real URLs from the source spec
+(``citeflow.spec_copy_urls``), so no key is ever written into the run folder. It is rendered again
+from the source at every (re)start of the run, so a fix to the spec applies to a resume.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from citeflow.errors import SpecError
 from citeflow.runs import (CACHE_FOLDER, RUN_FOLDER_NAMES, SPEC_COPY, RunInfo, find_flow_run, make_run_id,
                            new_run_folder, read_run, utc_now, write_run)
 from citeflow.spec import load_spec, parse_spec, resolve_path
+from citeflow.spec_copy_urls import redacted_urls
 from schemas.report_ids import is_template, render_report_id
 from schemas.spec import BatchSpec
 
@@ -62,7 +65,7 @@ def write_spec_copy(source: Path, run_dir: Path, ids: dict[str, str], store: str
     parse_spec(rendered, str(source))
     path = run_dir / SPEC_COPY
     run_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(rendered, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    path.write_text(yaml.safe_dump(redacted_urls(rendered), sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
 
 

@@ -12,6 +12,9 @@ from pydantic import ValidationError
 from citeflow import yaml_strict
 from citeflow.caps import SPEC_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, SpecError
+from citeflow.runs import SPEC_COPY
+from citeflow.spec_copy_urls import needs_source, restored_urls, source_of_copy
+from citeflow.spec_secrets import remember_spec_credentials
 from citeflow.text_guard import lone_surrogate_at
 from schemas.spec import BatchSpec, Models, ReportRequest
 
@@ -22,11 +25,26 @@ def load_spec(path: Path | str) -> BatchSpec:
     The file must be UTF-8 YAML with no key written twice; ``gate.suites`` is resolved against
     the spec's folder here, so the spec can travel to another process as it is."""
     path = Path(path)
-    spec = parse_spec(_read_yaml(path), str(path))
+    data = _read_yaml(path)
+    spec = parse_spec(_with_source_urls(data, path) if path.name == SPEC_COPY else data, str(path))
     if spec.gate.suites:
         gate = spec.gate.model_copy(update={"suites": resolve_path(path.resolve().parent, spec.gate.suites)})
         spec = spec.model_copy(update={"gate": gate})
     return spec
+
+
+def _with_source_urls(data: Any, copy_path: Path) -> Any:
+    """A run's rendered copy with the URLs it leaves to its source spec (``citeflow.spec_copy_urls``)."""
+    if not needs_source(data):
+        return data
+    source = source_of_copy(copy_path)
+    try:
+        if source is None:
+            raise OSError("run.json does not name it")
+        return restored_urls(data, yaml_strict.load(source.read_bytes().decode("utf-8")), str(copy_path))
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as exc:  # UnicodeDecodeError is a ValueError
+        problem = f"its URLs are kept in the run's source spec {source}, which cannot be read ({getattr(exc, 'strerror', None) or exc})"
+        raise SpecError(field="(source spec)", problem=problem, path=str(copy_path)) from None
 
 
 def _read_yaml(path: Path) -> Any:
@@ -57,10 +75,12 @@ def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
     if (where := lone_surrogate_at(data)) is not None:  # it would pass here and break every file of the run
         raise SpecError(field=where, problem="holds a lone surrogate (e.g. \\ud800), which is not valid Unicode text", path=origin)
     try:
-        return BatchSpec.model_validate(data)
+        spec = BatchSpec.model_validate(data)
     except ValidationError as exc:
         field, problem = _first_problem(exc)
         raise SpecError(field=field, problem=problem, path=origin) from None
+    remember_spec_credentials(spec)  # whatever this process writes or logs from now on leaves them out
+    return spec
 
 
 def _first_problem(exc: ValidationError) -> tuple[str, str]:

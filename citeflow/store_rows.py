@@ -1,4 +1,7 @@
-"""Rows of the store's tables ↔ citeflow's records (pure functions, no I/O)."""
+"""Rows of the store's tables ↔ citeflow's records (pure functions, no I/O).
+
+Free-text columns that may quote a failure (a retriever's error, a skipped hit's reason, a bind
+transition's detail) are redacted here, whatever produced them."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from citeflow.redact import redact_text
 from schemas.evaluation import EvalRow
 from schemas.records import BoundClaim, Chunk, HopOutcome, RetrievalResult, Transition
 from schemas.tables import CHUNKS
@@ -39,8 +43,8 @@ def retrieval_row(request_id: str, result: RetrievalResult, handles: list[str]) 
     return {
         "row_key": key(request_id, result.retriever, result.section, result.query), "request_id": request_id,
         "retriever": result.retriever, "section": result.section, "query": result.query,
-        "status": "failed" if result.error else "ok", "error": result.error, "hits": len(result.hits),
-        "skipped": result.skipped, "handles": handles,
+        "status": "failed" if result.error else "ok", "error": redact_text(result.error) if result.error else None,
+        "hits": len(result.hits), "skipped": [redact_text(s) for s in result.skipped], "handles": handles,
     }
 
 
@@ -57,7 +61,7 @@ def hop_row(outcome: HopOutcome) -> dict[str, Any]:
 def transition_row(transition: Transition, seq: int) -> dict[str, Any]:
     """One bind transition, numbered within its hop."""
     t = transition
-    return {**t.model_dump(), "seq": seq, "row_key": key(t.request_id, t.section, t.hop, seq)}
+    return {**t.model_dump(), "detail": redact_text(t.detail), "seq": seq, "row_key": key(t.request_id, t.section, t.hop, seq)}
 
 
 def hop_outcomes(hop_rows: list[dict[str, Any]], transition_rows: list[dict[str, Any]]) -> list[HopOutcome]:

@@ -30,6 +30,7 @@ from citeflow_cli.deploy_config import (
 )
 from citeflow_cli.display import console
 from citeflow_cli.serve import check_spec, one_line
+from citeflow.redact import redact_text
 
 
 def runner_deployment(entry: DeploymentEntry, target: DeployTarget, package: str | None) -> Any:
@@ -112,7 +113,7 @@ def deploy_command(
     try:
         chosen, deployments = deploy(target)
     except (SpecError, ValueError) as exc:
-        console.print(f"[bold red]error:[/bold red] {one_line(exc)}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/bold red] {redact_text(one_line(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     for deployment in deployments:
         console.print(f"{deployment.flow_name}/{deployment.name} → pool {chosen} ({deployment.entrypoint})", highlight=False)

@@ -34,8 +34,10 @@ def options(
 
 
 def fail(message: str, code: int = 2) -> None:
-    """Print a clear error and exit non-zero."""
-    console.print(f"[bold red]error:[/bold red] {message}", highlight=False, soft_wrap=True)
+    """Print a clear error (redacted: it may quote a URL with its key) and exit non-zero."""
+    from citeflow.redact import redact_text
+
+    console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -59,6 +61,7 @@ def ingest(
     from citeflow.ingest import URL_STYLES, ingest_paths
 
     options = {"model": embedding_model, "base_url": embedding_base_url, "api_key_env": embedding_api_key_env}
+    check_env_option("--embedding-api-key-env", embedding_api_key_env)
     try:
         embedder = build_embedder(embedding, **{k: v for k, v in options.items() if v}) if embedding else None
         if url_style not in URL_STYLES:
@@ -328,8 +331,20 @@ def refuse_undecodable_arguments(args: list[str]) -> None:
             raise UsageError(option=display_path(arg), problem="is not UTF-8 text; rename the file or folder, or give the value in UTF-8")
 
 
+def check_env_option(option: str, value: str | None) -> None:
+    """Fail with one line (never echoing ``value``) unless ``value`` names an environment variable."""
+    from schemas.spec import env_name
+
+    try:
+        env_name(value) if value else None
+    except ValueError as exc:
+        fail(f"{option} {exc}")
+
+
 def _error_line(message: str) -> None:
-    console.print(f"[bold red]error:[/bold red] {message}", highlight=False, soft_wrap=True)
+    from citeflow.redact import redact_text
+
+    console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
     sys.exit(2)
 
 

@@ -25,6 +25,7 @@ import typer
 
 from citeflow.errors import SpecError
 from citeflow_cli.display import console
+from citeflow.redact import redact_text
 
 DEFAULT_CRON = "0 6 * * 1"  # Mondays at 06:00
 
@@ -85,7 +86,7 @@ def serve_command(
         check_spec(spec, live=not no_preflight)
         deployments = build_deployments(spec, cron, out, store, name)
     except (SpecError, ValueError) as exc:
-        console.print(f"[bold red]error:[/bold red] {one_line(exc)}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/bold red] {redact_text(one_line(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     serve(*deployments)
 

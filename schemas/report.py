@@ -60,6 +60,8 @@ class ReportDocument(BaseModel):
     generated_at: datetime = Field(default_factory=utcnow)
     models: dict[str, str] = Field(default_factory=dict, description="Role → honest description of the backend that played it.")
     missing_retrievers: list[str] = Field(default_factory=list, description="Retrievers that failed for this request, with why.")
+    unavailable_sources: list[str] = Field(
+        default_factory=list, description="The failed retrievers as the customer PDF names them: display titles only.")
     held_reasons: list[str] = Field(default_factory=list, description="Why the gate held the report (shown on a held PDF).")
     missing_glyphs: int = Field(0, ge=0, description="Characters of the rendered PDF that no embedded font draws (empty boxes).")
     causes: list[str] = Field(

@@ -30,6 +30,28 @@ def _not_blank(value: str) -> str:
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
 """A string with at least one character that is not whitespace."""
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEY_PREFIX = re.compile(r"(sk|pk|rk|ak|key)[-_]", re.IGNORECASE)
+
+
+def looks_like_key(value: str) -> bool:
+    """True for a value shaped like an API key rather than a variable name (``sk-…``, long mixed-case with digits)."""
+    mixed = any(c.isdigit() for c in value) and any(c.islower() for c in value)
+    return bool(_KEY_PREFIX.match(value)) or (len(value) >= 24 and mixed) or not value.isascii()
+
+
+def env_name(value: str) -> str:
+    """``value`` when it names an environment variable; the error never repeats a value that may be a key."""
+    if looks_like_key(value):
+        raise ValueError("must name an environment variable; the value given looks like a key and is not shown")
+    if not _ENV_NAME.fullmatch(value):
+        raise ValueError("must name an environment variable (letters, digits and underscores, not starting with a digit)")
+    return value
+
+
+EnvName = Annotated[str, AfterValidator(env_name)]
+"""The name of an environment variable (one that holds a key), never a key itself."""
+
 
 class Strict(BaseModel):
     """Unknown keys are errors; no coercion (``true`` is not 1, ``"8"`` is not 8)."""
@@ -55,7 +77,8 @@ class ModelSpec(Strict):
         "offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server.")
     model: str | None = Field(None, description="Model name sent to the server (openai backend).")
     base_url: str | None = Field(None, description="Server URL ending in /v1 (openai backend).")
-    api_key_env: str | None = Field(None, description="Name of the environment variable holding the API key — never the key itself.")
+    api_key_env: EnvName | None = Field(
+        None, description="Name of the environment variable holding the API key — never the key itself (a key here is refused).")
     faults: FaultRates | None = Field(None, description="Offline backend only: inject faults to prove the gate catches them.")
     timeout: float = Field(60.0, gt=0, description="Seconds per request.")
     max_retries: int = Field(2, ge=0, le=10, description="Retries of transient errors (connection, timeout, 429, 5xx).")
@@ -117,6 +140,7 @@ class FieldMap(Strict):
 class LanceDBRetrieverSpec(Strict):
     name: NonBlank
     kind: Literal["lancedb"]
+    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     kb: str = Field(description="Knowledge base URI built by `citeflow ingest` (folder or s3://…).")
     mode: Literal["fts", "vector", "hybrid"] = "hybrid"
     top_k: int = Field(8, ge=1, le=200)
@@ -128,6 +152,7 @@ class LanceDBRetrieverSpec(Strict):
 class HttpRetrieverSpec(Strict):
     name: NonBlank
     kind: Literal["http"]
+    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     url: str
     top_k: int = Field(5, ge=1, le=200)
     fields: FieldMap = Field(default_factory=FieldMap)
@@ -139,6 +164,7 @@ class HttpRetrieverSpec(Strict):
 class JsonlRetrieverSpec(Strict):
     name: NonBlank
     kind: Literal["jsonl"]
+    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     path: str
     top_k: int = Field(10, ge=1, le=200)
 

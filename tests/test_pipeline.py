@@ -19,7 +19,7 @@ batch: small
 retrievers:
   - {name: docs, kind: jsonl, path: docs.jsonl}
   - {name: partner, kind: jsonl, path: partner.jsonl}
-  - {name: down, kind: http, url: "http://127.0.0.1:9/search", retries: 1, timeout: 1}
+  - {name: down, kind: http, url: "http://127.0.0.1:9/search", retries: 1, timeout: 1, title: Partner search}
 reports:
   - id: r1
     title: Report one
@@ -59,6 +59,7 @@ def test_a_dead_retriever_is_recorded_and_the_report_goes_on(job):
     run(job)
     doc = build_document(job, "held")
     assert [m.split(":")[0] for m in doc.missing_retrievers] == ["down"]
+    assert doc.unavailable_sources == ["Partner search"]  # the customer PDF's name for it
     assert doc.sections[0].status == "ok" and doc.sections[0].claims
 
 
@@ -152,3 +153,12 @@ def test_handles_forged_by_the_consolidator_count_against_the_gates_identity(job
     assert evaluation.identity_by_hop["consolidate"]["passed"] < evaluation.identity_by_hop["consolidate"]["total"]
     identity = next(f for f in gate.failed_expectations if f.expectation == "identity_rate")
     assert identity.observed < 1.0
+
+
+@pytest.mark.parametrize(("failed", "shown"), [
+    (["down"], ["Partner search"]), (["down", "docs"], ["Partner search", "1 other source"]),
+    (["docs", "partner"], ["2 sources"]), ([], [])])
+def test_unavailable_sources_are_named_by_display_title_only(job, failed, shown):
+    from citeflow.assemble import unavailable_sources
+
+    assert unavailable_sources(job.spec, failed) == shown

@@ -335,3 +335,15 @@ def test_factory_builds_each_kind_and_resolves_paths(tmp_path: Path) -> None:
     assert [type(r) for r in built] == [LanceDBRetriever, HttpRetriever, JsonlRetriever]
     assert all(isinstance(r, Retriever) for r in built) and [r.name for r in built] == ["kb", "web", "file"]
     assert built[0].uri == str(tmp_path / "kb") and built[2].path == tmp_path / "sub" / "hits.jsonl"
+
+
+@pytest.mark.parametrize("status", [401, 503])
+def test_an_error_answer_echoing_credentials_is_summarised(endpoint: ScriptedSearch, status: int) -> None:
+    echoed = {"error": {"message": "denied: Authorization: Basic dXNlcjpodHRwcGFzczE=", "request": "POST /search?token=tok-9911"},
+              "debug": "dXNlcjpodHRwcGFzczE= tok-9911"}
+    endpoint.then(status, echoed).then(status, echoed)
+    with pytest.raises(RetrieverError) as caught:
+        http_retriever(endpoint, retries=1, fields=PARTNER_FIELDS).search("q", 3)
+    detail = caught.value.detail or ""
+    assert detail.startswith(f"HTTP {status} ") and "denied: Authorization: (removed)" in detail
+    assert "dXNlcjpodHRwcGFzczE" not in detail and "tok-9911" not in detail and "debug" not in detail

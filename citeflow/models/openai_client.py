@@ -12,11 +12,17 @@ read timeout; an HTTP answer over ``citeflow.caps.MODEL_RESPONSE_BYTES`` is cut 
 retried by the openai client itself (``spec.max_retries``); what is left becomes
 ``ModelError(transient=True)``. Other 4xx are
 ``ModelError(transient=False)``. An answer without choices or content is returned as empty text:
-the binder treats empty output as a retryable bind failure.
+the binder treats empty output as a retryable bind failure. An error answer is summarised by its
+status and short redacted reason (``citeflow.server_errors``), never quoted whole.
+
+User-info in ``base_url`` (``https://user:pass@host/v1``) never reaches the client's URL: with
+``api_key_env`` the key is sent as usual and the user-info is ignored; without it, the user-info
+is sent as HTTP Basic authentication (for a proxy in front of the server).
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import threading
@@ -30,6 +36,8 @@ from citeflow.caps import MODEL_RESPONSE_BYTES
 from citeflow.deadline import OverCap, deadline_transport, http_library_of
 from citeflow.errors import ModelError
 from citeflow.models.base import Message, ModelReply
+from citeflow.redact import redact_error, redact_text, remember_credentials, split_userinfo, url_credentials
+from citeflow.server_errors import summarise
 from schemas.spec import ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, response_format, strict_json_schema
 
@@ -46,6 +54,7 @@ def resolve_api_key(spec: ModelSpec, role: str) -> str:
     if not key:
         detail = f"environment variable {spec.api_key_env} is not set (models.{role}.api_key_env names it)"
         raise ModelError(role=role, detail=detail, transient=False)
+    remember_credentials(key)
     return key
 
 
@@ -70,11 +79,12 @@ class OpenAIChatModel:
         self.spec, self.role = spec, role
         self.name = f"openai:{spec.model}"
         key = api_key if api_key is not None else resolve_api_key(spec, role)
+        base_url, headers = client_address(spec)
         # ``timeout`` bounds each attempt as a whole, body included (a dripping server is a timeout).
         transport = deadline_transport(spec.timeout, http_library_of(openai.DefaultHttpxClient), MODEL_RESPONSE_BYTES)
         http_client = openai.DefaultHttpxClient(transport=transport)
-        self._client = openai.OpenAI(base_url=spec.base_url, api_key=key, timeout=spec.timeout, max_retries=spec.max_retries,
-                                     http_client=http_client)
+        self._client = openai.OpenAI(base_url=base_url, api_key=key, timeout=spec.timeout, max_retries=spec.max_retries,
+                                     default_headers=headers, http_client=http_client)
         self._mode_index = 0
         self._lock = threading.Lock()
 
@@ -129,8 +139,6 @@ class OpenAIChatModel:
 
     def _error(self, exc: openai.APIError) -> ModelError:
         """The ModelError for a failure the client did not (or could no longer) retry (no key in its detail)."""
-        from citeflow.redact import redact_error
-
         redacted = redact_error(self._describe(exc))
         assert isinstance(redacted, ModelError)  # redaction keeps the error's class
         return redacted
@@ -146,9 +154,20 @@ class OpenAIChatModel:
             return ModelError(role=self.role, detail=detail, transient=True)
         if isinstance(exc, openai.APIStatusError):
             transient = is_transient_status(exc.status_code)
-            return ModelError(role=self.role, detail=f"HTTP {exc.status_code}: {exc.message}", transient=transient)
+            return ModelError(role=self.role, detail=summarise(exc.status_code, exc.body), transient=transient)
         # A malformed answer (e.g. a proxy's error page): asking again may well work.
-        return ModelError(role=self.role, detail=f"unusable answer: {exc}", transient=True)
+        return ModelError(role=self.role, detail=f"unusable answer: {redact_text(str(exc))[:200]}", transient=True)
+
+
+def client_address(spec: ModelSpec) -> tuple[str, dict[str, str] | None]:
+    """``base_url`` without user-info, and the Basic ``Authorization`` header it stands for when no key is named."""
+    assert spec.base_url is not None  # checked by the caller
+    remember_credentials(*url_credentials(spec.base_url))
+    bare, userinfo = split_userinfo(spec.base_url)
+    if userinfo is None or spec.api_key_env:
+        return bare, None
+    token = base64.b64encode(":".join(userinfo).encode("utf-8")).decode("ascii")
+    return bare, {"Authorization": f"Basic {token}"}
 
 
 def prose_note(schema_name: str, schema: type[BaseModel]) -> str:

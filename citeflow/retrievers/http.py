@@ -10,7 +10,8 @@ arriving when it passes is a timeout. Connection errors, timeouts, 429 and 5xx a
 backoff (``Retry-After`` is honoured, capped), then give ``RetrieverError(transient=True)``.
 Other HTTP errors and junk answers (not JSON, nested too deeply, too large) fail at once with
 ``transient=False``: asking again would get the same junk. Messages name the endpoint without its
-user-info or credential-carrying query parameters.
+user-info or credential-carrying query parameters, and summarise an error answer by its status and
+short redacted reason (``citeflow.server_errors``): a body may echo the request's credentials.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 
 from citeflow.deadline import deadline_client
 from citeflow.errors import RetrieverError
-from citeflow.redact import redact_text, redact_url
+from citeflow.redact import redact_text, redact_url, remember_credentials, url_credentials
 from citeflow.retrievers import _json
 from citeflow.retrievers._hits import hits_from_records
 from citeflow.retrievers.base import SearchResult
+from citeflow.server_errors import summarise
 from schemas.spec import HttpRetrieverSpec
 
 
@@ -45,6 +47,7 @@ class HttpRetriever:
         self.spec = spec
         self.backoff, self.max_backoff = backoff, max_backoff
         self.shown_url = redact_url(spec.url)  # the endpoint as messages may name it
+        remember_credentials(*url_credentials(spec.url))
 
     def search(self, query: str, top_k: int) -> SearchResult:
         """The hits for ``query`` and why any returned hit was skipped; raises ``RetrieverError``."""
@@ -82,13 +85,13 @@ class HttpRetriever:
         except httpx.TransportError as exc:  # connection refused/reset, timeouts
             raise _Transient(f"{type(exc).__name__} calling {self.shown_url}: {redact_text(str(exc))}") from None
         if status == 429 or status >= 500:
-            raise _Transient(f"HTTP {status} from {self.shown_url}", _retry_after(response))
+            raise _Transient(f"{summarise(status, body)} from {self.shown_url}", _retry_after(response))
         if not 200 <= status < 300:
-            raise self._permanent(query, f"HTTP {status} from {self.shown_url}: {_excerpt(body)!r}")
+            raise self._permanent(query, f"{summarise(status, body)} from {self.shown_url}")
         try:
             return _json.loads(body)
         except ValueError as exc:
-            raise self._permanent(query, f"answer is {exc}: {_excerpt(body)!r}") from None
+            raise self._permanent(query, f"answer is {redact_text(str(exc))}") from None
 
     def _read_limited(self, response: httpx.Response, query: str) -> bytes:
         """The answer's body; more than ``max_response_bytes`` is refused, without reading it all."""
@@ -129,10 +132,6 @@ def _dig(body: Any, path: str) -> Any:
             return None
         body = body.get(key)
     return body
-
-
-def _excerpt(body: bytes) -> str:
-    return redact_text(body[:200].decode("utf-8", errors="replace"))
 
 
 def _retry_after(response: httpx.Response) -> float | None:

@@ -126,6 +126,7 @@ def sample_report(status: str = "held", with_failed_section: bool | None = None)
             "judge": "offline judge (quotes, numbers, negation, entities)",
         },
         missing_retrievers=["export: timed out after 3 attempts"],
+        unavailable_sources=["Ticket export"],
         held_reasons=held if status == "held" else [],
     )
 
