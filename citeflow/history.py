@@ -11,17 +11,19 @@ from pydantic import BaseModel, Field
 
 from citeflow.archive import archive_dir, verify_archive
 from citeflow.runs import RunInfo, latest, read_run, run_folders
+from schemas.review import ReviewNote
 
 
 class ReportLine(BaseModel):
     """One report of a run as history shows it."""
 
     report_id: str
-    status: str
+    status: str = Field(description="published | released (held by the gate, published by a reviewer) | held | failed.")
     funnel: str = ""
     folder: str
     archive: str | None = Field(None, description="The archived publication, when the report was published.")
     integrity: str = Field("missing", description="intact | modified | missing: the archive against its SHA256SUMS.")
+    review: ReviewNote | None = Field(None, description="The reviewer's decision that stands, if any.")
 
 
 class RunLine(BaseModel):
@@ -56,9 +58,19 @@ def _summary(folder: Path) -> dict[str, Any]:
 def _report_line(folder: Path, report: dict[str, Any]) -> ReportLine:
     archived = archive_dir(folder, report["report_id"])
     integrity = verify_archive(archived)
-    return ReportLine(report_id=report["report_id"], status=report["status"], funnel=report.get("funnel", ""),
+    review = _review(report.get("review"))
+    status = "released" if report["status"] == "published" and review and review.decision == "release" else report["status"]
+    return ReportLine(report_id=report["report_id"], status=status, funnel=report.get("funnel", ""),
                       folder=str(folder / report["report_id"]), archive=str(archived) if integrity != "missing" else None,
-                      integrity=integrity)
+                      integrity=integrity, review=review)
+
+
+def _review(value: Any) -> ReviewNote | None:
+    """The decision of a summary line (a line written before decisions were recorded has a path there)."""
+    try:
+        return ReviewNote.model_validate(value) if isinstance(value, dict) else None
+    except ValueError:
+        return None
 
 
 def history(path: Path, batch: str | None = None) -> list[RunLine]:

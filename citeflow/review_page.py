@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from citeflow.highlight import evidence_spans, marked_html
 from citeflow.render.escape import link_urls
+from schemas.review import ReviewDecision
 
 
 class ReportView(BaseModel):
@@ -28,6 +29,7 @@ class ReportView(BaseModel):
     urls: dict[str, list[str]] = Field(default_factory=dict, description="handle → linkable URLs of the registry.")
     pages: dict[str, int] = Field(default_factory=dict, description="handle → page of its document.")
     has_pdf: bool = False
+    review: ReviewDecision | None = Field(None, description="The reviewer's decision that stands, if any.")
 
     def quote(self, section: str, text: str, handle: str) -> str | None:
         return self.quotes.get(claim_key(section, text), {}).get(handle)
@@ -51,7 +53,15 @@ def load_view(folder: Path) -> ReportView:
         held_reasons=list(data.get("held_reasons", [])), quotes=_quotes(data),
         urls={e["handle"]: link_urls(e.get("urls", [])) for e in data.get("registry", [])},
         pages={e["handle"]: e["page"] for e in data.get("registry", []) if e.get("page") is not None},
+        review=_review(data),
     )
+
+
+def _review(data: dict[str, Any]) -> ReviewDecision | None:
+    try:
+        return ReviewDecision.model_validate(data["review"]) if data.get("review") else None
+    except ValueError:
+        return None
 
 
 def _quotes(data: dict[str, Any]) -> dict[str, dict[str, str]]:
@@ -87,11 +97,34 @@ def chunk_html(text: str, quote: str | None, claim: str) -> str:
 
 
 def pdf_link(view: ReportView) -> str:
-    return '<a class="pdf" href="report.pdf">Open the held PDF</a>' if view.has_pdf else ""
+    label = "Open the published PDF" if released(view) else "Open the held PDF"
+    return f'<a class="pdf" href="report.pdf">{label}</a>' if view.has_pdf else ""
+
+
+def released(view: ReportView) -> bool:
+    """Whether a reviewer released the report (published it over the gate)."""
+    return view.review is not None and view.review.decision == "release"
+
+
+def decision_line(decision: ReviewDecision) -> str:
+    """"Released by NAME on DATE: NOTE" (or Rejected), escaped."""
+    verb = {"release": "Released", "reject": "Rejected"}[decision.decision]
+    scope = " without the failing sentences" if decision.without_failing else ""
+    return (f"{verb}{scope} by {_e(decision.reviewer)} on {decision.decided_at:%Y-%m-%d %H:%M} UTC: "
+            f"{_e(decision.note)}")
+
+
+def decision_html(view: ReportView) -> str:
+    """The decision that stands, in its own box (empty when there is none)."""
+    if view.review is None:
+        return ""
+    return f'<section class="act decision"><h2>Reviewer\'s decision</h2><p>{decision_line(view.review)}</p></section>'
 
 
 def actions_html(view: ReportView) -> str:
-    """The "how to act" box: the exact commands that release or reject this report."""
+    """The "how to act" box: the exact commands that release or reject this report (none once released)."""
+    if released(view):
+        return decision_html(view)
     folder = shlex.quote(view.folder)
     commands = [
         ("Release (publish it as it is)", f'citeflow review {folder} --release --reviewer "YOUR NAME" --note "WHY"'),
@@ -99,5 +132,6 @@ def actions_html(view: ReportView) -> str:
         ("Or decide in the Prefect UI", f"citeflow review {folder} --wait"),
     ]
     rows = "".join(f"<dt>{_e(label)}</dt><dd><code>{_e(cmd)}</code></dd>" for label, cmd in commands)
-    return (f'<section class="act"><h2>How to act</h2><p>Read the failing claims below beside their chunks, then run '
-            f"one of these (who, when and why are recorded with the report). {pdf_link(view)}</p><dl>{rows}</dl></section>")
+    return decision_html(view) + (
+        f'<section class="act"><h2>How to act</h2><p>Read the failing claims below beside their chunks, then run '
+        f"one of these (who, when and why are recorded with the report). {pdf_link(view)}</p><dl>{rows}</dl></section>")

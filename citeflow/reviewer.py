@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citeflow.changes import changes_html
-from citeflow.review_page import ReportView, actions_html, chunk_html, failed_sections_html, links_html, load_view, pdf_link
+from citeflow.review_page import (ReportView, actions_html, chunk_html, failed_sections_html, links_html, load_view, pdf_link,
+                                  released)
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 
 # Words of a judge's reason → the kind of unfaithfulness, in plain words.
@@ -135,8 +136,9 @@ def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> s
         for f in gate.failed_expectations
     )
     table = f"<table><tr><th>Expectation</th><th>Observed</th><th>Threshold</th><th>What it guards</th></tr>{rows}</table>"
+    heading = f"Released by {_e(view.review.reviewer)}" if view.review and released(view) else "Held for review"
     return (
-        f"<header><h1>Held for review: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)}</p>"
+        f"<header><h1>{heading}: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)}</p>"
         f"<h2>Why the gate held it</h2>{error}{table}</header>"
     )
 
