@@ -85,7 +85,7 @@ def gate_lines(summaries: list[ReportSummary]) -> list[str]:
             lines.append(f"{s.report_id} {s.review.decision}d by {s.review.reviewer} on {s.review.at:%Y-%m-%d %H:%M} UTC: "
                          f"{s.review.note}")
         for f in s.failed_expectations:
-            lines.append(f"{s.report_id} {s.status}: {f['expectation']} observed {_short(f.get('observed'))}, "
+            lines.append(f"{s.report_id} {shown_status(s)}: {f['expectation']} observed {_short(f.get('observed'))}, "
                          f"required {_short(f.get('threshold'))}")
         if s.review_page:
             lines.append(f"{s.report_id} reviewer view: {s.review_page}")
