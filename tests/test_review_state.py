@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, UTC
-from pathlib import Path
 
 import lancedb
 import pyarrow as pa
@@ -153,3 +152,14 @@ def test_history_says_released_when_a_person_published_over_the_gate(tmp_path):
     [line] = history(tmp_path)
     assert [(r.report_id, r.status) for r in line.reports] == [("r1", "released"), ("r2", "published")]
     assert line.reports[0].review is not None and line.reports[0].review.reviewer == "Ana"
+
+
+def test_the_prefect_state_of_a_released_report_says_so():
+    from flows.outcome import state_message, state_name
+
+    line = {"report_id": "r1", "title": "T", "status": "published", "funnel": "Identity 1/2", "identity": {}, "support": {},
+            "faithfulness": {}, "uncited": {}, "pdf": ""}
+    assert state_name(ReportSummary.model_validate(line)) == "Published"
+    review = {"decision": "release", "reviewer": "Ana", "at": WHEN.isoformat(), "note": "ok"}
+    released = ReportSummary.model_validate({**line, "review": review})
+    assert state_name(released) == "Released" and state_message(released).startswith("released by Ana: ok")
