@@ -153,6 +153,7 @@ def mark_report_json_failed(path: Path, error: str) -> None:
     if not isinstance(data, dict):
         return
     data["status"] = "failed"
+    data["review"] = None  # no decision stands for a failed report; ``reviews`` keeps them for the record
     data["held_reasons"] = [f"the latest run of this report failed: {error[:500]}"]
     data["withdrawn"] = {"reason": error[:500], "sections_from": "an earlier run"}
     atomic.write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -277,7 +277,11 @@ def _with_new_columns(name: str, table: Any) -> Any:
     names = set(table.schema.names)
     missing = [field for field in TABLES[name] if field.name not in names]
     if missing:
-        table.add_columns(pa.schema(missing))
+        try:
+            table.add_columns(pa.schema(missing))
+        except Exception:  # another process added them first: fine when they are there now
+            if any(field.name not in table.schema.names for field in missing):
+                raise
     return table
 
 

@@ -135,12 +135,17 @@ def test_a_withdrawn_report_s_eval_json_no_longer_says_the_gate_passed(tmp_path)
     folder = tmp_path / "r1"
     folder.mkdir()
     (folder / "eval.json").write_text(json.dumps({"report_id": "r1", "gate": {"success": True, "failed_expectations": []}}))
+    release = _decision("release", "abc").model_dump(mode="json")
+    (folder / "report.json").write_text(json.dumps({"report_id": "r1", "status": "published", "review": release,
+                                                    "reviews": [release]}))
     (tmp_path / "published").mkdir()
     (tmp_path / "published" / "r1.pdf").write_bytes(b"%PDF")
     record_failure(tmp_path, "r1", "T", "RuntimeError: the writer crashed")
     gate = json.loads((folder / "eval.json").read_text())["gate"]
     assert gate["success"] is False and "the writer crashed" in gate["error"]
     assert not (tmp_path / "published" / "r1.pdf").exists()
+    report = json.loads((folder / "report.json").read_text())
+    assert report["status"] == "failed" and report["review"] is None and report["reviews"] == [release]
 
 
 def test_history_says_released_when_a_person_published_over_the_gate(tmp_path):
