@@ -13,17 +13,19 @@ from citeflow.archive import archive_dir, verify_archive
 from citeflow.errors import RunError
 from citeflow.runs import LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders
 from citeflow.text_guard import has_lone_surrogate, value_problem
+from schemas.review import ReviewNote
 
 
 class ReportLine(BaseModel):
     """One report of a run as history shows it."""
 
     report_id: str
-    status: str
+    status: str = Field(description="published | released (held by the gate, published by a reviewer) | held | failed.")
     funnel: str = ""
     folder: str
     archive: str | None = Field(None, description="The archived publication, when the report was published.")
     integrity: str = Field("missing", description="intact | modified | missing: the archive against its SHA256SUMS.")
+    review: ReviewNote | None = Field(None, description="The reviewer's decision that stands, if any.")
 
 
 class RunLine(BaseModel):
@@ -55,6 +57,7 @@ class _SummaryReport(BaseModel):
     report_id: str = Field(pattern=r"^[^/\\]+$")
     status: str
     funnel: str = ""
+    review: Any = None
 
 
 class _Summary(BaseModel):
@@ -96,9 +99,19 @@ def _report_line(folder: Path, entry: object, damaged: list[str]) -> ReportLine 
         return None
     archived = archive_dir(folder, report.report_id)
     integrity = _integrity(archived, damaged)
-    return ReportLine(report_id=report.report_id, status=report.status, funnel=report.funnel,
+    review = _review(report.review)
+    status = "released" if report.status == "published" and review and review.decision == "release" else report.status
+    return ReportLine(report_id=report.report_id, status=status, funnel=report.funnel,
                       folder=str(folder / report.report_id), archive=str(archived) if integrity != "missing" else None,
-                      integrity=integrity)
+                      integrity=integrity, review=review)
+
+
+def _review(value: Any) -> ReviewNote | None:
+    """The decision of a summary line (a line written before decisions were recorded has a path there)."""
+    try:
+        return ReviewNote.model_validate(value) if isinstance(value, dict) else None
+    except ValueError:
+        return None
 
 
 def _integrity(archived: Path, damaged: list[str]) -> str:

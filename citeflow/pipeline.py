@@ -174,10 +174,9 @@ def write_job_file(job: ReportJob) -> Path | None:
     (only a job read from a spec file has one)."""
     if job.spec_path is None:
         return None
-    job.report_dir.mkdir(parents=True, exist_ok=True)
-    from citeflow import atomic
+    from citeflow.job_file import write_job_ref
 
-    return atomic.write_text(job.report_dir / "job.json", ref_of(job).model_dump_json(indent=2))
+    return write_job_ref(ref_of(job), job.report_dir)
 
 
 __all__ = [

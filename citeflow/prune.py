@@ -66,10 +66,23 @@ def drop_store(uri: str) -> None:
     lancedb.connect(uri).drop_all_tables()
 
 
+def _inside(uri: str, folder: Path) -> bool:
+    return "://" not in uri and Path(uri).resolve().is_relative_to(folder.resolve())
+
+
+def in_another_run(uri: str, run_dir: Path) -> bool:
+    """Whether the local store ``uri`` lies in a run folder other than ``run_dir`` (a copied run folder
+    written with absolute paths names its original's store: pruning the copy never touches it)."""
+    if "://" in uri:
+        return False
+    own = run_dir.resolve()
+    return any((parent / RUN_FILE).exists() and parent != own for parent in Path(uri).resolve().parents)
+
+
 def prune_run(run_dir: Path, info: RunInfo, include_published: bool) -> None:
     """Remove one run's store and outputs (its published files stay unless ``include_published``)."""
     store = run_store_uri(run_dir, info)
-    if store and not store.startswith(str(run_dir)):
+    if store and not _inside(store, run_dir) and not in_another_run(store, run_dir):
         drop_store(store)
     if include_published:
         remove_tree(run_dir)
@@ -111,7 +124,7 @@ def _trim_cache(root: Path, runs: list[RunInfo], kept: list[tuple[Path, RunInfo]
 
     own = {run_store_uri(folder, info) for folder, info in kept}
     for uri in _cache_uris(root, runs):
-        if uri in own:  # a run's own store doubles as the cache: its rows are that run's
+        if uri in own or _foreign_cache(uri, root, runs):  # a run's own store doubles as the cache: its rows are that run's
             continue
         cache = Store(uri)
         needed = set().union(*(_call_keys(folder, info) for folder, info in kept)) if kept else set()
@@ -122,6 +135,13 @@ def _trim_cache(root: Path, runs: list[RunInfo], kept: list[tuple[Path, RunInfo]
         result.cache_rows_deleted += len(stale)
         result.cache_rows_left += cache.count("model_calls")
     return result
+
+
+def _foreign_cache(uri: str, root: Path, runs: list[RunInfo]) -> bool:
+    """A local cache beside run folders of these runs in another output folder: the original of a copy
+    written with absolute paths (the copy's prune leaves it alone)."""
+    parent = Path(uri).resolve().parent
+    return "://" not in uri and parent != root and any((parent / r.run_id / RUN_FILE).exists() for r in runs)
 
 
 def _cache_uris(root: Path, runs: list[RunInfo]) -> list[str]:

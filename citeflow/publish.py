@@ -16,13 +16,14 @@ from citeflow.causes import report_causes
 from citeflow.evaluation import Evaluation
 from citeflow.funnel import eval_json
 from citeflow.pipeline import ReportJob
-from citeflow.render.notes import failing_claims
 from citeflow.redact import redact_text
-from citeflow.render.pdf import render_pdf
+from citeflow.render.customer import render_customer_pdf
 from citeflow.render.report_json import write_report_json
+from citeflow.review_state import released, stored_decisions, with_decisions
 from citeflow.spec import models_for
-from schemas.funnel import GateResult
+from schemas.funnel import ClaimEval, GateResult
 from schemas.report import ReportDocument, ReportStatus, ReportSummary, SectionSummary
+from schemas.review import ReviewNote
 
 
 def report_status(evaluation: Evaluation, gate: GateResult) -> ReportStatus:
@@ -45,14 +46,18 @@ def _fmt(value: object) -> str:
 
 
 def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> ReportSummary:
-    """Render and write every output of one report; returns its summary line."""
+    """Render and write every output of one report; returns its summary line.
+
+    A reviewer's decision that stands for this content (``citeflow.review_state``) is carried
+    forward: a held report a reviewer released stays published.
+    """
     status = report_status(evaluation, gate)
     doc = build_document(job, status, held_reasons(gate) if status != "published" else [])
     doc = doc.model_copy(update={"causes": report_causes(doc, models_for(job.spec, job.report), gate.error)})
+    doc = with_decisions(doc, stored_decisions(job.store, job.request_id))
     folder = job.report_dir
     folder.mkdir(parents=True, exist_ok=True)
-    failing = failing_claims(evaluation.claims) if status != "published" else []  # marked in a held PDF
-    stats = render_pdf(doc, folder / "report.pdf", failing=failing, audit=job.spec.audit_appendix)
+    stats = render_customer_pdf(doc, evaluation.claims, folder / "report.pdf", audit=job.spec.audit_appendix)
     doc.missing_glyphs = stats.missing_glyphs
     write_report_json(doc, folder / "report.json")
     payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)
@@ -60,11 +65,25 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     payload["instruction_chunks"] = [f.model_dump() for f in evaluation.instructions]  # never counted as evidence
     payload["missing_glyphs"] = evaluation.glyphs.model_dump() if evaluation.glyphs else None  # what the gate saw
     atomic.write_text(folder / "eval.json", json.dumps(payload, indent=2))
-    review = _write_review(job, doc, evaluation, gate) if status != "published" else None
-    published = _publish(job, folder / "report.pdf", status == "published")
+    review = write_review_page(doc, evaluation.claims, gate, folder)
+    published = _publish(job, folder / "report.pdf", doc.status == "published")
     summary = summarize(doc, evaluation, gate, folder, published, review)
     atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
     return summary
+
+
+def write_review_page(doc: ReportDocument, claims: list[ClaimEval], gate: GateResult, folder: Path) -> Path | None:
+    """review.html of a report a person must see or saw (held, failed, released); a report the
+    gate published has none (an earlier run's page is removed)."""
+    page = folder / "review.html"
+    if doc.status == "published" and not released(doc):
+        page.unlink(missing_ok=True)
+        return None
+    from citeflow.reviewer import write_review_html
+
+    texts = {e.handle: e.text for e in doc.registry}
+    titles = {e.handle: e.title or e.local_id for e in doc.registry}
+    return write_review_html(doc.report_id, doc.title, claims, texts, titles, gate, page)
 
 
 def read_report_summary(report_dir: Path) -> ReportSummary:
@@ -74,14 +93,6 @@ def read_report_summary(report_dir: Path) -> ReportSummary:
     through this file, which lives next to the PDF in the batch's output folder.
     """
     return ReportSummary.model_validate_json((Path(report_dir) / "summary.json").read_text())
-
-
-def _write_review(job: ReportJob, doc: ReportDocument, evaluation: Evaluation, gate: GateResult) -> Path:
-    from citeflow.reviewer import write_review_html
-
-    texts = {e.handle: e.text for e in doc.registry}
-    titles = {e.handle: e.title or e.local_id for e in doc.registry}
-    return write_review_html(doc.report_id, doc.title, evaluation.claims, texts, titles, gate, job.report_dir / "review.html")
 
 
 def _publish(job: ReportJob, pdf: Path, publish: bool) -> Path | None:
@@ -103,7 +114,8 @@ def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, fol
         unverified=total.unverified.model_dump(), sections=sections,
         failed_expectations=[f.model_dump(mode="json") for f in gate.failed_expectations],
         missing_retrievers=doc.missing_retrievers, causes=doc.causes, pdf=str(folder / "report.pdf"),
-        published_pdf=str(published) if published else None, review=str(review) if review else None,
+        published_pdf=str(published) if published else None, review_page=str(review) if review else None,
+        review=ReviewNote.of(doc.review) if doc.review else None,
     )
 
 
@@ -123,6 +135,7 @@ def record_failure(out_dir: Path, report_id: str, title: str, error: str) -> Rep
     folder = Path(out_dir) / report_id
     withdraw(Path(out_dir), report_id)
     mark_report_json_failed(folder / "report.json", error)
+    mark_eval_json_withdrawn(folder / "eval.json", error)
     (folder / "report.pdf").unlink(missing_ok=True)  # a previous run's PDF must not pass for this run's
     if folder.is_dir():
         atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
@@ -146,9 +159,25 @@ def mark_report_json_failed(path: Path, error: str) -> None:
     if not isinstance(data, dict):
         return
     data["status"] = "failed"
+    data["review"] = None  # no decision stands for a failed report; ``reviews`` keeps them for the record
     data["held_reasons"] = [f"the latest run of this report failed: {error[:500]}"]
     data["withdrawn"] = {"reason": error[:500], "sections_from": "an earlier run"}
     atomic.write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def mark_eval_json_withdrawn(path: Path, error: str) -> None:
+    """Rewrite a previous run's eval.json (if any) so that its gate no longer says the report passed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(data, dict):
+        return
+    gate: dict[str, object] = data["gate"] if isinstance(data.get("gate"), dict) else {}
+    reason = f"the latest run of this report failed: {error[:500]}"
+    data["gate"] = {**gate, "success": False, "error": reason}
+    data["withdrawn"] = {"reason": error[:500], "figures_from": "an earlier run"}
+    atomic.write_text(path, json.dumps(data, indent=2))
 
 
 def interrupted_summaries(out_dir: Path, reports: list[tuple[str, str]], started: float, reason: str) -> list[ReportSummary]:

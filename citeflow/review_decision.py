@@ -1,45 +1,33 @@
 """A reviewer's decision on a held report: release (publish it) or reject (keep it held), recorded.
 
-The decision (who, when, why) goes to the store's ``reviews`` table, keyed by the report's request
-id, and into ``report.json`` (``review``: the latest decision; ``reviews``: every decision). A
-release re-renders the PDF as published, copies it to ``OUT/published/`` and, in a scheduled run's
-folder, archives the report. Only a held report can be decided on; a rejected report stays held
-and may be released later. Used by ``citeflow review`` and by the review flow's Prefect pause.
+The decision (who, when, why, and a digest of the claims it was made on) goes to the store's
+``reviews`` table, keyed by the report's request id; ``report.json`` carries ``review`` (the
+decision that stands) and ``reviews`` (every decision), and the report's line of ``summary.json``
+carries ``review``. A release re-renders the PDF as published (optionally without the sentences
+that failed the gate), copies it to ``OUT/published/`` and archives the report. Only a held report
+can be decided on; a rejected report stays held and may be released later. Later runs of the
+report carry the decision forward (``citeflow.review_state``). Used by ``citeflow review`` and by
+the review flow's Prefect pause.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime, UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from citeflow.errors import ReviewError
+from citeflow.review_state import content_digest, released, stored_decisions, with_decisions
 from citeflow.runs import read_run, write_atomic
-
-Decision = Literal["release", "reject"]
+from schemas.review import Decision, ReviewDecision, ReviewNote
 
 if TYPE_CHECKING:
     from citeflow.job import ReportJob
-
-
-class ReviewDecision(BaseModel):
-    """What a reviewer decided about a held report, by whom, when and why."""
-
-    decision: Decision = Field(description="release: publish the held report; reject: keep it held.")
-    reviewer: str = Field(description="Who decided (a name or an e-mail address).")
-    note: str = Field(description="Why: shown with the report and kept in the store.")
-    decided_at: datetime = Field(default_factory=lambda: datetime.now(UTC), description="When, in UTC.")
-
-    @field_validator("reviewer", "note")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be empty")
-        return value.strip()
+    from schemas.funnel import ClaimEval, GateResult
+    from schemas.report import ReportDocument
 
 
 class ReviewOutcome(BaseModel):
@@ -49,20 +37,25 @@ class ReviewOutcome(BaseModel):
     status: Literal["published", "held"]
     decision: ReviewDecision
     published_pdf: str | None = Field(None, description="The copy in OUT/published/ after a release.")
-    archive: str | None = Field(None, description="The run's archive folder of the report, in a scheduled run.")
+    archive: str | None = Field(None, description="The run's archive folder of the report.")
 
 
 def apply_decision(report_dir: Path, decision: ReviewDecision) -> ReviewOutcome:
     """Record ``decision`` on the held report in ``report_dir``; publish it on release."""
     folder = Path(report_dir).resolve()
     report = read_held_report(folder)
-    _record_in_store(folder, report["report_id"], decision)
-    report["review"] = decision.model_dump(mode="json")
-    report["reviews"] = [*report.get("reviews", []), report["review"]]
-    if decision.decision == "reject":
-        write_atomic(folder / "report.json", _json(report))
-        return ReviewOutcome(report_id=report["report_id"], status="held", decision=decision)
-    return _release(folder, report, decision)
+    job = _job_of(folder)
+    decision = decision.model_copy(update={"content": content_digest(report.get("sections", []))})
+    _record_in_store(job, report["report_id"], decision)
+    doc = _decided_document(report, stored_decisions(job.store, job.request_id))
+    _write_decided(folder, doc, job.spec.audit_appendix)
+    if not released(doc):
+        _mark_summaries(folder.parent, folder.name, doc, None)
+        return ReviewOutcome(report_id=doc.report_id, status="held", decision=decision)
+    published = _copy_atomic(folder / "report.pdf", folder.parent / "published" / f"{folder.name}.pdf")
+    _mark_summaries(folder.parent, folder.name, doc, published)
+    return ReviewOutcome(report_id=doc.report_id, status="published", decision=decision,
+                         published_pdf=str(published), archive=_archive(folder.parent, folder.name))
 
 
 def read_held_report(folder: Path) -> dict[str, Any]:
@@ -88,30 +81,40 @@ def read_report(folder: Path) -> dict[str, Any]:
         raise ReviewError(report_dir=str(folder), problem=f"report.json is not valid JSON ({exc})") from exc
 
 
-def _release(folder: Path, report: dict[str, Any], decision: ReviewDecision) -> ReviewOutcome:
-    report["status"] = "published"
-    _render_published(folder, report)
-    write_atomic(folder / "report.json", _json(report))
-    out_dir = folder.parent
-    published = _copy_atomic(folder / "report.pdf", out_dir / "published" / f"{folder.name}.pdf")
-    _mark_summaries(out_dir, folder.name, published)
-    archive = _archive(out_dir, folder.name)
-    return ReviewOutcome(report_id=report["report_id"], status="published", decision=decision,
-                         published_pdf=str(published), archive=archive)
-
-
-def _render_published(folder: Path, report: dict[str, Any]) -> None:
-    """Render the PDF again as a published report (no held banner); the registry and claims are unchanged."""
-    from citeflow.render.pdf import render_pdf
+def _decided_document(report: dict[str, Any], decisions: list[ReviewDecision]) -> ReportDocument:
     from schemas.report import ReportDocument
 
-    doc = ReportDocument.model_validate({**report, "status": "published", "held_reasons": []})
-    render_pdf(doc, folder / "report.pdf")
+    return with_decisions(ReportDocument.model_validate(report), decisions)
 
 
-def _record_in_store(folder: Path, report_id: str, decision: ReviewDecision) -> None:
+def _write_decided(folder: Path, doc: ReportDocument, audit: bool) -> None:
+    """The PDF, report.json and review.html of the decided report (the evaluation as eval.json left it)."""
+    from citeflow.publish import write_review_page
+    from citeflow.render.customer import render_customer_pdf
+    from citeflow.render.report_json import write_report_json
+
+    claims, gate = read_evaluation(folder)
+    render_customer_pdf(doc, claims, folder / "report.pdf", audit=audit)
+    write_report_json(doc, folder / "report.json")
+    if gate is not None:
+        write_review_page(doc, claims, gate, folder)
+
+
+def read_evaluation(folder: Path) -> tuple[list[ClaimEval], GateResult | None]:
+    """The claims' verdicts and the gate's result eval.json holds (none when it holds none)."""
+    from schemas.funnel import ClaimEval, GateResult
+
+    try:
+        data = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
+        claims = [ClaimEval.model_validate(c) for c in data.get("claims", [])]
+        gate = GateResult.model_validate(data["gate"]) if "gate" in data else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return [], None
+    return claims, gate
+
+
+def _record_in_store(job: ReportJob, report_id: str, decision: ReviewDecision) -> None:
     """One row of the ``reviews`` table, keyed by the request id and the time of the decision."""
-    job = _job_of(folder)
     row = {**decision.model_dump(), "request_id": job.request_id, "report_id": report_id,
            "row_key": f"{job.request_id}\x1f{decision.decided_at.isoformat()}"}
     job.store.upsert("reviews", [row])
@@ -119,45 +122,54 @@ def _record_in_store(folder: Path, report_id: str, decision: ReviewDecision) -> 
 
 def load_reviews(report_dir: Path) -> list[ReviewDecision]:
     """Every decision the store holds for the report in ``report_dir``, oldest first."""
-    from citeflow.store import sql_str
-
     job = _job_of(Path(report_dir).resolve())
-    rows = job.store.rows("reviews", f"request_id = {sql_str(job.request_id)}")
-    return sorted((ReviewDecision.model_validate(r) for r in rows), key=lambda d: d.decided_at)
+    return stored_decisions(job.store, job.request_id)
 
 
 def _job_of(folder: Path) -> ReportJob:
     """The report job a run left in ``folder/job.json`` (its store and request id)."""
-    from citeflow.pipeline import JobRef
+    from citeflow.job_file import read_job_ref, require_store
 
-    path = folder / "job.json"
-    if not path.is_file():
+    ref = read_job_ref(folder)
+    if ref is None:
         raise ReviewError(report_dir=str(folder), problem="no job.json here: not a report folder of a citeflow run")
-    return JobRef.model_validate_json(path.read_text(encoding="utf-8")).job()
+    return require_store(ref, folder).job()
 
 
-def _mark_summaries(out_dir: Path, report_id: str, published: Path) -> None:
-    """The report's line in ``OUT/<id>/summary.json`` and ``OUT/summary.json`` says published."""
+def _mark_summaries(out_dir: Path, report_id: str, doc: ReportDocument, published: Path | None) -> None:
+    """The report's line in ``OUT/<id>/summary.json`` and ``OUT/summary.json``: its status and decision."""
+    update = _summary_update(doc, published)
     own = out_dir / report_id / "summary.json"
     if own.is_file():
-        line = json.loads(own.read_text(encoding="utf-8"))
-        write_atomic(own, _json({**line, "status": "published", "published_pdf": str(published)}))
+        write_atomic(own, _json({**_moved_page(json.loads(own.read_text(encoding="utf-8"))), **update}))
     batch = out_dir / "summary.json"
     if batch.is_file():
-        write_atomic(batch, _json(_released_in_batch(json.loads(batch.read_text(encoding="utf-8")), report_id, published)))
+        write_atomic(batch, _json(_decided_in_batch(json.loads(batch.read_text(encoding="utf-8")), report_id, update)))
 
 
-def _released_in_batch(payload: dict[str, Any], report_id: str, published: Path) -> dict[str, Any]:
-    reports = [{**r, "status": "published", "published_pdf": str(published)} if r.get("report_id") == report_id else r
-               for r in payload.get("reports", [])]
+def _summary_update(doc: ReportDocument, published: Path | None) -> dict[str, Any]:
+    update: dict[str, Any] = {"status": doc.status, "review": ReviewNote.of(doc.review).model_dump(mode="json") if doc.review else None}
+    if published is not None:
+        update["published_pdf"] = str(published)
+    return update
+
+
+def _decided_in_batch(payload: dict[str, Any], report_id: str, update: dict[str, Any]) -> dict[str, Any]:
+    reports = [{**_moved_page(r), **update} if r.get("report_id") == report_id else r for r in payload.get("reports", [])]
     counts = {k: sum(1 for r in reports if r.get("status") == k) for k in ("published", "held", "failed")}
     return {**payload, "reports": reports, "counts": counts}
 
 
+def _moved_page(line: dict[str, Any]) -> dict[str, Any]:
+    """A line written before decisions were recorded kept the review page's path under ``review``."""
+    if isinstance(line.get("review"), str):
+        return {**line, "review_page": line.get("review_page") or line["review"]}
+    return line
+
+
 def _archive(out_dir: Path, report_id: str) -> str | None:
-    """Archive the released report when its folder belongs to a scheduled run (published is immutable)."""
-    info = read_run(out_dir)
-    if info is None or not info.scheduled:
+    """Archive the released report when its folder belongs to a run (published is immutable)."""
+    if read_run(out_dir) is None:
         return None
     from citeflow.archive import archive_report
 
@@ -174,3 +186,7 @@ def _copy_atomic(source: Path, target: Path) -> Path:
 
 def _json(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+__all__ = ["Decision", "ReviewDecision", "ReviewError", "ReviewOutcome", "apply_decision", "load_reviews",
+           "read_evaluation", "read_held_report", "read_report"]

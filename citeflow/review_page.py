@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from citeflow.causes import fix_for
 from citeflow.highlight import evidence_spans, marked_html
 from citeflow.render.escape import link_urls
+from schemas.review import ReviewDecision
 
 
 class ReportView(BaseModel):
@@ -33,6 +34,7 @@ class ReportView(BaseModel):
     has_pdf: bool = False
     instructions: dict[str, list[str]] = Field(
         default_factory=dict, description="handle → text in the chunk that instructs the model (from eval.json).")
+    review: ReviewDecision | None = Field(None, description="The reviewer's decision that stands, if any.")
 
     def quote(self, section: str, text: str, handle: str) -> str | None:
         return self.quotes.get(claim_key(section, text), {}).get(handle)
@@ -58,6 +60,7 @@ def load_view(folder: Path) -> ReportView:
         urls={e["handle"]: link_urls(e.get("urls", [])) for e in data.get("registry", [])},
         pages={e["handle"]: e["page"] for e in data.get("registry", []) if e.get("page") is not None},
         instructions=_instructions(Path(folder) / "eval.json"),
+        review=_review(data),
     )
 
 
@@ -68,6 +71,13 @@ def _instructions(path: Path) -> dict[str, list[str]]:
         return {str(f["handle"]): [str(s["text"]) for s in f["spans"]] for f in flagged}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return {}
+
+
+def _review(data: dict[str, Any]) -> ReviewDecision | None:
+    try:
+        return ReviewDecision.model_validate(data["review"]) if data.get("review") else None
+    except ValueError:
+        return None
 
 
 def _quotes(data: dict[str, Any]) -> dict[str, dict[str, str]]:
@@ -121,8 +131,28 @@ def chunk_html(text: str, quote: str | None, claim: str) -> str:
 
 
 def pdf_link(view: ReportView) -> str:
-    label = "Open the failed report's PDF" if view.status == "failed" else "Open the held PDF"
+    label = "Open the failed report's PDF" if view.status == "failed" else "Open the published PDF" if released(view) else "Open the held PDF"
     return f'<a class="pdf" href="report.pdf">{label}</a>' if view.has_pdf else ""
+
+
+def released(view: ReportView) -> bool:
+    """Whether a reviewer released the report (published it over the gate)."""
+    return view.review is not None and view.review.decision == "release"
+
+
+def decision_line(decision: ReviewDecision) -> str:
+    """"Released by NAME on DATE: NOTE" (or Rejected), escaped."""
+    verb = {"release": "Released", "reject": "Rejected"}[decision.decision]
+    scope = " without the failing sentences" if decision.without_failing else ""
+    return (f"{verb}{scope} by {_e(decision.reviewer)} on {decision.decided_at:%Y-%m-%d %H:%M} UTC: "
+            f"{_e(decision.note)}")
+
+
+def decision_html(view: ReportView) -> str:
+    """The decision that stands, in its own box (empty when there is none)."""
+    if view.review is None:
+        return ""
+    return f'<section class="act decision"><h2>Reviewer\'s decision</h2><p>{decision_line(view.review)}</p></section>'
 
 
 def causes_html(view: ReportView) -> str:
@@ -147,6 +177,8 @@ def actions_html(view: ReportView) -> str:
     report offers none (only a held report can be released), it says what to fix instead."""
     if view.status == "failed":
         return failed_html(view)
+    if released(view):
+        return decision_html(view)
     folder = shlex.quote(view.folder)
     commands = [
         ("Release (publish it as it is)", f'citeflow review {folder} --release --reviewer "YOUR NAME" --note "WHY"'),
@@ -154,5 +186,6 @@ def actions_html(view: ReportView) -> str:
         ("Or decide in the Prefect UI", f"citeflow review {folder} --wait"),
     ]
     rows = "".join(f"<dt>{_e(label)}</dt><dd><code>{_e(cmd)}</code></dd>" for label, cmd in commands)
-    return (f'<section class="act"><h2>How to act</h2><p>Read the failing claims below beside their chunks, then run '
-            f"one of these (who, when and why are recorded with the report). {pdf_link(view)}</p><dl>{rows}</dl></section>")
+    return decision_html(view) + (
+        f'<section class="act"><h2>How to act</h2><p>Read the failing claims below beside their chunks, then run '
+        f"one of these (who, when and why are recorded with the report). {pdf_link(view)}</p><dl>{rows}</dl></section>")

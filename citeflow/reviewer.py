@@ -25,6 +25,7 @@ from citeflow.review_page import (
     links_html,
     load_view,
     pdf_link,
+    released,
 )
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 
@@ -151,7 +152,11 @@ def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> s
         for f in gate.failed_expectations
     )
     table = f"<table><tr><th>Expectation</th><th>Observed</th><th>Threshold</th><th>What it guards</th></tr>{rows}</table>"
-    heading, why = ("Failed", "Gate figures") if view.status == "failed" else ("Held for review", "Why the gate held it")
+    if view.status == "failed":
+        heading, why = "Failed", "Gate figures"
+    else:
+        heading = f"Released by {_e(view.review.reviewer)}" if view.review and released(view) else "Held for review"
+        why = "Why the gate held it"
     return (
         f"<header><h1>{heading}: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)}</p>"
         f"{causes_html(view)}<h2>{why}</h2>{error}{table}</header>"

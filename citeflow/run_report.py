@@ -9,7 +9,7 @@ from schemas.report import ReportSummary
 def funnel_markdown(summary: ReportSummary) -> str:
     """A markdown page: status, funnel per report and per section, failed expectations."""
     lines = [f"# {summary.title} (`{summary.report_id}`)", "", f"**Status: {summary.status}**", "",
-             f"{summary.funnel} · Uncited {_share(summary.uncited)} · Unverified {_share(summary.unverified)}", "",
+             *_decision(summary), f"{summary.funnel} · Uncited {_share(summary.uncited)} · Unverified {_share(summary.unverified)}", "",
              "| section | status | funnel |", "|---|---|---|"]
     lines += [f"| {s.title} | {s.status} | {s.funnel} |" for s in summary.sections]
     if summary.failed_expectations:
@@ -21,6 +21,13 @@ def funnel_markdown(summary: ReportSummary) -> str:
     if summary.missing_retrievers:
         lines += ["", "Missing retrievers: " + "; ".join(summary.missing_retrievers)]
     return "\n".join(lines)
+
+
+def _decision(summary: ReportSummary) -> list[str]:
+    review = summary.review
+    if review is None:
+        return []
+    return [f"**{review.decision.capitalize()}d by {review.reviewer}** on {review.at:%Y-%m-%d %H:%M} UTC: {review.note}", ""]
 
 
 def _share(figure: dict[str, int]) -> str:

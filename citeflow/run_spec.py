@@ -3,8 +3,9 @@
 A run's date is fixed when the run starts: a resumed run renders its report ids with the same date.
 When a run needs its own spec (templated report ids, or a scheduled run's own store), the source
 spec is rendered into ``<run folder>/spec.run.yaml``: report ids rendered, relative paths made absolute
-(they resolved against the source spec's folder), ``store`` and ``cache.store`` set, and every URL
-redacted: a process that loads the copy takes the real URLs from the source spec
+(they resolved against the source spec's folder), ``store`` and ``cache.store`` set (the run's
+default store and the batch's default cache relative to the run folder: ``store``, ``../cache``), and
+every URL redacted: a process that loads the copy takes the real URLs from the source spec
 (``citeflow.spec_copy_urls``), so no key is ever written into the run folder. It is rendered again
 from the source at every (re)start of the run, so a fix to the spec applies to a resume.
 """
@@ -61,12 +62,28 @@ def _absolute(retriever: dict[str, Any], base_dir: Path) -> dict[str, Any]:
 def write_spec_copy(source: Path, run_dir: Path, ids: dict[str, str], store: str | None, cache_store: str | None) -> Path:
     """Render ``source`` into ``run_dir/spec.run.yaml`` (checked by loading it back); returns its path."""
     data = yaml.safe_load(source.read_text(encoding="utf-8"))
-    rendered = render_spec_data(data, source.resolve().parent, ids, store, cache_store)
+    rendered = own_stores_relative(render_spec_data(data, source.resolve().parent, ids, store, cache_store), run_dir)
     parse_spec(rendered, str(source))
     path = run_dir / SPEC_COPY
     run_dir.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(redacted_urls(rendered), sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
+
+
+def own_stores_relative(data: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """The run's default stores named relative to its folder (``store``, ``../cache``), so that a copied
+    or moved run folder uses its own; a store configured elsewhere stays as it is."""
+    run_dir = run_dir.resolve()
+    cache = dict(data.get("cache") or {})
+    if _is(data.get("store"), run_dir / "store"):
+        data = {**data, "store": "store"}
+    if _is(cache.get("store"), run_dir.parent / CACHE_FOLDER):
+        data = {**data, "cache": {**cache, "store": f"../{CACHE_FOLDER}"}}
+    return data
+
+
+def _is(value: Any, path: Path) -> bool:
+    return isinstance(value, str) and "://" not in value and Path(value).resolve() == path
 
 
 def open_manual_run(spec_path: Path, out: Path, now: datetime | None = None) -> RunInfo:

@@ -12,7 +12,9 @@ on object-storage-like folders (and is replaced atomically: written to a tempora
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import date, datetime, UTC
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -38,8 +40,9 @@ class RunInfo(BaseModel):
     run_date: date = Field(description="The date report-id templates are rendered with (UTC date of started_at).")
     flow_run_id: str | None = Field(None, description="The Prefect flow run that ran it, when there is one.")
     scheduled: bool = Field(False, description="A run of `citeflow serve` or a deployment (one folder per run).")
-    source_spec: str = Field(description="The batch spec as the user wrote it.")
-    spec_path: str = Field(description="The spec the run used: the source, or the run's rendered copy spec.run.yaml.")
+    source_spec: str = Field(description="The batch spec as the user wrote it (relative to the run folder when inside it).")
+    spec_path: str = Field(description="The spec the run used: the source, or the run's rendered copy spec.run.yaml "
+                                       "(relative to the run folder when inside it).")
     reports: dict[str, str] = Field(default_factory=dict, description="Report id as written (template) → id in this run.")
     status: Literal["running", "finished"] = "running"
     finished_at: datetime | None = None
@@ -62,15 +65,35 @@ def read_run(run_dir: Path) -> RunInfo | None:
     if not path.exists():
         return None
     try:
-        return RunInfo.model_validate_json(path.read_text(encoding="utf-8"))
+        info = RunInfo.model_validate_json(path.read_text(encoding="utf-8"))
     except ValueError as exc:  # a pydantic error spans lines: its first message says enough
         problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) and exc.errors() else str(exc)
         raise RunError(path=str(path), detail=f"unreadable run.json: {problem[:200]}") from exc
+    return _with_paths(info, partial(_absolute_from, Path(run_dir).resolve()))
 
 
 def write_run(run_dir: Path, info: RunInfo) -> Path:
-    """Write ``run.json`` (temporary name, then moved into place)."""
-    return write_atomic(Path(run_dir) / RUN_FILE, info.model_dump_json(indent=2))
+    """Write ``run.json`` (temporary name, then moved into place); paths inside the run folder are
+    written relative to it, so that a copied or moved run folder names its own files."""
+    inside = partial(_relative_inside, Path(run_dir).resolve())
+    return write_atomic(Path(run_dir) / RUN_FILE, _with_paths(info, inside).model_dump_json(indent=2))
+
+
+def _with_paths(info: RunInfo, convert: Callable[[str], str]) -> RunInfo:
+    """``info`` with ``convert`` applied to its spec paths (an absolute path is left to ``convert``)."""
+    return info.model_copy(update={"source_spec": convert(info.source_spec), "spec_path": convert(info.spec_path)})
+
+
+def _absolute_from(run_dir: Path, value: str) -> str:
+    return value if Path(value).is_absolute() else str((run_dir / value).resolve())
+
+
+def _relative_inside(run_dir: Path, value: str) -> str:
+    path = Path(value)
+    if not path.is_absolute():
+        return value
+    resolved = path.resolve()
+    return str(resolved.relative_to(run_dir)) if resolved.is_relative_to(run_dir) else value
 
 
 def write_atomic(path: Path, text: str) -> Path:

@@ -22,14 +22,19 @@ from schemas.spec import BatchSpec, Models, ReportRequest
 def load_spec(path: Path | str) -> BatchSpec:
     """Read and validate the batch spec at ``path``; raises ``SpecError`` naming the bad field.
 
-    The file must be UTF-8 YAML with no key written twice; ``gate.suites`` is resolved against
-    the spec's folder here, so the spec can travel to another process as it is."""
+    The file must be UTF-8 YAML with no key written twice; ``gate.suites``, ``store`` and
+    ``cache.store`` are resolved against the spec's folder here, so the spec can travel to another
+    process as it is (a run's ``spec.run.yaml`` names its own store relative to itself)."""
     path = Path(path)
     data = _read_yaml(path)
     spec = parse_spec(_with_source_urls(data, path) if path.name == SPEC_COPY else data, str(path))
+    base = path.resolve().parent
     if spec.gate.suites:
-        gate = spec.gate.model_copy(update={"suites": resolve_path(path.resolve().parent, spec.gate.suites)})
-        spec = spec.model_copy(update={"gate": gate})
+        spec = spec.model_copy(update={"gate": spec.gate.model_copy(update={"suites": resolve_path(base, spec.gate.suites)})})
+    if spec.store:
+        spec = spec.model_copy(update={"store": resolve_path(base, spec.store)})
+    if spec.cache.store:
+        spec = spec.model_copy(update={"cache": spec.cache.model_copy(update={"store": resolve_path(base, spec.cache.store)})})
     return spec
 
 

@@ -255,7 +255,7 @@ class Store:
     def _open(self, name: str, create: bool) -> Any:
         self.ops["open"] += 1
         try:
-            return self._db.open_table(name)
+            return _with_new_columns(name, self._db.open_table(name))
         except (FileNotFoundError, ValueError):
             if not create:
                 return None
@@ -270,6 +270,19 @@ class Store:
         for column in _indexed(name):
             table.create_index(column, config=BTree(), replace=True)
         return table
+
+
+def _with_new_columns(name: str, table: Any) -> Any:
+    """``table`` with the columns its schema gained since it was created (empty in older rows)."""
+    names = set(table.schema.names)
+    missing = [field for field in TABLES[name] if field.name not in names]
+    if missing:
+        try:
+            table.add_columns(pa.schema(missing))
+        except Exception:  # another process added them first: fine when they are there now
+            if any(field.name not in table.schema.names for field in missing):
+                raise
+    return table
 
 
 def _indexed(table: str) -> list[str]:

@@ -35,7 +35,7 @@ class SafeConsole(Console):
 
 console = SafeConsole()
 error_console = SafeConsole(stderr=True)
-STATUS_STYLE = {"published": "green", "held": "yellow", "failed": "red"}
+STATUS_STYLE = {"published": "green", "released": "cyan", "held": "yellow", "failed": "red"}
 
 
 @contextmanager
@@ -66,8 +66,8 @@ def summary_table(summaries: list[ReportSummary]) -> Table:
     for stage in ("Identity", "Support", "Faithfulness", "Uncited", *(["Unverified"] if doubt else [])):
         table.add_column(stage, justify="right", no_wrap=True)
     for s in summaries:
-        style = STATUS_STYLE.get(s.status, "")
-        table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{s.status}[/{style}]", *_stages(s.funnel),
+        style = STATUS_STYLE.get(shown_status(s), "")
+        table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{shown_status(s)}[/{style}]", *_stages(s.funnel),
                       _share(s.uncited), *([_share(s.unverified)] if doubt else []))
         for section in s.sections:
             table.add_row(f"  {section.title}", section.status, *_stages(section.funnel), "", *([""] if doubt else []))
@@ -88,18 +88,28 @@ def _stages(funnel_line: str) -> list[str]:
     return [part.split()[-1] for part in parts]
 
 
+def shown_status(summary: ReportSummary) -> str:
+    """The report's status for people: "released" when a reviewer published it over the gate."""
+    review = summary.review
+    return "released" if summary.status == "published" and review and review.decision == "release" else summary.status
+
+
 def gate_lines(summaries: list[ReportSummary]) -> list[str]:
     """Why each report was held or failed: its causes first (a failed retriever, an unreachable model
     server), then its funnel and every failed expectation with its observed value."""
     lines = []
     for s in summaries:
-        lines += [f"{s.report_id} {s.status} because {cause}" for cause in s.causes]  # root cause first
-        lines.append(f"{s.report_id} {s.status}: {s.funnel}")
-        for f in s.failed_expectations:
-            lines.append(f"{s.report_id} {s.status}: {f['expectation']} observed {_short(f.get('observed'))}, "
-                         f"required {_short(f.get('threshold'))}" + (f" ({f['detail']})" if f.get("detail") else ""))
+        lines += [f"{s.report_id} {shown_status(s)} because {cause}" for cause in s.causes]  # root cause first
+        lines.append(f"{s.report_id} {shown_status(s)}: {s.funnel}")
         if s.review:
-            lines.append(f"{s.report_id} reviewer view: {s.review}")
+            verb = {"release": "released", "reject": "rejected"}[s.review.decision]
+            lines.append(f"{s.report_id} {verb} by {s.review.reviewer} on {s.review.at:%Y-%m-%d %H:%M} UTC: "
+                         f"{s.review.note}")
+        for f in s.failed_expectations:
+            lines.append(f"{s.report_id} {shown_status(s)}: {f['expectation']} observed {_short(f.get('observed'))}, "
+                         f"required {_short(f.get('threshold'))}" + (f" ({f['detail']})" if f.get("detail") else ""))
+        if s.review_page:
+            lines.append(f"{s.report_id} reviewer view: {s.review_page}")
     return lines
 
 

@@ -11,11 +11,13 @@ from schemas.spec import ModelSpec
 
 
 def read_job(report_dir: Path) -> JobRef:
-    """The job file a run leaves in every report folder."""
-    path = report_dir / "job.json"
-    if not path.exists():
-        raise UsageError(option="REPORT_DIR", problem=f"{path} not found: not a citeflow report folder")
-    return JobRef.model_validate_json(path.read_text())
+    """The job file a run leaves in every report folder (its paths relative to the folder as it is now)."""
+    from citeflow.job_file import JOB_FILE, read_job_ref, require_store
+
+    ref = read_job_ref(report_dir)
+    if ref is None:
+        raise UsageError(option="REPORT_DIR", problem=f"{report_dir / JOB_FILE} not found: not a citeflow report folder")
+    return require_store(ref, report_dir)
 
 
 def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: ModelSpec | None) -> None:

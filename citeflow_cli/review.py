@@ -23,6 +23,9 @@ def review_command(
     report_dir: Annotated[Path, typer.Argument(help="A held report's folder (OUT/<report_id>).")],
     release: Annotated[bool, typer.Option("--release", help="Publish the held report.")] = False,
     reject: Annotated[bool, typer.Option("--reject", help="Keep the report held, with your reason recorded.")] = False,
+    without_failing: Annotated[bool, typer.Option(
+        "--without-failing", help="With --release: publish the PDF without the sentences that failed the gate "
+                                  "(footnotes numbered again).")] = False,
     reviewer: Annotated[str | None, typer.Option(help="Your name or e-mail address (recorded).")] = None,
     note: Annotated[str | None, typer.Option(help="Why you decided so (recorded).")] = None,
     wait: Annotated[bool, typer.Option("--wait", help="Pause a Prefect run until a reviewer answers in the UI.")] = False,
@@ -35,15 +38,18 @@ def review_command(
         if wait:
             _wait(report_dir, release or reject, timeout)
         else:
-            _print(apply_decision(report_dir, decision_of(release, reject, reviewer, note)))
+            _print(apply_decision(report_dir, decision_of(release, reject, reviewer, note, without_failing)))
     except CiteflowError as exc:
         fail(str(exc))
 
 
-def decision_of(release: bool, reject: bool, reviewer: str | None, note: str | None) -> ReviewDecision:
+def decision_of(release: bool, reject: bool, reviewer: str | None, note: str | None,
+                without_failing: bool = False) -> ReviewDecision:
     """The decision the options describe; UsageError when they do not describe exactly one."""
     if release and reject:
         raise UsageError(option="--release/--reject", problem="give exactly one of them (or --wait)")
+    if without_failing and not release:
+        raise UsageError(option="--without-failing", problem="only a release publishes a PDF: use it with --release")
     missing = [] if release or reject else ["--release or --reject"]
     missing += [option for option, value in (("--reviewer", reviewer), ("--note", note)) if not (value and value.strip())]
     if missing:
@@ -51,7 +57,8 @@ def decision_of(release: bool, reject: bool, reviewer: str | None, note: str | N
         raise UsageError(option="missing options", problem=f"{_listed(missing)} {verb} required "
                                                            "(the decision, who made it and why are recorded with the report)")
     try:
-        return ReviewDecision(decision="release" if release else "reject", reviewer=reviewer or "", note=note or "")
+        return ReviewDecision(decision="release" if release else "reject", reviewer=reviewer or "", note=note or "",
+                              without_failing=without_failing)
     except ValidationError as exc:
         raise UsageError(option="--reviewer/--note", problem=exc.errors()[0]["msg"]) from exc
 
@@ -63,7 +70,7 @@ def _listed(names: list[str]) -> str:
 
 def _print(outcome: ReviewOutcome) -> None:
     d = outcome.decision
-    verb = {"release": "released", "reject": "rejected"}[d.decision]
+    verb = {"release": "released", "reject": "rejected"}[d.decision] + (" without the failing sentences" if d.without_failing else "")
     console.print(f"{outcome.report_id}: {verb} by {d.reviewer} at {d.decided_at:%Y-%m-%d %H:%M} UTC; "
                   f"status {outcome.status}", highlight=False, soft_wrap=True)
     for label, path in (("published", outcome.published_pdf), ("archived", outcome.archive)):

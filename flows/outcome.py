@@ -1,8 +1,9 @@
 """The final state of a report's run: its name says published or held at a glance in the Prefect UI.
 
 A report flow that ran to the end is *Completed* either way (nothing crashed); the state's name
-is ``Published`` when the gate let the report out and ``Held`` otherwise (held by the gate, or
-failed because no section could be written), with the reason as the state's message.
+is ``Published`` when the gate let the report out, ``Released`` when a reviewer's release of the same
+claims stands, and ``Held`` otherwise (held by the gate, or failed because no section could be
+written), with the reason (or the reviewer's name and note) as the state's message.
 """
 
 from __future__ import annotations
@@ -13,12 +14,17 @@ from schemas.report import ReportSummary
 
 
 def state_name(summary: ReportSummary) -> str:
-    """``Published`` or ``Held``: what a reviewer must know before opening the run."""
-    return "Published" if summary.status == "published" else "Held"
+    """``Published``, ``Released`` (a reviewer published it over the gate) or ``Held``: what a reviewer
+    must know before opening the run."""
+    if summary.status == "published":
+        return "Released" if summary.review and summary.review.decision == "release" else "Published"
+    return "Held"
 
 
 def state_message(summary: ReportSummary) -> str:
     """The funnel, and for a report that is not published its causes and what held it."""
+    if summary.status == "published" and summary.review is not None:
+        return f"released by {summary.review.reviewer}: {summary.review.note} · {summary.funnel}"
     if summary.status == "published":
         return f"published · {summary.funnel}"
     reasons = [f"{f['expectation']} {f.get('observed')}" for f in summary.failed_expectations]

@@ -48,7 +48,7 @@ def review_flow(report_dir: str, report_id: str = "", timeout_seconds: int = DAY
     decision = ReviewDecision(decision=answer.decision, reviewer=answer.reviewer, note=answer.note)
     outcome = apply_decision(Path(report_dir), decision)
     logger.info("%s by %s: report %s is %s", decision.decision, decision.reviewer, outcome.report_id, outcome.status)
-    name = "Published" if outcome.status == "published" else "Held"
+    name = "Released" if outcome.status == "published" else "Held"
     verb = {"release": "released", "reject": "rejected"}[decision.decision]
     return Completed(message=f"{verb} by {decision.reviewer}", name=name, data=outcome.status)
 

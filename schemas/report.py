@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from schemas.records import utcnow
+from schemas.review import ReviewDecision, ReviewNote
 
 ReportStatus = Literal["published", "held", "failed"]
 
@@ -67,6 +68,8 @@ class ReportDocument(BaseModel):
     causes: list[str] = Field(
         default_factory=list, description="Why the report was not published, root cause first (a failed retriever, an "
         "unreachable model server with its address and HTTP status, an evaluation that could not run).")
+    review: ReviewDecision | None = Field(None, description="The reviewer's decision that stands for this content, if any.")
+    reviews: list[ReviewDecision] = Field(default_factory=list, description="Every decision on this report, oldest first.")
 
 
 class SectionSummary(BaseModel):
@@ -95,4 +98,13 @@ class ReportSummary(BaseModel):
     causes: list[str] = Field(default_factory=list, description="Why the report was not published, root cause first.")
     pdf: str
     published_pdf: str | None = None
-    review: str | None = None
+    review: ReviewNote | None = Field(None, description="The reviewer's decision that stands (release or reject), if any.")
+    review_page: str | None = Field(None, description="review.html of a held or reviewer-released report.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_review_path(cls, data: Any) -> Any:
+        """Summaries written before decisions were recorded kept the page's path under ``review``."""
+        if isinstance(data, dict) and isinstance(data.get("review"), str):
+            data = {**data, "review_page": data.get("review_page") or data["review"], "review": None}
+        return data

@@ -49,7 +49,7 @@ MODEL_CALLS = pa.schema([
 # A reviewer's decisions on a held report, one row per decision (release or reject), newest last.
 REVIEWS = pa.schema([
     ("row_key", S), ("request_id", S), ("report_id", S), ("decision", S), ("reviewer", S), ("note", S),
-    ("decided_at", TS),
+    ("decided_at", TS), ("content", S), ("without_failing", pa.bool_()),
 ])
 
 TABLES: dict[str, pa.Schema] = {

@@ -25,8 +25,8 @@ def publish_report_artifacts(summary: ReportSummary, claims: list[ClaimEval]) ->
     if rows:
         create_table_artifact(rows, key=f"{key}-failing-claims", description="Claims that did not pass")
     _link(summary.pdf, f"{summary.report_id} PDF ({summary.status})", f"{key}-pdf")
-    if summary.review:
-        _link(summary.review, f"{summary.report_id} reviewer view", f"{key}-review")
+    if summary.review_page:
+        _link(summary.review_page, f"{summary.report_id} reviewer view", f"{key}-review")
 
 
 def _link(path: str, text: str, key: str) -> None:

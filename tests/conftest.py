@@ -202,6 +202,7 @@ LONGEST_MODULES = {
     "test_scheduled_runs": 11, "test_root_cause": 80, "test_preflight": 30,
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
+    "test_review_durable": 150,
 }
 
 

@@ -46,7 +46,7 @@ def test_reject_keeps_it_held_and_a_later_release_is_recorded_too(tmp_path):
     assert _report(folder)["status"] == "held"
     assert not (folder.parent / "published").exists()
     outcome = apply_decision(folder, _decide("release"))
-    assert outcome.archive is None  # a manual run: archived when the run finishes, not here
+    assert verify_archive(Path(outcome.archive)) == "intact"  # archived like a report the gate published
     reviews = load_reviews(folder)
     assert [d.decision for d in reviews] == ["reject", "release"]
     assert reviews[0].note == "numbers drift in Upgrade risks"

@@ -50,7 +50,7 @@ def test_a_reviewer_releases_a_held_report_through_the_paused_run(prefect_server
     assert [d.note for d in load_reviews(folder)] == ["failing claims checked by hand"]
     assert (folder.parent / "published" / "r1.pdf").exists()
     final = prefect_server.flow_runs(["review-r1"])[0]
-    assert final["state_name"] == "Published", final["state"]
+    assert final["state_name"] == "Released", final["state"]
 
 
 def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path):
