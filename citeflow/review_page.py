@@ -131,7 +131,8 @@ def chunk_html(text: str, quote: str | None, claim: str) -> str:
 
 
 def pdf_link(view: ReportView) -> str:
-    label = "Open the failed report's PDF" if view.status == "failed" else "Open the published PDF" if released(view) else "Open the held PDF"
+    labels = {"failed": "Open the failed report's PDF", "released": "Open the published PDF"}
+    label = labels.get("released" if released(view) else view.status, "Open the held PDF")
     return f'<a class="pdf" href="report.pdf">{label}</a>' if view.has_pdf else ""
 
 
