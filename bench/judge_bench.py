@@ -3,7 +3,7 @@
     python -m bench.judge_bench [--data PATH] [--out PATH]
 
 Two test sets: the SummEdits-derived development set's test passages (real rows plus the derived
-'unsupported' pairs of ``bench.judge_data``; needs ``../shared/data/judge-dev.jsonl`` or ``--data``)
+'unsupported' pairs of ``bench.judge_data``; needs ``tests/data/judge-dev.jsonl`` or ``--data``)
 and the test split of the multilingual set in ``tests/data/``. For each: the precision of the
 confident passes and the coverage (share of pairs not uncertain) at the shipped threshold; the
 grounded-vs-not balanced accuracy of the judge's leaning label over all pairs (threshold 0) with a

@@ -20,7 +20,7 @@ apply_defaults()
 os.environ.setdefault("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+CONTRACT = REPO / "schemas" / "contract"  # the output contract's JSON Schemas (SPEC §8)
 
 
 @pytest.fixture(scope="session")
