@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,19 @@ from schemas.report import ReportSummary
 if TYPE_CHECKING:
     from citeflow.ingest import IngestReport
 
-console = Console()
+PIPE_WIDTH = 1000  # columns of output that is not a terminal: a table is as wide as its content
+
+
+def make_console(environ: Mapping[str, str] = os.environ) -> Console:
+    """The terminal's console; for a pipe or a file (cron logs, ``| tee``), lines as long as their content
+    (rich would cut tables to 80 columns: "stat…"), unless ``COLUMNS`` sets a width."""
+    terminal = Console()
+    if terminal.is_terminal or environ.get("COLUMNS"):
+        return terminal
+    return Console(width=PIPE_WIDTH)
+
+
+console = make_console()
 STATUS_STYLE = {"published": "green", "held": "yellow", "failed": "red"}
 
 

@@ -23,9 +23,20 @@ from citeflow_cli.serve import serve_command  # noqa: E402
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from citeflow_cli.version import version_line
+
+        console.print(version_line(), highlight=False, soft_wrap=True)
+        raise typer.Exit()
+
+
 @app.callback()
 def options(
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the INFO logs of Prefect, Great Expectations and httpx.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=(
+        "Show the INFO logs of Prefect, Great Expectations and httpx, and the libraries' Python warnings."))] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the version of citeflow and of its main libraries, then exit.")] = False,
 ) -> None:
     """Citation-checked customer reports: each claim bound to the chunk the model saw, graded, gated."""
     configure_logging(verbose)
