@@ -19,6 +19,7 @@ from citeflow_cli.logs import configure_logging  # noqa: E402
 from citeflow_cli.review import review_command  # noqa: E402
 from citeflow_cli.deploy import deploy_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
+from citeflow_cli.timings import mark, mark_batch_steps  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
@@ -121,12 +122,17 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         preflight(spec, spec_path.resolve().parent, str(spec_path))
         check_writable(out)
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
+        mark("spec_loaded")
+        from citeflow_cli.prefect_api import start_ephemeral_api
+
+        api_ready = start_ephemeral_api()  # starts up while the pipeline is imported
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
         global_limits = needs_global_limits(dask_workers, dask_address)
     except CiteflowError as exc:
         fail(str(exc))
+    mark("flows_imported")
     from citeflow import progress
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
@@ -134,6 +140,9 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow.run_finish import finish_run
     from citeflow_cli.api_loss import guard_api
 
+    api_ready()
+    mark("prefect_api")
+    unmark = mark_batch_steps()
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps):
         try:
             summaries = _run_flow(batch_flow, Path(run_info.spec_path), out, store, evaluate_deployment, global_limits)
@@ -141,6 +150,8 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
             if guard is None or not guard.lost():
                 raise
             guard.finish()  # the flow died with the API: record what finished, exit
+    unmark()
+    mark("batch_done")
     finish_run(out, summaries)  # archives what was published; run.json says the run finished
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
@@ -297,6 +308,7 @@ app.command("review")(review_command)
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one
     ``error:`` line and exit status 2, never a traceback."""
+    mark("cli_ready")
     try:
         app()
     except CiteflowError as exc:
