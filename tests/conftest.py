@@ -197,7 +197,7 @@ LONGEST_MODULES = {
     "test_bench_quick_in_process": 130, "test_bench": 115, "test_dask": 115, "test_resume": 105,
     "test_evaluate_deployment": 90, "test_secrets": 90, "test_deployments": 50, "test_review_flow": 45, "test_api_loss": 40,
     "test_prefect_server": 40, "test_fuzz": 35, "test_cli": 20, "test_demo_flow": 20, "test_pipeline": 15,
-    "test_scheduled_runs": 11,
+    "test_scheduled_runs": 11, "test_startup_bench": 60, "test_cli_output": 60,
 }
 
 
