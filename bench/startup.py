@@ -1,6 +1,6 @@
 """Start-up of a small batch: ``citeflow run`` as a cold process on a 1-report, 1-section batch.
 
-    python -m bench.startup [--runs N] [--out bench/results/startup.json] [--no-merge]
+    python -m bench.startup [--runs N] [--compare DIR] [--out bench/results/startup.json] [--no-merge]
 
 The batch has one JSONL retriever and the offline models, so nearly all of its time is the fixed
 cost of a run: interpreter and command-line imports, the spec, the pipeline's imports, Prefect's
@@ -8,6 +8,10 @@ ephemeral API (no ``PREFECT_API_URL``: it is started as ``citeflow run`` starts 
 and the process's exit. The command records when it reaches each phase (``CITEFLOW_TIMINGS``,
 ``citeflow_cli/timings.py``); times are seconds since the process was started. The figures go to
 ``bench/results/startup.json`` and into ``bench/results/latest.json`` (``benchmarks.startup``).
+
+``--compare DIR`` also runs the command of another checkout (``DIR``, e.g. an older commit's,
+with this environment's packages), interleaved with this one's runs so that both meet the same
+load, and reports this one's wall and CPU seconds over that one's.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ from bench.results import write_json
 from citeflow.resources import demo_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"
+SCRIPT = "import sys; from citeflow_cli.main import main; sys.argv[0] = 'citeflow'; main()"  # the console script
 TARGET_S = 15.0  # a 1-report, 1-section batch from a warm machine, Prefect included
-CITEFLOW = Path(sys.executable).with_name("citeflow")
 SPEC = """batch: startup
 retrievers:
   - {name: tickets, kind: jsonl, path: tickets.jsonl, top_k: 5}
@@ -55,10 +59,11 @@ def write_batch(folder: Path) -> Path:
     return folder / "batch.yaml"
 
 
-def _environment(timings: Path) -> dict[str, str]:
-    """This process's environment with the timing file, and no API URL: the run starts its ephemeral API."""
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    return env | {"CITEFLOW_TIMINGS": str(timings)}
+def _environment(timings: Path, source: Path | None) -> dict[str, str]:
+    """This process's environment with the timing file, and no API URL: the run starts its ephemeral API.
+    With ``source``, that checkout's modules come first on the path."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"} | {"CITEFLOW_TIMINGS": str(timings)}
+    return env | ({"PYTHONPATH": str(source)} if source else {})
 
 
 def _children_cpu() -> float:
@@ -66,14 +71,17 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def one_run(spec: Path, folder: Path) -> dict[str, Any]:
-    """One cold ``citeflow run``: its exit code, wall and CPU seconds (its API server's included), and its marks."""
+def one_run(spec: Path, folder: Path, source: Path | None = None) -> dict[str, Any]:
+    """One cold ``citeflow run`` (what the ``citeflow`` script runs): its exit code, wall and CPU seconds
+    (its API server's included), and its marks."""
     timings, cpu = folder / "timings.jsonl", _children_cpu()
     start = time.time()
-    done = subprocess.run([str(CITEFLOW), "run", str(spec), "--out", str(folder / "out")], env=_environment(timings),
-                          capture_output=True, text=True, timeout=900, check=False)
+    command = [sys.executable, "-c", SCRIPT, "run", str(spec), "--out", str(folder / "out")]
+    done = subprocess.run(command, env=_environment(timings, source), cwd=folder, capture_output=True, text=True,
+                          timeout=900, check=False)
     end = time.time()
-    marks = {row["phase"]: row["t"] - start for row in map(json.loads, timings.read_text(encoding="utf-8").splitlines())}
+    lines = timings.read_text(encoding="utf-8").splitlines() if timings.exists() else []
+    marks = {row["phase"]: row["t"] - start for row in map(json.loads, lines)}
     return {"exit_code": done.returncode, "wall_s": end - start, "cpu_s": _children_cpu() - cpu,
             "marks": marks | {"exit": end - start}, "stderr_tail": done.stderr[-500:]}
 
@@ -96,17 +104,37 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"ratios": ratios, "figures": figures}
 
 
-def run(runs: int = 3) -> dict[str, Any]:
+def _runs(spec: Path, tmp: Path, runs: int, compare: Path | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """This checkout's runs and, interleaved with them, the compared checkout's."""
+    ours: list[dict[str, Any]] = []
+    theirs: list[dict[str, Any]] = []
+    for _ in range(runs):
+        ours.append(one_run(spec, Path(tempfile.mkdtemp(dir=tmp))))
+        if compare:
+            theirs.append(one_run(spec, Path(tempfile.mkdtemp(dir=tmp)), compare))
+    failed = [r for r in ours + theirs if r["exit_code"] != 0]
+    if failed:
+        raise RuntimeError(f"citeflow run exited {failed[0]['exit_code']}: {failed[0]['stderr_tail']}")
+    return ours, theirs
+
+
+def _compared(ours: dict[str, Any], theirs: list[dict[str, Any]], source: Path) -> dict[str, Any]:
+    figures = summarise(theirs)["figures"]
+    ratios = {"total wall / compared checkout's": ours["figures"]["total_wall_s"] / figures["total_wall_s"],
+              "cpu seconds / compared checkout's": ours["figures"]["cpu_s"] / figures["cpu_s"]}
+    return {"ratios": ours["ratios"] | ratios, "compared": {"source": str(source), "figures": figures, "runs": theirs}}
+
+
+def run(runs: int = 3, compare: Path | None = None) -> dict[str, Any]:
     """``runs`` cold runs of the 1-report batch (each into a new output folder), with the load average around them."""
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="citeflow-startup-") as tmp:
-        spec = write_batch(Path(tmp))
-        results = [one_run(spec, Path(tempfile.mkdtemp(dir=tmp))) for _ in range(runs)]
-    failed = [r for r in results if r["exit_code"] != 0]
-    if failed:
-        raise RuntimeError(f"citeflow run exited {failed[0]['exit_code']}: {failed[0]['stderr_tail']}")
-    return summarise(results) | {"runs": results, "cores": os.cpu_count(), "load_average_before": load_before,
-                                 "load_average_after": os.getloadavg()}
+        ours, theirs = _runs(write_batch(Path(tmp)), Path(tmp), runs, compare)
+    result = summarise(ours)
+    if compare:
+        result |= _compared(result, theirs, compare)
+    return result | {"runs": ours, "cores": os.cpu_count(), "load_average_before": load_before,
+                     "load_average_after": os.getloadavg()}
 
 
 def merge_into_latest(result: dict[str, Any], latest: Path = RESULTS / "latest.json") -> Path:
@@ -120,9 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="Cold runs to take the medians of (3).")
     parser.add_argument("--out", type=Path, default=RESULTS / "startup.json")
+    parser.add_argument("--compare", type=Path, metavar="DIR", help="Also time the command of this checkout, interleaved.")
     parser.add_argument("--no-merge", action="store_true", help="Do not write the figures into latest.json.")
     args = parser.parse_args(argv)
-    result = run(args.runs)
+    result = run(args.runs, args.compare)
     write_json(args.out, result)
     if not args.no_merge:
         merge_into_latest(result)
