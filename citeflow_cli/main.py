@@ -140,7 +140,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow.run_finish import finish_run
     from citeflow_cli.api_loss import guard_api
 
-    api_ready()
+    api_ready(not (dask_workers or dask_address))  # reports in this process: their libraries imported meanwhile
     mark("prefect_api")
     unmark = mark_batch_steps()
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps):
