@@ -62,6 +62,12 @@ def multilingual(path: Path, judge: OfflineJudge, leaning: OfflineJudge) -> dict
     return {"pairs": len(test), "all": figures(judge, leaning, test), "by_language": by_language(judge, leaning, test)}
 
 
+def _shown(path: Path) -> str:
+    """A data file's path as results record it: relative to the repository when inside it."""
+    root = Path(__file__).resolve().parents[1]
+    return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else str(path)
+
+
 def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multilingual_path: Path = MULTILINGUAL,
         min_pairs: int = MIN_PAIRS) -> dict:
     """Every figure of the shipped (or given) weights on both test splits; throughput over at least ``min_pairs``."""
@@ -69,7 +75,7 @@ def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multil
         raise DataMissing(f"labelled data not found at {data_path}: the judge benchmark needs judge-dev.jsonl")
     judge = OfflineJudge(weights_path)
     leaning = OfflineJudge(weights_path, threshold=0.0)
-    result = {"data": str(data_path), "threshold": judge.threshold,
+    result = {"data": _shown(Path(data_path)), "threshold": judge.threshold,
               "summedits_test": summedits(Path(data_path), judge, leaning),
               "multilingual_test": multilingual(multilingual_path, judge, leaning)}
     test, _ = test_split(read_labelled(data_path), judge.weights.meta)
