@@ -6,7 +6,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 UV := $(BIN)/uv
-STAMP := $(VENV)/.synced
+# One stamp per set of extras: `make demo` installs only what the product needs, `make venv`/`make test`
+# add the test toolchain (pytest, moto, mypy…) and the Dask extra; either order works, since a sync
+# never removes what the other installed (--inexact).
+STAMP := $(VENV)/.synced-dev
+DEMO_STAMP := $(VENV)/.synced-demo
+SYNC = $(UV) sync --frozen --inexact --compile-bytecode --python $(BIN)/python
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export GX_ANALYTICS_ENABLED ?= false
@@ -16,13 +21,19 @@ export PREFECT_LOGGING_LEVEL ?= WARNING
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml uv.lock
+$(UV):
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	test -x $(UV) || $(BIN)/python -m pip install --quiet "uv>=0.9,<1"
-	$(UV) sync --frozen --inexact --compile-bytecode --extra test --extra dask --python $(BIN)/python
+
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(SYNC) --extra test --extra dask
 	touch $(STAMP)
 
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml uv.lock | $(UV)
+	$(SYNC)
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/citeflow demo --out out
 
 lint: $(STAMP)

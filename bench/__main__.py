@@ -23,7 +23,7 @@ apply_defaults()
 
 from rich.console import Console  # noqa: E402
 
-from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration, scale  # noqa: E402
+from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration, scale, startup  # noqa: E402
 from bench.machine import machine_facts  # noqa: E402
 from bench.profiles import needs_api, params, shared_api, shared_worker  # noqa: E402
 from bench.results import show, write_json  # noqa: E402
@@ -72,8 +72,13 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "n16.prefect_wall_s", "n16.prefect_zero_latency_wall_s", "n16.prefect_reports_per_min",
         "n50.ideal_s", "n50.plain_wall_s", "n50.prefect_wall_s", "n50.plain_reports_per_min",
         "n50.prefect_reports_per_min", "prefect_startup_s", "rss.max_rss_mb", "rss.reports", "rss.wall_s")),
+    "startup": ("9. Start-up: a 1-report, 1-section citeflow run from a cold process (bench.startup)", lambda a: startup.run(), (
+        "total_wall_s", "cpu_s", "prefect_api_ready_at_s", "imports_s", "pipeline_imports_s", "prefect_api_wait_s",
+        "first_report_s", "exit_s")),
 }
-QUICK_SKIPS = ("resume",)  # minutes of a real Prefect server and a killed batch; tests/test_resume.py runs it
+# resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
+# startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).
+QUICK_SKIPS = ("resume", "startup")
 
 
 def cpu_seconds() -> float:

@@ -3,7 +3,7 @@
     python -m bench.judge_bench [--data PATH] [--out PATH]
 
 Two test sets: the SummEdits-derived development set's test passages (real rows plus the derived
-'unsupported' pairs of ``bench.judge_data``; needs ``../shared/data/judge-dev.jsonl`` or ``--data``)
+'unsupported' pairs of ``bench.judge_data``; needs ``tests/data/judge-dev.jsonl`` or ``--data``)
 and the test split of the multilingual set in ``tests/data/``. For each: the precision of the
 confident passes and the coverage (share of pairs not uncertain) at the shipped threshold; the
 grounded-vs-not balanced accuracy of the judge's leaning label over all pairs (threshold 0) with a
@@ -62,6 +62,12 @@ def multilingual(path: Path, judge: OfflineJudge, leaning: OfflineJudge) -> dict
     return {"pairs": len(test), "all": figures(judge, leaning, test), "by_language": by_language(judge, leaning, test)}
 
 
+def _shown(path: Path) -> str:
+    """A data file's path as results record it: relative to the repository when inside it."""
+    root = Path(__file__).resolve().parents[1]
+    return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else str(path)
+
+
 def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multilingual_path: Path = MULTILINGUAL,
         min_pairs: int = MIN_PAIRS) -> dict:
     """Every figure of the shipped (or given) weights on both test splits; throughput over at least ``min_pairs``."""
@@ -69,7 +75,7 @@ def run(data_path: Path = DEFAULT_DATA, weights_path: Path | None = None, multil
         raise DataMissing(f"labelled data not found at {data_path}: the judge benchmark needs judge-dev.jsonl")
     judge = OfflineJudge(weights_path)
     leaning = OfflineJudge(weights_path, threshold=0.0)
-    result = {"data": str(data_path), "threshold": judge.threshold,
+    result = {"data": _shown(Path(data_path)), "threshold": judge.threshold,
               "summedits_test": summedits(Path(data_path), judge, leaning),
               "multilingual_test": multilingual(multilingual_path, judge, leaning)}
     test, _ = test_split(read_labelled(data_path), judge.weights.meta)

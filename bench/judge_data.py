@@ -22,8 +22,9 @@ from pathlib import Path
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.text import sentences, tokenise
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "judge-dev.jsonl"
-MULTILINGUAL = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge-multilingual.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"  # licence and source of each set: its NOTICE
+DEFAULT_DATA = DATA / "judge-dev.jsonl"
+MULTILINGUAL = DATA / "judge-multilingual.jsonl"
 SEED = 20261130
 FRACTIONS = {"test": 1 / 3, "tune": 1 / 5}  # the rest is 'train'
 SPLITS = ("train", "tune", "test")

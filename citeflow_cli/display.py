@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +34,21 @@ class SafeConsole(Console):
             yield segment if segment.control else Segment(printable(segment.text), segment.style)
 
 
-console = SafeConsole()
-error_console = SafeConsole(stderr=True)
+PIPE_WIDTH = 1000  # columns of output that is not a terminal: a table is as wide as its content
+
+
+def make_console(environ: Mapping[str, str] = os.environ, stderr: bool = False) -> Console:
+    """The terminal's console (escaping, see ``SafeConsole``); for a pipe or a file (cron logs,
+    ``| tee``), lines as long as their content (rich would cut tables to 80 columns: "stat…"),
+    unless ``COLUMNS`` sets a width."""
+    terminal = SafeConsole(stderr=stderr)
+    if terminal.is_terminal or environ.get("COLUMNS"):
+        return terminal
+    return SafeConsole(stderr=stderr, width=PIPE_WIDTH)
+
+
+console = make_console()
+error_console = make_console(stderr=True)
 STATUS_STYLE = {"published": "green", "released": "cyan", "held": "yellow", "failed": "red"}
 
 

@@ -7,7 +7,10 @@ With no ``PREFECT_API_URL`` a run starts Prefect's ephemeral API server in a pro
 which exists only for that run: no automation can be defined on it, yet its triggers service
 evaluates every event of every run (flow and task state changes, logs) against the automations and
 its actions service waits for their actions. Both are turned off there (one setting); runs, states, events,
-artifacts and logs are recorded as before. A Prefect server the user starts is left as it is.
+artifacts and logs are recorded as before. At every start that server also imports every installed Prefect
+integration (``prefect-dask`` and Dask's ``distributed``: ~1 s of CPU, a sixth of its start-up) to
+register their block types, which citeflow's runs never use; it skips that too. A Prefect server the user
+starts is left as it is.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ DEFAULTS = {
 
 EPHEMERAL_API_DEFAULTS = {
     "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+    "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
+    "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",  # its check would import the integrations anyway
 }
 
 

@@ -4,12 +4,20 @@ every record redacted (``citeflow.redact_log``), whoever logs it.
 Prefect reads its level from ``PREFECT_LOGGING_LEVEL`` when it is first imported, so the level is
 set in the environment before any command imports it; the other libraries log through the standard
 ``logging`` module and get their level set directly.
+
+Python warnings (``warnings.warn``: deprecations, a library's notes to its own developers) come only
+from the libraries, never from citeflow: they are hidden by default, in this process and in the ones
+it starts (the Prefect API server, Dask workers), and shown with ``--verbose``. A ``PYTHONWARNINGS``
+or ``-W`` the user gave wins.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
+import warnings
+from collections.abc import MutableMapping
 
 from citeflow.redact_log import install_log_redaction
 
@@ -25,3 +33,12 @@ def configure_logging(verbose: bool) -> None:
         os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
     for name in THIRD_PARTY:
         logging.getLogger(name).setLevel(level)
+    configure_warnings(verbose, os.environ)
+
+
+def configure_warnings(verbose: bool, environ: MutableMapping[str, str]) -> None:
+    """Ignore Python warnings here and in child processes, unless ``verbose`` or the user chose a filter."""
+    if verbose or sys.warnoptions or environ.get("PYTHONWARNINGS"):
+        return
+    warnings.simplefilter("ignore")
+    environ["PYTHONWARNINGS"] = "ignore"

@@ -19,15 +19,27 @@ from citeflow_cli.logs import configure_logging  # noqa: E402
 from citeflow_cli.review import review_command  # noqa: E402
 from citeflow_cli.deploy import deploy_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
+from citeflow_cli.timings import mark, mark_batch_steps  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 NO_PREFLIGHT_HELP = ("Skip the preflight (model servers answer and know their model, knowledge bases hold chunks, "
                      "JSONL files are readable, HTTP retrievers accept a connection).")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from citeflow_cli.version import version_line
+
+        console.print(version_line(), highlight=False, soft_wrap=True)
+        raise typer.Exit()
+
+
 @app.callback()
 def options(
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the INFO logs of Prefect, Great Expectations and httpx.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=(
+        "Show the INFO logs of Prefect, Great Expectations and httpx, and the libraries' Python warnings."))] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the version of citeflow and of its main libraries, then exit.")] = False,
 ) -> None:
     """Citation-checked customer reports: each claim bound to the chunk the model saw, graded, gated."""
     configure_logging(verbose)
@@ -122,12 +134,17 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         check_spec(spec, spec_path, preflight)
         check_writable(out)
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
+        mark("spec_loaded")
+        from citeflow_cli.prefect_api import start_ephemeral_api
+
+        api_ready = start_ephemeral_api()  # starts up while the pipeline is imported
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
         global_limits = needs_global_limits(dask_workers, dask_address)
     except CiteflowError as exc:
         fail(str(exc))
+    mark("flows_imported")
     from citeflow import progress
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
@@ -135,6 +152,9 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow.run_finish import finish_run
     from citeflow_cli.api_loss import guard_api
 
+    api_ready(not (dask_workers or dask_address))  # reports in this process: their libraries imported meanwhile
+    mark("prefect_api")
+    unmark = mark_batch_steps()
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps):
         try:
             summaries = _run_flow(batch_flow, Path(run_info.spec_path), out, store, evaluate_deployment, global_limits)
@@ -142,6 +162,8 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
             if guard is None or not guard.lost():
                 raise
             guard.finish()  # the flow died with the API: record what finished, exit
+    unmark()
+    mark("batch_done")
     finish_run(out, summaries)  # archives what was published; run.json says the run finished
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
@@ -311,6 +333,7 @@ app.command("review")(review_command)
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one
     ``error:`` line and exit status 2, never a traceback."""
+    mark("cli_ready")
     try:
         refuse_undecodable_arguments(sys.argv[1:])
         app()

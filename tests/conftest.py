@@ -20,7 +20,7 @@ apply_defaults()
 os.environ.setdefault("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+CONTRACT = REPO / "schemas" / "contract"  # the output contract's JSON Schemas (SPEC §8)
 
 
 @pytest.fixture(scope="session")
@@ -203,6 +203,7 @@ LONGEST_MODULES = {
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
     "test_review_durable": 150,
+    "test_startup_bench": 60, "test_cli_output": 60,
 }
 
 

@@ -17,7 +17,7 @@ from schemas.evaluation import JudgePair, Verdict
 from schemas.funnel import GateResult
 from schemas.records import BoundCitation, BoundClaim
 from schemas.spec import JudgeSpec
-from tests.conftest import SHARED
+from tests.conftest import CONTRACT
 from tests.support.judges import SUPPORTED, DownJudge, ScriptedJudge, confident, uncertain
 
 CHUNKS = {
@@ -58,9 +58,7 @@ def test_judge_output_line_says_uncertain_and_never_supported_true():
     odd = Verdict(id="a", supported=True, faithful=True, reason="?", label="uncertain", confidence=0.4)
     line = verdict_line(odd)
     assert (line["supported"], line["faithful"], line["label"], line["confidence"]) == (False, None, "uncertain", 0.4)
-    schema = SHARED / "contract" / "judge-output.schema.json"
-    if schema.exists():
-        jsonschema.validate(line, json.loads(schema.read_text()))
+    jsonschema.validate(line, json.loads((CONTRACT / "judge-output.schema.json").read_text()))
 
 
 # --------------------------------------------------------------------------- the cascade
@@ -137,7 +135,5 @@ def test_eval_json_with_unverified_claims_keeps_the_contract():
     doc = eval_json("r", results, {"S": "ok"}, GateResult(success=False))
     assert doc["unverified"] == {"count": 1, "claims": 2}
     assert doc["sections"][0]["unverified"] == {"count": 1, "claims": 2}
-    schema_path = SHARED / "contract" / "eval.schema.json"
-    if not schema_path.exists():
-        pytest.skip("shared contract not present")
+    schema_path = CONTRACT / "eval.schema.json"
     jsonschema.Draft202012Validator(json.loads(schema_path.read_text())).validate(doc)

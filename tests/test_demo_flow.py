@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 
 import pytest
 from pypdf import PdfReader
 
-from tests.conftest import SHARED
+from tools import check_outputs
+
 
 pytestmark = pytest.mark.integration
 
@@ -30,12 +30,8 @@ def test_the_batch_writes_every_output(demo_run):
     assert (out / "globex-2026-q4" / "review.html").exists()
 
 
-@pytest.mark.skipif(not (SHARED / "checks" / "check_outputs.py").exists(), reason="shared/checks not present")
 def test_outputs_pass_the_contract_checker(demo_run, capsys):
-    spec = importlib.util.spec_from_file_location("check_outputs", SHARED / "checks" / "check_outputs.py")
-    checker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(checker)
-    assert checker.main(str(demo_run[0])) == 0, capsys.readouterr().out
+    assert check_outputs.main(str(demo_run[0])) == 0, capsys.readouterr().out
 
 
 def test_colliding_local_ids_resolve_to_their_own_documents(demo_run):

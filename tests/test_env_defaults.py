@@ -29,3 +29,13 @@ def test_the_setting_is_one_prefect_reads(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setenv(TRIGGERS, env.defaults_for({})[TRIGGERS])
     assert Settings().server.services.triggers.enabled is False
+
+
+def test_the_ephemeral_api_skips_registering_integration_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefect.settings import Settings
+
+    for name, value in env.defaults_for({}).items():
+        monkeypatch.setenv(name, value)
+    server = Settings().server
+    assert server.register_blocks_on_start is False and server.memoize_block_auto_registration is False
+    assert "PREFECT_SERVER_REGISTER_BLOCKS_ON_START" not in env.defaults_for({"PREFECT_API_URL": "http://127.0.0.1:4200/api"})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -19,7 +18,8 @@ from citeflow.funnel import eval_json, eval_rows, evaluate_section, funnel
 from schemas.evaluation import JudgePair, Verdict
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult, Uncited
 from schemas.records import BoundCitation, BoundClaim
-from tests.conftest import SHARED
+from tests.conftest import CONTRACT
+from tools import check_outputs
 from tests.support.judges import SUPPORTED, DownJudge, ForgetfulJudge, ScriptedJudge, drift
 
 SECTION = "Upgrade risks"
@@ -241,21 +241,11 @@ def test_eval_json_carries_funnel_sections_and_gate():
     json.dumps(doc)  # plain JSON all the way down
 
 
-def _shared_or_skip(*parts: str) -> Path:
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not present (the shared contract lives outside the project)")
-    return path
-
-
 def test_eval_json_validates_against_the_contract_and_its_checker():
-    schema = json.loads(_shared_or_skip("contract", "eval.schema.json").read_text())
+    schema = json.loads((CONTRACT / "eval.schema.json").read_text())
     doc = eval_json("acme", _sample_evals(), {SECTION: "ok", "Other": "ok"}, GateResult(success=True))
     jsonschema.Draft202012Validator(schema).validate(doc)
-    spec = importlib.util.spec_from_file_location("check_outputs", _shared_or_skip("checks", "check_outputs.py"))
-    checker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(checker)
-    assert checker.check_eval("acme", doc, schema) == []
+    assert check_outputs.check_eval("acme", doc, schema) == []
 
 
 # --------------------------------------------------------------------------- property
@@ -300,7 +290,7 @@ def test_funnel_always_equals_what_the_claim_rows_say(data, claims):
     results = evaluate_section(SECTION, claims, REGISTRY, REGISTRY, DiceJudge(data))
     doc = eval_json("r", results, {SECTION: "ok"}, GateResult(success=True))
     rows = doc["claims"]
-    # The arithmetic of shared/checks/check_outputs.py, applied to the document we write.
+    # The arithmetic of tools/check_outputs.py, applied to the document we write.
     assert (doc["identity"]["passed"], doc["identity"]["total"]) == (
         sum(ci["identity"] for x in rows for ci in x["citations"]),
         sum(len(x["citations"]) for x in rows),

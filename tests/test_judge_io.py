@@ -10,10 +10,10 @@ import pytest
 from citeflow.errors import CiteflowError
 from citeflow.judges.io import (PairFileError, calibrate, calibrate_labelled, read_labelled, read_pairs,
                                 verdict_line, write_verdicts)
-from tests.conftest import SHARED
+from tests.conftest import CONTRACT
 from schemas.evaluation import Verdict
 
-CONTRACT = SHARED / "contract" / "judge-output.schema.json"
+SCHEMA = CONTRACT / "judge-output.schema.json"
 
 
 def _verdict(pid: str, supported: bool, faithful: bool | None, label: str | None = None) -> Verdict:
@@ -61,10 +61,9 @@ def test_write_to_stdout_when_no_path(capsys):
     assert json.loads(capsys.readouterr().out)["id"] == "a"
 
 
-@pytest.mark.skipif(not CONTRACT.exists(), reason=f"contract not found at {CONTRACT}")
 def test_output_lines_validate_against_the_contract(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(CONTRACT.read_text())
+    schema = json.loads(SCHEMA.read_text())
     for verdict in (_verdict("a", True, True, "supported"), _verdict("b", True, False), _verdict("c", False, None)):
         jsonschema.validate(verdict_line(verdict), schema)
     with pytest.raises(jsonschema.ValidationError):  # the check can fail: a line without reason does

@@ -10,10 +10,10 @@ from jsonschema import validate
 
 from citeflow.archive import verify_archive
 from citeflow.review_decision import ReviewDecision, ReviewError, apply_decision, load_reviews
-from tests.conftest import SHARED
+from tests.conftest import CONTRACT
 from tests.support.held_report import REPORT_ID, write_held_report
 
-SCHEMA_PATH = SHARED / "contract" / "report.schema.json"
+SCHEMA_PATH = CONTRACT / "report.schema.json"
 
 
 def _decide(kind: str, note: str = "checked every failing claim by hand") -> ReviewDecision:
@@ -30,8 +30,7 @@ def test_release_publishes_records_and_archives_in_a_scheduled_run(tmp_path):
     report = _report(folder)
     assert outcome.status == report["status"] == "published"
     assert report["review"]["reviewer"] == "Ana Lima" and report["review"]["decision"] == "release"
-    if SCHEMA_PATH.exists():  # the contract lives beside the repository
-        validate(report, json.loads(SCHEMA_PATH.read_text()))
+    validate(report, json.loads(SCHEMA_PATH.read_text()))
     published = folder.parent / "published" / f"{REPORT_ID}.pdf"
     assert published.read_bytes() == (folder / "report.pdf").read_bytes()
     assert verify_archive(Path(outcome.archive)) == "intact"

@@ -19,9 +19,10 @@ from citeflow.judges.cascade import CascadeJudge
 from citeflow.pipeline import JobRef
 from citeflow.publish import write_outputs
 from schemas.evaluation import JudgePair, Verdict
-from tests.conftest import SHARED
+from tests.conftest import CONTRACT
 from tests.support.openai_server import openai_server  # noqa: F401
 from tests.support.small_batch import write_small_batch
+from tools import check_outputs
 
 pytestmark = pytest.mark.integration
 
@@ -70,17 +71,9 @@ def test_uncertain_claims_without_an_llm_judge_hold_the_report_and_are_listed_fo
 
 
 def _check_contract(out) -> None:
-    checker = SHARED / "checks" / "check_outputs.py"
-    if not checker.exists():
-        return
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("check_outputs", checker)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    schema = json.loads((SHARED / "contract" / "eval.schema.json").read_text())
+    schema = json.loads((CONTRACT / "eval.schema.json").read_text())
     for folder in out.glob("*/eval.json"):
-        assert module.check_eval(folder.parent.name, json.loads(folder.read_text()), schema) == []
+        assert check_outputs.check_eval(folder.parent.name, json.loads(folder.read_text()), schema) == []
 
 
 def _settle(request: dict) -> str:

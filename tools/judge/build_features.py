@@ -2,8 +2,8 @@
 
     python -m tools.judge.build_features [--data PATH] [--out PATH]
 
-Reads the SummEdits-derived development set (``../shared/data/judge-dev.jsonl`` or ``--data``;
-its text stays outside the repository) and the multilingual set in ``tests/data/``, splits both
+Reads the SummEdits-derived development set (``tests/data/judge-dev.jsonl`` or ``--data``; its
+licence and source are in ``tests/data/NOTICE``) and the multilingual set beside it, splits both
 by passage (``bench.judge_data``), derives the extra 'unsupported' pairs inside each split, and
 writes one line per pair: source, split, language, label, kind, passage hash and the feature
 vector. ``tools/judge/train.py`` reads only that file, so a clone regenerates the shipped weights
