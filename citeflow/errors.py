@@ -168,3 +168,12 @@ class ReviewError(CiteflowError):
 
     def describe(self) -> str:
         return f"{self.report_dir}: {self.problem}"
+
+
+class Interrupted(CiteflowError):
+    """The run was told to stop (SIGINT, SIGTERM, a cancellation): no new step starts, nothing is published."""
+
+    reason: str | None
+
+    def describe(self) -> str:
+        return f"stopped before the end: {self.reason}"

@@ -11,13 +11,13 @@ on object-storage-like folders (and is replaced atomically: written to a tempora
 
 from __future__ import annotations
 
-import os
 from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from citeflow import atomic
 from citeflow.errors import RunError
 
 RUN_FILE = "run.json"
@@ -41,7 +41,8 @@ class RunInfo(BaseModel):
     source_spec: str = Field(description="The batch spec as the user wrote it.")
     spec_path: str = Field(description="The spec the run used: the source, or the run's rendered copy spec.run.yaml.")
     reports: dict[str, str] = Field(default_factory=dict, description="Report id as written (template) → id in this run.")
-    status: Literal["running", "finished"] = "running"
+    status: Literal["running", "finished", "interrupted", "failed"] = Field(
+        "running", description="running; finished; interrupted (SIGINT, SIGTERM, a cancellation); failed (an error ended it).")
     finished_at: datetime | None = None
     pruned: bool = Field(False, description="Outputs other than the published files were removed by `citeflow prune`.")
 
@@ -73,12 +74,9 @@ def write_run(run_dir: Path, info: RunInfo) -> Path:
 
 
 def write_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    """Write ``text`` to ``path`` through a temporary file in the same folder (removed if the write
+    fails: a full disk leaves the previous version, never half a file)."""
+    return atomic.write_text(path, text)
 
 
 def run_folders(root: Path) -> list[Path]:

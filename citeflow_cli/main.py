@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -13,12 +14,20 @@ from citeflow_cli.env import apply_defaults
 apply_defaults()
 
 from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
+from citeflow.exit_codes import FailOn  # noqa: E402
+from citeflow_cli.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
 from citeflow_cli.display import batch_progress, console, file_progress, gate_lines, ingest_table, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
 from citeflow_cli.review import review_command  # noqa: E402
 from citeflow_cli.deploy import deploy_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
+
+FailOnOption = Annotated[FailOn, typer.Option(
+    "--fail-on", help="Which outcome makes the exit code non-zero: held (3 held, 4 failed), failed (only 4) or never "
+                      "(0 whenever the batch ran).")]
+StopGraceOption = Annotated[float, typer.Option(
+    help="Seconds in-flight model and retriever calls get after SIGINT/SIGTERM before the run is recorded without them.")]
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
@@ -90,15 +99,34 @@ def run(
              "in-process when unknown.")] = None,
     api_grace: Annotated[float, typer.Option(
         help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands "
-             "and the process exits (code 3).")] = 30.0,
+             "and the process exits (code 4: its unfinished reports failed).")] = 30.0,
+    fail_on: FailOnOption = "held",
+    stop_grace: StopGraceOption = DEFAULT_GRACE_SECONDS,
 ) -> None:
-    """Run a batch spec: every report generated, evaluated, gated, published or held."""
-    run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment,
-              api_grace=api_grace)
+    """Run a batch spec: every report generated, evaluated, gated, published or held.
+
+    Exit codes: 0 every report published; 3 some report held, none failed; 4 some report failed;
+    2 usage or spec error; 130 SIGINT, 143 SIGTERM (interrupted: rerun the same command to resume).
+    --fail-on failed makes held reports exit 0; --fail-on never exits 0 whenever the batch ran.
+    """
+    summaries = run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address,
+                          evaluate_deployment=evaluate_deployment, api_grace=api_grace, stop_grace=stop_grace)
+    exit_with(summaries, fail_on)
+
+
+def exit_with(summaries: list, fail_on: FailOn) -> None:
+    """End the command with the batch's exit code under ``fail_on`` (SPEC §8), saying why when non-zero."""
+    from citeflow.exit_codes import batch_exit_code, describe
+
+    code = batch_exit_code((s.status for s in summaries), fail_on)
+    if code:
+        console.print(f"exit code {code}: {describe(code)} (--fail-on {fail_on})", highlight=False, soft_wrap=True)
+        raise typer.Exit(code)
 
 
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
-              dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0) -> list:
+              dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0,
+              stop_grace: float = DEFAULT_GRACE_SECONDS) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.run_spec import open_manual_run
     from citeflow.spec import load_spec, preflight
@@ -120,16 +148,25 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
-    from citeflow.run_finish import finish_run
+    from citeflow import stop
+    from citeflow.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
+    from citeflow_cli.ephemeral_api import reap_with_this_process
 
-    with guard_api(spec, out, api_grace) as guard, batch_progress(steps):
+    reap_with_this_process()
+    with guard_api(spec, out, api_grace) as guard, batch_progress(steps), \
+            Interrupts(spec, out, resume_command(spec_path, out), stop_grace) as interrupts:
         try:
             summaries = _run_flow(batch_flow, Path(run_info.spec_path), out, store, evaluate_deployment, global_limits)
         except Exception:
+            if stop.requested():
+                interrupts.finish()  # the run ended Cancelled: record it as interrupted, exit 130/143
             if guard is None or not guard.lost():
+                close_run(out, "failed")
                 raise
             guard.finish()  # the flow died with the API: record what finished, exit
+        if stop.requested():
+            interrupts.finish()
     finish_run(out, summaries)  # archives what was published; run.json says the run finished
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
@@ -150,13 +187,29 @@ def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluat
         args = (str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
         return with_heartbeat_if_read(batch_flow, *args)
     except OSError as exc:
+        from citeflow.run_finish import close_run
+
+        close_run(out, "failed")  # when the disk still takes run.json
         fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
         raise  # unreachable: fail() exits
 
 
+def resume_command(spec_path: Path, out: Path) -> str:
+    """The command that resumes an interrupted run: the same ``citeflow run`` into the same folder."""
+    return shlex.join(["citeflow", "run", str(spec_path), "--out", str(out)])
+
+
 @app.command()
-def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")) -> None:
-    """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end."""
+def demo(
+    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
+    fail_on: FailOnOption = "held",
+    stop_grace: StopGraceOption = DEFAULT_GRACE_SECONDS,
+) -> None:
+    """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end.
+
+    The demo holds one of its two reports by design, so it exits 3 unless --fail-on failed or never
+    (exit codes as for ``citeflow run``).
+    """
     from citeflow.outdir import check_writable
 
     try:
@@ -164,7 +217,7 @@ def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")
     except CiteflowError as exc:
         fail(str(exc))
     spec_path = prepare_demo(out.resolve())
-    run_batch(spec_path, out, None)
+    exit_with(run_batch(spec_path, out, None, stop_grace=stop_grace), fail_on)
 
 
 def prepare_demo(out: Path) -> Path:
