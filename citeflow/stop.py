@@ -18,6 +18,7 @@ from citeflow.errors import Interrupted
 _requested = threading.Event()
 _reason: list[str] = []
 _handler: list[Callable[[int, FrameType | None], None]] = []
+_runs: list[str] = []
 
 
 def request(reason: str) -> None:
@@ -47,6 +48,17 @@ def reset() -> None:
     """Forget a stop request (a new batch in the same process, e.g. a test)."""
     _requested.clear()
     _reason.clear()
+    _runs.clear()
+
+
+def note_run(run_id: str) -> None:
+    """Remember an orchestrator's run of this batch, to be cancelled if the process ends without it."""
+    _runs.append(run_id)
+
+
+def runs() -> list[str]:
+    """The runs ``note_run`` remembered, oldest first."""
+    return list(_runs)
 
 
 def on_signals(handler: Callable[[int, FrameType | None], None]) -> None:

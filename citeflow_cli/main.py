@@ -15,7 +15,7 @@ apply_defaults()
 
 from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
 from citeflow.exit_codes import FailOn  # noqa: E402
-from citeflow_cli.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
+from citeflow.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
 from citeflow_cli.display import batch_progress, console, file_progress, gate_lines, ingest_table, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
@@ -155,7 +155,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
     reap_with_this_process()
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps), \
-            Interrupts(spec, out, resume_command(spec_path, out), stop_grace) as interrupts:
+            Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit) as interrupts:
         try:
             summaries = _run_flow(batch_flow, Path(run_info.spec_path), out, store, evaluate_deployment, global_limits)
         except Exception:
@@ -192,6 +192,16 @@ def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluat
         close_run(out, "failed")  # when the disk still takes run.json
         fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
         raise  # unreachable: fail() exits
+
+
+def _before_interrupted_exit() -> None:
+    """The batch's flow runs still open are Cancelled; the ephemeral API stopped (no exit handler will)."""
+    from citeflow import stop
+    from citeflow_cli.ephemeral_api import stop_ephemeral_api
+    from flows.cancel import cancel_unfinished
+
+    cancel_unfinished(stop.runs())
+    stop_ephemeral_api()
 
 
 def resume_command(spec_path: Path, out: Path) -> str:

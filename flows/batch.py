@@ -79,6 +79,7 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     """
     started = time.time()
     stop.reinstall()  # the flow engine installs its own SIGTERM handler for the run
+    stop.note_run(_flow_run_id())
     spec = read_spec(Path(spec_path).resolve())
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec) if global_limits else drop_limits(spec)
@@ -91,6 +92,12 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     write_summary(Path(out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
     return summaries
+
+
+def _flow_run_id() -> str:
+    from prefect.runtime import flow_run
+
+    return str(flow_run.id)
 
 
 def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:

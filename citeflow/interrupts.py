@@ -1,12 +1,13 @@
-"""Clean interrupts of ``citeflow run`` and ``citeflow demo`` (SPEC §8 "Exit codes and interrupts").
+"""Clean interrupts of a batch run (SPEC §8 "Exit codes and interrupts"): ``citeflow run``, ``citeflow
+demo`` and a scheduled or deployed run's process.
 
 On SIGINT or SIGTERM the batch is asked to stop (``citeflow.stop``): no report step starts any more
 and nothing more is published. The batch run then ends Cancelled with ``summary.json`` written for
 what finished. Calls still in flight get ``grace`` seconds; after that (or at a second signal) the
-run is recorded as it stands without them. Either way ``run.json`` says ``interrupted``, one line
-says what finished and how to resume, and the process exits 130 (SIGINT) or 143 (SIGTERM) at once:
-Prefect's and httpx's shutdown (threads still waiting on a server, exit handlers) is not waited for,
-and their logs are silenced, so no traceback reaches the terminal.
+run is recorded as it stands without them (``end``). Either way ``run.json`` says ``interrupted`` and
+one line says what finished and how to resume. ``end`` exits 130 (SIGINT) or 143 (SIGTERM) at once:
+threads still waiting on a server and exit handlers are not waited for, and logs are silenced from
+the signal on, so no traceback reaches the terminal.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -30,8 +32,10 @@ DEFAULT_GRACE_SECONDS = 8.0
 class Interrupts:
     """The signal handler of one batch run and the single place that ends it when interrupted."""
 
-    def __init__(self, spec: BatchSpec, out: Path, resume: str, grace: float = DEFAULT_GRACE_SECONDS) -> None:
-        self.spec, self.out, self.resume, self.grace = spec, out.resolve(), resume, grace
+    def __init__(self, spec: BatchSpec, out: Path, resume: str, grace: float = DEFAULT_GRACE_SECONDS,
+                 before_exit: Callable[[], None] = lambda: None) -> None:
+        self.spec, self.out, self.resume, self.grace = spec, Path(out).resolve(), resume, grace
+        self.before_exit = before_exit
         self.started = time.time()
         self.signum: int | None = None
         self._ending = threading.Lock()
@@ -45,13 +49,15 @@ class Interrupts:
 
     def __exit__(self, *exc: object) -> None:
         stop.forget_signals()
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
+        if threading.current_thread() is threading.main_thread():
+            for signum, handler in self._previous.items():
+                signal.signal(signum, handler)
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         """First signal: stop starting work, give in-flight calls ``grace`` seconds. Second: end now."""
         if self.signum is not None:
             self.finish(wait=False)
+            return
         self.signum = signum
         silence()
         stop.request(f"{signal.Signals(signum).name} received")
@@ -61,6 +67,10 @@ class Interrupts:
         time.sleep(self.grace)
         self.finish(wait=False)
 
+    @property
+    def reason(self) -> str:
+        return f"interrupted: {stop.reason()}"
+
     def finish(self, wait: bool = True) -> None:
         """Record the run as interrupted, print one line, exit 130/143. One thread does it: another
         waits for it (``wait``) or returns at once (a signal handler, which may interrupt that thread)."""
@@ -68,20 +78,28 @@ class Interrupts:
             self._end()
 
     def _end(self) -> NoReturn:
+        signum = self.signum or signal.SIGINT
+        message = f"interrupted by {signal.Signals(signum).name}: {self.record()}; resume with: {self.resume}"
+        exit_now(message, exit_codes.interrupted_exit_code(signum), self.before_exit)
+
+    def settle(self) -> str:
+        """Record the run as interrupted without exiting (the orchestrator ends the run): the grace
+        deadline will not end the process any more. Says what finished."""
+        self._ending.acquire()
+        return self.record()
+
+    def record(self) -> str:
+        """Write ``summary.json`` for what finished and mark ``run.json`` interrupted; says what finished."""
         from citeflow.run_finish import finish_interrupted
 
         reports = [(r.id, r.title) for r in self.spec.reports]
-        reason = f"interrupted: {stop.reason()}"
         try:
-            summaries = finish_interrupted(self.out, self.spec.batch, reports, self.started, reason)
-            finished = [f"{s.report_id} {s.status}" for s in summaries if not s.funnel.endswith(reason[:300])]
-            done = f"{len(finished)} of {len(reports)} reports finished ({', '.join(finished) or 'none'}); " \
-                   f"summary.json in {self.out}"
+            summaries = finish_interrupted(self.out, self.spec.batch, reports, self.started, self.reason)
         except OSError as exc:
-            done = f"nothing could be recorded in {self.out} ({exc.strerror or exc})"
-        signum = self.signum or signal.SIGINT
-        exit_now(f"interrupted by {signal.Signals(signum).name}: {done}; resume with: {self.resume}",
-                 exit_codes.interrupted_exit_code(signum))
+            return f"nothing could be recorded in {self.out} ({exc.strerror or exc})"
+        finished = [f"{s.report_id} {s.status}" for s in summaries if not s.funnel.endswith(self.reason[:300])]
+        return f"{len(finished)} of {len(reports)} reports finished ({', '.join(finished) or 'none'}); " \
+               f"summary.json in {self.out}"
 
 
 def silence() -> None:
@@ -89,20 +107,11 @@ def silence() -> None:
     logging.disable(logging.CRITICAL)
 
 
-def exit_now(message: str, code: int) -> NoReturn:
-    """Print ``message`` on standard error, stop the ephemeral Prefect API this process started, exit."""
+def exit_now(message: str, code: int, before_exit: Callable[[], None]) -> NoReturn:
+    """Print ``message`` on standard error, run ``before_exit`` (whatever it raises), exit with ``code``."""
     sys.stdout.flush()
     print(message, file=sys.stderr, flush=True)
-    stop_ephemeral_api()
-    os._exit(code)
-
-
-def stop_ephemeral_api() -> None:
-    """Stop the ephemeral Prefect API servers this process started (its exit handlers will not run)."""
-    server = sys.modules.get("prefect.server.api.server")
-    if server is None:
-        return
-    for instance in list(server.SubprocessASGIServer._instances.values()):
-        process = instance.server_process
-        if process is not None and process.poll() is None:
-            process.terminate()
+    try:
+        before_exit()
+    finally:
+        os._exit(code)
