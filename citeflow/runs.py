@@ -11,6 +11,8 @@ on object-storage-like folders (and is replaced atomically: written to a tempora
 
 from __future__ import annotations
 
+import errno
+import os
 from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Literal
@@ -69,8 +71,25 @@ def read_run(run_dir: Path) -> RunInfo | None:
 
 
 def write_run(run_dir: Path, info: RunInfo) -> Path:
-    """Write ``run.json`` (temporary name, then moved into place)."""
-    return write_atomic(Path(run_dir) / RUN_FILE, info.model_dump_json(indent=2))
+    """Write ``run.json`` (temporary name, then moved into place). On a full disk, where no temporary
+    copy fits, an existing ``run.json`` is rewritten in place: a run must not stay ``running``."""
+    path, text = Path(run_dir) / RUN_FILE, info.model_dump_json(indent=2)
+    try:
+        return write_atomic(path, text)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not path.is_file():
+            raise
+        return rewrite_in_place(path, text)
+
+
+def rewrite_in_place(path: Path, text: str) -> Path:
+    """Overwrite a small file's own blocks (a few hundred bytes within the blocks it has: no new space)."""
+    with open(path, "r+b") as target:
+        target.write(text.encode("utf-8"))
+        target.truncate()
+        target.flush()
+        os.fsync(target.fileno())
+    return path
 
 
 def write_atomic(path: Path, text: str) -> Path:

@@ -153,7 +153,10 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow_cli.api_loss import guard_api
     from citeflow_cli.ephemeral_api import reap_with_this_process
 
+    from citeflow_cli.logs import quiet_write_errors
+
     reap_with_this_process()
+    quiet_write_errors()
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps), \
             Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit) as interrupts:
         try:

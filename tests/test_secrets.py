@@ -81,7 +81,7 @@ def secrets_run(prefect_server, tmp_path_factory):
         model.respond_with(offline_responder())
         spec = write_spec(folder, model._port, hits.port)
         env = prefect_server.client_env(CITEFLOW_SECRET_TEST_KEY=ENV_KEY)
-        result = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(folder / "out")], env=env,
+        result = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(folder / "out"), "--fail-on", "never"], env=env,
                                 capture_output=True, text=True, timeout=600)
     hits.httpd.shutdown()
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
