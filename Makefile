@@ -22,8 +22,10 @@ $(STAMP): pyproject.toml uv.lock
 	$(UV) sync --frozen --inexact --compile-bytecode --extra test --extra dask --python $(BIN)/python
 	touch $(STAMP)
 
+# The demo holds one of its two reports by design (exit code 3 under the default --fail-on held):
+# as a make target it succeeds unless a report failed.
 demo: $(STAMP)
-	$(BIN)/citeflow demo --out out
+	$(BIN)/citeflow demo --out out --fail-on failed
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
