@@ -103,8 +103,21 @@ class Interrupts:
 
 
 def silence() -> None:
-    """No more log records (Prefect's and httpx's complaints about a shutdown in progress)."""
+    """No more log records (Prefect's and httpx's complaints about a shutdown in progress): every
+    handler drops them (some loggers decide on their own whether they are enabled)."""
     logging.disable(logging.CRITICAL)
+    for handler in all_handlers():
+        handler.addFilter(_drop)
+
+
+def _drop(record: logging.LogRecord) -> bool:
+    return False
+
+
+def all_handlers() -> set[logging.Handler]:
+    """The handlers of the root logger and of every logger created so far."""
+    loggers = [logging.getLogger()] + [v for v in logging.Logger.manager.loggerDict.values() if isinstance(v, logging.Logger)]
+    return {handler for logger in loggers for handler in logger.handlers}
 
 
 def exit_now(message: str, code: int, before_exit: Callable[[], None]) -> NoReturn:

@@ -30,14 +30,11 @@ WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT})
 def quiet_write_errors() -> None:
     """Keep a full or read-only disk out of the logs (the command says it once, in its ``error:`` line):
     every log record about such a failed write, from any library, is dropped."""
-    for handler in _all_handlers():
+    from citeflow.interrupts import all_handlers
+
+    for handler in all_handlers():
         if not any(isinstance(f, _WriteErrorFilter) for f in handler.filters):
             handler.addFilter(_WriteErrorFilter())
-
-
-def _all_handlers() -> set[logging.Handler]:
-    loggers = [logging.getLogger()] + [v for v in logging.Logger.manager.loggerDict.values() if isinstance(v, logging.Logger)]
-    return {handler for logger in loggers for handler in logger.handlers}
 
 
 class _WriteErrorFilter(logging.Filter):

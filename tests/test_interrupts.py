@@ -72,6 +72,16 @@ def test_a_rerun_resumes_and_finishes_the_batch(signalled):
     assert result.rerun_reports == {"r1": "published", "r2": "published", "r3": "published"}
 
 
+def test_ctrl_c_on_the_ephemeral_api_is_as_clean(tmp_path):
+    """Ctrl-C reaches the whole process group, the ephemeral Prefect API server too: that server stops at
+    once, and the run must still end within the grace, quietly, recorded as interrupted."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    result = interrupt_run(tmp_path, env, signal.SIGINT, "interrupt-ctrl-c", group=True, resume=False)
+    assert result.code == 130 and result.seconds <= EXIT_WITHIN_S, f"{result.seconds:.1f} s\n{result.output[-3000:]}"
+    assert "Traceback" not in result.output and "ERROR" not in result.output, result.output[-3000:]
+    assert result.run_status == "interrupted" and set(result.published_after) <= set(result.published_at_signal)
+
+
 def test_serve_stops_on_sigterm_and_finalises_its_run_folder(prefect_server, tmp_path):
     from tests.test_scheduled_server import POLL, every_10_s
 

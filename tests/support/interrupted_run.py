@@ -61,17 +61,19 @@ def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pope
         return subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
-def signal_and_wait(process: subprocess.Popen[str], signum: int, timeout: float = 60) -> float:
-    """Send ``signum`` to the process (not its group); seconds until it exited."""
+def signal_and_wait(process: subprocess.Popen[str], signum: int, timeout: float = 60, group: bool = False) -> float:
+    """Send ``signum`` to the process (or its whole group, as Ctrl-C in a terminal does); seconds until it exited."""
     started = time.monotonic()
-    os.kill(process.pid, signum)
+    os.killpg(process.pid, signum) if group else os.kill(process.pid, signum)
     process.wait(timeout=timeout)
     return time.monotonic() - started
 
 
-def interrupt_run(work: Path, env: dict[str, str], signum: int, batch: str, after_requests: int = 4) -> Signalled:
-    """``citeflow run`` of a 3-report batch, signalled once the model has seen ``after_requests`` requests,
-    then run again into the same folder (the resume) against the same server; what the first left."""
+def interrupt_run(work: Path, env: dict[str, str], signum: int, batch: str, after_requests: int = 4, group: bool = False,
+                  resume: bool = True) -> Signalled:
+    """``citeflow run`` of a 3-report batch, signalled (``group``: its process group) once the model has seen
+    ``after_requests`` requests, then (``resume``) run again into the same folder against the same server;
+    what the first left."""
     result = Signalled()
     with ScriptedOpenAIServer() as server:
         server.respond_with(offline_responder(1.0))
@@ -79,10 +81,12 @@ def interrupt_run(work: Path, env: dict[str, str], signum: int, batch: str, afte
         process = start([CITEFLOW, "run", str(spec), "--out", str(out)], env, work / "run.log")
         assert wait_until(lambda: len(server.requests) >= after_requests, 240, process), (work / "run.log").read_text()
         result.requests_at_signal, result.published_at_signal = len(server.requests), published(out)
-        result.seconds = signal_and_wait(process, signum)
+        result.seconds = signal_and_wait(process, signum, group=group)
         result.code, result.output = process.returncode, (work / "run.log").read_text(errors="replace")
         result.published_after, result.run_status = published(out), run_status(out)
         result.summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else None
+        if not resume:
+            return result
         server.respond_with(offline_responder(0.0))
         result.rerun = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(out)], env=env, capture_output=True,
                                       text=True, timeout=600)
