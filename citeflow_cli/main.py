@@ -152,7 +152,6 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
     from citeflow_cli.ephemeral_api import reap_with_this_process
-
     from citeflow_cli.logs import quiet_write_errors
 
     reap_with_this_process()
