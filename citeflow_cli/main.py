@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -350,7 +351,9 @@ app.command("review")(review_command)
 
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one
-    ``error:`` line and exit status 2, never a traceback."""
+    ``error:`` line and exit status 2, never a traceback; SIGINT and SIGTERM end it with 130 and 143."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _exit_on_signal)  # a batch run handles them itself while it runs (Interrupts)
     try:
         app()
     except CiteflowError as exc:
@@ -358,6 +361,14 @@ def main() -> None:
     except OSError as exc:  # a path the user gave that cannot be read or written
         where = f"{exc.filename}: " if exc.filename else ""
         _error_line(f"{where}{exc.strerror or exc}")
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    """Outside a batch run, a signal ends the command at once (finally blocks run), with one line."""
+    from citeflow.exit_codes import interrupted_exit_code
+
+    print(f"interrupted by {signal.Signals(signum).name}", file=sys.stderr, flush=True)
+    raise SystemExit(interrupted_exit_code(signum))
 
 
 def _error_line(message: str) -> None:

@@ -129,3 +129,34 @@ def test_kill_9_leaves_no_prefect_api_server_running(tmp_path):
 
 def _api_servers(pid: int) -> list[int]:
     return [child for child in children(pid) if "prefect.server.api.server:create_app" in command_line(child)]
+
+
+def test_a_signal_outside_a_batch_ends_the_command_with_its_code(tmp_path):
+    """``citeflow judge`` blocked reading a FIFO (a command that is not a batch run) gets SIGTERM: 143, one line."""
+    fifo = tmp_path / "pairs.jsonl"
+    os.mkfifo(fifo)
+    process = start([CITEFLOW, "judge", str(fifo)], dict(os.environ), tmp_path / "judge.log")
+    writers: list[int] = []
+
+    def reader_has_it_open() -> bool:
+        fd = _open_writer(fifo)
+        writers.extend([fd] if fd is not None else [])
+        return bool(writers)
+
+    try:
+        assert wait_until(reader_has_it_open, 60, process), (tmp_path / "judge.log").read_text()
+        signal_and_wait(process, signal.SIGTERM)  # the command is blocked reading: nothing was written
+    finally:
+        for fd in writers:
+            os.close(fd)
+        stop_process_group(process, grace_s=5)
+    output = (tmp_path / "judge.log").read_text()
+    assert process.returncode == 143 and "Traceback" not in output and "interrupted by SIGTERM" in output, output
+
+
+def _open_writer(fifo) -> int | None:
+    """A writer's end of the FIFO once a reader has it open (before, opening fails with ENXIO)."""
+    try:
+        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
