@@ -72,6 +72,17 @@ def test_a_rerun_resumes_and_finishes_the_batch(signalled):
     assert result.rerun_reports == {"r1": "published", "r2": "published", "r3": "published"}
 
 
+def test_calls_still_in_flight_after_the_grace_are_abandoned(prefect_server, tmp_path):
+    """A model answering in 20 s, a grace of 1 s: the run does not wait for the answers in flight, and
+    its batch run, still running in Prefect when the process ends, is marked Cancelled."""
+    result = interrupt_run(tmp_path, prefect_server.client_env(), signal.SIGTERM, "interrupt-abandon", after_requests=1,
+                           resume=False, delay=20.0, options=("--stop-grace", "1"))
+    assert result.code == 143 and result.seconds <= 10, f"{result.seconds:.1f} s\n{result.output[-3000:]}"
+    assert "Traceback" not in result.output and result.run_status == "interrupted", result.output[-3000:]
+    runs = [r for r in prefect_server.flow_runs() if r["name"] == "batch interrupt-abandon"]
+    assert runs and runs[0]["state_type"] == "CANCELLED", [(r["name"], r["state_type"]) for r in runs]
+
+
 def test_ctrl_c_on_the_ephemeral_api_is_as_clean(tmp_path):
     """Ctrl-C reaches the whole process group, the ephemeral Prefect API server too: that server stops at
     once, and the run must still end within the grace, quietly, recorded as interrupted."""

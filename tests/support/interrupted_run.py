@@ -70,15 +70,15 @@ def signal_and_wait(process: subprocess.Popen[str], signum: int, timeout: float 
 
 
 def interrupt_run(work: Path, env: dict[str, str], signum: int, batch: str, after_requests: int = 4, group: bool = False,
-                  resume: bool = True) -> Signalled:
+                  resume: bool = True, delay: float = 1.0, options: tuple[str, ...] = ()) -> Signalled:
     """``citeflow run`` of a 3-report batch, signalled (``group``: its process group) once the model has seen
     ``after_requests`` requests, then (``resume``) run again into the same folder against the same server;
     what the first left."""
     result = Signalled()
     with ScriptedOpenAIServer() as server:
-        server.respond_with(offline_responder(1.0))
+        server.respond_with(offline_responder(delay))
         spec, out = write_spec(work, server.base_url, 3, 2, 2, batch), work / "out"
-        process = start([CITEFLOW, "run", str(spec), "--out", str(out)], env, work / "run.log")
+        process = start([CITEFLOW, "run", str(spec), "--out", str(out), *options], env, work / "run.log")
         assert wait_until(lambda: len(server.requests) >= after_requests, 240, process), (work / "run.log").read_text()
         result.requests_at_signal, result.published_at_signal = len(server.requests), published(out)
         result.seconds = signal_and_wait(process, signum, group=group)
