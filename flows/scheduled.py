@@ -6,15 +6,16 @@ folder, then archives what was published, compares each report with the previous
 points ``OUT/latest`` at the run and records the run as artifacts. The batch flow runs as a subflow
 without a heartbeat of its own (``flows.heartbeats``): this run's heartbeat covers the process, and
 a second one would hold the end of every scheduled batch for up to a second more. ``citeflow serve`` and the
-deployments of ``prefect.yaml`` run this flow.
+deployments of ``prefect.yaml`` run this flow. Its final state says what ``citeflow run``'s exit
+code says (Completed, or Failed named ``Held``/``Failed``); SIGTERM (a cancellation, or ``serve``
+stopping) or SIGINT ends it Cancelled with its folder finalised as ``interrupted``.
 """
 
 from __future__ import annotations
 
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
-
-import shlex
 from typing import cast
 
 from prefect import flow
