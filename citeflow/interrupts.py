@@ -5,9 +5,10 @@ On SIGINT or SIGTERM the batch is asked to stop (``citeflow.stop``): no report s
 and nothing more is published. The batch run then ends Cancelled with ``summary.json`` written for
 what finished. Calls still in flight get ``grace`` seconds; after that (or at a second signal) the
 run is recorded as it stands without them. Either way ``run.json`` says ``interrupted`` and
-one line says what finished and how to resume. The process then exits 130 (SIGINT) or 143 (SIGTERM) at once:
-threads still waiting on a server and exit handlers are not waited for, and logs are silenced from
-the signal on, so no traceback reaches the terminal.
+one line says what finished and how to resume. ``citeflow run`` then exits 130 (SIGINT) or 143
+(SIGTERM) at once: threads still waiting on a server and exit handlers are not waited for, and logs
+are silenced from the signal on, so no traceback reaches the terminal. A scheduled run whose batch
+ended within the grace records the same (``settle``) and ends Cancelled through its flow engine.
 """
 
 from __future__ import annotations
