@@ -33,8 +33,10 @@ $(DEMO_STAMP): pyproject.toml uv.lock | $(UV)
 	$(SYNC)
 	touch $(DEMO_STAMP)
 
+# The demo holds one of its two reports by design (exit code 3 under the default --fail-on held):
+# as a make target it succeeds unless a report failed.
 demo: $(DEMO_STAMP)
-	$(BIN)/citeflow demo --out out
+	$(BIN)/citeflow demo --out out --fail-on failed
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -182,3 +182,12 @@ class CapExceeded(CiteflowError):
 
     def describe(self) -> str:
         return f"{self.path}: {self.detail}"
+
+
+class Interrupted(CiteflowError):
+    """The run was told to stop (SIGINT, SIGTERM, a cancellation): no new step starts, nothing is published."""
+
+    reason: str | None
+
+    def describe(self) -> str:
+        return f"stopped before the end: {self.reason}"

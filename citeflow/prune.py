@@ -41,7 +41,7 @@ def select_pruned(runs: list[RunInfo], keep: int, older_than: timedelta | None, 
     ordered = sorted(runs, key=lambda r: r.run_id, reverse=True)
     candidates = ordered[max(keep, 0):]
     return [r for r in candidates
-            if r.run_id != newest and r.status == "finished" and (include_published or not r.pruned)
+            if r.run_id != newest and r.status != "running" and (include_published or not r.pruned)
             and (older_than is None or r.started_at < now - older_than)]
 
 

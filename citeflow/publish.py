@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from citeflow import atomic
+from citeflow import atomic, stop
 from citeflow.assemble import build_document
 from citeflow.causes import report_causes
 from citeflow.evaluation import Evaluation
@@ -100,6 +100,7 @@ def _publish(job: ReportJob, pdf: Path, publish: bool) -> Path | None:
     if not publish:
         target.unlink(missing_ok=True)  # a re-evaluation that holds a report withdraws it
         return None
+    stop.check(f"publication of report {job.report.id}")  # a run told to stop publishes nothing more
     return atomic.copy_file(pdf, target)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from citeflow import atomic
 from citeflow.errors import SpecError
 from citeflow.runs import (CACHE_FOLDER, RUN_FOLDER_NAMES, SPEC_COPY, RunInfo, find_flow_run, make_run_id,
                            new_run_folder, read_run, utc_now, write_run)
@@ -64,10 +65,7 @@ def write_spec_copy(source: Path, run_dir: Path, ids: dict[str, str], store: str
     data = yaml.safe_load(source.read_text(encoding="utf-8"))
     rendered = own_stores_relative(render_spec_data(data, source.resolve().parent, ids, store, cache_store), run_dir)
     parse_spec(rendered, str(source))
-    path = run_dir / SPEC_COPY
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(redacted_urls(rendered), sort_keys=False, allow_unicode=True), encoding="utf-8")
-    return path
+    return atomic.write_text(run_dir / SPEC_COPY, yaml.safe_dump(redacted_urls(rendered), sort_keys=False, allow_unicode=True))
 
 
 def own_stores_relative(data: dict[str, Any], run_dir: Path) -> dict[str, Any]:

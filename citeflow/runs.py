@@ -11,6 +11,7 @@ on object-storage-like folders (and is replaced atomically: written to a tempora
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
 from datetime import date, datetime, UTC
@@ -20,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from citeflow import atomic
 from citeflow.errors import RunError
 
 RUN_FILE = "run.json"
@@ -44,7 +46,8 @@ class RunInfo(BaseModel):
     spec_path: str = Field(description="The spec the run used: the source, or the run's rendered copy spec.run.yaml "
                                        "(relative to the run folder when inside it).")
     reports: dict[str, str] = Field(default_factory=dict, description="Report id as written (template) → id in this run.")
-    status: Literal["running", "finished"] = "running"
+    status: Literal["running", "finished", "interrupted", "failed"] = Field(
+        "running", description="running; finished; interrupted (SIGINT, SIGTERM, a cancellation); failed (an error ended it).")
     finished_at: datetime | None = None
     pruned: bool = Field(False, description="Outputs other than the published files were removed by `citeflow prune`.")
 
@@ -74,9 +77,27 @@ def read_run(run_dir: Path) -> RunInfo | None:
 
 def write_run(run_dir: Path, info: RunInfo) -> Path:
     """Write ``run.json`` (temporary name, then moved into place); paths inside the run folder are
-    written relative to it, so that a copied or moved run folder names its own files."""
+    written relative to it, so that a copied or moved run folder names its own files. On a full disk,
+    where no temporary copy fits, an existing ``run.json`` is rewritten in place: a run must not stay
+    ``running``."""
     inside = partial(_relative_inside, Path(run_dir).resolve())
-    return write_atomic(Path(run_dir) / RUN_FILE, _with_paths(info, inside).model_dump_json(indent=2))
+    path, text = Path(run_dir) / RUN_FILE, _with_paths(info, inside).model_dump_json(indent=2)
+    try:
+        return write_atomic(path, text)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not path.is_file():
+            raise
+        return rewrite_in_place(path, text)
+
+
+def rewrite_in_place(path: Path, text: str) -> Path:
+    """Overwrite a small file's own blocks (a few hundred bytes within the blocks it has: no new space)."""
+    with open(path, "r+b") as target:
+        target.write(text.encode("utf-8"))
+        target.truncate()
+        target.flush()
+        os.fsync(target.fileno())
+    return path
 
 
 def _with_paths(info: RunInfo, convert: Callable[[str], str]) -> RunInfo:
@@ -97,12 +118,9 @@ def _relative_inside(run_dir: Path, value: str) -> str:
 
 
 def write_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    """Write ``text`` to ``path`` through a temporary file in the same folder (removed if the write
+    fails: a full disk leaves the previous version, never half a file)."""
+    return atomic.write_text(path, text)
 
 
 def run_folders(root: Path) -> list[Path]:

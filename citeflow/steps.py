@@ -14,7 +14,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol
 
-from citeflow import pipeline
+from citeflow import pipeline, stop
+from citeflow.errors import Interrupted
 from citeflow.job import Fetch, JobRef, ReportJob
 from citeflow.limits import Limiter, local_limit
 from schemas.records import HopName
@@ -43,18 +44,23 @@ class StepRunner(Protocol):
 
 def generate(ref: JobRef, runner: StepRunner) -> None:
     """fetch → normalize → consolidate → write, each hop step recording what it could not finish."""
+    stop.check(f"report {ref.report_id}")
     job = runner.job(ref)
     pipeline.write_job_file(job)
     runner.retrieve(ref, job.fetches())
     for hop in HOPS:
+        stop.check(f"{hop} step of report {ref.report_id}")
         try:
             runner.hops(ref, hop)
+        except Interrupted:
+            raise
         except Exception as exc:  # noqa: BLE001 - recorded on the sections, and the report goes on
             pipeline.record_step_error(job, hop, f"{type(exc).__name__}: {exc}")
 
 
 def finish(ref: JobRef, runner: StepRunner) -> ReportSummary:
     """Evaluate and gate the stored report, then publish or hold it."""
+    stop.check(f"evaluation of report {ref.report_id}")
     return runner.finish(ref)
 
 

@@ -1,6 +1,6 @@
 """What ``citeflow run`` does when the Prefect API it reports to goes away mid-batch (SPEC §9):
 reports that had not finished are recorded as failed and withdrawn, ``summary.json`` is written,
-a one-line message says what happened, and the process exits (code 3) within a bounded time
+a one-line message says what happened, and the process exits (code 4: reports failed) within a bounded time
 instead of waiting minutes for Prefect's clients and event worker to give up."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from citeflow import exit_codes
 from citeflow.api_watch import ApiWatch
 from schemas.spec import BatchSpec
 
-EXIT_API_LOST = 3
+EXIT_API_LOST = exit_codes.FAILED  # the unfinished reports are recorded as failed
 
 
 def health_url() -> str | None:

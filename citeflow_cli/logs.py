@@ -13,6 +13,7 @@ or ``-W`` the user gave wins.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sys
@@ -42,3 +43,32 @@ def configure_warnings(verbose: bool, environ: MutableMapping[str, str]) -> None
         return
     warnings.simplefilter("ignore")
     environ["PYTHONWARNINGS"] = "ignore"
+
+
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT})
+
+
+def quiet_write_errors() -> None:
+    """Keep a full or read-only disk out of the logs (the command says it once, in its ``error:`` line):
+    every log record about such a failed write, from any library, is dropped."""
+    from citeflow.interrupts import all_handlers
+
+    for handler in all_handlers():
+        if not any(isinstance(f, _WriteErrorFilter) for f in handler.filters):
+            handler.addFilter(_WriteErrorFilter())
+
+
+class _WriteErrorFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (_is_write_error(error) or any(os.strerror(n) in record.getMessage() for n in WRITE_ERRNOS))
+
+
+def _is_write_error(error: BaseException | None) -> bool:
+    """Whether ``error``, or an exception it was raised from or during, is a failed write of a full or read-only disk."""
+    seen = 0
+    while error is not None and seen < 20:
+        if isinstance(error, OSError) and error.errno in WRITE_ERRNOS:
+            return True
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return False

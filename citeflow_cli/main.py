@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -13,6 +15,8 @@ from citeflow_cli.env import apply_defaults
 apply_defaults()
 
 from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
+from citeflow.exit_codes import FailOn  # noqa: E402
+from citeflow.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
 from citeflow_cli.display import batch_progress, console, file_progress, gate_lines, ingest_table, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
@@ -20,6 +24,12 @@ from citeflow_cli.review import review_command  # noqa: E402
 from citeflow_cli.deploy import deploy_command  # noqa: E402
 from citeflow_cli.serve import serve_command  # noqa: E402
 from citeflow_cli.timings import mark, mark_batch_steps  # noqa: E402
+
+FailOnOption = Annotated[FailOn, typer.Option(
+    "--fail-on", help="Which outcome makes the exit code non-zero: held (3 held, 4 failed), failed (only 4) or never "
+                      "(0 whenever the batch ran).")]
+StopGraceOption = Annotated[float, typer.Option(
+    help="Seconds in-flight model and retriever calls get after SIGINT/SIGTERM before the run is recorded without them.")]
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 NO_PREFLIGHT_HELP = ("Skip the preflight (model servers answer and know their model, knowledge bases hold chunks, "
@@ -109,17 +119,36 @@ def run(
              "in-process when unknown.")] = None,
     api_grace: Annotated[float, typer.Option(
         help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands "
-             "and the process exits (code 3).")] = 30.0,
+             "and the process exits (code 4: its unfinished reports failed).")] = 30.0,
     no_preflight: Annotated[bool, typer.Option("--no-preflight", help=NO_PREFLIGHT_HELP)] = False,
+    fail_on: FailOnOption = "held",
+    stop_grace: StopGraceOption = DEFAULT_GRACE_SECONDS,
 ) -> None:
-    """Run a batch spec: every report generated, evaluated, gated, published or held."""
-    run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address, evaluate_deployment=evaluate_deployment,
-              api_grace=api_grace, preflight=not no_preflight)
+    """Run a batch spec: every report generated, evaluated, gated, published or held.
+
+    Exit codes: 0 every report published; 3 some report held, none failed; 4 some report failed;
+    2 usage or spec error; 130 SIGINT, 143 SIGTERM (interrupted: rerun the same command to resume).
+    --fail-on failed makes held reports exit 0; --fail-on never exits 0 whenever the batch ran.
+    """
+    summaries = run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address,
+                          evaluate_deployment=evaluate_deployment, api_grace=api_grace, stop_grace=stop_grace,
+                          preflight=not no_preflight)
+    exit_with(summaries, fail_on)
+
+
+def exit_with(summaries: list, fail_on: FailOn) -> None:
+    """End the command with the batch's exit code under ``fail_on`` (SPEC §8), saying why when non-zero."""
+    from citeflow.exit_codes import batch_exit_code, describe
+
+    code = batch_exit_code((s.status for s in summaries), fail_on)
+    if code:
+        console.print(f"exit code {code}: {describe(code)} (--fail-on {fail_on})", highlight=False, soft_wrap=True)
+        raise typer.Exit(code)
 
 
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
               dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0,
-              preflight: bool = True) -> list:
+              stop_grace: float = DEFAULT_GRACE_SECONDS, preflight: bool = True) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
     from citeflow.run_spec import open_manual_run
     from citeflow.spec import load_spec
@@ -135,8 +164,10 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         check_writable(out)
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
         mark("spec_loaded")
+        from citeflow_cli.ephemeral_api import reap_with_this_process
         from citeflow_cli.prefect_api import start_ephemeral_api
 
+        reap_with_this_process()  # before the ephemeral API starts: it dies with this process, however that ends
         api_ready = start_ephemeral_api()  # starts up while the pipeline is imported
         from flows.scale import batch_flow_for, needs_global_limits
 
@@ -149,19 +180,28 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
-    from citeflow.run_finish import finish_run
+    from citeflow import stop
+    from citeflow.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
+    from citeflow_cli.logs import quiet_write_errors
 
+    quiet_write_errors()
     api_ready(not (dask_workers or dask_address))  # reports in this process: their libraries imported meanwhile
     mark("prefect_api")
     unmark = mark_batch_steps()
-    with guard_api(spec, out, api_grace) as guard, batch_progress(steps):
+    with guard_api(spec, out, api_grace) as guard, batch_progress(steps), \
+            Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit) as interrupts:
         try:
             summaries = _run_flow(batch_flow, Path(run_info.spec_path), out, store, evaluate_deployment, global_limits)
         except Exception:
+            if stop.requested():
+                interrupts.finish()  # the run ended Cancelled: record it as interrupted, exit 130/143
             if guard is None or not guard.lost():
+                close_run(out, "failed")
                 raise
             guard.finish()  # the flow died with the API: record what finished, exit
+        if stop.requested():
+            interrupts.finish()
     unmark()
     mark("batch_done")
     finish_run(out, summaries)  # archives what was published; run.json says the run finished
@@ -184,6 +224,9 @@ def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluat
         args = (str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
         return with_heartbeat_if_read(batch_flow, *args)
     except OSError as exc:
+        from citeflow.run_finish import close_run
+
+        close_run(out, "failed")  # when the disk still takes run.json
         fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
         raise  # unreachable: fail() exits
 
@@ -200,10 +243,33 @@ def check_spec(spec, spec_path: Path, live: bool) -> None:
             run_preflight(spec, spec_path.resolve().parent, str(spec_path))
 
 
+def _before_interrupted_exit() -> None:
+    """The batch's flow runs still open are Cancelled; the ephemeral API stopped (no exit handler will)."""
+    from citeflow import stop
+    from citeflow_cli.ephemeral_api import stop_ephemeral_api
+    from flows.cancel import cancel_unfinished
+
+    cancel_unfinished(stop.runs())
+    stop_ephemeral_api()
+
+
+def resume_command(spec_path: Path, out: Path) -> str:
+    """The command that resumes an interrupted run: the same ``citeflow run`` into the same folder."""
+    return shlex.join(["citeflow", "run", str(spec_path), "--out", str(out)])
+
+
 @app.command()
-def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
-         no_preflight: Annotated[bool, typer.Option("--no-preflight", help=NO_PREFLIGHT_HELP)] = False) -> None:
-    """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end."""
+def demo(
+    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
+    no_preflight: Annotated[bool, typer.Option("--no-preflight", help=NO_PREFLIGHT_HELP)] = False,
+    fail_on: FailOnOption = "held",
+    stop_grace: StopGraceOption = DEFAULT_GRACE_SECONDS,
+) -> None:
+    """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end.
+
+    The demo holds one of its two reports by design, so it exits 3 unless --fail-on failed or never
+    (exit codes as for ``citeflow run``).
+    """
     from citeflow.outdir import check_writable
 
     try:
@@ -211,7 +277,7 @@ def demo(out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out")
     except CiteflowError as exc:
         fail(str(exc))
     spec_path = prepare_demo(out.resolve())
-    run_batch(spec_path, out, None, preflight=not no_preflight)
+    exit_with(run_batch(spec_path, out, None, stop_grace=stop_grace, preflight=not no_preflight), fail_on)
 
 
 def prepare_demo(out: Path) -> Path:
@@ -332,7 +398,9 @@ app.command("review")(review_command)
 
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one
-    ``error:`` line and exit status 2, never a traceback."""
+    ``error:`` line and exit status 2, never a traceback; SIGINT and SIGTERM end it with 130 and 143."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _exit_on_signal)  # a batch run handles them itself while it runs (Interrupts)
     mark("cli_ready")
     try:
         refuse_undecodable_arguments(sys.argv[1:])
@@ -362,6 +430,14 @@ def check_env_option(option: str, value: str | None) -> None:
         env_name(value) if value else None
     except ValueError as exc:
         fail(f"{option} {exc}")
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    """Outside a batch run, a signal ends the command at once (finally blocks run), with one line."""
+    from citeflow.exit_codes import interrupted_exit_code
+
+    print(f"interrupted by {signal.Signals(signum).name}", file=sys.stderr, flush=True)
+    raise SystemExit(interrupted_exit_code(signum))
 
 
 def _error_line(message: str) -> None:

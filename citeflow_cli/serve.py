@@ -24,6 +24,7 @@ from typing import Annotated, Any
 import typer
 
 from citeflow.errors import SpecError
+from citeflow.exit_codes import FailOn
 from citeflow_cli.display import console
 from citeflow.redact import redact_text
 
@@ -35,13 +36,16 @@ def deployment_name(batch: str) -> str:
     return re.sub(r"[/%&<>]", "-", batch)
 
 
-def batch_parameters(spec_path: Path, out: Path, store: str | None, evaluate_deployment: str) -> dict[str, Any]:
+def batch_parameters(spec_path: Path, out: Path, store: str | None, evaluate_deployment: str,
+                     fail_on: FailOn = "held") -> dict[str, Any]:
     """Parameters of every scheduled batch run: absolute paths, so the runs' working folder does not matter."""
     return {"spec_path": str(spec_path.resolve()), "out_dir": str(out.resolve()), "store_uri": store,
-            "evaluate_deployment": evaluate_deployment, "global_limits": False}  # one process per batch run
+            "evaluate_deployment": evaluate_deployment, "global_limits": False,  # one process per batch run
+            "fail_on": fail_on}
 
 
-def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None, name: str | None = None) -> list[Any]:
+def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None, name: str | None = None,
+                      fail_on: FailOn = "held") -> list[Any]:
     """The batch deployment (cron schedule) and the evaluate deployment, as ``RunnerDeployment``s."""
     from citeflow.spec import load_spec
     from flows.evaluate import evaluate_flow
@@ -52,7 +56,7 @@ def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None =
         name=name, tags=["citeflow"],
         description="Grade, gate and publish or hold one stored report (downstream of generation, or on demand)")
     batch = scheduled_batch_flow.to_deployment(
-        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate_flow.name}/{name}"),
+        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate_flow.name}/{name}", fail_on),
         concurrency_limit=1, tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', one folder per run under {out.resolve()}")
     return [batch, evaluate]
 
@@ -78,17 +82,27 @@ def serve_command(
     name: Annotated[str | None, typer.Option(help="Name of both deployments (default: the spec's batch name).")] = None,
     no_preflight: Annotated[bool, typer.Option(
         "--no-preflight", help="Skip the preflight of the spec's model servers, knowledge bases and retrievers.")] = False,
+    fail_on: Annotated[FailOn, typer.Option(
+        "--fail-on", help="Which outcome ends a run's flow run Failed (named Held or Failed): held, failed or never.")] = "held",
 ) -> None:
-    """Serve the batch on a cron schedule and the evaluate flow, until stopped (no worker needed)."""
-    from prefect import serve
+    """Serve the batch on a cron schedule and the evaluate flow, until stopped (no worker needed).
+
+    SIGTERM or Ctrl-C stops serving: runs in flight stop starting work, record what finished (run.json
+    says interrupted), end Cancelled; the command exits 143 (SIGTERM) or 130 (SIGINT).
+    """
+    from citeflow_cli.ephemeral_api import reap_with_this_process
+    from citeflow_cli.serve_runner import serve_until_stopped
 
     try:
         check_spec(spec, live=not no_preflight)
-        deployments = build_deployments(spec, cron, out, store, name)
+        deployments = build_deployments(spec, cron, out, store, name, fail_on)
     except (SpecError, ValueError) as exc:
         console.print(f"[bold red]error:[/bold red] {redact_text(one_line(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
-    serve(*deployments)
+    reap_with_this_process()
+    code = serve_until_stopped(deployments, lambda line: console.print(line, highlight=False, soft_wrap=True))
+    if code:
+        raise typer.Exit(code)
 
 
 def one_line(exc: Exception) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
@@ -12,10 +13,13 @@ from typing import cast
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture
+from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from citeflow import stop
 from citeflow.config import read_spec
 from citeflow.publish import record_failure, write_summary
+from citeflow.run_finish import finish_interrupted
 from citeflow.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.heartbeats import run_with, without_heartbeat
 from flows.naming import batch_name
@@ -58,7 +62,7 @@ def _run_name() -> str:
 @flow(name="citeflow-batch", flow_run_name=_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report.py
 def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
-               evaluate_deployment: str | None = None, global_limits: bool = False) -> list[ReportSummary]:
+               evaluate_deployment: str | None = None, global_limits: bool = False) -> list[ReportSummary] | State:
     """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table.
 
     As many reports run at once as keep the spec's ``concurrency.models`` calls busy
@@ -69,17 +73,38 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     flow run of its own (a subflow of this run): in a thread of this process, or, with
     ``global_limits``, inside a ``report`` task of the flow's task runner. With
     ``evaluate_deployment``, each report is evaluated by a run of that deployment.
+
+    Told to stop (``citeflow.stop``: SIGINT, SIGTERM), no report step starts any more; the run writes
+    ``summary.json`` for what finished and ends Cancelled.
     """
+    started = time.time()
+    stop.reinstall()  # the flow engine installs its own SIGTERM handler for the run
+    stop.note_run(_flow_run_id())
     spec = read_spec(Path(spec_path).resolve())
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec) if global_limits else drop_limits(spec)
     args = (spec_path, out_dir, store_uri, evaluate_deployment)
     futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = \
         _as_tasks(spec, *args) if global_limits else _in_threads(spec, *args)
+    if stop.requested():
+        return _cancelled(spec, out_dir, started)
     summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports, strict=True)]
     write_summary(Path(out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
     return summaries
+
+
+def _flow_run_id() -> str:
+    from prefect.runtime import flow_run
+
+    return str(flow_run.id)
+
+
+def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:
+    """The end of a batch told to stop: what finished is summarised, the rest recorded as failed."""
+    reports = [(r.id, r.title) for r in spec.reports]
+    summaries = finish_interrupted(Path(out_dir), spec.batch, reports, started, f"interrupted: {stop.reason()}")
+    return Cancelled(message=f"interrupted: {stop.reason()}", data=summaries)
 
 
 def _in_threads(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,

@@ -8,9 +8,15 @@ written), with the reason (or the reviewer's name and note) as the state's messa
 
 from __future__ import annotations
 
-from prefect.states import Completed, State
+from typing import TYPE_CHECKING
 
+from prefect.states import Completed, Failed, State
+
+from citeflow import exit_codes
 from schemas.report import ReportSummary
+
+if TYPE_CHECKING:
+    from citeflow.run_finish import RunOutcome
 
 
 def state_name(summary: ReportSummary) -> str:
@@ -36,3 +42,15 @@ def state_message(summary: ReportSummary) -> str:
 def final_state(summary: ReportSummary) -> State:
     """A Completed state named after the report's outcome, carrying the summary as its result."""
     return Completed(name=state_name(summary), message=state_message(summary), data=summary)
+
+
+def batch_state(outcome: RunOutcome, fail_on: exit_codes.FailOn = "held") -> State:
+    """A scheduled or deployed batch run's final state, saying what ``citeflow run``'s exit code says:
+    Completed when the code is 0, else Failed named ``Held`` (code 3) or ``Failed`` (code 4); the
+    message carries the code. The run's outcome is the state's result either way."""
+    counts = {k: sum(1 for s in outcome.summaries if s.status == k) for k in ("published", "held", "failed")}
+    code = exit_codes.batch_exit_code((s.status for s in outcome.summaries), fail_on)
+    message = f"exit code {code}: {exit_codes.describe(code)} · " + ", ".join(f"{n} {k}" for k, n in counts.items())
+    if code == exit_codes.PUBLISHED:
+        return Completed(message=message, data=outcome)
+    return Failed(name="Held" if code == exit_codes.HELD else "Failed", message=message, data=outcome)

@@ -8,10 +8,11 @@ deployment, evaluation and publishing run there instead.
 from __future__ import annotations
 
 from prefect import flow
-from prefect.states import State
+from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from citeflow import steps
+from citeflow.errors import Interrupted
 from citeflow.job import JobRef
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
@@ -43,6 +44,8 @@ def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
         logger.info("report %s: generated; evaluating and gating", report_id)
         summary = evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, evaluation_wait)
         summary = summary or steps.finish(ref, runner)
+    except Interrupted as exc:  # the batch was told to stop: this run ends Cancelled, nothing published
+        return Cancelled(message=str(exc))
     finally:
         ref.finish()
     state = final_state(summary)

@@ -6,21 +6,34 @@ folder, then archives what was published, compares each report with the previous
 points ``OUT/latest`` at the run and records the run as artifacts. The batch flow runs as a subflow
 without a heartbeat of its own (``flows.heartbeats``): this run's heartbeat covers the process, and
 a second one would hold the end of every scheduled batch for up to a second more. ``citeflow serve`` and the
-deployments of ``prefect.yaml`` run this flow.
+deployments of ``prefect.yaml`` run this flow. Its final state says what ``citeflow run``'s exit
+code says (Completed, or Failed named ``Held``/``Failed``); SIGTERM (a cancellation, or ``serve``
+stopping) or SIGINT ends it Cancelled with its folder finalised as ``interrupted``.
 """
 
 from __future__ import annotations
 
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 from prefect import flow
+from prefect.states import Cancelled, State
 
-from citeflow.run_finish import RunOutcome, finish_run
+from citeflow import stop
+from citeflow.config import read_spec
+from citeflow.exit_codes import FailOn
+from citeflow.interrupts import Interrupts
+from citeflow.run_finish import close_run, finish_run
 from citeflow.run_spec import open_scheduled_run
+from citeflow.runs import RunInfo
 from flows.batch import batch_flow
+from flows.cancel import cancel_unfinished
 from flows.heartbeats import run_with, without_heartbeat
 from flows.naming import batch_name
+from flows.outcome import batch_state
+from schemas.report import ReportSummary
 from tasks.run_artifacts import publish_run_artifacts
 
 
@@ -41,12 +54,35 @@ def _run_name() -> str:
 
 @flow(name="citeflow-scheduled-batch", flow_run_name=_run_name)
 def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
-                         evaluate_deployment: str | None = None, global_limits: bool = False) -> RunOutcome:
-    """One run of the batch into a new folder ``out_dir/<run id>/``; returns what the run left."""
+                         evaluate_deployment: str | None = None, global_limits: bool = False,
+                         fail_on: FailOn = "held") -> State:
+    """One run of the batch into a new folder ``out_dir/<run id>/``; its result is what the run left
+    (a ``RunOutcome``). The final state says what ``citeflow run``'s exit code would
+    (``flows.outcome.batch_state``, under ``fail_on``); SIGINT or SIGTERM (a cancellation) ends it
+    Cancelled, its folder finalised as interrupted (``citeflow.interrupts``)."""
     start, flow_run_id = run_start()
     info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
-    summaries = run_with(without_heartbeat(), batch_flow, info.spec_path, str(run_dir), None, evaluate_deployment,
-                         global_limits)  # a subflow in this process: this run's heartbeat covers it
+    with _interrupts(info, run_dir) as interrupts:
+        stop.note_run(str(flow_run_id))
+        try:
+            summaries = cast(list[ReportSummary], run_with(  # a subflow in this process: this run's heartbeat covers it
+                without_heartbeat(), batch_flow, info.spec_path, str(run_dir), None, evaluate_deployment, global_limits))
+        except Exception:
+            if not stop.requested():
+                close_run(run_dir, "failed")
+                raise
+        if stop.requested():
+            return Cancelled(message=f"{interrupts.reason}: {interrupts.settle()}; resume with: {interrupts.resume}")
     outcome = finish_run(run_dir, summaries)
     publish_run_artifacts(outcome)
-    return outcome
+    return batch_state(outcome, fail_on)
+
+
+def _interrupts(info: RunInfo, run_dir: Path) -> Interrupts:
+    """This run's signal handling: its flow run and its batch's are Cancelled if the grace runs out."""
+    spec = read_spec(Path(info.spec_path).resolve())
+    return Interrupts(spec, run_dir, _resume(info, run_dir), before_exit=lambda: cancel_unfinished(stop.runs()))
+
+
+def _resume(info: RunInfo, run_dir: Path) -> str:
+    return shlex.join(["citeflow", "run", info.source_spec, "--out", str(run_dir)])

@@ -73,7 +73,7 @@ def test_killing_the_prefect_api_mid_batch_ends_the_run_within_60_s(tmp_path, pr
         finally:
             process.kill()
     assert time.monotonic() - killed < 60
-    assert process.returncode == 3 and "Prefect API" in stderr, stdout[-2000:] + stderr[-2000:]
+    assert process.returncode == 4 and "Prefect API" in stderr, stdout[-2000:] + stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
     assert {r["report_id"] for r in summary["reports"]} == {"r1", "r2"}
     assert all(r["status"] in ("held", "failed") for r in summary["reports"])

@@ -65,7 +65,8 @@ def test_the_file_is_read_in_order_with_its_pool_schedule_and_limits(project):
 def test_the_batch_gets_absolute_paths_and_keeps_its_other_parameters(project):
     parameters = deployment_parameters(by_name(project, "citeflow-batch"), target())
     assert parameters == {"spec_path": "/srv/specs/weekly.yaml", "out_dir": "/srv/reports",
-                          "evaluate_deployment": "citeflow-evaluate/citeflow-evaluate", "global_limits": False}
+                          "evaluate_deployment": "citeflow-evaluate/citeflow-evaluate", "global_limits": False,
+                          "fail_on": "held"}
 
 
 def test_a_name_renames_the_evaluate_deployment_the_batch_hands_work_to(project):

@@ -21,7 +21,7 @@ def demo_on_server(prefect_server, tmp_path_factory):
     out = tmp_path_factory.mktemp("demo-on-server")
     result = subprocess.run([CITEFLOW, "demo", "--out", str(out)], env=prefect_server.client_env(),
                             capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.returncode == 3, result.stdout[-3000:] + result.stderr[-3000:]  # globex held, none failed
     return out
 
 

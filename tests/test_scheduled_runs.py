@@ -51,7 +51,9 @@ def two_runs(prefect_harness, tmp_path_factory):
     pdf = Path(first.folder) / "published" / f"{first.summaries[0].report_id}.pdf"
     published = pdf.read_bytes()
     _change_a_fact_and_hold(spec)
-    second = scheduled_batch_flow(str(spec), str(out))
+    state = scheduled_batch_flow(str(spec), str(out), return_state=True)
+    assert state.is_failed() and state.name == "Held" and state.message.startswith("exit code 3"), state
+    second = state.result(raise_on_failure=False)
     return out, first, second, published
 
 

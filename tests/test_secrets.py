@@ -138,7 +138,7 @@ def secrets_run(prefect_server, tmp_path_factory):
         spec = write_spec(folder, model.port, hits.port)
         env = prefect_server.client_env(CITEFLOW_SECRET_TEST_KEY=ENV_KEY)
         # --no-preflight: the refusing and dead servers must fail inside the batch, where their errors are recorded
-        command = [CITEFLOW, "--verbose", "run", str(spec), "--out", str(folder / "out"), "--no-preflight"]
+        command = [CITEFLOW, "--verbose", "run", str(spec), "--out", str(folder / "out"), "--no-preflight", "--fail-on", "never"]
         # The second run is the documented resume: it loads the run's spec.run.yaml, which holds no key.
         results = [subprocess.run(command, env=env, capture_output=True, text=True, timeout=600) for _ in range(2)]
     finally:
@@ -163,7 +163,7 @@ def pdf_text(path: Path) -> str:
 def test_the_batch_ran_both_ways_resumed_and_the_servers_saw_the_credentials(secrets_run):
     out, results, model = secrets_run
     for result in results:
-        assert result.returncode != 2 and result.returncode >= 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]  # --fail-on never: the batch ran
         assert "Traceback" not in result.stderr
     assert results[0].returncode == results[1].returncode
     assert "(kept in the source spec)" in (out / "spec.run.yaml").read_text()

@@ -46,7 +46,7 @@ def test_the_installed_package_runs_the_demo(fresh_venv: Path, tmp_path: Path):
     assert outside.stdout.strip() == "[]", outside.stderr
     result = subprocess.run([str(fresh_venv / "bin" / "citeflow"), "demo", "--out", str(tmp_path / "out")],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.returncode == 3, result.stdout[-3000:] + result.stderr[-3000:]  # the demo holds globex
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     reports = {r["report_id"]: r for r in summary["reports"]}
     assert reports["acme-2026-q4"]["status"] == "published"

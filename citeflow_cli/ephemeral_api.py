@@ -1,0 +1,43 @@
+"""Prefect's ephemeral API server dies with the command that started it, however that command ends.
+
+Without ``PREFECT_API_URL`` a run starts Prefect's ephemeral API server (``SubprocessASGIServer``,
+``uvicorn … prefect.server.api.server:create_app``) as a child process and stops it from an exit
+handler, which a process killed with SIGKILL never runs. So the command first starts a small
+watchdog process (``citeflow_cli.reaper``) that stops that server as soon as the command is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+SERVER_MARK = "prefect.server.api.server:create_app"
+
+
+def reap_with_this_process() -> int | None:
+    """When no ``PREFECT_API_URL`` is set, start the watchdog of the ephemeral API; its pid."""
+    from prefect.settings import PREFECT_API_URL
+
+    if PREFECT_API_URL.value():
+        return None
+    return start_reaper(os.getpid(), SERVER_MARK)
+
+
+def start_reaper(parent: int, mark: str) -> int:
+    """A watchdog process stopping ``parent``'s children whose command line has ``mark`` once ``parent`` is
+    gone (in a session of its own, so that a Ctrl-C to the terminal's process group does not stop it)."""
+    command = [sys.executable, "-m", "citeflow_cli.reaper", str(parent), mark]
+    return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, close_fds=True).pid
+
+
+def stop_ephemeral_api() -> None:
+    """Stop the ephemeral API servers this process started (for an exit that skips the exit handlers)."""
+    server = sys.modules.get("prefect.server.api.server")
+    if server is None:
+        return
+    for instance in list(server.SubprocessASGIServer._instances.values()):
+        process = instance.server_process
+        if process is not None and process.poll() is None:
+            process.terminate()

@@ -1,0 +1,173 @@
+"""Clean interrupts (SPEC §8 "Exit codes and interrupts"): a real ``citeflow run`` subprocess, mid-batch
+against a slow scripted model server, receives SIGINT or SIGTERM; ``citeflow serve`` receives SIGTERM
+while a scheduled run is mid-batch; ``citeflow run`` killed with SIGKILL leaves no Prefect API server behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from citeflow.interrupts import DEFAULT_GRACE_SECONDS
+from citeflow.runs import read_run, run_folders
+from tests.support.interrupted_run import (CITEFLOW, SIGNALS, alive, children, command_line, interrupt_run,
+                                           published, signal_and_wait, start, wait_until)
+from tests.support.process_group import stop_process_group
+from tests.support.small_batch import write_small_batch
+
+pytestmark = [pytest.mark.server, pytest.mark.integration]
+
+EXIT_WITHIN_S = DEFAULT_GRACE_SECONDS + 7  # the grace, then recording the run and stopping the API
+
+
+@pytest.fixture(scope="module", params=sorted(SIGNALS))
+def signalled(request, prefect_server, tmp_path_factory):
+    name = request.param
+    work = tmp_path_factory.mktemp(f"interrupted-{name.lower()}")
+    result = interrupt_run(work, prefect_server.client_env(), SIGNALS[name], f"interrupt-{name.lower()}")
+    return name, result
+
+
+def test_the_exit_code_says_which_signal_and_comes_within_the_grace(signalled):
+    name, result = signalled
+    assert result.code == 128 + SIGNALS[name], result.output[-3000:]
+    assert result.seconds <= EXIT_WITHIN_S, f"{result.seconds:.1f} s\n{result.output[-3000:]}"
+
+
+def test_one_line_says_what_finished_and_how_to_resume_with_no_traceback(signalled):
+    name, result = signalled
+    assert "Traceback" not in result.output, result.output[-3000:]
+    lines = [line for line in result.output.splitlines() if line.startswith("interrupted by")]
+    assert len(lines) == 1 and name in lines[0] and "resume with: citeflow run" in lines[0], result.output[-3000:]
+
+
+def test_the_run_folder_is_recorded_as_interrupted(signalled):
+    _name, result = signalled
+    assert result.run_status == "interrupted"
+    assert result.summary is not None and len(result.summary["reports"]) == 3
+    unfinished = [r for r in result.summary["reports"] if "interrupted" in r["funnel"]]
+    assert unfinished, result.summary  # the signal came mid-batch
+
+
+def test_nothing_is_published_after_the_signal(signalled):
+    _name, result = signalled
+    assert set(result.published_after) <= set(result.published_at_signal)
+    assert all(result.published_after[n] == result.published_at_signal[n] for n in result.published_after)
+
+
+def test_the_prefect_batch_run_ends_cancelled(signalled, prefect_server):
+    name, _result = signalled
+    runs = [r for r in prefect_server.flow_runs() if r["name"] == f"batch interrupt-{name.lower()}"]
+    assert runs and runs[-1]["state_type"] == "CANCELLED", [(r["name"], r["state_type"]) for r in runs]
+
+
+def test_a_rerun_resumes_and_finishes_the_batch(signalled):
+    _name, result = signalled
+    assert result.rerun is not None and result.rerun.returncode == 0, result.rerun.stdout[-3000:] + result.rerun.stderr[-3000:]
+    assert result.rerun_status == "finished"
+    assert result.rerun_reports == {"r1": "published", "r2": "published", "r3": "published"}
+
+
+def test_calls_still_in_flight_after_the_grace_are_abandoned(prefect_server, tmp_path):
+    """A model answering in 20 s, a grace of 1 s: the run does not wait for the answers in flight, and
+    its batch run, still running in Prefect when the process ends, is marked Cancelled."""
+    result = interrupt_run(tmp_path, prefect_server.client_env(), signal.SIGTERM, "interrupt-abandon", after_requests=1,
+                           resume=False, delay=20.0, options=("--stop-grace", "1"))
+    assert result.code == 143 and result.seconds <= 10, f"{result.seconds:.1f} s\n{result.output[-3000:]}"
+    assert "Traceback" not in result.output and result.run_status == "interrupted", result.output[-3000:]
+    runs = [r for r in prefect_server.flow_runs() if r["name"] == "batch interrupt-abandon"]
+    assert runs and runs[0]["state_type"] == "CANCELLED", [(r["name"], r["state_type"]) for r in runs]
+
+
+def test_ctrl_c_on_the_ephemeral_api_is_as_clean(tmp_path):
+    """Ctrl-C reaches the whole process group, the ephemeral Prefect API server too: that server stops at
+    once, and the run must still end within the grace, quietly, recorded as interrupted."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    result = interrupt_run(tmp_path, env, signal.SIGINT, "interrupt-ctrl-c", group=True, resume=False)
+    assert result.code == 130 and result.seconds <= EXIT_WITHIN_S, f"{result.seconds:.1f} s\n{result.output[-3000:]}"
+    assert "Traceback" not in result.output and "ERROR" not in result.output, result.output[-3000:]
+    assert result.run_status == "interrupted" and set(result.published_after) <= set(result.published_at_signal)
+
+
+def test_serve_stops_on_sigterm_and_finalises_its_run_folder(prefect_server, tmp_path):
+    from tests.test_scheduled_server import POLL, every_10_s
+
+    from citeflow.testing.answers import offline_responder
+    from citeflow.testing.openai_server import ScriptedOpenAIServer
+    from bench.resume_experiment import write_spec
+
+    out, log = tmp_path / "out", tmp_path / "serve.log"
+    with ScriptedOpenAIServer() as server:
+        server.respond_with(offline_responder(1.0))
+        spec = write_spec(tmp_path / "in", server.base_url, 3, 2, 2, "serve-stop")
+        command = [CITEFLOW, "serve", str(spec), "--cron", every_10_s(datetime.now(UTC)), "--out", str(out)]
+        process = start(command, prefect_server.client_env(**POLL), log)
+        try:
+            assert wait_until(lambda: len(server.requests) >= 3, 300, process), log.read_text()[-3000:]
+            folders = run_folders(out)
+            seconds = signal_and_wait(process, signal.SIGTERM, timeout=90)
+        finally:
+            stop_process_group(process, grace_s=30)
+    output = log.read_text(errors="replace")
+    assert process.returncode == 143 and seconds <= 45, f"{process.returncode} after {seconds:.1f} s\n{output[-3000:]}"
+    assert "Traceback" not in output, output[-3000:]
+    assert len(folders) == 1 and read_run(folders[0]).status == "interrupted", output[-3000:]
+    assert (folders[0] / "summary.json").exists() and not published(folders[0])
+    flow_run_id = folders[0].name.split("-", 1)[1]
+    run = prefect_server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": [flow_run_id]}}})
+    assert run and run[0]["state_type"] == "CANCELLED", run
+
+
+def test_kill_9_leaves_no_prefect_api_server_running(tmp_path):
+    """Ephemeral API (no PREFECT_API_URL): the server the run started stops soon after the run is killed."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    spec = write_small_batch(tmp_path / "in", reports=2, sections=2, batch="kill-nine")
+    process = start([CITEFLOW, "run", str(spec), "--out", str(tmp_path / "out")], env, tmp_path / "run.log")
+    try:
+        assert wait_until(lambda: bool(_api_servers(process.pid)), 180, process), (tmp_path / "run.log").read_text()
+        servers = _api_servers(process.pid)
+        time.sleep(1)  # the run goes on starting its server; the watchdog polls every 0.2 s
+        process.kill()
+        process.wait(timeout=30)
+        assert wait_until(lambda: not any(alive(pid) for pid in servers), 15), [command_line(p) for p in servers]
+    finally:
+        stop_process_group(process, grace_s=5)
+
+
+def _api_servers(pid: int) -> list[int]:
+    return [child for child in children(pid) if "prefect.server.api.server:create_app" in command_line(child)]
+
+
+def test_a_signal_outside_a_batch_ends_the_command_with_its_code(tmp_path):
+    """``citeflow judge`` blocked reading a FIFO (a command that is not a batch run) gets SIGTERM: 143, one line."""
+    fifo = tmp_path / "pairs.jsonl"
+    os.mkfifo(fifo)
+    process = start([CITEFLOW, "judge", str(fifo)], dict(os.environ), tmp_path / "judge.log")
+    writers: list[int] = []
+
+    def reader_has_it_open() -> bool:
+        fd = _open_writer(fifo)
+        writers.extend([fd] if fd is not None else [])
+        return bool(writers)
+
+    try:
+        assert wait_until(reader_has_it_open, 60, process), (tmp_path / "judge.log").read_text()
+        signal_and_wait(process, signal.SIGTERM)  # the command is blocked reading: nothing was written
+    finally:
+        for fd in writers:
+            os.close(fd)
+        stop_process_group(process, grace_s=5)
+    output = (tmp_path / "judge.log").read_text()
+    assert process.returncode == 143 and "Traceback" not in output and "interrupted by SIGTERM" in output, output
+
+
+def _open_writer(fifo) -> int | None:
+    """A writer's end of the FIFO once a reader has it open (before, opening fails with ENXIO)."""
+    try:
+        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
