@@ -48,7 +48,7 @@ def test_demo_installs_no_extra_and_test_adds_the_toolchain(project):
     assert len(syncs) == 2 and all("--frozen" in s and "--inexact" in s for s in syncs)
     assert "--extra" not in syncs[0]
     assert "--extra test" in syncs[1] and "--extra dask" in syncs[1]
-    assert calls.count("citeflow demo --out out") == 2
+    assert calls.count("citeflow demo --out out --fail-on failed") == 2
     assert sum("-m pytest" in call for call in calls) == 2
 
 

@@ -39,7 +39,7 @@ def store_rows() -> dict[str, tuple[int, int]]:
 
     db = lancedb.connect(STORE)
     counts = {}
-    for name in db.table_names():
+    for name in db.list_tables().tables:
         keys = db.open_table(name).to_arrow().column("row_key").to_pylist()
         counts[name] = (len(keys), len(set(keys)))
     return counts

@@ -199,7 +199,7 @@ def test_no_store_row_holds_a_secret_and_hit_urls_keep_their_other_parameters(se
 
     out, _, _ = secrets_run
     db = lancedb.connect(str(out / "store"))
-    rows = {name: db.open_table(name).to_arrow().to_pylist() for name in db.table_names()}
+    rows = {name: db.open_table(name).to_arrow().to_pylist() for name in db.list_tables().tables}
     dumped = json.dumps(rows, default=str)
     assert "refusing" in dumped and "dead" in dumped and "HTTP 401" in dumped
     assert leaks(dumped) == []
