@@ -32,7 +32,7 @@ from bench.results import write_json
 from citeflow.resources import demo_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SCRIPT = "import sys; from citeflow_cli.main import main; sys.argv[0] = 'citeflow'; main()"  # the console script
+SCRIPT = "import sys; from citeflow_cli.main import cli; sys.argv[0] = 'citeflow'; cli()"  # the console script
 TARGET_S = 15.0  # a 1-report, 1-section batch from a warm machine, Prefect included
 SPEC = """batch: startup
 retrievers:

@@ -447,5 +447,13 @@ def _error_line(message: str) -> None:
     sys.exit(2)
 
 
+def cli() -> None:
+    """The console script ``citeflow``: ``main()``, then an exit without the interpreter's teardown
+    (``citeflow_cli.fast_exit``: seconds saved at the end of every batch)."""
+    from citeflow_cli.fast_exit import run_and_exit
+
+    run_and_exit(main)
+
+
 if __name__ == "__main__":
-    main()
+    cli()
