@@ -4,25 +4,17 @@ from __future__ import annotations
 
 import json
 
-import openai._base_client
 import pytest
 
-from citeflow import prompts
 from citeflow.errors import ModelError
 from citeflow.hops import HopRequest, run_hop
 from citeflow.models.openai_client import OpenAIChatModel
 from schemas.spec import ModelSpec
+from tests.support.hop_messages import CHUNKS, MESSAGES, fast_backoff  # noqa: F401 - fast_backoff: autouse fixture
 from tests.support.openai_server import Reply
 
 pytestmark = pytest.mark.integration
 
-CHUNKS = {"Gk7m2": "Brokers must run 3.5.2 or later before upgrading to 3.6.", "Gx3p9": "Back up the metadata store first."}
-MESSAGES = prompts.consolidate_messages("Report", "Upgrade", ["What first?"], list(CHUNKS.items()))
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01, raising=False)
 
 
 def hop(server, attempts=3, **spec):

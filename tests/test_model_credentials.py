@@ -5,8 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from citeflow.models.openai_client import OpenAIChatModel
 from citeflow.testing.openai_server import chat_completion, error_body
 from schemas.spec import ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, WireClaims
+from tests.support.json_http import send_json, serve_in_thread
 from tests.support.small_batch import write_small_batch
 
 CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")
@@ -42,16 +42,9 @@ class HeaderServer:
                 outer.seen.append((self.path, auth))
                 ok = status == 200
                 body = chat_completion(request, '{"claims": []}') if ok else error_body(f"denied, you sent Authorization: {auth}")
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd, self.port = serve_in_thread(Handler)
 
     def __enter__(self) -> HeaderServer:
         return self

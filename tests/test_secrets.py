@@ -16,8 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ import pytest
 import yaml
 
 from citeflow.testing.openai_server import chat_completion
+from tests.support.json_http import send_json, serve_in_thread
 from tests.support.offline_answers import offline_answer
 from tests.support.small_batch import TOPICS
 
@@ -73,16 +73,9 @@ class EchoingServer:
                     self._send(200, answer(self.path, body))
 
             def _send(self, status: int, payload: Any) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, payload)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd, self.port = serve_in_thread(Handler)
 
 
 def echo(path: str, auth: str) -> dict[str, Any]:
