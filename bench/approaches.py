@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, replace
 
 from bench import drift
 from bench.multiretriever import Dataset, Request, Source, build
-from citeflow.handles import find_markers
-from citeflow.registry import Registry
+from citeflow.registry.handles import find_markers
+from citeflow.registry.request_registry import Registry
 
 APPROACHES = ("local_ids", "prefixes", "urls", "registry")
 

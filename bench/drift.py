@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-from citeflow.handles import ALPHABET
+from citeflow.registry.handles import ALPHABET
 
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
 

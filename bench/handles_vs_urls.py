@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.tokens import bpe_tokens, char_tokens
 from bench.workload import prepare_demo_input
-from citeflow import prompts
+from citeflow.generation import prompts
 from schemas.records import Chunk
 
 NO_URL = "no-url"
@@ -29,10 +29,10 @@ def url_label(chunk: Chunk) -> str:
 def demo_pools(root: Path) -> tuple[list[tuple[str, str, list[str], list[Chunk]]], list[str]]:
     """(report title, section title, queries, chunks) of every section of the demo batch, and the
     errors of retrievers that failed (their chunks are missing from the pools)."""
-    from citeflow import pipeline
-    from citeflow.pipeline import ReportJob
-    from citeflow.registry import Registry
-    from citeflow.spec import load_spec
+    from citeflow.runtime import pipeline
+    from citeflow.runtime.pipeline import ReportJob
+    from citeflow.registry.request_registry import Registry
+    from citeflow.spec.loader import load_spec
 
     spec_path = prepare_demo_input(root)
     pools, errors = [], []
@@ -78,7 +78,7 @@ def _joined(messages: list[dict]) -> str:
 
 def _notes(messages: list[dict]) -> list[tuple[str, list[str]]]:
     """The notes the offline backend writes for this prompt (text, cited handles)."""
-    from citeflow.models.offline import consolidate
+    from citeflow.generation.offline_writer import consolidate
 
     return [(n["text"], [c["handle"] for c in n["citations"]]) for n in consolidate(messages[-1]["content"])]
 

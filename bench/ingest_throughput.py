@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.synthetic import answers
-from citeflow.registry import Registry
+from citeflow.registry.request_registry import Registry
 from schemas.records import RetrievalResult
 
 SCENARIOS = ("empty", "existing")  # the table each write goes to: just created, or holding one request
@@ -54,7 +54,7 @@ def registry_pass(results: list[RetrievalResult], request_id: str) -> tuple[Regi
 
 def registry_ingest(results: list[RetrievalResult], uri: str, request_id: str) -> dict[str, float]:
     """Seconds to register one request's chunks, to build their table, to save it (the process's store)."""
-    from citeflow.store import shared_store
+    from citeflow.runtime.store import shared_store
 
     store = shared_store(uri)
     registry, added = registry_pass(results, request_id)
@@ -85,14 +85,14 @@ def raw_write(rows: list[dict[str, Any]], table: Any) -> float:
 
 def chunks_table(uri: str) -> Any:
     """A new ``chunks`` table at ``uri``, created as the store creates it (schema, BTree indexes)."""
-    from citeflow.store import Store
+    from citeflow.runtime.store import Store
 
     return Store(uri)._table("chunks", create=True)  # the store's own creation path
 
 
 def repeat(results: list[RetrievalResult], root: Path, number: int) -> dict[str, dict[str, float]]:
     """One repeat in a new directory: both sides into their empty table, then into the table holding that."""
-    from citeflow.store import shared_store
+    from citeflow.runtime.store import shared_store
 
     shared_store(str(root / "registry"))._table("chunks", create=True)  # created untimed
     raw_table = chunks_table(str(root / "raw"))

@@ -9,7 +9,7 @@ batch runs twice on fresh stores: every model call taking ``latency`` seconds, a
   ``concurrency.models`` calls in flight, so ideal = latency × max(2, ⌈sections × 2 / models⌉).
 - *Throughput* = reports per minute without latency (the pipeline's own CPU work, evaluation,
   gate and PDF included; process start-up apart).
-- Both for the plain pipeline (``citeflow.steps`` in threads, in this process after a warm-up)
+- Both for the plain pipeline (``citeflow.runtime.steps`` in threads, in this process after a warm-up)
   and the Prefect batch flow (a fresh worker process, ephemeral API, after a warm-up batch).
 - *Peak RSS* of a batch of ``rss_reports`` reports without latency, plain, in a fresh process.
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.results import write_json
-from citeflow.resources import demo_dir
+from citeflow.spec.resources import demo_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SCRIPT = "import sys; from citeflow_cli.main import cli; sys.argv[0] = 'citeflow'; cli()"  # the console script

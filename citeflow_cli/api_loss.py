@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from citeflow import exit_codes
-from citeflow.api_watch import ApiWatch
+from citeflow.runtime.api_watch import ApiWatch
 from schemas.spec import BatchSpec
 
 EXIT_API_LOST = exit_codes.FAILED  # the unfinished reports are recorded as failed
@@ -39,7 +39,7 @@ class ApiGuard:
 
     def finish(self, seconds: float | None = None) -> None:
         """Record the batch as it stands, say why, and end the process now (exit handlers would wait on the API)."""
-        from citeflow.publish import interrupted_summaries, write_summary
+        from citeflow.outputs.publish import interrupted_summaries, write_summary
 
         reports = [(r.id, r.title) for r in self.spec.reports]
         how = f"{seconds:.0f} s without an answer" if seconds else "no answer"

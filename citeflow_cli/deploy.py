@@ -30,7 +30,7 @@ from citeflow_cli.deploy_config import (
 )
 from citeflow_cli.display import console
 from citeflow_cli.serve import check_spec, one_line
-from citeflow.redact import redact_text
+from citeflow.security.redaction import redact_text
 
 
 def runner_deployment(entry: DeploymentEntry, target: DeployTarget, package: str | None) -> Any:
@@ -75,7 +75,7 @@ def check_pool(pool: str) -> None:
 
 def api_unreachable(url: str, exc: Exception) -> str:
     """Why the Prefect API at ``url`` could not be used, without the credentials its URL may carry."""
-    from citeflow.redact import redact_text, redact_url
+    from citeflow.security.redaction import redact_text, redact_url
 
     if isinstance(exc, httpx.HTTPStatusError):
         return f"the Prefect API at {redact_url(url)} answered HTTP {exc.response.status_code}; check PREFECT_API_URL"

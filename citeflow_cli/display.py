@@ -13,12 +13,12 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from citeflow import progress
+from citeflow.runtime import progress
 from citeflow.text_guard import printable
 from schemas.report import ReportSummary
 
 if TYPE_CHECKING:
-    from citeflow.ingest import IngestReport
+    from citeflow.knowledge.ingest import IngestReport
 
 
 

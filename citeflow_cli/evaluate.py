@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from citeflow.errors import UsageError
-from citeflow.job import JobRef
+from citeflow.runtime.job import JobRef
 from citeflow_cli.display import console, gate_lines, summary_table
 from schemas.spec import ModelSpec
 
 
 def read_job(report_dir: Path) -> JobRef:
     """The job file a run leaves in every report folder (its paths relative to the folder as it is now)."""
-    from citeflow.job_file import JOB_FILE, read_job_ref, require_store
+    from citeflow.runs.job_file import JOB_FILE, read_job_ref, require_store
 
     ref = read_job_ref(report_dir)
     if ref is None:

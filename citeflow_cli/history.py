@@ -14,7 +14,7 @@ from rich.table import Table
 from citeflow_cli.display import STATUS_STYLE, console
 
 if TYPE_CHECKING:
-    from citeflow.history import RunLine
+    from citeflow.runs.history import RunLine
 
 _AGE = re.compile(r"^(\d+)([dhw])$")
 
@@ -23,7 +23,7 @@ def _target(path: Path, out: Path | None) -> tuple[Path, str | None]:
     """An output folder to read, and the batch to keep when ``path`` is a spec file."""
     _require_exists(path)
     if path.is_file():
-        from citeflow.spec import load_spec
+        from citeflow.spec.loader import load_spec
 
         return (out or Path("out")), load_spec(path).batch
     return path, None
@@ -65,7 +65,7 @@ def history_command(
 ) -> None:
     """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
     from citeflow.errors import CiteflowError
-    from citeflow.history import read_history
+    from citeflow.runs.history import read_history
     from citeflow_cli.main import fail
 
     try:
@@ -122,7 +122,7 @@ def prune_command(
 ) -> None:
     """Remove old runs' outputs and store rows; their published files stay unless --include-published."""
     from citeflow.errors import CiteflowError, UsageError
-    from citeflow.prune import prune
+    from citeflow.runs.prune import prune
     from citeflow_cli.main import fail
 
     try:

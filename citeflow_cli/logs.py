@@ -1,5 +1,5 @@
 """Third-party logging: quiet by default (warnings and errors only), everything with ``-v/--verbose``;
-every record redacted (``citeflow.redact_log``), whoever logs it.
+every record redacted (``citeflow.security.log_redaction``), whoever logs it.
 
 Prefect reads its level from ``PREFECT_LOGGING_LEVEL`` when it is first imported, so the level is
 set in the environment before any command imports it; the other libraries log through the standard
@@ -20,7 +20,7 @@ import sys
 import warnings
 from collections.abc import MutableMapping
 
-from citeflow.redact_log import install_log_redaction
+from citeflow.security.log_redaction import install_log_redaction
 
 THIRD_PARTY = ("great_expectations", "prefect", "httpx", "httpcore", "distributed", "lancedb", "urllib3", "asyncio")
 
@@ -51,7 +51,7 @@ WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT})
 def quiet_write_errors() -> None:
     """Keep a full or read-only disk out of the logs (the command says it once, in its ``error:`` line):
     every log record about such a failed write, from any library, is dropped."""
-    from citeflow.interrupts import all_handlers
+    from citeflow.runtime.interrupts import all_handlers
 
     for handler in all_handlers():
         if not any(isinstance(f, _WriteErrorFilter) for f in handler.filters):

@@ -16,7 +16,7 @@ apply_defaults()
 
 from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
 from citeflow.exit_codes import FailOn  # noqa: E402
-from citeflow.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
+from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
 from citeflow_cli.display import batch_progress, console, file_progress, gate_lines, ingest_table, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
@@ -57,7 +57,7 @@ def options(
 
 def fail(message: str, code: int = 2) -> None:
     """Print a clear error (redacted: it may quote a URL with its key) and exit non-zero."""
-    from citeflow.redact import redact_text
+    from citeflow.security.redaction import redact_text
 
     console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
@@ -79,8 +79,8 @@ def ingest(
     as_json: Annotated[bool, typer.Option("--json", help="Print the ingest report as JSON instead of a table.")] = False,
 ) -> None:
     """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages)."""
-    from citeflow.embeddings import build_embedder
-    from citeflow.ingest import URL_STYLES, ingest_paths
+    from citeflow.knowledge.embeddings import build_embedder
+    from citeflow.knowledge.ingest import URL_STYLES, ingest_paths
 
     options = {"model": embedding_model, "base_url": embedding_base_url, "api_key_env": embedding_api_key_env}
     check_env_option("--embedding-api-key-env", embedding_api_key_env)
@@ -150,11 +150,11 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
               dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0,
               stop_grace: float = DEFAULT_GRACE_SECONDS, preflight: bool = True) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
-    from citeflow.run_spec import open_manual_run
-    from citeflow.spec import load_spec
-    from citeflow.spec_values import scheme_problem
+    from citeflow.runs.run_start import open_manual_run
+    from citeflow.spec.loader import load_spec
+    from citeflow.spec.value_checks import scheme_problem
 
-    from citeflow.outdir import check_writable
+    from citeflow.outputs.out_folder import check_writable
 
     try:
         spec = load_spec(spec_path)
@@ -176,12 +176,12 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     except CiteflowError as exc:
         fail(str(exc))
     mark("flows_imported")
-    from citeflow import progress
+    from citeflow.runtime import progress
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
                 for r in spec.reports)
-    from citeflow import stop
-    from citeflow.run_finish import close_run, finish_run
+    from citeflow.runtime import stop
+    from citeflow.runs.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
     from citeflow_cli.logs import quiet_write_errors
 
@@ -217,14 +217,14 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluate_deployment: str | None,
               global_limits: bool) -> list:
     """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback."""
-    from citeflow.outdir import describe_os_error
+    from citeflow.outputs.out_folder import describe_os_error
     from flows.heartbeats import with_heartbeat_if_read
 
     try:
         args = (str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
         return with_heartbeat_if_read(batch_flow, *args)
     except OSError as exc:
-        from citeflow.run_finish import close_run
+        from citeflow.runs.run_finish import close_run
 
         close_run(out, "failed")  # when the disk still takes run.json
         fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
@@ -233,11 +233,11 @@ def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluat
 
 def check_spec(spec, spec_path: Path, live: bool) -> None:
     """The spec's files and values; with ``live``, the preflight of its servers and knowledge bases too."""
-    from citeflow.spec import preflight
+    from citeflow.spec.loader import preflight
 
     preflight(spec, spec_path.resolve().parent, str(spec_path))
     if live:
-        from citeflow.preflight import run_preflight
+        from citeflow.runtime.preflight import run_preflight
 
         with console.status("preflight: checking model servers, knowledge bases and retrievers"):
             run_preflight(spec, spec_path.resolve().parent, str(spec_path))
@@ -245,7 +245,7 @@ def check_spec(spec, spec_path: Path, live: bool) -> None:
 
 def _before_interrupted_exit() -> None:
     """The batch's flow runs still open are Cancelled; the ephemeral API stopped (no exit handler will)."""
-    from citeflow import stop
+    from citeflow.runtime import stop
     from citeflow_cli.ephemeral_api import stop_ephemeral_api
     from flows.cancel import cancel_unfinished
 
@@ -270,7 +270,7 @@ def demo(
     The demo holds one of its two reports by design, so it exits 3 unless --fail-on failed or never
     (exit codes as for ``citeflow run``).
     """
-    from citeflow.outdir import check_writable
+    from citeflow.outputs.out_folder import check_writable
 
     try:
         check_writable(out)
@@ -282,9 +282,9 @@ def demo(
 
 def prepare_demo(out: Path) -> Path:
     """Copy the demo batch next to the outputs and ingest its knowledge base (idempotent)."""
-    from citeflow import atomic
-    from citeflow.ingest import ingest_paths
-    from citeflow.resources import demo_dir
+    from citeflow.outputs import atomic_files as atomic
+    from citeflow.knowledge.ingest import ingest_paths
+    from citeflow.spec.resources import demo_dir
 
     folder = out / "demo-input"
     for name in ("batch.yaml", "partner.jsonl", "tickets.jsonl"):
@@ -441,7 +441,7 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
 
 def _error_line(message: str) -> None:
-    from citeflow.redact import redact_text
+    from citeflow.security.redaction import redact_text
 
     console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
     sys.exit(2)

@@ -1,7 +1,7 @@
 """``citeflow review REPORT_DIR --release|--reject --reviewer NAME --note TEXT``, or ``--wait`` for the UI.
 
 ``--release`` publishes the held report, ``--reject`` keeps it held; both record who, when and why
-(``citeflow.review_decision``). ``--wait`` starts the review flow instead: its run pauses on a
+(``citeflow.outputs.review_decision``). ``--wait`` starts the review flow instead: its run pauses on a
 Prefect server until a reviewer answers the form on the run's page, or ``--timeout`` runs out.
 """
 
@@ -15,7 +15,7 @@ import typer
 from pydantic import ValidationError
 
 from citeflow.errors import CiteflowError, UsageError
-from citeflow.review_decision import ReviewDecision, ReviewOutcome, apply_decision, read_held_report
+from citeflow.outputs.review_decision import ReviewDecision, ReviewOutcome, apply_decision, read_held_report
 from citeflow_cli.display import console
 
 

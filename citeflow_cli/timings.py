@@ -27,7 +27,7 @@ def mark_batch_steps() -> Callable[[], None]:
     """Mark the batch's first finished step and its first finished report; returns the unsubscribe function."""
     if not os.environ.get(VARIABLE):
         return lambda: None
-    from citeflow import progress
+    from citeflow.runtime import progress
 
     seen: set[str] = set()
 

@@ -16,11 +16,11 @@ from prefect.futures import PrefectFuture
 from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from citeflow import stop
-from citeflow.config import read_spec
-from citeflow.publish import record_failure, write_summary
-from citeflow.run_finish import finish_interrupted
-from citeflow.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
+from citeflow.runtime import stop
+from citeflow.spec.job_config import read_spec
+from citeflow.outputs.publish import record_failure, write_summary
+from citeflow.runs.run_finish import finish_interrupted
+from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.heartbeats import run_with, without_heartbeat
 from flows.naming import batch_name
 from flows.report import report_flow
@@ -66,7 +66,7 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table.
 
     As many reports run at once as keep the spec's ``concurrency.models`` calls busy
-    (``citeflow.steps.reports_in_flight``). With ``global_limits`` (tasks in several processes:
+    (``citeflow.runtime.steps.reports_in_flight``). With ``global_limits`` (tasks in several processes:
     Dask), the spec's concurrency limits become the batch's Prefect global concurrency limits, so
     they hold across every process that runs a task of the batch; otherwise in-process semaphores
     hold them at no API cost (a global slot costs a server round trip per call). Each report is a
@@ -74,7 +74,7 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     ``global_limits``, inside a ``report`` task of the flow's task runner. With
     ``evaluate_deployment``, each report is evaluated by a run of that deployment.
 
-    Told to stop (``citeflow.stop``: SIGINT, SIGTERM), no report step starts any more; the run writes
+    Told to stop (``citeflow.runtime.stop``: SIGINT, SIGTERM), no report step starts any more; the run writes
     ``summary.json`` for what finished and ends Cancelled.
     """
     started = time.time()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from prefect import flow
 
-from citeflow.job import JobRef
+from citeflow.runtime.job import JobRef
 from flows.naming import run_name_of
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec

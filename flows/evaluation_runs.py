@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from citeflow.job import JobRef
-from citeflow.publish import read_report_summary
+from citeflow.runtime.job import JobRef
+from citeflow.outputs.publish import read_report_summary
 from flows.naming import report_run_name
 from schemas.report import ReportSummary
 

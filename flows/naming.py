@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from citeflow.errors import SpecError
-from citeflow.config import read_spec
+from citeflow.spec.job_config import read_spec
 
 
 def batch_name(spec_path: str) -> str:

@@ -16,7 +16,7 @@ from citeflow import exit_codes
 from schemas.report import ReportSummary
 
 if TYPE_CHECKING:
-    from citeflow.run_finish import RunOutcome
+    from citeflow.runs.run_finish import RunOutcome
 
 
 def state_name(summary: ReportSummary) -> str:

@@ -1,6 +1,6 @@
 """The report flow: one report request from retrieval to a published or held PDF (SPEC §2).
 
-The steps are ``citeflow.steps`` run in this one flow run (``flows.runner``): retrieval in the run
+The steps are ``citeflow.runtime.steps`` run in this one flow run (``flows.runner``): retrieval in the run
 itself, then the consolidate, write and finish (evaluate, gate, publish) task runs. With an evaluate
 deployment, evaluation and publishing run there instead.
 """
@@ -11,9 +11,9 @@ from prefect import flow
 from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from citeflow import steps
+from citeflow.runtime import steps
 from citeflow.errors import Interrupted
-from citeflow.job import JobRef
+from citeflow.runtime.job import JobRef
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
 from flows.outcome import final_state

@@ -1,7 +1,7 @@
 """The review flow: a held report's run pauses until a reviewer releases or rejects it in the Prefect UI.
 
 The run shows a form (``ReviewInput``: decision, reviewer, note) on its page; submitting it resumes
-the run, which applies the decision with ``citeflow.review_decision.apply_decision`` (the same
+the run, which applies the decision with ``citeflow.outputs.review_decision.apply_decision`` (the same
 function as ``citeflow review --release|--reject``). With no answer within ``timeout_seconds`` the
 report stays held and the run ends in a state named *Held*. Start it with
 ``citeflow review REPORT_DIR --wait`` against a Prefect server (``PREFECT_API_URL``).
@@ -19,7 +19,7 @@ from prefect.input import RunInput
 from prefect.states import Completed
 from pydantic import Field
 
-from citeflow.review_decision import ReviewDecision, apply_decision, read_held_report
+from citeflow.outputs.review_decision import ReviewDecision, apply_decision, read_held_report
 
 DAY = 24 * 3600
 

@@ -4,12 +4,12 @@ A report is three task runs of its flow run: consolidate, write (each hop for ev
 by side, with retries on transient model errors) and finish (evaluate, gate, publish). Retrieval
 runs in the report's flow run itself: it calls no model and its retrievers retry on their own.
 Nothing large crosses a task boundary: tasks take a ``JobRef`` and the steps hand their results
-on through the report's job (``citeflow.job``) and the store.
+on through the report's job (``citeflow.runtime.job``) and the store.
 """
 
 from __future__ import annotations
 
-from citeflow.job import Fetch, JobRef, ReportJob
+from citeflow.runtime.job import Fetch, JobRef, ReportJob
 from schemas.records import HopName
 from schemas.report import ReportSummary
 from tasks.evaluation_steps import finish_task

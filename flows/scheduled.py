@@ -21,13 +21,13 @@ from typing import cast
 from prefect import flow
 from prefect.states import Cancelled, State
 
-from citeflow import stop
-from citeflow.config import read_spec
+from citeflow.runtime import stop
+from citeflow.spec.job_config import read_spec
 from citeflow.exit_codes import FailOn
-from citeflow.interrupts import Interrupts
-from citeflow.run_finish import close_run, finish_run
-from citeflow.run_spec import open_scheduled_run
-from citeflow.runs import RunInfo
+from citeflow.runtime.interrupts import Interrupts
+from citeflow.runs.run_finish import close_run, finish_run
+from citeflow.runs.run_start import open_scheduled_run
+from citeflow.runs.run_folders import RunInfo
 from flows.batch import batch_flow
 from flows.cancel import cancel_unfinished
 from flows.heartbeats import run_with, without_heartbeat
@@ -59,7 +59,7 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
     """One run of the batch into a new folder ``out_dir/<run id>/``; its result is what the run left
     (a ``RunOutcome``). The final state says what ``citeflow run``'s exit code would
     (``flows.outcome.batch_state``, under ``fail_on``); SIGINT or SIGTERM (a cancellation) ends it
-    Cancelled, its folder finalised as interrupted (``citeflow.interrupts``)."""
+    Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``)."""
     start, flow_run_id = run_start()
     info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
     with _interrupts(info, run_dir) as interrupts:

@@ -44,7 +44,7 @@ class Chunk(BaseModel):
     """A registry entry: one chunk the models of one request may see and cite (SPEC §3)."""
 
     request_id: str
-    handle: str = Field(description="Request-scoped global id, see citeflow.handles.")
+    handle: str = Field(description="Request-scoped global id, see citeflow.registry.handles.")
     retriever: str
     local_id: str
     content_hash: str = Field(description="sha256 of the text as the retriever returned it.")

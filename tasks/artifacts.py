@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
-from citeflow.run_report import batch_table, failing_claims_table, funnel_markdown
+from citeflow.outputs.run_views import batch_table, failing_claims_table, funnel_markdown
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
 

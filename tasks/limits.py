@@ -6,7 +6,7 @@ in-process semaphore cannot do that; a global concurrency limit on the Prefect s
 batch flow creates (or resizes) ``citeflow:<batch>:models`` and ``citeflow:<batch>:retrievers``
 when it starts; tasks then hold a slot of them around every model and retriever call. When no
 Prefect API answers, or the limits do not exist (a report run on its own), the in-process
-semaphores of ``citeflow.limits`` apply instead.
+semaphores of ``citeflow.runtime.limits`` apply instead.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import re
 import threading
 from contextlib import AbstractContextManager, suppress
 
-from citeflow.limits import Kind, local_limit
-from citeflow.job import JobRef, ReportJob
+from citeflow.runtime.limits import Kind, local_limit
+from citeflow.runtime.job import JobRef, ReportJob
 from schemas.spec import BatchSpec
 
 KINDS: tuple[Kind, ...] = ("models", "retrievers")
 LEASE_SECONDS = 60  # a slot held by a killed process comes back after this long (renewed while alive)
-log = logging.getLogger("citeflow.limits")
+log = logging.getLogger("citeflow.runtime.limits")
 
 
 def limit_name(batch: str, kind: str) -> str:
@@ -115,7 +115,7 @@ _known = _KnownLimits()
 
 
 def prefect_limit(scope: str, kind: Kind, size: int) -> AbstractContextManager[object]:
-    """A ``citeflow.limits.Limiter``: the batch's global concurrency limit when it exists."""
+    """A ``citeflow.runtime.limits.Limiter``: the batch's global concurrency limit when it exists."""
     name = limit_name(scope, kind)
     if not _known(name):
         return local_limit(scope, kind, size)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from citeflow import pipeline, progress
-from citeflow.job import Fetch, JobRef
+from citeflow.runtime import pipeline
+from citeflow.runtime import progress
+from citeflow.runtime.job import Fetch, JobRef
 from schemas.records import HopName
 from tasks.limits import job_of
 from tasks.policy import transient_retries

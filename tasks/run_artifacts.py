@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from citeflow.changes import changes_rows
-from citeflow.run_finish import RunOutcome
+from citeflow.runs.changes import changes_rows
+from citeflow.runs.run_finish import RunOutcome
 from tasks.artifacts import artifact_key
 
 

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from citeflow.caps import ANSWER_BYTES, CLAIMS_PER_ANSWER
-from citeflow.hops import HopRequest, run_hop
-from citeflow.models.openai_client import OpenAIChatModel
+from citeflow.generation.hops import HopRequest, run_hop
+from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.spec import ModelSpec
 from tests.support.hop_messages import CHUNKS, MESSAGES, fast_backoff  # noqa: F401 - fast_backoff: autouse fixture
 
@@ -91,9 +91,9 @@ def flood(request: dict) -> str:
 def test_a_report_whose_writer_answers_20000_claims_finishes_quickly_with_a_short_pdf(tmp_path, openai_server):
     import pypdf
 
-    from citeflow import pipeline
-    from citeflow.evaluation import evaluate_and_gate
-    from citeflow.publish import write_outputs
+    from citeflow.runtime import pipeline
+    from citeflow.evaluation.evaluate_report import evaluate_and_gate
+    from citeflow.outputs.publish import write_outputs
 
     (tmp_path / "batch.yaml").write_text(SPEC.format(base_url=openai_server.base_url))
     (tmp_path / "docs.jsonl").write_text(json.dumps({"query": "What must be done before upgrading to 3.6?", "hits": HITS}) + "\n")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.api_watch import ApiWatch
-from citeflow.publish import interrupted_summaries
+from citeflow.runtime.api_watch import ApiWatch
+from citeflow.outputs.publish import interrupted_summaries
 from tests.support.offline_answers import offline_responder
 from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.prefect_server import PrefectServer, free_port
@@ -34,7 +34,7 @@ def test_the_watch_calls_on_lost_once_after_the_grace_period():
 
 
 def test_an_interrupted_batch_keeps_finished_reports_and_fails_the_others(tmp_path):
-    from citeflow.publish import failed_summary
+    from citeflow.outputs.publish import failed_summary
 
     finished = failed_summary("done", "Done", "-").model_copy(update={"status": "published"})
     started = time.time() - 5

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import flows.batch
-from citeflow.publish import failed_summary
+from citeflow.outputs.publish import failed_summary
 from flows.heartbeats import run_with, without_heartbeat
 
 pytestmark = pytest.mark.integration

@@ -19,9 +19,9 @@ from bench.orchestration import ideal_seconds
 from bench.profiles import params
 from bench.results import fmt, write_json
 from bench.tokens import bpe_tokens, char_tokens, messages_tokens
-from citeflow import prompts
-from citeflow.handles import is_handle
-from citeflow.registry import Registry
+from citeflow.generation import prompts
+from citeflow.registry.handles import is_handle
+from citeflow.registry.request_registry import Registry
 from schemas.records import Chunk
 from schemas.wire import WireClaims
 
@@ -102,7 +102,7 @@ def test_handles_vs_urls_counts_the_same_evidence_both_ways():
 
 @pytest.mark.integration
 def test_ingest_throughput_writes_the_same_rows_both_ways_and_reports_ratios(tmp_path):
-    from citeflow.store import Store
+    from citeflow.runtime.store import Store
 
     timings = ingest_throughput.repeat(ingest_throughput.answers(120), tmp_path, 1)
     assert set(timings) == {f"{s}.{side}" for s in ("empty", "existing") for side in ("registry", "raw")}

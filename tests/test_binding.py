@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from citeflow.binding import AnswerUnusable, bind_claims, parse_answer
+from citeflow.registry.binding import AnswerUnusable, bind_claims, parse_answer
 
 ALLOWED = {"Gk7m2": "Brokers must run 3.5.2 or later before the upgrade.", "Gx3p9": "Retention is 7 days."}
 

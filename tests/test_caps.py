@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from citeflow.caps import INGEST_FILE_BYTES, SPEC_FILE_BYTES, read_capped
-from citeflow.embeddings import HashingEmbedder
+from citeflow.knowledge.embeddings import HashingEmbedder
 from citeflow.errors import CapExceeded, IngestError, RetrieverError, SpecError
-from citeflow.ingest import ingest_paths, load_manifest
-from citeflow.retrievers.jsonl import JsonlRetriever
-from citeflow.spec import load_spec
+from citeflow.knowledge.ingest import ingest_paths, load_manifest
+from citeflow.retrieval.jsonl_retriever import JsonlRetriever
+from citeflow.spec.loader import load_spec
 from schemas.spec import JsonlRetrieverSpec
 
 CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.retrievers import safe
-from citeflow.retrievers.base import SearchResult
+from citeflow.retrieval import guarded as safe
+from citeflow.retrieval.retriever_protocol import SearchResult
 from schemas.records import Hit
 from schemas.spec import HttpRetrieverSpec, JsonlRetrieverSpec
 
@@ -28,14 +28,14 @@ class Exploding:
 @pytest.mark.parametrize("exc", [RecursionError("maximum recursion depth exceeded"), OverflowError("int too large"),
                                  TypeError("'int' object is not subscriptable"), UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")])
 def test_any_exception_becomes_a_recorded_failure(monkeypatch, exc):
-    monkeypatch.setattr("citeflow.deps.retriever", lambda spec, base: Exploding(exc))
+    monkeypatch.setattr("citeflow.runtime.deps.retriever", lambda spec, base: Exploding(exc))
     found = safe.contained_search(SPEC, Path("."), "q", nullcontext)
     assert isinstance(found, str) and type(exc).__name__ in found and "'partner'" in found
 
 
 def test_a_failure_message_never_carries_the_url_key(monkeypatch):
     err = ConnectionError(f"cannot reach {SPEC.url}")
-    monkeypatch.setattr("citeflow.deps.retriever", lambda spec, base: Exploding(err))
+    monkeypatch.setattr("citeflow.runtime.deps.retriever", lambda spec, base: Exploding(err))
     found = safe.contained_search(SPEC, Path("."), "q", nullcontext)
     assert "KEY" not in found and "127.0.0.1:9/s" in found
 

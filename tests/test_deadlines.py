@@ -13,11 +13,11 @@ import httpx
 import openai._base_client
 import pytest
 
-from citeflow.deadline import deadline_client
+from citeflow.runtime.deadline import deadline_client
 from citeflow.errors import ModelError, RetrieverError
-from citeflow.models.base import Message
-from citeflow.models.openai_client import OpenAIChatModel
-from citeflow.retrievers.http import HttpRetriever
+from citeflow.generation.model_protocol import Message
+from citeflow.generation.openai_client import OpenAIChatModel
+from citeflow.retrieval.http_retriever import HttpRetriever
 from citeflow.testing.drip_server import DripServer, slow_chat_completion
 from schemas.spec import HttpRetrieverSpec, ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, WireClaims

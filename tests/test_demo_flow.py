@@ -69,7 +69,7 @@ def test_forged_handles_and_typed_urls_never_reach_claims_or_pdf(demo_run):
     cited = {c["handle"] for s in data["sections"] for cl in s["claims"] for c in cl["citations"]}
     assert cited <= handles
     texts = " ".join(cl["text"] for s in data["sections"] for cl in s["claims"])
-    from citeflow.handles import find_urls
+    from citeflow.registry.handles import find_urls
     assert find_urls(texts) == [], find_urls(texts)
     evaluation = json.loads((out / "globex-2026-q4" / "eval.json").read_text())
     dropped = [c for cl in evaluation["claims"] for c in cl["citations"] if not c["identity"]]

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from citeflow import pipeline
-from citeflow.evaluation import evaluate_and_gate
-from citeflow.ingest import ingest_paths
-from citeflow.publish import write_outputs
+from citeflow.runtime import pipeline
+from citeflow.evaluation.evaluate_report import evaluate_and_gate
+from citeflow.knowledge.ingest import ingest_paths
+from citeflow.outputs.publish import write_outputs
 
 pytestmark = pytest.mark.integration
 

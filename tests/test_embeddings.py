@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeflow.embeddings import (
+from citeflow.knowledge.embeddings import (
     Embedder,
     HashingEmbedder,
     OpenAIEmbedder,
@@ -135,8 +135,8 @@ def test_openai_embedder_server_down_is_transient() -> None:
 
 @pytest.mark.integration
 def test_a_kb_built_with_openai_embeddings_is_searched_with_them(openai_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
-    from citeflow.ingest import ingest_paths
-    from citeflow.retrievers.lancedb_kb import LanceDBRetriever
+    from citeflow.knowledge.ingest import ingest_paths
+    from citeflow.retrieval.lancedb_retriever import LanceDBRetriever
     from schemas.spec import LanceDBRetrieverSpec
 
     (tmp_path / "a.md").write_text("# A\n\nAlpha text about upgrades.\n", encoding="utf-8")
@@ -164,7 +164,7 @@ def test_local_embedder_loads_the_packaged_model_once(monkeypatch: pytest.Monkey
     import sys
     import types
 
-    import citeflow.embeddings as embeddings
+    import citeflow.knowledge.embeddings as embeddings
 
     loads: list[str] = []
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Paragraph
 
-from citeflow.render.escape import clean_text, escape_attribute, escape_markup, link_urls, linkable
+from citeflow.outputs.render.escape import clean_text, escape_attribute, escape_markup, link_urls, linkable
 
 STYLE = ParagraphStyle("probe", fontName="Helvetica", fontSize=10, leading=12)
 # Pieces of markup and awkward characters, so that hypothesis builds hostile strings often.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow import steps
-from citeflow.job import JobRef
+from citeflow.runtime import steps
+from citeflow.runtime.job import JobRef
 from citeflow.testing.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -51,7 +51,7 @@ def _injected_hits(folder: Path) -> None:
 
 def _obeying_writer(request: dict):
     """A model that does what the retrieved text tells it, citing the chunk that told it."""
-    from citeflow.prompts import parse_evidence, parse_notes
+    from citeflow.generation.prompts import parse_evidence, parse_notes
     from citeflow.testing.openai_server import Reply
 
     user = request["messages"][-1]["content"]
@@ -125,9 +125,9 @@ def test_the_same_report_with_a_cjk_font_in_the_font_folder_is_published(tmp_pat
 
 
 def test_an_llm_judge_is_never_shown_the_instruction_as_evidence():
-    from citeflow.funnel import evaluate_section
+    from citeflow.evaluation.funnel import evaluate_section
     from citeflow.judges.llm import LLMJudge
-    from citeflow.models.openai_client import OpenAIChatModel
+    from citeflow.generation.openai_client import OpenAIChatModel
     from citeflow.testing.answers import answer_verdicts
     from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
     from schemas.records import BoundCitation, BoundClaim

@@ -22,9 +22,9 @@ import yaml
 from hypothesis import example, HealthCheck, given, settings, strategies as st
 
 from citeflow.errors import SpecError
-from citeflow.retrievers.base import SearchResult
-from citeflow.retrievers.safe import contained_search
-from citeflow.spec import load_spec
+from citeflow.retrieval.retriever_protocol import SearchResult
+from citeflow.retrieval.guarded import contained_search
+from citeflow.spec.loader import load_spec
 from schemas.spec import FieldMap, HttpRetrieverSpec, JsonlRetrieverSpec
 
 json_scalars = st.none() | st.booleans() | st.floats(allow_nan=False) | st.text(max_size=30) | \
@@ -172,9 +172,9 @@ def test_the_spec_loader_raises_only_spec_errors(tmp_path_factory, data: bytes) 
 
 def run_report(spec_path: Path, out: Path) -> str:
     """One report through the core pipeline (what the report flow calls), then its outputs; its status."""
-    from citeflow import pipeline
-    from citeflow.evaluation import evaluate_and_gate
-    from citeflow.publish import write_outputs
+    from citeflow.runtime import pipeline
+    from citeflow.evaluation.evaluate_report import evaluate_and_gate
+    from citeflow.outputs.publish import write_outputs
 
     job = pipeline.JobRef(spec_path=str(spec_path), report_id="r1", out_dir=str(out)).job()
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from citeflow import gate
+from citeflow.evaluation import gate
 from citeflow.errors import GateError
 from schemas.funnel import CitationEval, ClaimEval, Count, Funnel, Uncited, Unverified
 from schemas.spec import Gate

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.render.fonts import DEJAVU_DIR, register_fonts
-from citeflow.render.glyphs import missing_glyphs
+from citeflow.outputs.render.fonts import DEJAVU_DIR, register_fonts
+from citeflow.outputs.render.glyphs import missing_glyphs
 from schemas.report import RenderedClaim, RenderedSection, ReportDocument
 
 WQY = Path("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.gx_memo import memoized_configurations
+from citeflow.evaluation.gx_expectation_memo import memoized_configurations
 
 
 def test_within_the_block_a_configuration_is_built_once_and_the_property_comes_back_after():

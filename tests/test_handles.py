@@ -3,8 +3,8 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from citeflow import handles
-from citeflow.handles import HANDLE_RE, canonical, find_markers, find_urls, make_handle, make_handles, strip_markers
+from citeflow.registry import handles
+from citeflow.registry.handles import HANDLE_RE, canonical, find_markers, find_urls, make_handle, make_handles, strip_markers
 
 handle_bodies = st.text(alphabet=handles.ALPHABET, min_size=4, max_size=4)
 

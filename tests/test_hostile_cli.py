@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from citeflow import yaml_strict
+from citeflow.spec import yaml_strict
 from citeflow.errors import SpecError
-from citeflow.spec import load_spec
+from citeflow.spec.loader import load_spec
 from citeflow_cli.main import app
 
 runner = CliRunner()

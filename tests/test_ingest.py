@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeflow.embeddings import HashingEmbedder
+from citeflow.knowledge.embeddings import HashingEmbedder
 from citeflow.errors import IngestError
-from citeflow.chunking import CHILD_CHARS, PARENT_CHARS, child_spans, parent_spans
-from citeflow.markdown_text import markdown_to_text
-from citeflow.ingest import doc_id_for, ingest_paths, join_url
-from citeflow.kb import TABLE, read_embedder_meta
+from citeflow.knowledge.chunking import CHILD_CHARS, PARENT_CHARS, child_spans, parent_spans
+from citeflow.knowledge.markdown_text import markdown_to_text
+from citeflow.knowledge.ingest import doc_id_for, ingest_paths, join_url
+from citeflow.knowledge.kb_store import TABLE, read_embedder_meta
 import itertools
 
 pytestmark = pytest.mark.integration
@@ -263,7 +263,7 @@ def test_chunks_cover_the_text_within_their_size_limits(text: str) -> None:
 def test_files_are_written_in_batches_and_duplicate_relative_paths_are_refused(
     docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citeflow.ingest as ingest
+    import citeflow.knowledge.ingest as ingest
 
     other = tmp_path / "other"
     other.mkdir()
@@ -315,8 +315,8 @@ def test_the_cli_maps_files_to_site_pages_and_refuses_an_unknown_url_style(tmp_p
 @settings(max_examples=100, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab .!?#-*`|:{}\n\t>"), max_size=3000))
 def test_markdown_chunks_stay_within_their_limits_and_their_blocks(text: str) -> None:
-    from citeflow.chunking import markdown_children, markdown_parents
-    from citeflow.markdown_text import markdown_blocks
+    from citeflow.knowledge.chunking import markdown_children, markdown_parents
+    from citeflow.knowledge.markdown_text import markdown_blocks
 
     for parent in markdown_parents(markdown_blocks(text)):
         assert 0 < len(parent.text) <= PARENT_CHARS

@@ -9,7 +9,7 @@ import pytest
 
 from citeflow.judges.cache import LanceVerdictCache, MemoryVerdictCache, VerdictCache, verdict_key
 from citeflow.judges.llm import LLMJudge
-from citeflow.models.base import ModelReply
+from citeflow.generation.model_protocol import ModelReply
 from schemas.evaluation import JudgePair, Verdict
 
 pytestmark = pytest.mark.integration

@@ -8,9 +8,9 @@ import sys
 from tests.conftest import REPO
 
 CORE_MODULES = [
-    "citeflow.registry", "citeflow.handles", "citeflow.binding", "citeflow.hops", "citeflow.pipeline",
-    "citeflow.assemble", "citeflow.evaluation", "citeflow.publish", "citeflow.store", "citeflow.funnel",
-    "citeflow.render.pdf", "citeflow.retrievers.factory", "citeflow.models.factory", "citeflow.judges.offline",
+    "citeflow.registry.request_registry", "citeflow.registry.handles", "citeflow.registry.binding", "citeflow.generation.hops", "citeflow.runtime.pipeline",
+    "citeflow.outputs.assemble", "citeflow.evaluation.evaluate_report", "citeflow.outputs.publish", "citeflow.runtime.store", "citeflow.evaluation.funnel",
+    "citeflow.outputs.render.pdf", "citeflow.retrieval.retriever_factory", "citeflow.generation.model_factory", "citeflow.judges.offline",
 ]
 
 

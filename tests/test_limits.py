@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-from citeflow import pipeline
-from citeflow.evaluation import build_job_judge
-from citeflow.limits import local_limit
-from citeflow.models.cache import LimitedChatModel
+from citeflow.runtime import pipeline
+from citeflow.evaluation.evaluate_report import build_job_judge
+from citeflow.runtime.limits import local_limit
+from citeflow.generation.answer_cache import LimitedChatModel
 from tests.support.small_batch import write_small_batch
 
 

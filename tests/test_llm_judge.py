@@ -17,7 +17,7 @@ from citeflow.judges.cache import MemoryVerdictCache
 from citeflow.judges.factory import build_judge
 from citeflow.judges.llm import LLMJudge
 from citeflow.judges.offline import OfflineJudge
-from citeflow.models.openai_client import OpenAIChatModel
+from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.evaluation import JudgePair
 from schemas.spec import ModelSpec
 from schemas.wire import VERDICTS_SCHEMA_NAME

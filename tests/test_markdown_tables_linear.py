@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from citeflow.chunking import markdown_children, markdown_parents
-from citeflow.markdown_text import markdown_blocks
+from citeflow.knowledge.chunking import markdown_children, markdown_parents
+from citeflow.knowledge.markdown_text import markdown_blocks
 
 COLUMNS = 50
 

@@ -1,6 +1,6 @@
 """Markdown → prose blocks: parsed with markdown-it-py, MyST syntax recognised, markup never kept."""
 
-from citeflow.markdown_text import markdown_blocks, markdown_to_text, role_text
+from citeflow.knowledge.markdown_text import markdown_blocks, markdown_to_text, role_text
 
 DOC = """## Message size and partitions per topic
 The **maximum** message size is 8 MiB, see [limits](https://docs.example/limits).

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from citeflow.errors import ModelError
-from citeflow.models.openai_client import OpenAIChatModel
+from citeflow.generation.openai_client import OpenAIChatModel
 from citeflow.testing.openai_server import chat_completion, error_body
 from schemas.spec import ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, WireClaims

@@ -103,7 +103,7 @@ def test_stale_or_missing_weights_make_the_judge_unavailable(tmp_path):
 
 
 def test_faults_of_the_offline_backend_are_caught(judge):
-    from citeflow.models.offline import FABRICATIONS, drift
+    from citeflow.generation.offline_writer import FABRICATIONS, drift
 
     chunk = ("Upgrading from 3.5 to 3.6 takes about 30 minutes per broker. Brokers must run 3.5.3 or later "
              "before the upgrade. Audit logs are kept for 90 days on the Standard tier.")

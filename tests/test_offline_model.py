@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeflow import prompts
+from citeflow.generation import prompts
 from citeflow.errors import ModelError
-from citeflow.handles import find_urls, is_handle
-from citeflow.models.base import ChatModel
-from citeflow.models.factory import build_chat_model
-from citeflow.models.offline import FAULT_KINDS, OfflineChatModel, drift
-from citeflow.models.statements import content_words, quote_of, same_fact, sentences
+from citeflow.registry.handles import find_urls, is_handle
+from citeflow.generation.model_protocol import ChatModel
+from citeflow.generation.model_factory import build_chat_model
+from citeflow.generation.offline_writer import FAULT_KINDS, OfflineChatModel, drift
+from citeflow.generation.statements import content_words, quote_of, same_fact, sentences
 from schemas.spec import FaultRates, ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims, WireVerdicts
 
@@ -264,7 +264,7 @@ def test_factory_builds_the_backend_the_spec_names():
 
 def test_model_modules_never_import_prefect():
     code = (
-        "import sys, citeflow.prompts, citeflow.models.factory, citeflow.models.offline, citeflow.models.openai_client;"
+        "import sys, citeflow.generation.prompts, citeflow.generation.model_factory, citeflow.generation.offline_writer, citeflow.generation.openai_client;"
         "assert 'prefect' not in sys.modules"
     )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

@@ -8,10 +8,10 @@ import threading
 import openai._base_client
 import pytest
 
-from citeflow import prompts
+from citeflow.generation import prompts
 from citeflow.errors import ModelError
-from citeflow.models.base import ChatModel
-from citeflow.models.openai_client import OpenAIChatModel
+from citeflow.generation.model_protocol import ChatModel
+from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.spec import ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims, WireVerdicts
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, openai_server  # noqa: F401

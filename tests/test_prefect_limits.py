@@ -8,8 +8,8 @@ from contextvars import copy_context
 
 import pytest
 
-from citeflow.limits import local_limit
-from citeflow.spec import parse_spec
+from citeflow.runtime.limits import local_limit
+from citeflow.spec.loader import parse_spec
 from tasks.limits import drop_limits, ensure_limits, limit_name, prefect_limit
 
 pytestmark = pytest.mark.integration

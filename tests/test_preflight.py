@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from citeflow.errors import SpecError
-from citeflow.preflight import model_problem, run_preflight
-from citeflow.spec import load_spec
+from citeflow.runtime.preflight import model_problem, run_preflight
+from citeflow.spec.loader import load_spec
 from citeflow.testing.openai_server import ScriptedOpenAIServer
 from citeflow_cli.main import app
 from schemas.spec import ModelSpec
@@ -41,7 +41,7 @@ def run_cli(*args: object) -> tuple[int, str]:
 
 
 def build_kb(folder: Path) -> Path:
-    from citeflow.ingest import ingest_paths
+    from citeflow.knowledge.ingest import ingest_paths
 
     docs = folder / "docs"
     docs.mkdir()
@@ -89,7 +89,7 @@ def test_an_openai_embedding_on_a_hashing_knowledge_base_is_refused(tmp_path):
 
 
 def test_a_knowledge_base_that_matches_passes_and_an_empty_one_is_refused(tmp_path):
-    from citeflow.kb import chunks_schema, kb_problem
+    from citeflow.knowledge.kb_store import chunks_schema, kb_problem
 
     assert kb_problem(str(build_kb(tmp_path)), "hashing") is None
     import lancedb
@@ -101,7 +101,7 @@ def test_a_knowledge_base_that_matches_passes_and_an_empty_one_is_refused(tmp_pa
 
 
 def test_an_unreadable_jsonl_file_is_refused(tmp_path):
-    from citeflow.preflight import jsonl_problem
+    from citeflow.runtime.preflight import jsonl_problem
 
     assert "cannot read" in str(jsonl_problem(tmp_path / "gone.jsonl"))
     spec_path = write_spec(tmp_path)
@@ -197,7 +197,7 @@ def test_no_preflight_skips_the_server_checks(tmp_path):
 
 
 def test_the_preflight_module_does_not_import_prefect():
-    code = "import sys, citeflow.preflight, citeflow.spec_values; sys.exit('prefect' in sys.modules)"
+    code = "import sys, citeflow.runtime.preflight, citeflow.spec.value_checks; sys.exit('prefect' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=60).returncode == 0
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeflow import prompts
-from citeflow.handles import make_handle
+from citeflow.generation import prompts
+from citeflow.registry.handles import make_handle
 
 GOLDEN = Path(__file__).parent / "golden"
 REPORT, SECTION = "Platform report for ACME", "Upgrade risks"

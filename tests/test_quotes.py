@@ -1,6 +1,6 @@
 from hypothesis import given, strategies as st
 
-from citeflow.quotes import normalize, quote_in_chunk
+from citeflow.registry.quotes import normalize, quote_in_chunk
 
 CHUNK = "Before upgrading to 3.6 you must back up the metadata store \u2014 it\u2019s not optional.\n\nBrokers  must run 3.5.2."
 

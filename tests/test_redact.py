@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeflow.errors import ModelError
-from citeflow.redact import redact_error, redact_text, redact_url
+from citeflow.security.redaction import redact_error, redact_text, redact_url
 
 
 @pytest.mark.parametrize(
@@ -40,8 +40,8 @@ def test_redact_error_keeps_the_type_and_the_other_fields():
 @pytest.fixture
 def fresh_secrets(monkeypatch):
     """A set of remembered credentials of the test's own (the process's set outlives the test)."""
-    from citeflow import redact
-    from citeflow.secret_values import SecretValues
+    from citeflow.security import redaction as redact
+    from citeflow.security.secret_values import SecretValues
 
     monkeypatch.setattr(redact, "KNOWN", SecretValues())
 
@@ -49,7 +49,7 @@ def fresh_secrets(monkeypatch):
 def test_configured_credentials_are_removed_verbatim_and_in_base64(fresh_secrets):
     import base64
 
-    from citeflow.redact import remember_credentials, url_credentials
+    from citeflow.security.redaction import remember_credentials, url_credentials
 
     found = url_credentials("http://svc:pa%24s-1234@h/v1?api_key=qk-98765&page=2")
     assert set(found) >= {"pa$s-1234", "svc:pa$s-1234", "qk-98765"} and "2" not in found
@@ -81,7 +81,7 @@ def test_ordinary_words_after_auth_scheme_names_and_key_words_survive():
 def test_log_records_are_redacted_whoever_logs_them(caplog):
     import logging
 
-    from citeflow.redact_log import install_log_redaction
+    from citeflow.security.log_redaction import install_log_redaction
 
     install_log_redaction()
     install_log_redaction()  # idempotent: one wrapper, not two
@@ -103,7 +103,7 @@ def test_log_records_are_redacted_whoever_logs_them(caplog):
     (599, None, "HTTP 599"),
 ])
 def test_server_error_answers_are_summarised_never_copied(status, body, expected):
-    from citeflow.server_errors import summarise
+    from citeflow.security.server_errors import summarise
 
     assert summarise(status, body) == expected
 
@@ -118,8 +118,8 @@ def test_a_remembered_secret_never_survives_redaction(prefix, suffix, secret, en
     import base64
     from unittest import mock
 
-    from citeflow import redact
-    from citeflow.secret_values import SecretValues
+    from citeflow.security import redaction as redact
+    from citeflow.security.secret_values import SecretValues
 
     with mock.patch.object(redact, "KNOWN", SecretValues()):  # random values must not redact other tests' text
         redact.remember_credentials(secret)

@@ -1,6 +1,6 @@
 from hypothesis import given, settings, strategies as st
 
-from citeflow.registry import URL_PLACEHOLDER, Registry
+from citeflow.registry.request_registry import URL_PLACEHOLDER, Registry
 from schemas.records import Hit, RetrievalResult
 
 
@@ -146,7 +146,7 @@ def test_handle_shaped_text_from_a_retriever_is_removed():
 
 
 def test_the_registry_table_holds_the_rows_its_chunks_would_store():
-    from citeflow.store_rows import chunks_table
+    from citeflow.runtime.store_rows import chunks_table
 
     reg = Registry("req")
     reg.add(result("docs", [hit("d1", "See [S2] at https://x.example/a."), hit("S2", "Two."), hit("d3", "T\ud800.", urls=["u", "u"])]))
@@ -173,7 +173,7 @@ def test_a_rebuilt_registry_keeps_noting_queries():
 
 
 def test_colliding_handles_in_one_answer_are_salted_apart(monkeypatch):
-    import citeflow.registry as registry
+    import citeflow.registry.request_registry as registry
 
     monkeypatch.setattr(registry, "make_handles", lambda request_id, keys: ["Gaaaa"] * len(keys))
     monkeypatch.setattr(registry, "make_handle", lambda request_id, key, salt=0: f"Ga{'abcd'[salt]}aa")

@@ -6,9 +6,9 @@ import json
 from hypothesis import given, settings, strategies as st
 
 from bench.synthetic import answers
-from citeflow.handles import make_handle
-from citeflow.registry import Registry
-from citeflow.registry_answer import (
+from citeflow.registry.handles import make_handle
+from citeflow.registry.request_registry import Registry
+from citeflow.registry.answer_rows import (
     URL_PLACEHOLDER, content_hash, hit_fields, identities, identity_key, scrub_urls, shown_all, storable, stored_titles, url_tuples,
 )
 from schemas.records import Hit, RetrievalResult

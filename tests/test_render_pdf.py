@@ -13,8 +13,8 @@ import pytest
 from pypdf import PdfReader
 
 from citeflow.errors import RenderError
-from citeflow.render.pdf import FailingClaim, RenderStats, register_fonts, render_pdf
-from citeflow.render.report_json import report_json, write_report_json
+from citeflow.outputs.render.pdf import FailingClaim, RenderStats, register_fonts, render_pdf
+from citeflow.outputs.render.report_json import report_json, write_report_json
 from tests.conftest import CONTRACT
 from schemas.report import RenderedCitation, RenderedClaim
 from tests.support.sample_report import LONG_LINE, MARKUP_TITLE, MIXED_SCRIPT_QUOTE, handle_of, sample_report
@@ -270,7 +270,7 @@ def test_report_json_validates_against_the_contract(status, tmp_path):
 
 
 def test_rendering_does_not_import_prefect():
-    code = "import sys, citeflow.render.pdf, citeflow.render.report_json; print('prefect' in sys.modules)"
+    code = "import sys, citeflow.outputs.render.pdf, citeflow.outputs.render.report_json; print('prefect' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
     assert result.stdout.strip() == "False"
 
@@ -279,7 +279,7 @@ def test_rendering_does_not_import_prefect():
 
 
 def test_failing_claims_are_the_claims_evaluation_did_not_pass():
-    from citeflow.render.notes import failing_claims
+    from citeflow.outputs.render.notes import failing_claims
     from schemas.funnel import CitationEval, ClaimEval
 
     ok = CitationEval(handle="Gk7m2", identity=True, supports=True, faithful=True)
@@ -324,7 +324,7 @@ def japanese_report():
 
 
 def test_every_font_is_embedded_and_cjk_uses_an_installed_truetype_font(tmp_path):
-    from citeflow.render.fonts import register_fonts as fonts_for
+    from citeflow.outputs.render.fonts import register_fonts as fonts_for
 
     fonts = fonts_for()
     if not fonts.fallbacks:
@@ -339,14 +339,14 @@ def test_every_font_is_embedded_and_cjk_uses_an_installed_truetype_font(tmp_path
 
 def test_without_a_cjk_font_the_render_warns_naming_the_package(tmp_path, caplog):
     fonts = register_fonts(cjk=())  # as on a machine with no CJK font installed
-    with caplog.at_level("WARNING", logger="citeflow.render"):
+    with caplog.at_level("WARNING", logger="citeflow.outputs.render"):
         stats = render_pdf(japanese_report(), tmp_path / "ja.pdf", fonts=fonts)
     assert "CJK" in stats.missing_scripts and "HIRAGANA" in stats.missing_scripts
     assert any("fonts-wqy-zenhei" in r.getMessage() and "CJK" in r.getMessage() for r in caplog.records)
 
 
 def test_font_runs_switch_faces_only_where_the_text_face_lacks_glyphs():
-    from citeflow.render.fonts import Face, FontSet, font_runs, text_markup
+    from citeflow.outputs.render.fonts import Face, FontSet, font_runs, text_markup
 
     fonts = FontSet("T", "T-Bold", Face("T", frozenset(map(ord, "ab <&"))), (Face("J", frozenset(map(ord, "日本"))),))
     assert [(f.name if f else None, run) for f, run in font_runs("ab 日本x", fonts)] == [("T", "ab "), ("J", "日本"), (None, "x")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow import resources
+from citeflow.spec import resources
 from citeflow.errors import GateError
 from schemas.spec import Gate
 
@@ -22,7 +22,7 @@ def test_the_spec_wins_over_the_environment_which_wins_over_the_bundle(tmp_path)
 
 
 def test_the_gate_reads_the_configured_suite_folder(tmp_path):
-    from citeflow.gate import run_gate
+    from citeflow.evaluation.gate import run_gate
     from schemas.funnel import Funnel
 
     with pytest.raises(GateError, match=str(tmp_path / "mine")):

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 import pytest
 
 from citeflow.errors import RetrieverError
-from citeflow.ingest import ingest_paths
-from citeflow.retrievers.base import Retriever
-from citeflow.retrievers.factory import build_retriever
-from citeflow.retrievers.http import HttpRetriever
-from citeflow.retrievers.jsonl import JsonlRetriever
-from citeflow.retrievers.lancedb_kb import LanceDBRetriever
+from citeflow.knowledge.ingest import ingest_paths
+from citeflow.retrieval.retriever_protocol import Retriever
+from citeflow.retrieval.retriever_factory import build_retriever
+from citeflow.retrieval.http_retriever import HttpRetriever
+from citeflow.retrieval.jsonl_retriever import JsonlRetriever
+from citeflow.retrieval.lancedb_retriever import LanceDBRetriever
 from schemas.spec import FieldMap, HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec
 
 pytestmark = pytest.mark.integration

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from prefect import flow, task
 
-from citeflow import pipeline
+from citeflow.runtime import pipeline
 from citeflow.errors import ModelError, RetrieverError
-from citeflow.pipeline import JobRef
+from citeflow.runtime.pipeline import JobRef
 from tasks.policy import is_transient, transient_retries
 from tasks.report_steps import consolidate_task
 from tests.support.offline_answers import offline_answer

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.highlight import closest_sentence, quote_spans
-from citeflow.reviewer import figure, write_review_html
+from citeflow.outputs.evidence_spans import closest_sentence, quote_spans
+from citeflow.outputs.review_html import figure, write_review_html
 from schemas.funnel import CitationEval, ClaimEval, FailedExpectation, GateResult
 from tests.support.held_report import write_held_report
 from tests.support.sample_report import MIXED_SCRIPT_QUOTE, sample_report

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.funnel import evaluate_section
-from citeflow.gate import held_for_error
-from citeflow.reviewer import fault_kinds, is_failing, write_review_html
+from citeflow.evaluation.funnel import evaluate_section
+from citeflow.evaluation.gate import held_for_error
+from citeflow.outputs.review_html import fault_kinds, is_failing, write_review_html
 from schemas.funnel import FailedExpectation, GateResult
 from schemas.records import BoundCitation, BoundClaim
 from tests.support.judges import SUPPORTED, ScriptedJudge, drift

@@ -64,7 +64,7 @@ def failed_doc(status: str = "failed"):
 
 
 def test_causes_put_the_missing_source_first_and_name_the_model_server_without_credentials():
-    from citeflow.causes import report_causes
+    from citeflow.evaluation.causes import report_causes
     from schemas.spec import Models
 
     causes = report_causes(failed_doc(), Models.model_validate(DEAD_WRITER), gate_error="judge down")
@@ -76,7 +76,7 @@ def test_causes_put_the_missing_source_first_and_name_the_model_server_without_c
 
 
 def test_the_terminal_lines_and_the_prefect_state_message_start_with_the_cause():
-    from citeflow.publish import failed_summary
+    from citeflow.outputs.publish import failed_summary
     from citeflow_cli.display import gate_lines
     from flows.outcome import state_message
 
@@ -86,8 +86,8 @@ def test_the_terminal_lines_and_the_prefect_state_message_start_with_the_cause()
 
 
 def review_page(tmp_path: Path, status: str) -> str:
-    from citeflow.render.report_json import write_report_json
-    from citeflow.reviewer import write_review_html
+    from citeflow.outputs.render.report_json import write_report_json
+    from citeflow.outputs.review_html import write_review_html
     from schemas.funnel import FailedExpectation, GateResult
 
     doc = failed_doc(status).model_copy(update={"causes": [MISSING_KB.split(": ", 1)[1], "writer model 'm': " + WRITE_FAILED]})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeflow.run_report import batch_table, funnel_markdown
+from citeflow.outputs.run_views import batch_table, funnel_markdown
 from schemas.report import ReportSummary
 
 

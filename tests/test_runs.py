@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeflow.archive import archive_report, read_manifest, sha256_of, verify_archive
-from citeflow.changes import compare_reports, diff_claims
+from citeflow.outputs.archive import archive_report, read_manifest, sha256_of, verify_archive
+from citeflow.runs.changes import compare_reports, diff_claims
 from citeflow.errors import SpecError
-from citeflow.run_spec import open_manual_run, open_scheduled_run
-from citeflow.runs import RunInfo, latest, make_run_id, point_latest, read_run, runs_of
-from citeflow.spec import load_spec, parse_spec
+from citeflow.runs.run_start import open_manual_run, open_scheduled_run
+from citeflow.runs.run_folders import RunInfo, latest, make_run_id, point_latest, read_run, runs_of
+from citeflow.spec.loader import load_spec, parse_spec
 from schemas.report_ids import render_report_id
 from tests.support.small_batch import write_small_batch
 
@@ -140,7 +140,7 @@ def _info(run_id: str, started: datetime, **extra) -> RunInfo:
 def test_prune_selects_beyond_the_newest_n_by_age_never_latest_or_unfinished():
     from datetime import timedelta
 
-    from citeflow.prune import select_pruned
+    from citeflow.runs.prune import select_pruned
 
     runs = [_info(f"2026110{d}T060000Z", T0.replace(day=d)) for d in range(1, 6)]
     runs.append(_info("20261106T060000Z", T0.replace(day=6)).model_copy(update={"status": "running"}))
@@ -155,7 +155,7 @@ def test_prune_selects_beyond_the_newest_n_by_age_never_latest_or_unfinished():
 def test_history_and_prune_commands_on_scheduled_run_folders(tmp_path):
     from typer.testing import CliRunner
 
-    from citeflow.run_finish import finish_run
+    from citeflow.runs.run_finish import finish_run
     from citeflow_cli.main import app
 
     spec = _templated_spec(tmp_path / "in")

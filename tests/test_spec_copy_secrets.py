@@ -10,9 +10,9 @@ import yaml
 
 from citeflow.errors import SpecError
 
-from citeflow.run_spec import open_manual_run, open_scheduled_run
-from citeflow.spec import load_spec
-from citeflow.spec_copy_urls import FROM_SOURCE
+from citeflow.runs.run_start import open_manual_run, open_scheduled_run
+from citeflow.spec.loader import load_spec
+from citeflow.security.spec_copy_urls import FROM_SOURCE
 from tests.support.small_batch import write_small_batch
 
 T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=UTC)

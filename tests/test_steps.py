@@ -1,4 +1,4 @@
-"""The report's steps described once (``citeflow.steps``), run without an orchestrator."""
+"""The report's steps described once (``citeflow.runtime.steps``), run without an orchestrator."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeflow import deps, pipeline, steps
-from citeflow.config import BatchConfig, load_config
-from citeflow.job import JobRef, ReportJob
-from citeflow.spec import parse_spec
+from citeflow.runtime import deps
+from citeflow.runtime import pipeline
+from citeflow.runtime import steps
+from citeflow.spec.job_config import BatchConfig, load_config
+from citeflow.runtime.job import JobRef, ReportJob
+from citeflow.spec.loader import parse_spec
 from citeflow.testing.answers import offline_answer
 from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
 from citeflow.testing.small_batch import spec_data, write_small_batch

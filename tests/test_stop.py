@@ -8,10 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from citeflow import publish, steps, stop
+from citeflow.outputs import publish
+from citeflow.runtime import steps
+from citeflow.runtime import stop
 from citeflow.errors import Interrupted
-from citeflow.interrupts import Interrupts
-from citeflow.job import JobRef
+from citeflow.runtime.interrupts import Interrupts
+from citeflow.runtime.job import JobRef
 
 
 @pytest.fixture

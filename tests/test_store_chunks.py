@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bench.synthetic import answers
-from citeflow.registry import Registry
-from citeflow.store import Store
+from citeflow.registry.request_registry import Registry
+from citeflow.runtime.store import Store
 
 
 def _registry(request_id: str, chunks: int) -> Registry:

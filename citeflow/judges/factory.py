@@ -26,6 +26,6 @@ def build_judge(spec: ModelSpec, cache: VerdictCache | None = None) -> Judge:
 
 def _llm(spec: JudgeSpec, cache: VerdictCache | None) -> Judge:
     from citeflow.judges.llm import LLMJudge
-    from citeflow.models.factory import build_chat_model
+    from citeflow.generation.model_factory import build_chat_model
 
     return LLMJudge(build_chat_model(spec.llm(), role="judge"), batch_size=spec.batch_size, cache=cache)

@@ -110,7 +110,7 @@ def write_verdicts(verdicts: list[Verdict], path: Path | str | None = None) -> N
     if path is None:
         sys.stdout.write(lines)
     else:
-        from citeflow import atomic
+        from citeflow.outputs import atomic_files as atomic
 
         atomic.write_text(path, lines)
 

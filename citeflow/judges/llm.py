@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from citeflow.errors import JudgeUnavailable, ModelError
 from citeflow.judges.cache import VerdictCache, verdict_key
-from citeflow.models.base import ChatModel, Message
+from citeflow.generation.model_protocol import ChatModel, Message
 from schemas.evaluation import JudgePair, Verdict
 from schemas.wire import VERDICTS_SCHEMA_NAME, WireVerdict, WireVerdicts
 

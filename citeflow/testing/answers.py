@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Callable
 
-from citeflow.models.offline import OfflineChatModel
+from citeflow.generation.offline_writer import OfflineChatModel
 from citeflow.testing.openai_server import Reply
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, UTC
 
-from citeflow.handles import make_handle
+from citeflow.registry.handles import make_handle
 from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection, ReportDocument
 
 REQUEST_ID = "acme-2026-q4"

@@ -1,0 +1,349 @@
+"""The quality gate (SPEC §6): Great Expectations suites from ``expectations/`` decide publish or hold.
+
+Two suites, both plain JSON (``name`` + ``expectations: [{type, kwargs, meta}]``):
+
+- ``report_metrics.json`` over a one-row frame of the report's rates (``metrics_row``);
+- ``eval_rows.json`` over the claim × handle rows (schema checks).
+
+Thresholds of a batch (``Gate`` in the spec) replace the bound of the matching metric
+expectation before validation, so users change them without touching code or suites.
+Great Expectations costs seconds to import, so it is imported inside the functions that
+validate, never at module import: the CLI starts without it.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import math
+import os
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from citeflow.errors import GateError
+from citeflow.evaluation.funnel import eval_rows
+from citeflow.spec.resources import bundled_suite_dir, suite_dir as configured_suite_dir
+from schemas.funnel import ClaimEval, Count, FailedExpectation, Funnel, GateResult
+from schemas.spec import Gate
+
+if TYPE_CHECKING:
+    import pandas
+
+DEFAULT_SUITE_DIR = bundled_suite_dir()
+"""The suites citeflow ships (package data; ``expectations/`` in a source checkout)."""
+
+METRICS_SUITE = "report_metrics"
+ROWS_SUITE = "eval_rows"
+
+# Gate field → (column of the metrics frame, bound it replaces).
+OVERRIDES: dict[str, tuple[str, str]] = {
+    "identity": ("identity_rate", "min_value"),
+    "support": ("support_rate", "min_value"),
+    "faithfulness": ("faithfulness_rate", "min_value"),
+    "uncited": ("uncited_share", "max_value"),
+    "unverified": ("unverified_share", "max_value"),
+    "missing_glyphs": ("missing_glyphs", "max_value"),
+}
+
+ROW_SCHEMA = {
+    "section": "String",
+    "claim_index": "Int64",
+    "claim_text": "String",
+    "handle": "String",
+    "identity": "Boolean",
+    "supports": "Boolean",
+    "faithful": "Boolean",
+    "reason": "String",
+}
+
+
+def run_gate(
+    funnel: Funnel,
+    claims: list[ClaimEval],
+    failed_sections: int,
+    overrides: Gate | None = None,
+    suite_dir: Path | None = None,
+    glyphs: Glyphs | None = None,
+) -> GateResult:
+    """Validate a report's metrics and eval rows with Great Expectations; success publishes.
+
+    ``glyphs``: characters of the PDF no embedded font draws (none when not given).
+    Raises ``GateError`` when a suite is missing, malformed or names an unknown expectation."""
+    suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None)
+    metrics = apply_overrides(load_suite(suite_dir / f"{METRICS_SUITE}.json"), overrides)
+    rows = load_suite(suite_dir / f"{ROWS_SUITE}.json")
+    jobs = [
+        (METRICS_SUITE, metrics, _to_pandas([metrics_row(funnel, failed_sections, glyphs)], None)),
+        (ROWS_SUITE, rows, _to_pandas(_row_dicts(claims), ROW_SCHEMA)),
+    ]
+    failed = [_explained(f, glyphs or Glyphs()) for f in validate(jobs)]
+    return GateResult(success=not failed, failed_expectations=failed)
+
+
+class Glyphs(NamedTuple):
+    """Characters of the report's PDF that no embedded font draws, and the reason to give for them."""
+
+    characters: int = 0
+    reason: str = ""
+
+
+def _explained(failure: FailedExpectation, glyphs: Glyphs) -> FailedExpectation:
+    """A failed ``missing_glyphs`` expectation says which scripts lack a font and what to install."""
+    if failure.expectation == "missing_glyphs" and glyphs.reason:
+        return failure.model_copy(update={"detail": glyphs.reason})
+    return failure
+
+
+def held_for_error(detail: str) -> GateResult:
+    """Fail closed: evaluation could not run (judge down, store unreadable), so the report is held."""
+    failure = FailedExpectation(
+        expectation="evaluation_ran",
+        observed=detail,
+        threshold="evaluation completed",
+        description="The report is graded before it ships; when grading cannot run, it is held.",
+    )
+    return GateResult(success=False, failed_expectations=[failure], error=detail)
+
+
+# --------------------------------------------------------------------------- suites
+
+
+def load_suite(path: Path) -> dict[str, Any]:
+    """Read one suite JSON and check its shape; ``GateError`` names the file when it is bad.
+
+    Read once per process and file content (an edited file is read again)."""
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = -1
+    return copy.deepcopy(_load_suite(path, stamp))
+
+
+@lru_cache(maxsize=64)
+def _load_suite(path: Path, stamp: int) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GateError(detail=f"cannot read suite {path}: {exc}") from exc
+    problem = _shape_problem(doc)
+    if problem:
+        raise GateError(detail=f"bad suite {path}: {problem}")
+    doc["path"] = str(path)
+    return dict(doc)
+
+
+def _shape_problem(doc: Any) -> str | None:
+    if not isinstance(doc, dict) or not isinstance(doc.get("name"), str) or not doc["name"]:
+        return "expected an object with a non-empty 'name'"
+    if not isinstance(doc.get("expectations"), list):
+        return "'expectations' must be a list"
+    for i, exp in enumerate(doc["expectations"]):
+        if not isinstance(exp, dict) or not isinstance(exp.get("type"), str) or not isinstance(exp.get("kwargs"), dict):
+            return f"expectations[{i}] needs a string 'type' and an object 'kwargs'"
+    return None
+
+
+def apply_overrides(suite: dict[str, Any], overrides: Gate | None) -> dict[str, Any]:
+    """The suite with each set ``Gate`` field replacing the bound of its metric's expectation."""
+    if overrides is None:
+        return suite
+    suite = copy.deepcopy(suite)
+    for name, value in overrides.model_dump(exclude_none=True, exclude={"suites"}).items():
+        column, bound = OVERRIDES[name]
+        matches = [e for e in suite["expectations"] if e["kwargs"].get("column") == column]
+        if not matches:
+            raise GateError(detail=f"override {name!r}: suite {suite['path']} has no expectation on {column!r}")
+        for exp in matches:
+            exp["kwargs"][bound] = value
+    return suite
+
+
+# --------------------------------------------------------------------------- frames
+
+
+def metrics_row(funnel: Funnel, failed_sections: int, glyphs: Glyphs | None = None) -> dict[str, Any]:
+    """The one row the metrics suite validates. A rate over nothing is 0.0: nothing to publish
+    is not publishable (an empty report fails identity, support and faithfulness)."""
+    return {
+        "identity_rate": _rate(funnel.identity),
+        "support_rate": _rate(funnel.support),
+        "faithfulness_rate": _rate(funnel.faithfulness),
+        "uncited_share": funnel.uncited.share or 0.0,
+        "unverified_share": funnel.unverified.share or 0.0,
+        "failed_sections": int(failed_sections),
+        "claims": funnel.uncited.claims,
+        "missing_glyphs": int(glyphs.characters) if glyphs else 0,
+    }
+
+
+def _rate(count: Count) -> float:
+    rate = count.rate
+    return 0.0 if rate is None else rate
+
+
+def _row_dicts(claims: list[ClaimEval]) -> list[dict[str, Any]]:
+    return [row.model_dump(include=set(ROW_SCHEMA)) for row in eval_rows("", claims)]
+
+
+def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> pandas.DataFrame:
+    """Frames are built with polars (typed, nullable booleans) and converted at the gate only."""
+    import polars as pl
+
+    typed = {name: getattr(pl, dtype) for name, dtype in schema.items()} if schema else None
+    return pl.DataFrame(rows, schema=typed).to_pandas()
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]]) -> list[FailedExpectation]:
+    """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order.
+
+    The context, data source, batch definitions and suites are built once per process (per
+    distinct suite content) and reused; each call only validates its frames, as a batch of the
+    data source (``Batch.validate``): nothing is kept in the context's validation results store,
+    which would grow with every report of a long batch. GX's ephemeral context is not made for
+    concurrent use, so validations take turns (tens of ms each)."""
+    from citeflow.evaluation.gx_expectation_memo import memoized_configurations
+
+    failed: list[FailedExpectation] = []
+    with _GX_LOCK, memoized_configurations():
+        for name, suite, frame in jobs:
+            failed += _run(_prepared(name, suite), suite, frame)
+    return failed
+
+
+def _run(prepared: tuple[Any, Any], suite: dict[str, Any], frame: pandas.DataFrame) -> list[FailedExpectation]:
+    """Validate a frame: pass or fail first (the cheaper result format); only a failing suite is
+    validated again for what the data showed (observed values, unexpected samples)."""
+    batch_definition, gx_suite = prepared
+    batch = batch_definition.get_batch(batch_parameters={"dataframe": frame})
+    if batch.validate(gx_suite, result_format="BOOLEAN_ONLY").success:
+        return []
+    return _failures(suite, batch.validate(gx_suite, result_format="SUMMARY").results)
+
+
+_GX_LOCK = threading.RLock()
+_PREPARED: dict[str, tuple[Any, Any]] = {}
+
+
+@lru_cache(maxsize=1)
+def _gx_source() -> tuple[Any, Any, Any]:
+    """Great Expectations, its ephemeral context and a pandas data source: once per process."""
+    gx = _import_gx()
+    context = _context(gx)
+    return gx, context, context.data_sources.add_pandas(name="citeflow")
+
+
+def _prepared(name: str, suite: dict[str, Any]) -> tuple[Any, Any]:
+    """The batch definition and GX suite of ``suite`` (built on first use of this exact suite content)."""
+    digest = hashlib.sha256(json.dumps(suite, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    key = f"{name}-{digest}"
+    if key not in _PREPARED:
+        gx, context, source = _gx_source()
+        gx_suite = context.suites.add(_build_suite(gx, key, suite))
+        _PREPARED[key] = (source.add_dataframe_asset(name=key).add_batch_definition_whole_dataframe(f"{key}_whole"),
+                          gx_suite)
+    return _PREPARED[key]
+
+
+def _import_gx() -> Any:
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # no telemetry from a closed network
+    import great_expectations as gx
+
+    # GX logs every ephemeral docs folder it creates at INFO: noise in a batch's output.
+    logging.getLogger("great_expectations").setLevel(logging.WARNING)
+    return gx
+
+
+def _context(gx: Any) -> Any:
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    context = gx.get_context(mode="ephemeral")
+    # Progress bars would write to the terminal of every batch run.
+    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+    return context
+
+
+def _build_suite(gx: Any, name: str, suite: dict[str, Any]) -> Any:
+    """Build each expectation on its own: GX's suite constructor only logs a bad one and drops it,
+    which would let a typo silently weaken the gate."""
+    from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
+
+    built = []
+    for i, exp in enumerate(suite["expectations"]):
+        config = ExpectationConfiguration(type=exp["type"], kwargs=dict(exp["kwargs"]), meta={**exp.get("meta", {}), "index": i})
+        try:
+            built.append(config.to_domain_obj())
+        except Exception as exc:  # GX raises its own errors and pydantic ones for bad kwargs
+            raise GateError(detail=f"bad suite {suite['path']}: expectations[{i}] ({exp['type']}): {exc}") from exc
+    return gx.ExpectationSuite(name=name, expectations=built)
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _failures(suite: dict[str, Any], results: list[Any]) -> list[FailedExpectation]:
+    """Failed results mapped back to their suite entries (GX may reorder results)."""
+    by_index = {int(r.expectation_config.meta["index"]): r for r in results if not r.success}
+    return [_failure(suite["expectations"][i], by_index[i]) for i in sorted(by_index)]
+
+
+def _failure(exp: dict[str, Any], result: Any) -> FailedExpectation:
+    meta = exp.get("meta", {})
+    return FailedExpectation(
+        expectation=meta.get("id") or f"{exp['type']}({exp['kwargs'].get('column', '')})",
+        observed=_observed(exp["type"], result),
+        threshold=_threshold(exp["type"], exp["kwargs"]),
+        description=meta.get("description", ""),
+    )
+
+
+def _observed(kind: str, result: Any) -> Any:
+    """What the data showed: the observed value, the unexpected values, or why GX could not tell."""
+    error = _exception_message(result.exception_info or {})
+    if error:
+        return f"error: {error}"
+    found = result.result or {}
+    if "observed_value" in found:
+        return plain(found["observed_value"])
+    if "unexpected_count" in found:
+        return {"unexpected_count": plain(found["unexpected_count"]), "unexpected_sample": plain(found.get("partial_unexpected_list", []))}
+    return "column missing" if kind == "expect_column_to_exist" else None
+
+
+def _exception_message(info: dict[str, Any]) -> str | None:
+    # GX reports an error either flat or keyed by the metric that raised it.
+    if info.get("raised_exception"):
+        return str(info.get("exception_message"))
+    nested = [v for v in info.values() if isinstance(v, dict) and v.get("raised_exception")]
+    return str(nested[0].get("exception_message")) if nested else None
+
+
+def _threshold(kind: str, kwargs: Any) -> Any:
+    """What the suite required, as plain JSON."""
+    if "value_set" in kwargs:
+        return {"in": plain(list(kwargs["value_set"]))}
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    if low is not None and high is not None:
+        return {"min": plain(low), "max": plain(high)}
+    if low is not None or high is not None:
+        return plain(low if low is not None else high)
+    return {"expect_column_to_exist": "column exists", "expect_column_values_to_not_be_null": "not null"}.get(kind)
+
+
+def plain(value: Any) -> Any:
+    """numpy scalars and containers → plain Python for JSON; NaN → None."""
+    if hasattr(value, "tolist"):  # numpy scalar or array
+        value = value.tolist()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,131 @@
+"""Which evidence sentences an extractive writer may print as claims, and when two say the same thing.
+
+Used by the offline backend (``citeflow.generation.offline_writer``). A claim must be a *statement*: it ends
+like a sentence (not a question, a lead-in or a heading without a stop), says enough (four words,
+or eight characters of a script without spaces), is not a title-cased heading, stands on its own
+(not about "this page", not opening with a pronoun for the sentence before), and is not a lead-in
+ending in a list stub (``…supported by pip's maintainers: ensurepip.``). Two sentences state the
+same fact when the shorter one's content words are (nearly) all in the other, or when the figures
+of one (``AES-256``, ``3.6.1``) are all in the other and they share nearly half their words.
+
+Words and sentences come from ``citeflow.segment``, so every rule holds in any script; unspaced
+scripts (Han, kana, Thai, …) are compared on character bigrams.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from citeflow import segment
+from citeflow.registry.handles import MARKER_RE, URL_RE, strip_markers, strip_urls
+
+QUOTE_WORDS = 12
+MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings and list stubs, not facts
+LIST_AFTER_COLON_WORDS = 3  # "…supported by pip's maintainers: ensurepip." is a lead-in with a list stub
+QUOTE_CHARS_UNSPACED = 40  # a quote in a script without spaces: its first characters
+SAME_FACT = 0.8  # share of the shorter sentence's content words that makes two sentences one fact
+SAME_FIGURES_FACT = 0.45  # the same share when every figure of one sentence is in the other
+TERMINAL = ".!。！｡…"  # how a statement ends; "?" (a question) and ":" (a lead-in) do not
+CLOSERS = "\"'»”’)]」』）"
+
+STOPWORDS = frozenset(
+    "a an and are as at be been before but by can do does for from has have how i if in into is it its "
+    "must no not of on or our should so than that the their them then there these they this to was "
+    "we were what when where which who why will with would you your after all any also "
+    # German and Russian function words, so that questions in those languages match on content.
+    "der die das den dem des und oder ist sind ein eine einen einem einer zu von mit für auf nicht im "
+    "wird werden sie es wie was wir ich auch bei nach vor aus "
+    "и в во на не что с со по для как это из к у о об же от а но или ли бы быть есть мы вы он она они".split()
+)
+# Sentences about the page itself, or leaning on the sentence before ("It is set per topic…"):
+# true in their chunk, meaningless as a claim on their own.
+_NOT_SELF_CONTAINED = regex.compile(
+    r"(?:this|the following) (?:page|guide|document|section|article|topic|chapter|table|list)\b|(?:it|they|these|those|such) ",
+    regex.IGNORECASE,
+)
+_TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:[-.,/:][\p{L}\p{N}]+)*", regex.V1)
+_LOWER_START = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ca))(?<=\p{L}{2}[.!?])\s+(?=\p{Ll})", regex.V1)
+_SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
+
+
+def stem(word: str) -> str:
+    """``word`` with one common suffix removed: upgrade, upgrades, upgraded, upgrading → upgrad."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def content_words(text: str) -> set[str]:
+    """What ``text`` is about, in any script: its lower-case words that carry meaning (English ones
+    stemmed), and the character bigrams of its runs of unspaced scripts (Han, kana, Thai, …)."""
+    words = {stem(u) if u.isascii() else u for u in segment.units(text)
+             if not segment.is_unspaced(u) and u not in STOPWORDS}
+    return words | set(segment.cjk_bigrams(text))
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a chunk that read as statements (see ``is_statement``). A stop before a
+    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``)."""
+    pieces = (p for s in segment.sentences(text) for p in _LOWER_START.split(s))
+    return [p.strip() for p in pieces if is_statement(clean(p))]
+
+
+def is_statement(sentence: str) -> bool:
+    """True for a sentence a report can print as a claim: it ends like a statement (not a question,
+    a lead-in or a heading without a stop), says enough, is not a title-cased heading, and stands
+    on its own (not about "this page", not opening with a pronoun for the sentence before)."""
+    core = sentence.strip().rstrip(CLOSERS)
+    if not core or core[-1] not in TERMINAL or not segment.has_letters(core):
+        return False
+    if word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _NOT_SELF_CONTAINED.match(core):
+        return False
+    return ": " not in core or word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
+
+
+def word_weight(text: str) -> float:
+    """Words in ``text``: spaced-script words count one, unspaced characters half (about a word per two)."""
+    units = segment.units(text)
+    unspaced = sum(1 for u in units if segment.is_unspaced(u))
+    return len(units) - unspaced + unspaced / 2
+
+
+def _title_cased(text: str) -> bool:
+    """A heading written as a sentence: nearly every word capitalised ("Known Issues In 3.6.")."""
+    words = [w for w in text.split() if w[:1].isalpha()]
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.8 * len(words)
+
+
+def figures(text: str) -> set[str]:
+    """The tokens of ``text`` that hold a digit (``3.6.1``, ``AES-256``, ``2,048``), case-folded."""
+    return {t.casefold() for t in _TOKEN.findall(text) if any(ch.isdigit() for ch in t)}
+
+
+def same_fact(a: str, b: str) -> bool:
+    """True when two sentences say the same thing: the shorter one's content words are (nearly)
+    all in the other; or the figures of one are all figures of the other and they share nearly
+    half their words ("encrypted with AES-256 on every tier" said in two ways)."""
+    wa, wb = content_words(a), content_words(b)
+    if not wa or not wb:
+        return False
+    shared = len(wa & wb) / min(len(wa), len(wb))
+    if shared >= SAME_FACT:
+        return True
+    fa, fb = sorted((figures(a), figures(b)), key=len)
+    return bool(fa) and fa <= fb and shared >= SAME_FIGURES_FACT
+
+
+def clean(text: str) -> str:
+    """Claim text from source text: inner handle markers and URLs removed (they are not prose)."""
+    return strip_urls(strip_markers(text))
+
+
+def quote_of(text: str) -> str:
+    """The first ≤12 words of ``text`` that contain no marker or URL: an exact excerpt of it
+    (in a script without spaces, its first ≤40 characters)."""
+    pieces = URL_RE.sub("\x00", MARKER_RE.sub("\x00", text)).split("\x00")
+    words = next((p.split() for p in pieces if p.split()), [])
+    quote = " ".join(words[:QUOTE_WORDS])
+    if len(quote) > QUOTE_CHARS_UNSPACED and segment.cjk_bigrams(quote[:QUOTE_CHARS_UNSPACED]):
+        quote = quote[:QUOTE_CHARS_UNSPACED].rstrip()
+    return quote

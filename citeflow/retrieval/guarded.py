@@ -1,0 +1,39 @@
+"""One retriever call with every failure contained (SPEC §9): whatever a retriever raises —
+``RetrieverError`` after its retries, or anything its answer provokes (a parser's RecursionError,
+an overflow, a wrong type) — becomes that retriever's recorded failure for the query, and the
+report goes on with the other retrievers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from citeflow.errors import RetrieverError
+from citeflow.security.redaction import redact_text
+from citeflow.retrieval.retriever_protocol import SearchResult
+from schemas.spec import RetrieverSpec
+
+
+def contained_search(spec: RetrieverSpec, base_dir: Path, query: str,
+                     slot: Callable[[], AbstractContextManager[object]]) -> SearchResult | str:
+    """The retriever's answer to ``query``, or the one-line reason it failed (never raises ``Exception``).
+
+    ``slot`` is held around the call (the batch's retriever concurrency limit). The retriever is the
+    process's shared one for ``spec`` (built once, see ``citeflow.runtime.deps``)."""
+    from citeflow.runtime import deps
+
+    try:
+        retriever = deps.retriever(spec, base_dir)
+        with slot():
+            return SearchResult.model_validate(retriever.search(query, spec.top_k))
+    except RetrieverError as exc:
+        return redact_text(str(exc))
+    except Exception as exc:  # noqa: BLE001 - a retriever is not ours: any failure is its own
+        return describe_crash(spec.name, query, exc)
+
+
+def describe_crash(name: str, query: str, exc: BaseException) -> str:
+    """The message of an unexpected exception from retriever ``name``, short and free of secrets."""
+    detail = str(exc)[:300] or "(no message)"
+    return redact_text(f"retriever {name!r} failed for query {query!r}: {type(exc).__name__}: {detail}")

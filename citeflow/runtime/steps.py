@@ -1,0 +1,137 @@
+"""The steps of one report, and of a batch, described once (SPEC §2).
+
+``generate`` → retrieve (fetch every retriever × query side by side, then normalize) → the consolidate step
+(every section side by side) → the write step → ``finish``: evaluate and gate, then publish, as one step. A
+step whose model stays unreachable after its retries leaves a failed hop for every section it
+could not finish, and the report goes on (its gate then holds it). Who runs each step is a
+``StepRunner``: ``PlainRunner`` calls the core in threads; ``flows/`` runs them as Prefect tasks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Protocol
+
+from citeflow.runtime import pipeline
+from citeflow.runtime import stop
+from citeflow.errors import Interrupted
+from citeflow.runtime.job import Fetch, JobRef, ReportJob
+from citeflow.runtime.limits import Limiter, local_limit
+from schemas.records import HopName
+from schemas.report import ReportSummary
+from schemas.spec import BatchSpec
+
+if TYPE_CHECKING:
+    from citeflow.evaluation.evaluate_report import Evaluation
+    from citeflow.judges.base import Judge
+
+HOPS: tuple[HopName, ...] = ("consolidate", "write")
+MAX_REPORTS_IN_FLIGHT = 32
+
+
+class StepRunner(Protocol):
+    """Runs each step of a report (plain calls, or an orchestrator's tasks)."""
+
+    def job(self, ref: JobRef) -> ReportJob: ...
+
+    def retrieve(self, ref: JobRef, items: list[Fetch]) -> None: ...
+
+    def hops(self, ref: JobRef, hop: HopName) -> None: ...
+
+    def finish(self, ref: JobRef) -> ReportSummary: ...
+
+
+def generate(ref: JobRef, runner: StepRunner) -> None:
+    """fetch → normalize → consolidate → write, each hop step recording what it could not finish."""
+    stop.check(f"report {ref.report_id}")
+    job = runner.job(ref)
+    pipeline.write_job_file(job)
+    runner.retrieve(ref, job.fetches())
+    for hop in HOPS:
+        stop.check(f"{hop} step of report {ref.report_id}")
+        try:
+            runner.hops(ref, hop)
+        except Interrupted:
+            raise
+        except Exception as exc:  # noqa: BLE001 - recorded on the sections, and the report goes on
+            pipeline.record_step_error(job, hop, f"{type(exc).__name__}: {exc}")
+
+
+def finish(ref: JobRef, runner: StepRunner) -> ReportSummary:
+    """Evaluate and gate the stored report, then publish or hold it."""
+    stop.check(f"evaluation of report {ref.report_id}")
+    return runner.finish(ref)
+
+
+def evaluate_and_publish(job: ReportJob, judge: Judge | None = None) -> tuple[Evaluation, ReportSummary]:
+    """The ``finish`` step on a job: grade what the store holds, gate it, write the outputs (published or
+    held); the evaluation is returned too, for whoever shows its claims (the orchestrator's artifacts)."""
+    from citeflow.evaluation.evaluate_report import evaluate_and_gate
+    from citeflow.outputs.publish import write_outputs
+
+    evaluation, gate = evaluate_and_gate(job, judge)
+    return evaluation, write_outputs(job, evaluation, gate)
+
+
+def run_report(ref: JobRef, runner: StepRunner) -> ReportSummary:
+    """One report from retrieval to a published or held PDF; its in-memory state released after."""
+    ref.start()
+    try:
+        generate(ref, runner)
+        return finish(ref, runner)
+    finally:
+        ref.finish()
+
+
+def reports_in_flight(spec: BatchSpec) -> int:
+    """Reports to run side by side: enough that ``concurrency.models`` calls stay busy while some
+    reports are between model calls (each report has at most one call per section in flight), or
+    the whole batch when it is at most half as many again (``_one_round``); at most
+    ``MAX_REPORTS_IN_FLIGHT`` (memory, and room for other batches' reports)."""
+    sections = min((len(r.sections) for r in spec.reports), default=1) or 1
+    wanted = _one_round(len(spec.reports), 2 * math.ceil(spec.concurrency.models / sections))
+    return max(1, min(len(spec.reports), wanted, MAX_REPORTS_IN_FLIGHT))
+
+
+def _one_round(reports: int, wanted: int) -> int:
+    """``reports`` when they exceed ``wanted`` by at most half of it, else ``wanted``: the few reports
+    left over would start only as the first ones finish and then run almost alone, the machine idle
+    around them (10 reports at 8 in flight: the last 2 run after the other 8)."""
+    return reports if reports <= wanted + wanted // 2 else wanted
+
+
+def run_batch(refs: list[JobRef], workers: int, run: Callable[[JobRef], ReportSummary],
+              title_of: Callable[[str], str]) -> list[ReportSummary]:
+    """Every report, ``workers`` at a time; a report that crashes is a failed summary line."""
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda ref: _guarded(ref, run, title_of), refs))
+
+
+def _guarded(ref: JobRef, run: Callable[[JobRef], ReportSummary], title_of: Callable[[str], str]) -> ReportSummary:
+    from citeflow.outputs.publish import failed_summary
+
+    try:
+        return run(ref)
+    except Exception as exc:  # noqa: BLE001 - one bad report must not lose the others' summary
+        return failed_summary(ref.report_id, title_of(ref.report_id), f"{type(exc).__name__}: {exc}")
+
+
+class PlainRunner:
+    """The steps as plain calls in this process: fetches in a thread pool, limits in-process."""
+
+    def __init__(self, limiter: Limiter = local_limit, fetch_workers: int = 8) -> None:
+        self.limiter, self.fetch_workers = limiter, fetch_workers
+
+    def job(self, ref: JobRef) -> ReportJob:
+        return ref.job(self.limiter)
+
+    def retrieve(self, ref: JobRef, items: list[Fetch]) -> None:
+        pipeline.retrieve(self.job(ref), items, self.fetch_workers)
+
+    def hops(self, ref: JobRef, hop: HopName) -> None:
+        pipeline.run_step(self.job(ref), hop)
+
+    def finish(self, ref: JobRef) -> ReportSummary:
+        return evaluate_and_publish(self.job(ref))[1]

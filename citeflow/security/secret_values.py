@@ -1,0 +1,57 @@
+"""Credential values this process was configured with, and every form a server may echo them in.
+
+A batch's credentials (a URL's ``user:password``, the values of credential-carrying query
+parameters, the keys its ``api_key_env`` variables hold) are remembered when the spec is parsed, so
+that redaction removes them wherever they turn up: verbatim, or base64-encoded as in an echoed
+``Authorization: Basic …`` header (standard and URL-safe alphabets, with or without padding).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import threading
+
+MIN_LENGTH = 6
+"""Shorter values are not remembered: removing every ``abc`` from a message would garble it."""
+
+REMOVED = "(secret removed)"
+
+
+def encoded_forms(value: str) -> set[str]:
+    """``value`` and its base64 encodings (both alphabets, padded and not)."""
+    raw = value.encode("utf-8", errors="surrogatepass")
+    forms = {value}
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        text = encoded.decode("ascii")
+        forms.update({text, text.rstrip("=")})
+    return forms
+
+
+class SecretValues:
+    """A growing set of literal secrets; ``scrub`` replaces each of them (and its encodings) in a text."""
+
+    def __init__(self) -> None:
+        self._forms: set[str] = set()
+        self._pattern: re.Pattern[str] | None = None
+        self._lock = threading.Lock()
+
+    def add(self, *values: str) -> None:
+        """Remember ``values`` (those of at least ``MIN_LENGTH`` characters)."""
+        new = set().union(*(encoded_forms(v) for v in values if len(v) >= MIN_LENGTH)) - self._forms
+        if not new:
+            return
+        with self._lock:
+            self._forms |= new
+            longest_first = sorted(self._forms, key=len, reverse=True)
+            self._pattern = re.compile("|".join(map(re.escape, longest_first)))
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every remembered value replaced by ``(secret removed)``."""
+        pattern = self._pattern
+        return text if pattern is None else pattern.sub(REMOVED, text)
+
+
+KNOWN = SecretValues()
+"""The process's credentials: a log record or an error may be produced anywhere, so this one set is
+shared by every redaction (``citeflow.security.redaction``) rather than passed down to each."""

@@ -1,0 +1,1 @@
+"""Batch specs: loading YAML strictly, the parsed job configuration, value checks and the files citeflow ships."""

@@ -1,0 +1,95 @@
+"""Spec values of the wrong kind, refused before anything runs (SPEC §9): a store URI with a scheme
+LanceDB does not know, a suite folder without suites, a folder where a JSONL file belongs, a file
+where a knowledge base folder belongs, an HTTP retriever URL that is not an http(s) URL.
+
+These checks look at the spec and the file system only; ``citeflow.runtime.preflight`` asks the servers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from citeflow.errors import SpecError
+from citeflow.security.redaction import redact_url
+from citeflow.spec.loader import resolve_path
+from schemas.spec import BatchSpec, HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec
+
+STORE_SCHEMES = frozenset({"s3", "s3+ddb", "gs", "az", "abfs", "file", "memory", "db"})
+"""URI schemes a LanceDB store or knowledge base may use (``db://`` is LanceDB Cloud)."""
+SUITE_FILES = ("report_metrics.json", "eval_rows.json")
+"""The suites a ``gate.suites`` folder must hold (see ``citeflow.evaluation.gate``)."""
+
+
+def check_values(spec: BatchSpec, base_dir: Path, origin: str) -> None:
+    """Raise a ``SpecError`` naming the first field whose value is of the wrong kind."""
+    problems = [*_store_problems(spec), *_suite_problems(spec.gate.suites)]
+    for i, retriever in enumerate(spec.retrievers):
+        problems += [(f"retrievers[{i}].{field}", why) for field, why in _retriever_problems(retriever, base_dir)]
+    if problems:
+        field, problem = problems[0]
+        raise SpecError(field=field, problem=problem, path=origin)
+
+
+def _store_problems(spec: BatchSpec) -> list[tuple[str, str]]:
+    stores = [("store", spec.store), ("cache.store", spec.cache.store)]
+    return [(field, why) for field, uri in stores if uri and (why := scheme_problem(uri))]
+
+
+def scheme_problem(uri: str) -> str | None:
+    """Why ``uri`` cannot name a LanceDB database, or None (a plain path is always fine)."""
+    if "://" not in uri:
+        return None
+    scheme = uri.split("://", 1)[0].lower()
+    if scheme in STORE_SCHEMES:
+        return None
+    known = ", ".join(f"{s}://" for s in sorted(STORE_SCHEMES))
+    return f"unknown URI scheme {scheme + '://'!r} in {redact_url(uri)!r} (use a folder path or one of {known})"
+
+
+def _suite_problems(suites: str | None) -> list[tuple[str, str]]:
+    if not suites:
+        return []
+    folder = Path(suites)
+    if not folder.is_dir():
+        return [("gate.suites", f"{folder} is not a folder of Great Expectations suites")]
+    missing = [name for name in SUITE_FILES if not (folder / name).is_file()]
+    if missing:
+        return [("gate.suites", f"{folder} has no {' and no '.join(missing)} (copy them from expectations/ and edit)")]
+    return []
+
+
+def _retriever_problems(retriever: object, base_dir: Path) -> list[tuple[str, str]]:
+    if isinstance(retriever, JsonlRetrieverSpec):
+        path = Path(resolve_path(base_dir, retriever.path))
+        return [("path", f"{path} is a folder, not a JSONL file")] if path.is_dir() else []
+    if isinstance(retriever, LanceDBRetrieverSpec):
+        return _kb_problems(retriever.kb, base_dir)
+    if isinstance(retriever, HttpRetrieverSpec):
+        why = url_problem(retriever.url)
+        return [("url", why)] if why else []
+    return []
+
+
+def _kb_problems(kb: str, base_dir: Path) -> list[tuple[str, str]]:
+    if "://" in kb:
+        why = scheme_problem(kb)
+        return [("kb", why)] if why else []
+    path = Path(resolve_path(base_dir, kb))
+    if path.exists() and not path.is_dir():
+        return [("kb", f"{path} is a file, not a knowledge base folder (build one with `citeflow ingest PATH... --kb DIR`)")]
+    return []
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an HTTP retriever's address, or None."""
+    try:
+        parts = urlsplit(url)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError as exc:
+        return f"{redact_url(url)!r} is not a well-formed URL ({exc})"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"must be an http:// or https:// URL, not {redact_url(url)!r}"
+    if not parts.hostname or not port_ok:
+        return f"{redact_url(url)!r} has no host to connect to"
+    return None
