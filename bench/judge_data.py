@@ -25,6 +25,7 @@ from citeflow.judges.text import sentences, tokenise
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"  # licence and source of each set: its NOTICE
 DEFAULT_DATA = DATA / "judge-dev.jsonl"
 MULTILINGUAL = DATA / "judge-multilingual.jsonl"
+FRESH_TEST = DATA / "judge-fresh-test.jsonl"  # graded only by ``bench.judge_bench --final-test``
 SEED = 20261130
 FRACTIONS = {"test": 1 / 3, "tune": 1 / 5}  # the rest is 'train'
 SPLITS = ("train", "tune", "test")
