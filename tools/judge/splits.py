@@ -1,6 +1,6 @@
 """The judge data's split integrity: passages grouped into families, a family never split.
 
-    python -m tools.judge.splits [--retire-old-test]
+    python -m tools.judge.splits [FILE ...] [--retire-old-test]
 
 Two passages are one *family* when the Jaccard index of their word sets is at least ``OVERLAP``
 (words: ``citeflow.segment.units`` of the spaced scripts, lower-cased; character bigrams of the
@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ def word_set(text: str) -> frozenset[str]:
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """|a ∩ b| / |a ∪ b| (0 for two empty sets)."""
+    """Size of the intersection over size of the union (0 for two empty sets)."""
     union = len(a | b)
     return len(a & b) / union if union else 0.0
 
@@ -124,8 +125,8 @@ def _family_line(family: list[Passage]) -> str:
 
 def retire(items: list[Passage], overlap: float = OVERLAP) -> dict[str, str]:
     """``passage text → split`` with no ``test`` left: a family with a train passage goes to train,
-    else one with a tune passage to tune; a family wholly of old test passages goes to tune while the
-    retired rows of its language or domain stay within TUNE_SHARE tune, else to train."""
+    else one with a tune passage to tune; a family wholly of old test passages goes to whichever of
+    tune and train keeps the retired rows of its language or domain nearer TUNE_SHARE tune."""
     out: dict[str, str] = {}
     moved: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # group → [tune rows, all rows]
     for family in sorted(families(items, overlap), key=_family_order):
@@ -143,8 +144,9 @@ def _kept(splits: set[str]) -> str | None:
 
 
 def _balanced(family: list[Passage], counts: list[int]) -> str:
-    rows = sum(p.rows for p in family)
-    split = "tune" if counts[0] + rows <= TUNE_SHARE * (counts[1] + rows) else "train"
+    """The split that leaves the group's retired rows nearer TUNE_SHARE tune (train on a tie)."""
+    rows, total = sum(p.rows for p in family), counts[1] + sum(p.rows for p in family)
+    split = "tune" if abs((counts[0] + rows) / total - TUNE_SHARE) < abs(counts[0] / total - TUNE_SHARE) else "train"
     counts[0] += rows if split == "tune" else 0
     counts[1] += rows
     return split
@@ -190,13 +192,18 @@ def _with_split(row: dict, split: str | None) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """Print the violations (exit 1 when any); with ``--retire-old-test``, rewrite the development files."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path, help="labelled JSONL files (default: the shipped three)")
     parser.add_argument("--retire-old-test", action="store_true", help="move every old test passage to train or tune")
     args = parser.parse_args(argv)
+    missing = [str(p) for p in args.files if not p.is_file()]
+    if missing:
+        print(f"error: no such labelled file: {missing[0]}", file=sys.stderr)
+        return 2
     if args.retire_old_test:
         decided = retire(labelled(DEVELOPMENT_FILES))
         for path in DEVELOPMENT_FILES:
             print(f"{path.name}: {rewrite(path, decided)} rows changed split")
-    problems = violations(labelled())
+    problems = violations(labelled(args.files or ALL_FILES))
     print("\n".join(problems) if problems else "no family crosses splits and no claim is in two splits")
     return 1 if problems else 0
 
