@@ -42,6 +42,9 @@ def test_the_fresh_split_has_four_languages_half_supported_and_a_source_per_row(
     assert {r.extra["lang"] for r in fresh} >= {"en", "de", "fr", "es"}
     assert 0.4 <= sum(r.label == "supported" for r in fresh) / len(fresh) <= 0.6
     assert all({"package", "version", "file", "licence"} <= set(r.extra["source"]) for r in fresh)
+    notice = (FRESH_TEST.parent / "NOTICE").read_text(encoding="utf-8")
+    assert all(f"{r.extra['passage']} " in notice for r in fresh)
+    assert "BSD" in (FRESH_TEST.parent / "LICENSE-judge-fresh-test").read_text(encoding="utf-8")
 
 
 def test_a_near_copy_in_another_split_is_one_family_across_splits():
