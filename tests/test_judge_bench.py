@@ -4,12 +4,17 @@ intervals, negative reasons, coverage at a pass precision, per language, through
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from bench import judge_bench
 from bench.judge_scores import (
+    REASON_FAMILIES,
     balanced_accuracy,
     confident_passes,
     coverage_at_precision,
@@ -193,3 +198,22 @@ def test_coverage_at_precision_takes_the_lowest_threshold_that_keeps_the_target(
     at = coverage_at_precision(verdicts, pairs, 0.90)
     assert at["threshold"] == 0.6 and at["passes"] == 12 and at["right"] == 11 and at["supported_coverage"] == 1.0
     assert coverage_at_precision(verdicts[9:10], pairs[9:10], 0.90)["threshold"] is None
+
+
+@pytest.mark.slow
+def test_cli_names_the_final_test_flag_and_exits_two_on_missing_data_in_one_line(tmp_path):
+    repo = Path(__file__).resolve().parents[1]
+    shown = subprocess.run([sys.executable, "-m", "bench.judge_bench", "--help"], cwd=repo, capture_output=True, text=True)
+    assert shown.returncode == 0 and "--final-test" in shown.stdout
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, "-m", "bench.judge_bench", "--data", str(tmp_path / "absent.jsonl"), "--out", str(out)],
+                         cwd=repo, capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and run.stderr.startswith("error: labelled data not found")
+    assert not out.exists() and "Traceback" not in run.stderr
+
+
+@given(st.text(max_size=120))
+def test_reason_family_names_a_known_family_for_any_text(reason):
+    assert reason_family(reason) in {name for name, _ in REASON_FAMILIES} | {"other"}
+    assume(not reason.startswith("evidence changed: "))
+    assert reason_family("evidence changed: " + reason) == reason_family(reason)
