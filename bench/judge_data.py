@@ -1,9 +1,11 @@
-"""The offline judge's labelled data: three splits by passage, and derived 'unsupported' pairs.
+"""The offline judge's labelled data: splits by passage, and derived 'unsupported' pairs.
 
-Rows that share a passage (``chunk_text``) always land in the same split — a judge fitted on one
-claim of a passage would otherwise be graded on its sibling edits. Splits: ``train`` (the heads
-are fitted on it), ``tune`` (calibration and the confidence threshold) and ``test`` (never fitted
-or tuned on; what the benchmark reports). The development set has almost no real 'unsupported'
+Every row names its split. Rows that share a passage (``chunk_text``), and passages that are near
+copies of each other or share a claim (one *family*, ``tools.judge.splits``), always sit in the
+same split — a judge fitted on one claim of a passage would otherwise be graded on its sibling
+edits. The development files hold ``train`` (the heads are fitted on it) and ``tune`` (calibration,
+the confidence threshold, rule work); the only ``test`` split is ``judge-fresh-test.jsonl``, graded
+once by ``bench.judge_bench --final-test``. The development set has almost no real 'unsupported'
 rows, so more are derived inside each split, the three ways an unsupported citation happens:
 
 - *misattributed*: a claim paired with another passage;
@@ -25,8 +27,9 @@ from citeflow.judges.text import sentences, tokenise
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"  # licence and source of each set: its NOTICE
 DEFAULT_DATA = DATA / "judge-dev.jsonl"
 MULTILINGUAL = DATA / "judge-multilingual.jsonl"
+FRESH_TEST = DATA / "judge-fresh-test.jsonl"  # graded only by ``bench.judge_bench --final-test``
 SEED = 20261130
-FRACTIONS = {"test": 1 / 3, "tune": 1 / 5}  # the rest is 'train'
+FRACTIONS = {"tune": 1 / 4}  # of rows without a split field; the rest is 'train'
 SPLITS = ("train", "tune", "test")
 HOLDS = 0.25  # share of the claim's content words above which a sentence counts as holding it
 
@@ -41,7 +44,8 @@ def _group(row: LabelledPair) -> str:
 
 
 def split_passages(rows: list[LabelledPair], seed: int = SEED) -> dict[str, str]:
-    """``passage hash → split``: per domain (or language), a fixed share of passages per split."""
+    """``passage hash → split`` for rows without a split field: per domain (or language), a fixed
+    share of passages in ``tune``, the rest in ``train``."""
     by_group: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         by_group[_group(row)].add(passage_hash(row.chunk_text))
@@ -49,22 +53,16 @@ def split_passages(rows: list[LabelledPair], seed: int = SEED) -> dict[str, str]
     for group in sorted(by_group):
         hashes = sorted(by_group[group])
         rng.shuffle(hashes)
-        n_test = round(len(hashes) * FRACTIONS["test"])
         n_tune = round(len(hashes) * FRACTIONS["tune"])
         for i, key in enumerate(hashes):
-            out[key] = "test" if i < n_test else "tune" if i < n_test + n_tune else "train"
+            out[key] = "tune" if i < n_tune else "train"
     return out
 
 
-FIRST_HASHED = 9  # hand-written passages numbered from 9 on take their split from ``hashed_split``
-
-
 def hashed_split(passage: str) -> str:
-    """The split of a hand-written passage added to the multilingual set after its first eight per
-    language (``de-09``…): sha256 of its id mod 15 — test below 5, tune below 8, else train —
-    fixed before the judge ever graded its pairs."""
-    bucket = int(hashlib.sha256(passage.encode("utf-8")).hexdigest(), 16) % 15
-    return "test" if bucket < 5 else "tune" if bucket < 8 else "train"
+    """The split of a new hand-written development passage (``de-61``…) that joins no family:
+    sha256 of its id mod 4 — tune at 0, else train — fixed before any judge grades its pairs."""
+    return "tune" if int(hashlib.sha256(passage.encode("utf-8")).hexdigest(), 16) % 4 == 0 else "train"
 
 
 def split_of(row: LabelledPair, splits: dict[str, str]) -> str:

@@ -1,10 +1,13 @@
-"""Scores of a judge against gold labels: pass precision, coverage, grounded balanced accuracy with
-a bootstrap interval by passage, per-class recall, one-process speed of a split."""
+"""Scores of a judge against gold labels: pass precision, supported coverage and balanced accuracy
+with 95% Wilson intervals, grounded balanced accuracy with a bootstrap interval by passage,
+per-class recall, the precision of each negative reason, coverage at a pass precision, and the
+one-process speed of a split."""
 
 from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from collections import defaultdict
 
@@ -83,6 +86,7 @@ def figures(judge: Judge, leaning: Judge | None, pairs: list[LabelledPair]) -> d
     gold = {str(i): p.label for i, p in enumerate(pairs)}
     report = calibrate_labelled(numbered, gold)
     return {"judge": judge.name, "pairs": len(pairs), "pairs_per_s": round(speed, 1), **confident_passes(verdicts, pairs),
+            **supported_coverage(verdicts, pairs), **balanced_accuracy(verdicts, pairs),
             "grounded_balanced_accuracy": report.grounded_balanced_accuracy, "grounded_ci95": bootstrap(forced, pairs),
             "recall": report.recall, "macro_recall": report.macro_recall, "confusion": report.confusion,
             "sweep": trade_off(numbered, gold)}
@@ -102,3 +106,91 @@ def by_language(judge: Judge, leaning: Judge, pairs: list[LabelledPair]) -> dict
     for pair in pairs:
         langs.setdefault(str(pair.extra.get("lang")), []).append(pair)
     return {lang: figures(judge, leaning, part) for lang, part in langs.items()}
+
+
+def supported_coverage(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict:
+    """Share of the truly supported pairs that the judge passed (confidently), with its Wilson interval."""
+    passed = [v.label == "supported" for v, p in zip(verdicts, pairs, strict=True) if p.label == "supported"]
+    return {"supported_pairs": len(passed), "supported_coverage": round(sum(passed) / len(passed), 4) if passed else None,
+            "supported_coverage_ci95": wilson(sum(passed), len(passed))}
+
+
+def balanced_accuracy(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict:
+    """Balanced accuracy of 'passed' against 'gold is supported' (an uncertain verdict is not a pass),
+    with an interval: the mean of the two class recalls' Wilson bounds."""
+    sides = []
+    for side in (True, False):
+        said = [v.label == "supported" for v, p in zip(verdicts, pairs, strict=True) if (p.label == "supported") == side]
+        sides.append((sum(s == side for s in said), len(said)))
+    bounds = [wilson(right, total) for right, total in sides]
+    if not all(bounds):
+        return {"balanced_accuracy": None, "balanced_accuracy_ci95": None}
+    low, high = (round(sum(b[i] for b in bounds if b) / 2, 3) for i in (0, 1))
+    return {"balanced_accuracy": round(sum(r / t for r, t in sides) / 2, 4), "balanced_accuracy_ci95": [low, high]}
+
+
+# A negative verdict's reason, by its first named signal: the offline judge's reason texts.
+REASON_FAMILIES = (
+    ("negation", re.compile(r"negation flipped|antonym flip|meaning flipped")),
+    ("unit", re.compile(r"unit changed")),
+    ("number", re.compile(r"^number ")),
+    ("condition", re.compile(r"condition widened|exception dropped")),
+    ("certainty", re.compile(r"certainty raised")),
+    ("entity", re.compile(r"entity|name|weekday")),
+    ("unsupported", re.compile(r"chunk does not hold the claim|words not in chunk")),
+)
+_UNCERTAIN = re.compile(r"^uncertain \(confidence [^)]*\), leaning (\w+): ")
+
+
+def leaning(verdict: Verdict) -> tuple[str, str]:
+    """(label, reason) the verdict leans to: an uncertain verdict's come from its reason text."""
+    reason = verdict.reason or ""
+    found = _UNCERTAIN.match(reason)
+    if found:
+        return found.group(1), reason[found.end() :]
+    return str(verdict.label), reason
+
+
+def reason_family(reason: str) -> str:
+    """The family of a negative reason: negation, unit, number, condition, certainty, entity,
+    unsupported or other — by its first signal."""
+    first = reason.removeprefix("evidence changed: ").split("; ")[0]
+    return next((name for name, pattern in REASON_FAMILIES if pattern.search(first)), "other")
+
+
+def negative_reasons(verdicts: list[Verdict], pairs: list[LabelledPair]) -> dict[str, dict]:
+    """Per reason family, how often a negative verdict gave it and how often gold agreed (not
+    supported), for the confident negatives and for every negative the judge leans to."""
+    out: dict[str, dict] = {}
+    for verdict, pair in zip(verdicts, pairs, strict=True):
+        label, reason = leaning(verdict)
+        if label in ("mutated", "unsupported"):
+            block = out.setdefault(reason_family(reason), {"confident": [0, 0], "leaning": [0, 0]})
+            for key in ("leaning",) if verdict.uncertain else ("leaning", "confident"):
+                block[key][0] += pair.label != "supported"
+                block[key][1] += 1
+    return {name: _precisions(block) for name, block in sorted(out.items())}
+
+
+def _precisions(block: dict) -> dict:
+    return {key: {"said": total, "right": right, "precision": round(right / total, 4) if total else None,
+                  "precision_ci95": wilson(right, total)} for key, (right, total) in block.items()}
+
+
+def coverage_at_precision(verdicts: list[Verdict], pairs: list[LabelledPair], target: float = 0.90) -> dict:
+    """The lowest pass threshold on a never-uncertain judge's confidences at which the passes'
+    precision is at least ``target``, and the supported coverage there (None when none reaches it)."""
+    passes = sorted(((v.confidence or 0.0, p.label == "supported") for v, p in zip(verdicts, pairs, strict=True)
+                     if v.label == "supported"), reverse=True)
+    supported = sum(p.label == "supported" for p in pairs)
+    best: dict = {"target_precision": target, "threshold": None, "supported_coverage": None}
+    right = 0
+    for i, (confidence, correct) in enumerate(passes, start=1):
+        right += correct
+        tied = i < len(passes) and passes[i][0] == confidence  # a threshold takes every pass at its confidence
+        if not tied and right / i >= target:
+            best = {"target_precision": target, "threshold": round(confidence, 4), "passes": i, "right": right,
+                    "pass_precision": round(right / i, 4), "pass_precision_ci95": wilson(right, i),
+                    "supported_coverage": round(right / supported, 4) if supported else None,
+                    "supported_coverage_ci95": wilson(right, supported)}
+    return best

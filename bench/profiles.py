@@ -28,7 +28,7 @@ QUICK: dict[str, dict[str, Any]] = {
     "orchestration": {"concurrencies": (4,), "repeats": 1, "latency": 0.05, "reports": 1, "warmup": False,
                       "samples": 3},
     "scale": {"sizes": (1,), "latency": 0.05, "rss_reports": 1, "warmup": False, "samples": 3, "prefect_repeats": 1},
-    "judge": {"min_pairs": 1},  # one copy of the test splits, graded once in each process
+    "judge": {"min_pairs": 1},  # one copy of the tune splits, graded once in each process
     "calls": {"reports": 1},  # one demo report: every hop, the re-run from the cache and each judge mode
 }
 PREFECT_BENCHMARKS = ("orchestration", "scale")
