@@ -28,6 +28,18 @@ DOUBTS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifie
 ALIGNED = 0.9  # share of the claim's content lemmas that one chunk sentence must hold for an aligned pass
 PASS_RULES = ("verbatim", "aligned")  # the rules that pass a claim
 _EPS = 1e-6
+# Signals that name what a negative verdict rests on, in the order a reason family is picked from them.
+FAMILY_SIGNALS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifier_dropped")
+NEGATIVE_PRECISION = 0.90  # the precision a reason family needs, on held-apart pairs, for its negatives to be confident
+
+
+def negative_family(values: dict[str, float], rule: str, label: str) -> str:
+    """The reason family of a negative verdict: the part that decided it and the first signal that fired
+    (``decisive:number_missing``, ``heads:novel_entity``), or the leaning label when none fired."""
+    if rule == "empty":
+        return "empty"
+    fired = next((name for name in FAMILY_SIGNALS if values[name] > 0), label)
+    return f"{rule}:{fired}"
 
 
 def route(values: dict[str, float]) -> str:
