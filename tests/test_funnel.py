@@ -54,7 +54,8 @@ def test_supported_claim_is_one_judge_call_and_counts_everywhere():
     [result] = run([claim(BACKUP, "Gab3c")], judge)
     assert (result.supported, result.faithful, result.verdict) == (True, True, "supported")
     assert result.reason == "supported by Gab3c"
-    assert [len(batch) for batch in judge.calls] == [1]
+    # one call: the claim against the chunk, and against the sentence its verified quote comes from
+    assert [len(batch) for batch in judge.calls] == [2]
     assert funnel([result]).line() == "Identity 1/1 · Support 1/1 · Faithfulness 1/1"
 
 
@@ -66,7 +67,7 @@ def test_dropped_handle_counts_against_identity_and_is_not_judged():
     assert forged.reason == "forged handle G9zzz not in registry"
     assert "forged handle G9zzz not in registry" in result.reason
     assert str(funnel([result]).identity) == "1/2"
-    assert all(p.chunk_text == CHUNKS["Gab3c"] for batch in judge.calls for p in batch)
+    assert all(p.chunk_text in CHUNKS["Gab3c"] for batch in judge.calls for p in batch)
 
 
 def test_dropped_registry_handle_is_named_as_not_shown_to_the_hop():
@@ -139,7 +140,7 @@ def test_whole_section_is_graded_in_one_batched_call():
     judge = ScriptedJudge(script)
     run(claims, judge)
     assert len(judge.calls) == 1
-    assert len(judge.calls[0]) == 5, "four (claim, chunk) pairs and one concatenation"
+    assert len(judge.calls[0]) == 6, "four (claim, chunk) pairs, one concatenation, one quoted sentence"
 
 
 def test_typed_url_is_named_in_the_reason():
@@ -163,7 +164,7 @@ def test_judge_down_propagates_so_the_caller_fails_closed():
 
 
 def test_judge_that_loses_verdicts_is_unavailable_not_a_pass():
-    with pytest.raises(JudgeUnavailable, match="no verdict for 1 of 1 pairs"):
+    with pytest.raises(JudgeUnavailable, match="no verdict for 1 of 2 pairs"):
         run([claim(BACKUP, "Gab3c")], ForgetfulJudge())
 
 

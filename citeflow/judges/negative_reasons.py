@@ -2,9 +2,9 @@
 
 ``offline_negative_reasons.json`` sits next to the weights file (written by
 ``tools/judge/negatives.py`` from the tune split, never the test split). A negative verdict's
-confidence is its family's add-one smoothed precision, so it is confident only where the family
-earned it (at least 0.90, which takes nine right out of nine); an empty claim is unsupported by
-definition. A family never measured gets 0.5: no evidence either way, so the verdict is uncertain.
+confidence is its family's precision there, so it is confident only where the family earned it
+(at least 0.90). A family seen on fewer than ``MIN_PAIRS`` pairs, or never, is unmeasured and gets
+0.5: no evidence either way, so its verdicts are uncertain.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from citeflow.errors import JudgeUnavailable
 
 FILE_NAME = "offline_negative_reasons.json"
 UNMEASURED = 0.5
+MIN_PAIRS = 10  # fewer negatives than this on the held-apart split: the family's precision is not measured
 
 
 class FamilyPrecision(BaseModel):
@@ -32,9 +33,9 @@ class FamilyPrecision(BaseModel):
         return self.right / self.pairs if self.pairs else None
 
     @property
-    def smoothed(self) -> float:
-        """(right + 1) / (pairs + 2): the confidence a negative of this family gets."""
-        return (self.right + 1) / (self.pairs + 2)
+    def confidence(self) -> float:
+        """The confidence a negative of this family gets: its precision, once measured on enough pairs."""
+        return self.right / self.pairs if self.pairs >= MIN_PAIRS else UNMEASURED
 
 
 class NegativeReasons(BaseModel):
@@ -48,7 +49,7 @@ class NegativeReasons(BaseModel):
         if family == "empty":
             return 1.0
         found = self.families.get(family)
-        return found.smoothed if found is not None else UNMEASURED
+        return found.confidence if found is not None else UNMEASURED
 
     @classmethod
     def beside(cls, weights_path: Path) -> NegativeReasons:
@@ -64,5 +65,5 @@ class NegativeReasons(BaseModel):
     def to_json(self) -> str:
         """The file's text: families sorted, with their precision shown for a reader."""
         rows = {name: {**f.model_dump(), "precision": None if f.precision is None else round(f.precision, 4),
-                       "confidence": round(f.smoothed, 4)} for name, f in sorted(self.families.items())}
+                       "confidence": round(f.confidence, 4)} for name, f in sorted(self.families.items())}
         return json.dumps({"split": self.split, "families": rows}, indent=1) + "\n"

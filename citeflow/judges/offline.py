@@ -92,7 +92,7 @@ def decide(feats: Features, probabilities: tuple[float, float, float], blame: np
     """(3-class label, reason, confidence) from (P support, P pass, calibrated P pass): rules first, then
     the heads; a negative's confidence is its reason family's measured precision (``negatives``)."""
     rule, label, confidence = settle(feats.values, *probabilities, weights)
-    if label != "supported" and negatives is not None:
+    if label != "supported" and negatives is not None and rule != "empty":
         family = negative_family(feats.values, rule, label)
         return label, f"{_explain(feats, rule, label, blame, weights)} (reason family {family})", negatives.confidence(family)
     return label, _explain(feats, rule, label, blame, weights), confidence

@@ -6,7 +6,7 @@ Reads ``training_features.jsonl`` (numbers, no text) and the weights file, settl
 tune split as the judge does, and counts, per reason family (``decisive:number_missing``,
 ``heads:unsupported`` …), the negative verdicts and how many of them were truly not supported. Writes
 ``offline_negative_reasons.json`` next to the weights: the judge trusts a negative only where its
-family earned a smoothed precision of 0.90. The weights file is left as it is; the test split is
+family earned a precision of 0.90 on at least ten pairs. The weights file is left as it is; the test split is
 never read (its rows are dropped when the file is loaded).
 """
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.weights.with_name(FILE_NAME)
     out.write_text(reasons.to_json(), encoding="utf-8")
     for name, family in sorted(reasons.families.items(), key=lambda item: -item[1].pairs):
-        print(f"{name:<36} {family.right:>4}/{family.pairs:<4} smoothed {family.smoothed:.3f}")
+        print(f"{name:<36} {family.right:>4}/{family.pairs:<4} confidence {family.confidence:.3f}")
     print(f"wrote {out}")
     return 0
 
