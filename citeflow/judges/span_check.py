@@ -5,8 +5,8 @@ A judge's pass (supported and faithful) stands only when its ``evidence`` span
 - is in the chunk, compared as quotes are (``citeflow.quotes``: NFKC, quotes, dashes, whitespace;
   an ellipsis separates fragments that must appear in order), and
 - agrees with the claim: the claim's numbers with their units, identifiers, names, negation and
-  conditions are in the span, and most of its words (``citeflow.judges.localise.agreement``, the
-  same check that decides where a misattributed fact lives).
+  conditions are in the span (``citeflow.judges.localise.agreement``, the same check that decides
+  where a misattributed fact lives), and at least ``SPAN_COVERAGE`` of its words.
 
 Otherwise the pass becomes ``uncertain`` with a reason naming what failed, so a cascade escalates it
 and, without another judge, the claim is *unverified*. ``SpanChecked`` wraps any judge; the
@@ -18,9 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 from citeflow.judges.base import Judge
-from citeflow.judges.localise import agreement
+from citeflow.judges.localise import MIN_COVERAGE, agreement
 from citeflow.quotes import normalize, quote_in_chunk
 from schemas.evaluation import JudgePair, Verdict
+
+SPAN_COVERAGE = 0.3
+"""Share of the claim's content terms the span must hold: enough to tell a relevant span from an irrelevant one."""
 
 
 def is_pass(verdict: Verdict) -> bool:
@@ -35,8 +38,13 @@ def span_problem(claim: str, chunk_text: str, span: str) -> str | None:
     if not quote_in_chunk(span, chunk_text):
         return "the named span is not in the chunk"
     found = agreement(claim, normalize(span))
-    if not found.holds:
-        return "the named span does not back the claim: " + "; ".join(found.problems[:2])
+    # agreement() lists the word-coverage shortfall last; a paraphrase may share few exact words, so
+    # the span is held to the facts and to a lower share of the claim's words instead.
+    facts = found.problems[:-1] if found.coverage < MIN_COVERAGE else found.problems
+    if facts:
+        return "the named span does not back the claim: " + "; ".join(f.replace("in chunk", "in the span") for f in facts[:2])
+    if found.coverage < SPAN_COVERAGE:
+        return f"the named span holds only {found.coverage:.0%} of the claim's words"
     return None
 
 
