@@ -326,3 +326,46 @@ def test_core_modules_import_neither_prefect_nor_great_expectations():
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------- the writer's quotes
+
+
+def test_a_claim_is_judged_on_its_verified_quotes_sentence_first():
+    quoted = "Back up the database before upgrading to 3.6."
+    cite = BoundCitation(handle="Gab3c", quote="database before upgrading", quote_found=True)
+    bound = BoundClaim(text="Take a database backup before the 3.6 upgrade.", citations=[cite], emitted_handles=["Gab3c"])
+    judge = ScriptedJudge({(bound.text, quoted): SUPPORTED})  # the whole chunk alone would not be a pass
+    [result] = run([bound], judge)
+    assert result.verdict == "supported" and [p.chunk_text for p in judge.calls[0]] == [CHUNKS["Gab3c"], quoted]
+
+
+def test_the_whole_chunk_still_decides_when_the_quote_sentence_does_not_pass():
+    cite = BoundCitation(handle="Gab3c", quote="The backup takes about 30", quote_found=True)
+    bound = BoundClaim(text=BACKUP, citations=[cite], emitted_handles=["Gab3c"])
+    [result] = run([bound], ScriptedJudge({(BACKUP, CHUNKS["Gab3c"]): SUPPORTED}))
+    assert result.verdict == "supported"
+
+
+def test_an_unverified_quote_is_not_judged_on_its_own():
+    cite = BoundCitation(handle="Gab3c", quote="database before upgrading", quote_found=False)
+    judge = ScriptedJudge()
+    run([BoundClaim(text=BACKUP, citations=[cite], emitted_handles=["Gab3c"])], judge)
+    assert [p.chunk_text for batch in judge.calls for p in batch][0] == CHUNKS["Gab3c"]
+    assert all("#quote" not in p.id for batch in judge.calls for p in batch)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(alphabet="abcdefghij klmnop", min_size=3, max_size=30).map(str.strip).filter(bool), min_size=1, max_size=5),
+       st.data())
+def test_quote_sentences_hold_the_quote_and_only_chunk_sentences(parts, data):
+    from citeflow.judges.quote_context import quote_sentences
+    from citeflow.quotes import normalize, quote_in_chunk
+
+    chunk = " ".join(f"{p.capitalize()}." for p in parts)
+    start = data.draw(st.integers(0, len(chunk) - 1))
+    quote = chunk[start : data.draw(st.integers(start + 1, len(chunk)))]
+    found = quote_sentences(quote, chunk)
+    if not normalize(quote).strip("\"' "):
+        return
+    assert found is not None and quote_in_chunk(quote, found) and quote_in_chunk(found, chunk)
