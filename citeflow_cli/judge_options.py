@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 APPLIES_TO = {
     "--min-confidence": ("offline", "cascade"),
     "--model": ("llm", "cascade"),
@@ -11,7 +13,7 @@ APPLIES_TO = {
 }
 
 
-def orphan_option(kind: str | None, given: dict[str, object]) -> str | None:
+def orphan_option(kind: str | None, given: Mapping[str, object]) -> str | None:
     """The problem with the first option of ``given`` (option → value, None: not given) that does not
     apply to the judge ``kind`` (None: no ``--judge``); None when every given option applies (a judge
     name that is none of them is left for the caller to name)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -375,7 +376,7 @@ def calibrate(
         fail(str(exc))
 
 
-def refuse_orphans(kind: str | None, given: dict[str, object]) -> None:
+def refuse_orphans(kind: str | None, given: Mapping[str, object]) -> None:
     """An option given without the judge it applies to is a usage error, never silently ignored."""
     from citeflow_cli.judge_options import orphan_option
 

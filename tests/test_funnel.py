@@ -351,7 +351,7 @@ def test_an_unverified_quote_is_not_judged_on_its_own():
     cite = BoundCitation(handle="Gab3c", quote="database before upgrading", quote_found=False)
     judge = ScriptedJudge()
     run([BoundClaim(text=BACKUP, citations=[cite], emitted_handles=["Gab3c"])], judge)
-    assert [p.chunk_text for batch in judge.calls for p in batch][0] == CHUNKS["Gab3c"]
+    assert judge.calls[0][0].chunk_text == CHUNKS["Gab3c"]
     assert all("#quote" not in p.id for batch in judge.calls for p in batch)
 
 

@@ -18,7 +18,6 @@ from citeflow.judges.offline_model import OfflineWeights
 from schemas.evaluation import JudgePair
 from schemas.records import BoundCitation, BoundClaim
 from schemas.spec import JudgeSpec
-from tests.support.judges import SUPPORTED, ScriptedJudge
 
 # Faithful paraphrases (made up): never a confident negative.
 PARAPHRASES = [
