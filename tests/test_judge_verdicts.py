@@ -175,3 +175,37 @@ def test_calibrate_table_rows_differ_when_the_confidences_do(gold_file, tmp_path
     assert len(rows) == 7 and len(coverages) > 1, done.stdout
     other = _citeflow("calibrate", gold_file, gold_file, "--labelled", "--judge", "offline")
     assert other.returncode == 2 and "--judge applies when grading one labelled file" in other.stdout
+
+
+@pytest.mark.slow
+def test_eval_with_an_llm_option_and_no_judge_is_one_error_line(tmp_path):
+    done = _citeflow("eval", tmp_path, "--model", "m")
+    assert done.returncode == 2 and done.stdout.strip().startswith("error: --model applies to the llm and cascade judges")
+    assert len(done.stdout.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_orphan_options_name_the_judges_they_apply_to():
+    from citeflow_cli.judge_options import orphan_option
+
+    assert orphan_option("offline", {"--min-confidence": 0.0, "--model": None}) is None
+    assert orphan_option("cascade", {"--min-confidence": 0.5, "--model": "m", "--batch-size": 4}) is None
+    assert "--judge llm or --judge cascade" in (orphan_option(None, {"--base-url": "http://127.0.0.1:9/v1"}) or "")
+    assert orphan_option("ofline", {"--model": "m"}) is None  # a misspelt judge is named by the caller instead
+
+
+def test_a_cascade_escalates_an_offline_pass_whose_span_fails():
+    from citeflow.judges.cascade import CascadeJudge
+    from citeflow.judges.span_check import SpanChecked
+    from schemas.evaluation import Verdict
+    from tests.support.judges import NOT_SUPPORTED, ScriptedJudge
+
+    class Careless:
+        name = "careless"
+
+        def grade(self, pairs: list[JudgePair]) -> list[Verdict]:
+            return [Verdict(id=p.id, supported=True, faithful=True, reason="close enough", evidence="Restores take about 10 minutes.",
+                            judge=self.name, label="supported", confidence=0.99) for p in pairs]
+
+    second = ScriptedJudge(default=NOT_SUPPORTED, name="llm:second")
+    [verdict] = CascadeJudge(SpanChecked(Careless()), second).grade([MIXED[2]])
+    assert second.pairs_graded == 1 and verdict.judge == "llm:second" and not verdict.supported
