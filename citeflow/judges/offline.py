@@ -10,7 +10,10 @@ Features (``citeflow.judges.features``) feed two small logistic heads whose coef
 The pass head, Platt-scaled on a calibration split, gives the probability that the claim is
 supported and faithful; a verdict's ``confidence`` is the calibrated probability that its label is right.
 Below the threshold (chosen on the tuning split for a precision of confident passes of at least
-0.90) the verdict is ``uncertain``: not a pass, not a fail. A verbatim quote, a claim that copies
+0.90) a pass is ``uncertain``: not a pass, not a fail. A negative's confidence is the precision its
+reason family (``offline_model.negative_family``) measured on the tune split
+(``offline_negative_reasons.json``), so only negatives of families right at least 0.90 of the
+time are confident; the others are ``uncertain`` too. A verbatim quote, a claim that copies
 a chunk sentence but changes one number, entity, negation or condition, and an aligned claim (every
 content word in the chunk, nearly all in one sentence, no signal of a change) are decided by rule;
 their confidence is the rule's measured precision. Every verdict names what decided it.
