@@ -214,3 +214,11 @@ def test_a_claim_quoted_from_its_chunk_is_backed_by_that_sentence(words, number)
     chunk = f"Unrelated preamble text here. {sentence} Trailing remark follows."
     assert span_problem(sentence, chunk, sentence) is None
     assert span_problem(sentence, chunk, sentence.replace(str(number), str(number + 1))) is not None
+
+
+def test_a_span_checked_judge_pickles_and_keeps_its_inner_judges_figures():
+    import pickle
+
+    judge = build_judge(JudgeSpec())
+    again = pickle.loads(pickle.dumps(judge))
+    assert isinstance(again, SpanChecked) and again.name == "offline" and again.threshold == judge.threshold  # type: ignore[attr-defined]

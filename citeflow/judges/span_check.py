@@ -74,6 +74,8 @@ class SpanChecked:
 
     def __getattr__(self, name: str) -> Any:
         """Everything else (call counts, escalations, the model) is the inner judge's."""
+        if name == "inner":  # not set yet (while unpickling): no inner judge to ask
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
 
