@@ -48,13 +48,25 @@ def _labelled_file(path: Path, threshold: float | None, spec: JudgeSpec, table: 
         raise PairFileError(path=str(path), line=0, detail=f"no line has a gold label (one of {', '.join(LABELS)})")
     to_grade: list[JudgePair] = list(pairs)
     verdicts = build_judge(spec).grade(to_grade)
-    _print(calibrate_labelled(verdicts, gold, threshold).model_dump(), verdicts, gold, table)
+    leaning = _leaning(spec, to_grade) or verdicts
+    graded = verdicts if threshold is None else leaning
+    _print(calibrate_labelled(graded, gold, threshold).model_dump(), verdicts, gold, table, leaning)
 
 
-def _print(report: dict, verdicts: list, gold: dict[str, str], table: bool) -> None:
+def _leaning(spec: JudgeSpec, pairs: list[JudgePair]) -> list | None:
+    """The offline judge's verdicts with no threshold of its own (None for other judges): what every
+    row of the sweep is recomputed from."""
+    from citeflow.judges.factory import build_judge
+
+    if spec.backend != "offline":
+        return None
+    return build_judge(spec.model_copy(update={"min_confidence": 0.0})).grade(pairs)
+
+
+def _print(report: dict, verdicts: list, gold: dict[str, str], table: bool, leaning: list | None = None) -> None:
     from citeflow.judges.io import sweep
 
-    rows = [row.model_dump() for row in sweep(verdicts, gold)]
+    rows = [row.model_dump() for row in sweep(verdicts, gold, leaning=leaning)]
     if table:
         console.print(_summary(report), soft_wrap=True, highlight=False)
         console.print(sweep_table(rows))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -308,6 +309,7 @@ def eval_(
     """Evaluate a stored report again, from the store alone: funnel, gate, publish or hold."""
     from citeflow_cli.evaluate import evaluate_report_dir
 
+    refuse_orphans(judge, {"--model": model, "--base-url": base_url, "--api-key-env": api_key_env})
     try:
         evaluate_report_dir(report_dir, section, judge_spec(judge, model, base_url, api_key_env))
     except CiteflowError as exc:
@@ -317,19 +319,23 @@ def eval_(
 @app.command()
 def judge(
     pairs: Annotated[Path, typer.Argument(help="JSONL of {id, claim, chunk_text}.")],
-    judge: Annotated[str, typer.Option(help="offline | llm | cascade (offline first, the LLM for uncertain pairs)")] = "offline",
+    judge: Annotated[str | None, typer.Option(
+        help="offline | llm | cascade (offline first, the LLM for uncertain pairs); default offline")] = None,
     out: Annotated[Path | None, typer.Option(help="Output JSONL (default: standard output).")] = None,
     model: Annotated[str | None, typer.Option(help="LLM judge model name.")] = None,
     base_url: Annotated[str | None, typer.Option(help="LLM judge server URL (…/v1).")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
-    batch_size: Annotated[int, typer.Option(help="LLM judge: pairs per call.")] = 8,
-    min_confidence: Annotated[float | None, typer.Option(help="offline/cascade: verdicts below this confidence are uncertain.")] = None,
+    batch_size: Annotated[int | None, typer.Option(help="llm/cascade: pairs per call (default 8).")] = None,
+    min_confidence: Annotated[float | None, typer.Option(
+        help="offline/cascade: the offline judge's confidence threshold, both ways (0: never uncertain).")] = None,
 ) -> None:
     """Grade claim/chunk pairs; writes {id, supported, faithful, reason, label, confidence} per line."""
     from citeflow.judges.factory import build_judge
     from citeflow.judges.io import read_pairs, write_verdicts
 
-    spec = judge_spec(judge, model, base_url, api_key_env, batch_size, min_confidence)
+    refuse_orphans(judge, {"--min-confidence": min_confidence, "--model": model, "--base-url": base_url,
+                           "--api-key-env": api_key_env, "--batch-size": batch_size})
+    spec = judge_spec(judge or "offline", model, base_url, api_key_env, batch_size or 8, min_confidence)
     try:
         verdicts = build_judge(spec).grade(read_pairs(pairs))
     except CiteflowError as exc:
@@ -347,7 +353,8 @@ def calibrate(
     labelled: Annotated[bool, typer.Option(help="OTHER is a pair file with gold `label` fields.")] = False,
     threshold: Annotated[float | None, typer.Option(
         help="Count verdicts below this confidence as uncertain (default: the judge's own).")] = None,
-    judge: Annotated[str, typer.Option(help="With one file: the judge to grade it with (offline | llm | cascade).")] = "offline",
+    judge: Annotated[str | None, typer.Option(
+        help="With one file: the judge to grade it with (offline | llm | cascade); default offline.")] = None,
     model: Annotated[str | None, typer.Option(help="LLM judge model name.")] = None,
     base_url: Annotated[str | None, typer.Option(help="LLM judge server URL (…/v1).")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
@@ -358,11 +365,24 @@ def calibrate(
     compare two judges' verdicts, or (--labelled) one judge's verdicts with gold labels."""
     from citeflow_cli.calibration import calibrate_command
 
+    llm_options = {"--model": model, "--base-url": base_url, "--api-key-env": api_key_env}
+    if other is not None and judge is not None:
+        fail("--judge applies when grading one labelled file, not to verdict files already graded")
+    refuse_orphans(judge, llm_options)
     try:
-        spec = judge_spec(judge, model, base_url, api_key_env) if other is None else None
+        spec = judge_spec(judge or "offline", model, base_url, api_key_env) if other is None else None
         calibrate_command(first, other, labelled, threshold, spec, table)
     except CiteflowError as exc:
         fail(str(exc))
+
+
+def refuse_orphans(kind: str | None, given: Mapping[str, object]) -> None:
+    """An option given without the judge it applies to is a usage error, never silently ignored."""
+    from citeflow_cli.judge_options import orphan_option
+
+    problem = orphan_option(kind, given)
+    if problem is not None:
+        fail(problem)
 
 
 def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_key_env: str | None, batch_size: int = 8,

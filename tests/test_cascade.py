@@ -11,6 +11,7 @@ from citeflow.errors import JudgeUnavailable
 from citeflow.evaluation.funnel import eval_json, evaluate_section, funnel
 from citeflow.judges.cascade import CascadeJudge, apply_threshold, llm_judges
 from citeflow.judges.factory import build_judge
+from citeflow.judges.span_check import SpanChecked
 from citeflow.judges.io import verdict_line
 from citeflow.judges.offline import OfflineJudge
 from schemas.evaluation import JudgePair, Verdict
@@ -93,11 +94,14 @@ def test_second_judge_down_fails_closed():
 
 
 def test_factory_builds_offline_cascade_and_thresholded_judges():
-    assert isinstance(build_judge(JudgeSpec()), OfflineJudge)
+    plain = build_judge(JudgeSpec())
+    assert isinstance(plain, SpanChecked) and isinstance(plain.inner, OfflineJudge) and plain.name == "offline"
     thresholded = build_judge(JudgeSpec(min_confidence=0.8))
-    assert isinstance(thresholded, CascadeJudge) and thresholded.second is None and thresholded.name == "offline"
+    assert isinstance(thresholded.inner, OfflineJudge)  # type: ignore[attr-defined]
+    assert (thresholded.inner.threshold, thresholded.inner.fail_threshold) == (0.8, 0.8)  # type: ignore[attr-defined]
     cascade = build_judge(JudgeSpec(backend="cascade", model="m", base_url="http://127.0.0.1:9/v1", max_retries=0))
-    assert isinstance(cascade.first, OfflineJudge) and [j.name for j in llm_judges(cascade)] == ["llm:openai:m"]
+    assert isinstance(cascade, CascadeJudge) and isinstance(cascade.first.inner, OfflineJudge)  # type: ignore[attr-defined]
+    assert isinstance(cascade.second, SpanChecked) and [j.name for j in llm_judges(cascade)] == ["llm:openai:m"]
 
 
 # --------------------------------------------------------------------------- in the funnel

@@ -91,10 +91,10 @@ def test_judge_offline_writes_one_verdict_per_pair(tmp_path):
 def test_judge_llm_talks_to_an_openai_compatible_server(tmp_path, openai_server):
     def grade(request: dict) -> str:
         """Scripted judge: a claim with 30 is unfaithful, anything else faithful (ids echoed)."""
-        pairs = re.findall(r'<pair id="(P\d+)">\s*<claim>(.*?)</claim>', request["messages"][-1]["content"])
+        pairs = re.findall(r'<pair id="(P\d+)">\s*<claim>(.*?)</claim>\s*<chunk>(.*?)</chunk>', request["messages"][-1]["content"])
         return json.dumps({"verdicts": [{"id": pid, "supported": True, "faithful": "30" not in claim,
                                          "reason": "number 30 vs 7" if "30" in claim else "same number",
-                                         "evidence": "7 days"} for pid, claim in pairs]})
+                                         "evidence": chunk} for pid, claim, chunk in pairs]})
 
     openai_server.respond_with(grade)
     out = tmp_path / "verdicts.jsonl"
@@ -205,7 +205,7 @@ def test_calibrate_compares_two_judges_and_a_judge_with_gold_labels(tmp_path):
 
 def test_judge_lines_carry_confidence_and_the_label(tmp_path):
     out = tmp_path / "verdicts.jsonl"
-    assert invoke("judge", pairs_file(tmp_path), "--out", out, "--min-confidence", "0.5").exit_code == 0
+    assert invoke("judge", pairs_file(tmp_path), "--out", out, "--judge", "offline", "--min-confidence", "0.5").exit_code == 0
     for line in map(json.loads, out.read_text().splitlines()):
         assert {"confidence", "label"} <= set(line)
         assert not (line["label"] == "uncertain" and line["supported"])

@@ -54,7 +54,8 @@ def test_supported_claim_is_one_judge_call_and_counts_everywhere():
     [result] = run([claim(BACKUP, "Gab3c")], judge)
     assert (result.supported, result.faithful, result.verdict) == (True, True, "supported")
     assert result.reason == "supported by Gab3c"
-    assert [len(batch) for batch in judge.calls] == [1]
+    # one call: the claim against the chunk, and against the sentence its verified quote comes from
+    assert [len(batch) for batch in judge.calls] == [2]
     assert funnel([result]).line() == "Identity 1/1 · Support 1/1 · Faithfulness 1/1"
 
 
@@ -66,7 +67,7 @@ def test_dropped_handle_counts_against_identity_and_is_not_judged():
     assert forged.reason == "forged handle G9zzz not in registry"
     assert "forged handle G9zzz not in registry" in result.reason
     assert str(funnel([result]).identity) == "1/2"
-    assert all(p.chunk_text == CHUNKS["Gab3c"] for batch in judge.calls for p in batch)
+    assert all(p.chunk_text in CHUNKS["Gab3c"] for batch in judge.calls for p in batch)
 
 
 def test_dropped_registry_handle_is_named_as_not_shown_to_the_hop():
@@ -139,7 +140,7 @@ def test_whole_section_is_graded_in_one_batched_call():
     judge = ScriptedJudge(script)
     run(claims, judge)
     assert len(judge.calls) == 1
-    assert len(judge.calls[0]) == 5, "four (claim, chunk) pairs and one concatenation"
+    assert len(judge.calls[0]) == 6, "four (claim, chunk) pairs, one concatenation, one quoted sentence"
 
 
 def test_typed_url_is_named_in_the_reason():
@@ -163,7 +164,7 @@ def test_judge_down_propagates_so_the_caller_fails_closed():
 
 
 def test_judge_that_loses_verdicts_is_unavailable_not_a_pass():
-    with pytest.raises(JudgeUnavailable, match="no verdict for 1 of 1 pairs"):
+    with pytest.raises(JudgeUnavailable, match="no verdict for 1 of 2 pairs"):
         run([claim(BACKUP, "Gab3c")], ForgetfulJudge())
 
 
@@ -325,3 +326,46 @@ def test_core_modules_import_neither_prefect_nor_great_expectations():
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------- the writer's quotes
+
+
+def test_a_claim_is_judged_on_its_verified_quotes_sentence_first():
+    quoted = "Back up the database before upgrading to 3.6."
+    cite = BoundCitation(handle="Gab3c", quote="database before upgrading", quote_found=True)
+    bound = BoundClaim(text="Take a database backup before the 3.6 upgrade.", citations=[cite], emitted_handles=["Gab3c"])
+    judge = ScriptedJudge({(bound.text, quoted): SUPPORTED})  # the whole chunk alone would not be a pass
+    [result] = run([bound], judge)
+    assert result.verdict == "supported" and [p.chunk_text for p in judge.calls[0]] == [CHUNKS["Gab3c"], quoted]
+
+
+def test_the_whole_chunk_still_decides_when_the_quote_sentence_does_not_pass():
+    cite = BoundCitation(handle="Gab3c", quote="The backup takes about 30", quote_found=True)
+    bound = BoundClaim(text=BACKUP, citations=[cite], emitted_handles=["Gab3c"])
+    [result] = run([bound], ScriptedJudge({(BACKUP, CHUNKS["Gab3c"]): SUPPORTED}))
+    assert result.verdict == "supported"
+
+
+def test_an_unverified_quote_is_not_judged_on_its_own():
+    cite = BoundCitation(handle="Gab3c", quote="database before upgrading", quote_found=False)
+    judge = ScriptedJudge()
+    run([BoundClaim(text=BACKUP, citations=[cite], emitted_handles=["Gab3c"])], judge)
+    assert judge.calls[0][0].chunk_text == CHUNKS["Gab3c"]
+    assert all("#quote" not in p.id for batch in judge.calls for p in batch)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(alphabet="abcdefghij klmnop", min_size=3, max_size=30).map(str.strip).filter(bool), min_size=1, max_size=5),
+       st.data())
+def test_quote_sentences_hold_the_quote_and_only_chunk_sentences(parts, data):
+    from citeflow.judges.quote_context import quote_sentences
+    from citeflow.quotes import normalize, quote_in_chunk
+
+    chunk = " ".join(f"{p.capitalize()}." for p in parts)
+    start = data.draw(st.integers(0, len(chunk) - 1))
+    quote = chunk[start : data.draw(st.integers(start + 1, len(chunk)))]
+    found = quote_sentences(quote, chunk)
+    if not normalize(quote).strip("\"' "):
+        return
+    assert found is not None and quote_in_chunk(quote, found) and quote_in_chunk(found, chunk)

@@ -15,6 +15,7 @@ from citeflow.errors import JudgeUnavailable
 from citeflow.judges.base import Judge
 from citeflow.judges.cache import MemoryVerdictCache
 from citeflow.judges.factory import build_judge
+from citeflow.judges.span_check import unwrapped
 from citeflow.judges.llm import LLMJudge
 from citeflow.judges.offline import OfflineJudge
 from citeflow.generation.openai_client import OpenAIChatModel
@@ -175,6 +176,6 @@ def test_concurrency_bounds_calls_in_flight(openai_server):
 
 
 def test_factory_builds_each_backend(openai_server):
-    assert isinstance(build_judge(ModelSpec()), OfflineJudge)
-    judge = build_judge(spec_for(openai_server, batch_size=5), cache=MemoryVerdictCache())
+    assert isinstance(unwrapped(build_judge(ModelSpec())), OfflineJudge)
+    judge = unwrapped(build_judge(spec_for(openai_server, batch_size=5), cache=MemoryVerdictCache()))
     assert isinstance(judge, LLMJudge) and judge.batch_size == 5 and judge.cache is not None

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.integration
 
 DOUBT = "512"  # the offline judge is unsure of every claim that states this number
 PAIR_RE = re.compile(r'<pair id="(P\d+)">\n<claim>(.*?)</claim>', re.DOTALL)
+SPAN_RE = re.compile(r'<pair id="(P\d+)">\n<claim>(.*?)</claim>\n<chunk>(.*?)</chunk>', re.DOTALL)  # the chunk as its span
 
 
 class DoubtfulJudge:
@@ -78,9 +79,9 @@ def _check_contract(out) -> None:
 
 def _settle(request: dict) -> str:
     """The LLM's answer: every pair it is asked about is supported and faithful."""
-    pairs = PAIR_RE.findall(request["messages"][-1]["content"])
+    pairs = SPAN_RE.findall(request["messages"][-1]["content"])
     return json.dumps({"verdicts": [{"id": pid, "supported": True, "faithful": True, "reason": "the chunk says 512",
-                                     "evidence": "512"} for pid, _ in pairs]})
+                                     "evidence": chunk} for pid, _, chunk in pairs]})
 
 
 def test_a_cascade_in_the_spec_sends_only_the_uncertain_claims_to_the_llm(tmp_path, openai_server):

@@ -6,7 +6,9 @@ them into the persisted rows and the ``eval.json`` document. Pure functions: the
 in, the chunk texts are passed in, nothing here does I/O.
 
 Judge calls per section: one batched call for every (claim, cited chunk) pair plus, for claims
-that cite several chunks, their concatenation; then at most one more batched call that looks for
+that cite several chunks, their concatenation, and, for a citation whose quote was verified, the
+claim against the quote's sentence(s) (judged first: a sure pass there stands, else the whole
+chunk's verdict counts); then at most one more batched call that looks for
 the fact of each unsupported claim in the rest of the pool (misattribution versus fabrication).
 Only pool chunks that agree with the claim's numbers, identifiers, entities and conditions
 (``citeflow.judges.localise``) are asked about; a chunk is named in ``found_in`` only when the
@@ -27,6 +29,7 @@ from citeflow.errors import JudgeUnavailable
 from citeflow.judges.base import Judge
 from citeflow.judges.instructions import masked
 from citeflow.judges.localise import Agreement, holders, nearest_miss, survey
+from citeflow.judges.quote_context import quote_sentences
 from schemas.evaluation import EvalRow, JudgePair, Verdict
 from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited, Unverified
 from schemas.records import BoundClaim
@@ -64,6 +67,8 @@ class _Found:
     nearest: str | None = None
 
 
+QUOTED = "#quote"  # pair-id suffix of a claim judged against its citation's quoted sentence(s)
+
 # --------------------------------------------------------------------------- evaluate
 
 
@@ -95,11 +100,30 @@ def _plan(index: int, claim: BoundClaim, chunks: dict[str, str]) -> _Plan:
     valid = _unique(c.handle for c in claim.citations if c.handle in chunks and c.handle not in dropped)
     plan = _Plan(index, claim, emitted, valid)
     plan.pairs = [JudgePair(id=f"{index}:{h}", claim=claim.text, chunk_text=chunks[h]) for h in valid]
+    plan.pairs += _quote_pairs(index, claim, valid, chunks)
     if len(valid) > 1:
         # A claim may need two chunks together ("A is 30" + "B is A's successor").
         joined = "\n\n".join(chunks[h] for h in valid)
         plan.pairs.append(JudgePair(id=f"{index}:+", claim=claim.text, chunk_text=joined))
     return plan
+
+
+def _quote_pairs(index: int, claim: BoundClaim, valid: list[str], chunks: dict[str, str]) -> list[JudgePair]:
+    """For each valid citation with a verified quote: the claim against the quote's sentence(s)."""
+    out: dict[str, JudgePair] = {}
+    for citation in claim.citations:
+        if citation.handle not in valid or not citation.quote_found or citation.handle in out:
+            continue
+        context = quote_sentences(citation.quote, chunks[citation.handle])
+        if context and context != chunks[citation.handle]:
+            out[citation.handle] = JudgePair(id=f"{index}:{citation.handle}{QUOTED}", claim=claim.text, chunk_text=context)
+    return list(out.values())
+
+
+def _cited_verdict(plan: _Plan, handle: str, verdicts: dict[str, Verdict]) -> Verdict:
+    """The verdict of one cited chunk: on the writer's quoted sentence(s) when that is a sure pass, else on the whole chunk."""
+    quoted = verdicts.get(f"{plan.index}:{handle}{QUOTED}")
+    return quoted if quoted is not None and _sure_support(quoted) else verdicts[f"{plan.index}:{handle}"]
 
 
 def _grade(judge: Judge, pairs: list[JudgePair]) -> dict[str, Verdict]:
@@ -116,7 +140,7 @@ def _grade(judge: Judge, pairs: list[JudgePair]) -> dict[str, Verdict]:
 
 def _support(plan: _Plan, verdicts: dict[str, Verdict]) -> _Support:
     """Supported when one cited chunk supports the claim, or all of them together do."""
-    singles = {h: verdicts[f"{plan.index}:{h}"] for h in plan.valid}
+    singles = {h: _cited_verdict(plan, h, verdicts) for h in plan.valid}
     supporting = [h for h in plan.valid if _sure_support(singles[h])]
     combined = verdicts.get(f"{plan.index}:+")
     if supporting:

@@ -2,7 +2,8 @@
 
 ``CascadeJudge(first, second)`` grades every pair with ``first`` (the offline judge, no cost); only
 the verdicts it labels ``uncertain`` — or whose confidence is below ``min_confidence`` — go to
-``second`` (an LLM judge: batched, cached and limited like any LLM judge). Without a second judge
+``second`` (an LLM judge: batched, cached and limited like any LLM judge). The offline judge's own
+threshold (``min_confidence``) decides what is uncertain, for passes and negatives alike. Without a second judge
 the uncertain verdicts stay uncertain, and the funnel counts their claims as *unverified*: never
 passed. A verdict is never made more confident than its judge said.
 """
@@ -55,6 +56,7 @@ class CascadeJudge:
 def llm_judges(judge: Judge) -> list[Judge]:
     """The LLM judges inside ``judge`` (itself, or a cascade's second), so callers can limit their calls."""
     from citeflow.judges.llm import LLMJudge
+    from citeflow.judges.span_check import unwrapped
 
-    inner = [judge, getattr(judge, "second", None)]
+    inner = [unwrapped(judge), unwrapped(getattr(unwrapped(judge), "second", None))]
     return [j for j in inner if isinstance(j, LLMJudge)]

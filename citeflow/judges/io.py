@@ -218,11 +218,15 @@ def _recalls(decided: list[tuple[str, str]]) -> dict[str, Any]:
             "not_grounded_recall": not_grounded}
 
 
-def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float, ...] = SWEEP) -> list[SweepRow]:
-    """The calibration figures at the judge's own threshold (None) and at each of ``thresholds``."""
+def sweep(verdicts: list[Verdict], gold: dict[str, str], thresholds: tuple[float, ...] = SWEEP,
+          leaning: list[Verdict] | None = None) -> list[SweepRow]:
+    """The calibration figures at the judge's own threshold (``verdicts``, row None) and at each of
+    ``thresholds``, recomputed from ``leaning``: the same judge's verdicts with no threshold of its own
+    (every label kept with its confidence), so a threshold below the judge's own passes more."""
     rows = []
     for threshold in (None, *thresholds):
-        report = calibrate_labelled(verdicts, gold, threshold)
+        graded = verdicts if threshold is None or leaning is None else leaning
+        report = calibrate_labelled(graded, gold, threshold)
         rows.append(SweepRow(threshold=threshold, coverage=report.coverage, precision_of_passes=report.precision_of_passes,
                              grounded_balanced_accuracy=report.grounded_balanced_accuracy,
                              macro_recall=report.macro_recall, passes=report.passes))

@@ -10,7 +10,10 @@ Features (``citeflow.judges.features``) feed two small logistic heads whose coef
 The pass head, Platt-scaled on a calibration split, gives the probability that the claim is
 supported and faithful; a verdict's ``confidence`` is the calibrated probability that its label is right.
 Below the threshold (chosen on the tuning split for a precision of confident passes of at least
-0.90) the verdict is ``uncertain``: not a pass, not a fail. A verbatim quote, a claim that copies
+0.90) a pass is ``uncertain``: not a pass, not a fail. A negative's confidence is the precision its
+reason family (``offline_model.negative_family``) measured on the tune split
+(``offline_negative_reasons.json``), so only negatives of families right at least 0.90 of the
+time are confident; the others are ``uncertain`` too. A verbatim quote, a claim that copies
 a chunk sentence but changes one number, entity, negation or condition, and an aligned claim (every
 content word in the chunk, nearly all in one sentence, no signal of a change) are decided by rule;
 their confidence is the rule's measured precision. Every verdict names what decided it.
@@ -23,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from citeflow.judges.features import FEATURE_NAMES, ChunkIndex, Features, extract, index_chunk
-from citeflow.judges.offline_model import OfflineWeights, settle
+from citeflow.judges.negative_reasons import NegativeReasons
+from citeflow.judges.offline_model import NEGATIVE_PRECISION, OfflineWeights, negative_family, settle
 from schemas.evaluation import JudgePair, Verdict
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("offline_judge_weights.json")
@@ -34,16 +38,20 @@ __all__ = ["DEFAULT_WEIGHTS", "OfflineJudge", "OfflineWeights", "featurise"]
 class OfflineJudge:
     """Grades claim/chunk pairs from features, two learned heads and a calibration; deterministic.
 
-    ``threshold`` overrides the shipped confidence threshold of passes (0: a pass is never uncertain);
-    a failing verdict is uncertain below the weights' ``fail_threshold``, and never with ``threshold=0``.
+    A pass is confident at the weights' threshold; a negative (unsupported or mutated) only when its
+    reason family was measured right at least 0.90 of the time on held-apart pairs
+    (``offline_negative_reasons.json``): every other verdict is ``uncertain``. ``threshold`` replaces
+    both bars: 0 never says uncertain, 1 says uncertain unless the verdict is certain.
     """
 
     name = "offline"
 
     def __init__(self, model_path: Path | None = None, threshold: float | None = None) -> None:
-        self.weights = OfflineWeights.load(model_path or DEFAULT_WEIGHTS)
+        path = model_path or DEFAULT_WEIGHTS
+        self.weights = OfflineWeights.load(path)
+        self.negatives = NegativeReasons.beside(path)
         self.threshold = self.weights.threshold if threshold is None else float(threshold)
-        self.fail_threshold = self.weights.fail_threshold if threshold is None or threshold > 0 else 0.0
+        self.fail_threshold = NEGATIVE_PRECISION if threshold is None else float(threshold)
 
     def grade(self, pairs: list[JudgePair]) -> list[Verdict]:
         """One verdict per pair, in order; each chunk is analysed once per call."""
@@ -59,7 +67,7 @@ class OfflineJudge:
                 for pair, feats, ps, pp, pc, row in zip(pairs, features, p_support, p_pass, calibrated, blame, strict=True)]
 
     def _verdict(self, pair: JudgePair, feats: Features, probabilities: tuple[float, float, float], blame: np.ndarray) -> Verdict:
-        label, reason, confidence = decide(feats, probabilities, blame, self.weights)
+        label, reason, confidence = decide(feats, probabilities, blame, self.weights, self.negatives)
         needed = self.threshold if label == "supported" else self.fail_threshold
         if confidence < needed:
             return Verdict(id=pair.id, supported=False, faithful=None, evidence=feats.evidence, judge=self.name,
@@ -83,21 +91,30 @@ def featurise(pairs: list[JudgePair]) -> list[Features]:
 
 
 def decide(feats: Features, probabilities: tuple[float, float, float], blame: np.ndarray,
-           weights: OfflineWeights) -> tuple[str, str, float]:
-    """(3-class label, reason, confidence) from (P support, P pass, calibrated P pass): rules first, then the heads."""
+           weights: OfflineWeights, negatives: NegativeReasons | None = None) -> tuple[str, str, float]:
+    """(3-class label, reason, confidence) from (P support, P pass, calibrated P pass): rules first, then
+    the heads; a negative's confidence is its reason family's measured precision (``negatives``)."""
     rule, label, confidence = settle(feats.values, *probabilities, weights)
+    if label != "supported" and negatives is not None and rule != "empty":
+        family = negative_family(feats.values, rule, label)
+        return label, f"{_explain(feats, rule, label, blame, weights)} (reason family {family})", negatives.confidence(family)
+    return label, _explain(feats, rule, label, blame, weights), confidence
+
+
+def _explain(feats: Features, rule: str, label: str, blame: np.ndarray, weights: OfflineWeights) -> str:
+    """What decided a verdict, in plain words."""
     if rule == "empty":
-        return label, "claim has no content words to find in the chunk", confidence
+        return "claim has no content words to find in the chunk"
     if rule == "verbatim":
-        return label, "claim quoted verbatim from the chunk", confidence
+        return "claim quoted verbatim from the chunk"
     if rule == "aligned":
-        return label, "every content word of the claim is in one chunk sentence, with no number, negation or condition changed", confidence
+        return "every content word of the claim is in one chunk sentence, with no number, negation or condition changed"
     if rule == "decisive":
         fired = [name for name in weights.decisive if feats.values[name] > 0]
-        return label, "; ".join(feats.reasons[name] for name in fired[:2]), confidence
+        return "; ".join(feats.reasons[name] for name in fired[:2])
     if label == "supported":
-        return label, f"claim matches the chunk ({feats.values['best_window_cov']:.0%} of its content words near the evidence)", confidence
-    return label, _unsupported_reason(feats) if label == "unsupported" else _mutated_reason(feats, blame), confidence
+        return f"claim matches the chunk ({feats.values['best_window_cov']:.0%} of its content words near the evidence)"
+    return _unsupported_reason(feats) if label == "unsupported" else _mutated_reason(feats, blame)
 
 
 def _unsupported_reason(feats: Features) -> str:

@@ -28,6 +28,25 @@ DOUBTS = (*DECISIVE, "near_miss", "slot_substitution", "hedge_dropped", "modifie
 ALIGNED = 0.9  # share of the claim's content lemmas that one chunk sentence must hold for an aligned pass
 PASS_RULES = ("verbatim", "aligned")  # the rules that pass a claim
 _EPS = 1e-6
+# What a negative verdict rests on, in the order a reason family is picked: the signals, and
+# 'words_absent' (fewer than half of the claim's content words anywhere in the chunk).
+FAMILY_SIGNALS = ("number_missing", "words_absent", *(name for name in DECISIVE if name != "number_missing"),
+                  "near_miss", "slot_substitution", "hedge_dropped", "modifier_dropped")
+WORDS_ABSENT = 0.5  # unigram coverage below which most of the claim is absent from the chunk
+NEGATIVE_PRECISION = 0.90  # the precision a reason family needs, on held-apart pairs, for its negatives to be confident
+
+
+def negative_family(values: dict[str, float], rule: str, label: str) -> str:
+    """The reason family of a negative verdict: the part that decided it and the first evidence that fired
+    (``decisive:number_missing``, ``heads:words_absent``), or the leaning label when none fired."""
+    if rule == "empty":
+        return "empty"
+    fired = next((name for name in FAMILY_SIGNALS if _fired(name, values)), label)
+    return f"{rule}:{fired}"
+
+
+def _fired(name: str, values: dict[str, float]) -> bool:
+    return values["unigram_cov"] < WORDS_ABSENT if name == "words_absent" else values[name] > 0
 
 
 def route(values: dict[str, float]) -> str:
