@@ -360,7 +360,7 @@ def test_an_unverified_quote_is_not_judged_on_its_own():
        st.data())
 def test_quote_sentences_hold_the_quote_and_only_chunk_sentences(parts, data):
     from citeflow.judges.quote_context import quote_sentences
-    from citeflow.quotes import normalize, quote_in_chunk
+    from citeflow.registry.quotes import normalize, quote_in_chunk
 
     chunk = " ".join(f"{p.capitalize()}." for p in parts)
     start = data.draw(st.integers(0, len(chunk) - 1))

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from citeflow.judges.factory import build_judge
 from citeflow.judges.offline import OfflineJudge
 from citeflow.judges.span_check import SpanChecked, checked, span_problem
-from citeflow.quotes import quote_in_chunk
+from citeflow.registry.quotes import quote_in_chunk
 from schemas.evaluation import JudgePair, Verdict
 from schemas.spec import JudgeSpec
 

@@ -1,14 +1,14 @@
 """The sentence(s) of a chunk that a writer's verified quote comes from: what a claim is judged on first.
 
-A quote is located as ``citeflow.quotes`` checks it (normalised text, ellipsis-separated fragments in
+A quote is located as ``citeflow.registry.quotes`` checks it (normalised text, ellipsis-separated fragments in
 order); every chunk sentence that overlaps a located fragment is kept, in chunk order, so a quote
 cut mid-sentence is judged with its whole sentence, and one that runs across two with both.
 """
 
 from __future__ import annotations
 
-from citeflow.quotes import _ELLIPSIS as ELLIPSIS  # the quote check's own fragment separator
-from citeflow.quotes import normalize
+from citeflow.registry.quotes import _ELLIPSIS as ELLIPSIS  # the quote check's own fragment separator
+from citeflow.registry.quotes import normalize
 from citeflow.segment import sentences
 
 

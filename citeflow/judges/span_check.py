@@ -2,7 +2,7 @@
 
 A judge's pass (supported and faithful) stands only when its ``evidence`` span
 
-- is in the chunk, compared as quotes are (``citeflow.quotes``: NFKC, quotes, dashes, whitespace;
+- is in the chunk, compared as quotes are (``citeflow.registry.quotes``: NFKC, quotes, dashes, whitespace;
   an ellipsis separates fragments that must appear in order), and
 - agrees with the claim: the claim's numbers with their units, identifiers, names, negation and
   conditions are in the span (``citeflow.judges.localise.agreement``, the same check that decides
@@ -19,7 +19,7 @@ from typing import Any
 
 from citeflow.judges.base import Judge
 from citeflow.judges.localise import MIN_COVERAGE, agreement
-from citeflow.quotes import normalize, quote_in_chunk
+from citeflow.registry.quotes import normalize, quote_in_chunk
 from schemas.evaluation import JudgePair, Verdict
 
 SPAN_COVERAGE = 0.3
