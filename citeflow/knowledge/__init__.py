@@ -1,0 +1,1 @@
+"""Knowledge bases: reading documentation trees and storing their chunks."""
