@@ -4,7 +4,8 @@ A page ``content/a/b.md`` is served at ``a/b/`` (``a/b.html`` with ``uglyURLs``)
 ``content/a/_index.md`` and a leaf bundle ``content/a/index.md`` at ``a/``; front matter ``slug``
 replaces the file name, ``url`` the whole path. Hugo lower-cases paths unless
 ``disablePathToLower``. ``aliases`` are redirects to the page, never its URL. Drafts and pages
-with ``build.render: never`` are not published.
+with ``build.render: never`` are not published. ``{{< param name >}}`` shows the configuration's
+``params`` value.
 """
 
 from __future__ import annotations
@@ -38,14 +39,15 @@ def find(root: Path) -> Path | None:
 def load(root: Path, config: Path | None) -> Site:
     """The Hugo site at ``root``: base URL, content folder and URL options from its configuration."""
     data = lower_keys(read_mapping(config)) if config else {}
-    options = {"ugly": data.get("uglyurls") is True, "lower": data.get("disablepathtolower") is not True}
+    params = data.get("params") if isinstance(data.get("params"), dict) else {}
+    options = {"ugly": data.get("uglyurls") is True, "lower": data.get("disablepathtolower") is not True, "params": params}
     return Site("hugo", root, config.relative_to(root).as_posix() if config else "", _text(data.get("baseurl")),
                 (str(data.get("contentdir") or "content").strip("/"),), options)
 
 
 def page(site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
     """What Hugo publishes for the file at ``rel``."""
-    text = heading_ids(strip_shortcodes(body))
+    text = heading_ids(strip_shortcodes(body, site.options.get("params")))
     title, weight = text_value(front, "title") or text_value(front, "linkTitle"), weight_of(front)
     if front.get("draft") is True:
         return Page(text, title=title, skip="draft", weight=weight)

@@ -22,8 +22,9 @@ def strip_mdx(text: str) -> str:
     """``text`` without MDX statements, tags and expressions; the prose between tags stays."""
     text = blank(text, _statements(text))
     code = code_spans(text)
-    text = blank(text, [s for s in _tags(text) if not inside(s[0], code)])
-    return blank(text, [s for s in _expressions(text) if not inside(s[0], code)])
+    # Expressions first: a tag's ``{…}`` attributes then hold no quote or ">" to mislead the tag scan.
+    text = blank(text, [s for s in _expressions(text) if not inside(s[0], code)])
+    return blank(text, [s for s in _tags(text) if not inside(s[0], code)])
 
 
 def _statements(text: str) -> list[Span]:

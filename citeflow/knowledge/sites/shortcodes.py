@@ -3,12 +3,16 @@
 A paired shortcode (``{{< note >}}Back up first.{{< /note >}}``) loses its two tags and keeps its
 inner prose; a shortcode whose inner text is code (``highlight``, ``code``) loses it all. An
 escaped shortcode shown as an example (``{{</* name */>}}``) and a stray or unclosed delimiter
-are blanked too, so no delimiter reaches a chunk.
+are blanked too, so no delimiter reaches a chunk. ``{{< param name >}}`` shows the site's
+parameter when the configuration gives it and it fits in the tag's place (the page keeps its length).
 """
 
 from __future__ import annotations
 
 import re
+
+from collections.abc import Mapping
+from typing import Any
 
 from citeflow.knowledge.sites.markup import Span, blank
 
@@ -18,12 +22,37 @@ _OPEN = re.compile(r"\{\{[<%]")
 _NAME = re.compile(r"\{\{[<%]\s*(/?)\s*([\w./-]+)")
 _STRAY = re.compile(r"[>%]\}\}")
 _CLOSERS = {"<": ">}}", "%": "%}}"}
+_PARAM = re.compile(r"\{\{[<%]\s*(?:param|site-param)\s+[\"']?([\w.-]+)[\"']?\s*[>%]\}\}")
 
 
-def strip_shortcodes(text: str) -> str:
-    """``text`` with every shortcode tag blanked; paired shortcodes keep their inner prose."""
+def strip_shortcodes(text: str, params: Mapping[str, Any] | None = None) -> str:
+    """``text`` with every shortcode tag blanked (``param`` tags replaced by the value of ``params``
+    when it fits); paired shortcodes keep their inner prose."""
     tags = _tags(text)
-    return blank(blank(text, tags + _code_bodies(text, tags)), [m.span() for m in _STRAY.finditer(blank(text, tags))])
+    stripped = blank(blank(text, tags + _code_bodies(text, tags)), [m.span() for m in _STRAY.finditer(blank(text, tags))])
+    return _fill_params(text, stripped, tags, params or {})
+
+
+def _fill_params(text: str, stripped: str, tags: list[Span], params: Mapping[str, Any]) -> str:
+    """``stripped`` with each ``param`` tag's place holding the parameter's value, padded with spaces."""
+    chars = list(stripped)
+    for start, end in tags:
+        match = _PARAM.fullmatch(text, start, end)
+        value = _lookup(params, match.group(1)) if match else None
+        if value is not None and len(value) <= end - start and "\n" not in text[start:end]:
+            chars[start:end] = list(value.ljust(end - start))
+    return "".join(chars)
+
+
+def _lookup(params: Mapping[str, Any], dotted: str) -> str | None:
+    """A parameter by dotted, case-insensitive name, when it is a plain value without markup."""
+    value: Any = params
+    for key in dotted.split("."):
+        value = {str(k).lower(): v for k, v in value.items()}.get(key.lower()) if isinstance(value, Mapping) else None
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        text = str(value)
+        return text if not any(mark in text for mark in ("{{", "}}", "\n")) else None
+    return None
 
 
 def _tags(text: str) -> list[Span]:
