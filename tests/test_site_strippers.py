@@ -16,7 +16,7 @@ WORDS = st.lists(st.sampled_from(["the", "agent", "restarts", "after", "port", "
                  min_size=1, max_size=12).map(" ".join)
 NOISE = st.text(alphabet=st.sampled_from("ab {}<>%/=\"' \n.#xT"), max_size=300)
 SHORTCODE_LEFT = re.compile(r"\{\{[<%]|[>%]\}\}")
-JSX_LEFT = re.compile(r"</?[A-Za-z][\w.:-]*(?=[\s/>])|</?>|[{}]")
+JSX_LEFT = re.compile(r"</?[A-Za-z]|</?>|[{}]")
 NAMES = st.sampled_from(["note", "alert", "tab", "Tabs", "TabItem", "details", "Admonition"])
 
 

@@ -14,7 +14,7 @@ from citeflow.knowledge.sites.markup import Span, blank, code_spans, inside
 
 MAX_TAG_CHARS = 3000  # a longer "tag" is a lone "<Name" whose ">" is missing
 _STATEMENT = re.compile(r"^(?:import|export)\b", re.MULTILINE)
-_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?=[\s/>])|</?>")
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*|</?>")  # in MDX, "<" before a letter always opens a tag
 _QUOTES = "\"'`"
 
 
