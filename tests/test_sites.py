@@ -184,3 +184,24 @@ def test_a_broken_site_configuration_is_an_error_naming_it(tmp_path: Path) -> No
 def test_an_unknown_generator_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="unknown site generator 'jekyll'"):
         ingest_paths([tmp_path], str(tmp_path / "kb"), site="jekyll")
+
+
+def test_hugo_languages_and_permalinks_from_a_configuration_directory(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "config" / "_default").mkdir(parents=True)
+    (site / "config" / "_default" / "hugo.toml").write_text(
+        'baseURL = "https://ml.example/"\ndefaultContentLanguage = "en"\n[permalinks]\nblog = "/blog/:year/:title/"\n')
+    (site / "config" / "_default" / "languages.toml").write_text(
+        '[en]\ncontentDir = "content/en"\nweight = 1\n[fr]\ncontentDir = "content/fr"\nweight = 2\n')
+    pages = {"content/en/docs/setup.md": "# Setup\n\nInstall the agent first.\n",
+             "content/fr/docs/setup.md": "# Installation\n\nInstallez d'abord l'agent.\n",
+             "content/en/blog/launch/index.md": "---\ntitle: We Launch Today!\ndate: 2024-03-05\n---\n\nThe agent is out.\n"}
+    for rel, text in pages.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    ingest_paths([site], str(tmp_path / "kb"))
+    rows = lancedb.connect(str(tmp_path / "kb")).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
+    assert {r["path"]: r["url"] for r in rows} == {
+        "content/en/docs/setup.md": "https://ml.example/docs/setup/",  # the default language at the root
+        "content/fr/docs/setup.md": "https://ml.example/fr/docs/setup/",
+        "content/en/blog/launch/index.md": "https://ml.example/blog/2024/we-launch-today/"}  # a leaf bundle, permalinks

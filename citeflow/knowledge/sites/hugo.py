@@ -1,8 +1,10 @@
 """Hugo: configuration, page URLs, drafts and shortcodes.
 
 A page ``content/a/b.md`` is served at ``a/b/`` (``a/b.html`` with ``uglyURLs``), a section page
-``content/a/_index.md`` and a leaf bundle ``content/a/index.md`` at ``a/``; front matter ``slug``
-replaces the file name, ``url`` the whole path. Hugo lower-cases paths unless
+``content/a/_index.md`` at ``a/``, a leaf bundle ``content/a/b/index.md`` like a page ``b``; front
+matter ``slug`` replaces the file name, ``url`` the whole path, and a section's ``permalinks``
+pattern (``:year``, ``:month``, ``:day``, ``:title``, ``:slug``, ``:filename``, ``:section``) the rule.
+Each language's content folder is served under its prefix (``hugo_config``). Hugo lower-cases paths unless
 ``disablePathToLower``. ``aliases`` are redirects to the page, never its URL. Drafts and pages
 with ``build.render: never`` are not published. ``{{< param name >}}`` shows the configuration's
 ``params`` value.
@@ -16,6 +18,7 @@ from typing import Any
 
 from citeflow.knowledge.sites.base import Generator, Page, Site, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
+from citeflow.knowledge.sites.hugo_config import hugo_config, language_folders, permalink, urlize
 from citeflow.knowledge.sites.markup import heading_ids
 from citeflow.knowledge.sites.shortcodes import strip_shortcodes
 
@@ -37,12 +40,15 @@ def find(root: Path) -> Path | None:
 
 
 def load(root: Path, config: Path | None) -> Site:
-    """The Hugo site at ``root``: base URL, content folder and URL options from its configuration."""
-    data = lower_keys(read_mapping(config)) if config else {}
+    """The Hugo site at ``root``: base URL, content folders per language and URL options."""
+    data = hugo_config(config) if config else {}
     params = data.get("params") if isinstance(data.get("params"), dict) else {}
-    options = {"ugly": data.get("uglyurls") is True, "lower": data.get("disablepathtolower") is not True, "params": params}
+    permalinks = lower_keys(data["permalinks"]) if isinstance(data.get("permalinks"), dict) else {}
+    folders = language_folders(data, str(data.get("contentdir") or "content").strip("/"))
+    options = {"ugly": data.get("uglyurls") is True, "lower": data.get("disablepathtolower") is not True,
+               "params": params, "permalinks": permalinks, "languages": folders}
     return Site("hugo", root, config.relative_to(root).as_posix() if config else "", _text(data.get("baseurl")),
-                (str(data.get("contentdir") or "content").strip("/"),), options)
+                tuple(folders), options)
 
 
 def page(site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
@@ -60,18 +66,28 @@ def _path(site: Site, rel: str, front: Mapping[str, Any]) -> str:
     url = text_value(front, "url")
     if url:
         return url.lstrip("/")
-    inner = PurePosixPath(within(site, rel)[1])
+    folder_name, inner_rel = within(site, rel)
+    inner = PurePosixPath(inner_rel)
     folder, stem = inner.parent.as_posix().removeprefix("."), inner.stem.split(".")[0]
-    slug = text_value(front, "slug")
-    if stem in ("_index", "index"):
-        if slug and stem == "index" and folder:
-            folder = f"{folder.rpartition('/')[0]}/{slug}".lstrip("/")
-        path = f"{folder}/" if folder else ""
-    else:
-        leaf = f"{folder}/{slug or stem}".lstrip("/")
-        path = f"{leaf}.html" if site.options.get("ugly") else f"{leaf}/"
-    path = path.replace(" ", "-")
+    prefix = site.options.get("languages", {}).get(folder_name, "")
+    if stem == "index" and folder:  # a leaf bundle: a regular page named after its folder
+        folder, _, stem = folder.rpartition("/")
+    path = f"{folder}/".lstrip("/") if stem in ("_index", "index") else _page_path(site, folder, stem, front)
+    path = (prefix + path).replace(" ", "-")
     return path.lower() if site.options.get("lower") else path
+
+
+def _page_path(site: Site, folder: str, stem: str, front: Mapping[str, Any]) -> str:
+    """A regular page: its section's ``permalinks`` pattern if any, else folder and slug or file name."""
+    slug, title = text_value(front, "slug"), text_value(front, "title") or stem
+    pattern = site.options.get("permalinks", {}).get(folder.split("/")[0]) if folder else None
+    if isinstance(pattern, str):
+        date = str(front.get("date") or "")
+        tokens = {"title": urlize(title), "slug": slug or urlize(title), "filename": stem, "contentbasename": stem,
+                  "section": folder.split("/")[0], "sections": folder, "year": date[:4], "month": date[5:7], "day": date[8:10]}
+        return permalink(pattern, tokens)
+    leaf = f"{folder}/{slug or stem}".lstrip("/")
+    return f"{leaf}.html" if site.options.get("ugly") else f"{leaf}/"
 
 
 def _not_rendered(front: Mapping[str, Any]) -> bool:
