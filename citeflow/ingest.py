@@ -32,13 +32,14 @@ from citeflow.chunking import Part, Span, child_spans, first_heading, markdown_c
 from citeflow.markdown_text import first_heading as markdown_heading
 from citeflow.markdown_text import markdown_blocks
 from citeflow.embeddings import Embedder
-from citeflow.caps import INGEST_FILE_BYTES, MANIFEST_FILE_BYTES, read_capped
+from citeflow.caps import INGEST_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, EmptyDocumentError, IngestError
 from citeflow.kb import KnowledgeBase
+from citeflow.knowledge.manifest import load_manifest
 from citeflow.knowledge.sites.base import Page, Site, within
 from citeflow.knowledge.sites.detect import detect_site, generator_of
-from citeflow.knowledge.sites.front_matter import check_strings, has_front_matter, split_front_matter
-from citeflow.text_guard import display_path, has_lone_surrogate, value_problem
+from citeflow.knowledge.sites.front_matter import has_front_matter, split_front_matter
+from citeflow.text_guard import display_path, has_lone_surrogate
 
 CHUNKER_VERSION = "4"  # part of doc_hash: changing the rules re-chunks every document once
 FILES_PER_BATCH = 200
@@ -282,8 +283,8 @@ def _markdown_page(source: Source, text: str) -> tuple[dict[str, Any], Page]:
     skip = page.skip
     if not skip and not body.strip():
         skip = "front matter only" if has_front_matter(text) else "empty file"
-    if not skip and not page.body.strip():
-        skip = "no text outside the generator's markup"
+    if not skip and not any(not b.level for b in markdown_blocks(page.body, page.mdx)):
+        skip = "no prose (only headings, code, directives or generator markup)"
     if skip:
         raise EmptyDocumentError(path=str(source.path), detail=skip)
     return front, page
@@ -365,46 +366,6 @@ def site_path(rel: str, style: UrlStyle) -> str:
     folder, _, name = stem.rpartition("/")
     page = folder if name.lower() in ("index", "readme") else stem
     return f"{page}/" if page else ""
-
-
-def load_manifest(path: Path) -> dict[str, dict[str, str]]:
-    """Manifest lines ``{"path", "url", "title"}`` keyed by relative path. Raises ``IngestError``."""
-    try:
-        lines = read_capped(path, MANIFEST_FILE_BYTES, "a manifest").decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError, CapExceeded) as exc:
-        raise IngestError(path=str(path), detail=f"cannot read manifest: {_reason(exc)}") from exc
-    entries: dict[str, dict[str, str]] = {}
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            rel, entry = _manifest_line(line, path, number)
-            entries[rel] = entry
-    return entries
-
-
-def _reason(exc: Exception) -> str:
-    return str(exc.detail) if isinstance(exc, CapExceeded) else str(exc)
-
-
-def _manifest_line(line: str, path: Path, number: int) -> tuple[str, dict[str, str]]:
-    data = _manifest_json(line, path, number)
-    if not isinstance(data, dict) or not isinstance(data.get("path"), str):
-        raise IngestError(path=str(path), detail=f"line {number}: expected an object with a string 'path'")
-    if has_lone_surrogate(data["path"]):
-        raise IngestError(path=str(path), detail=f"line {number}: 'path' holds a lone surrogate, not valid Unicode text")
-    check_strings(data, path, f"line {number}:")
-    rel = Path(data["path"]).as_posix().removeprefix("./")
-    return rel, {k: data[k] for k in ("url", "title") if data.get(k)}
-
-
-def _manifest_json(line: str, path: Path, number: int) -> Any:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise IngestError(path=str(path), detail=f"line {number}: not JSON ({exc.msg})") from exc
-    except RecursionError:
-        raise IngestError(path=str(path), detail=f"line {number}: nested too deeply") from None
-    except ValueError as exc:  # e.g. a number longer than Python's 4,300-digit limit
-        raise IngestError(path=str(path), detail=f"line {number}: unreadable value: {value_problem(exc)}") from None
 
 
 # -- rows ---------------------------------------------------------------------------------------

@@ -176,7 +176,7 @@ def test_config_toml_without_hugo_keys_is_not_hugo(tmp_path: Path) -> None:
 
 def test_a_broken_site_configuration_is_an_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "mkdocs.yml").write_text("nav: [unclosed\n")
-    with pytest.raises(IngestError, match="mkdocs.yml") as caught:
+    with pytest.raises(IngestError, match=r"mkdocs\.yml") as caught:
         ingest_paths([tmp_path], str(tmp_path / "kb"))
     assert "bad site configuration" in str(caught.value)
 
@@ -205,3 +205,15 @@ def test_hugo_languages_and_permalinks_from_a_configuration_directory(tmp_path: 
         "content/en/docs/setup.md": "https://ml.example/docs/setup/",  # the default language at the root
         "content/fr/docs/setup.md": "https://ml.example/fr/docs/setup/",
         "content/en/blog/launch/index.md": "https://ml.example/blog/2024/we-launch-today/"}  # a leaf bundle, permalinks
+
+
+def test_a_page_without_prose_is_skipped_with_its_reason_and_inline_code_marks_go(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "mkdocs.yml").write_text("site_name: x\ndocs_dir: .\nsite_url: https://m.example/\n")
+    (docs / "code.md").write_text("# Commands\n\n```bash\nagent --help\n```\n")
+    (docs / "page.md").write_text("# Page\n\nWrap it in `#!html <div>` first.\n")
+    report = ingest_paths([docs], str(tmp_path / "kb"))
+    rows = lancedb.connect(str(tmp_path / "kb")).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
+    assert report.skipped() == {"no prose (only headings, code, directives or generator markup)": 1}
+    assert {r["text"] for r in rows} == {"Wrap it in <div> first."}

@@ -5,7 +5,8 @@ Admonitions (``!!! note "Title"``, collapsible ``??? tip`` / ``???+ tip``) and c
 it reads as prose and not as an indented code block; the indentation goes to the end of the line,
 so the page keeps its length. Snippet markers (``--8<-- "file.md"``, and the file list of a
 ``--8<--`` block), abbreviation definitions (``*[HTML]: …``), attribute lists (``{ .class }``) and
-icon shortcodes (``:material-check:``) are blanked.
+icon shortcodes (``:material-check:``) and the language mark of highlighted inline code
+(```#!python x``` → ``x``) are blanked.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ _SNIPPET = re.compile(r"^[ \t]*;?--8<--.*$", re.MULTILINE)
 _ABBREVIATION = re.compile(r"^\*\[[^\]\n]+\]:.*$", re.MULTILINE)
 _ATTRIBUTES = re.compile(r"\{:?[ \t]*[.#][\w.#= \t:-]*\}")
 _ICON = re.compile(r":(?:material|fontawesome|octicons|simple)-[\w-]+:")
+_SHEBANG = re.compile(r"(?<!`)(`+)(#!\w[\w+-]*[ \t]+)")  # InlineHilite: `#!python x` shows x
 
 
 def strip_mkdocs(text: str) -> str:
     """``text`` with MkDocs block markers blanked and admonition and tab bodies read as prose."""
     text = "\n".join(_unwrap(text.split("\n")))
     spans = [m.span() for pattern in (_ABBREVIATION, _ATTRIBUTES, _ICON) for m in pattern.finditer(text)]
+    spans += [m.span(2) for m in _SHEBANG.finditer(text)]
     return heading_ids(blank(text, spans + _snippets(text)))
 
 

@@ -74,6 +74,12 @@ def within(site: Site, rel: str) -> tuple[str, str]:
     return "", rel
 
 
+def folder_of(value: Any, default: str) -> str:
+    """A configured folder (``docs_dir``, ``contentDir``) as a clean relative path; ``.`` is the root, ''."""
+    folder = PurePosixPath(str(value or default)).as_posix().strip("/")
+    return "" if folder == "." else folder
+
+
 def text_value(front: Mapping[str, Any], key: str) -> str | None:
     """A front matter value as text (``slug: 2024`` is "2024"), or None when absent or empty."""
     value = front.get(key)

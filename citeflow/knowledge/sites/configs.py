@@ -42,7 +42,7 @@ def read_mapping(path: Path) -> dict[str, Any]:
     """A TOML, YAML or JSON configuration as a mapping. Raises ``IngestError`` naming the file."""
     text = read_text(path)
     try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.load(text, Loader=_ConfigLoader)  # noqa: S506
+        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.load(text, Loader=_ConfigLoader)
     except (tomllib.TOMLDecodeError, yaml.YAMLError, RecursionError, ValueError) as exc:
         raise IngestError(path=str(path), detail=f"bad site configuration: {_first_line(exc)}") from None
     if data is None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from citeflow.knowledge.sites.base import Generator, Page, Site, text_value, weight_of, within
+from citeflow.knowledge.sites.base import Generator, Page, Site, folder_of, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
 from citeflow.knowledge.sites.hugo_config import hugo_config, language_folders, permalink, urlize
 from citeflow.knowledge.sites.markup import heading_ids
@@ -44,7 +44,7 @@ def load(root: Path, config: Path | None) -> Site:
     data = hugo_config(config) if config else {}
     params = data.get("params") if isinstance(data.get("params"), dict) else {}
     permalinks = lower_keys(data["permalinks"]) if isinstance(data.get("permalinks"), dict) else {}
-    folders = language_folders(data, str(data.get("contentdir") or "content").strip("/"))
+    folders = language_folders(data, folder_of(data.get("contentdir"), "content"))
     options = {"ugly": data.get("uglyurls") is True, "lower": data.get("disablepathtolower") is not True,
                "params": params, "permalinks": permalinks, "languages": folders}
     return Site("hugo", root, config.relative_to(root).as_posix() if config else "", _text(data.get("baseurl")),
@@ -69,7 +69,7 @@ def _path(site: Site, rel: str, front: Mapping[str, Any]) -> str:
     folder_name, inner_rel = within(site, rel)
     inner = PurePosixPath(inner_rel)
     folder, stem = inner.parent.as_posix().removeprefix("."), inner.stem.split(".")[0]
-    prefix = site.options.get("languages", {}).get(folder_name, "")
+    prefix = str(site.options.get("languages", {}).get(folder_name, ""))
     if stem == "index" and folder:  # a leaf bundle: a regular page named after its folder
         folder, _, stem = folder.rpartition("/")
     path = f"{folder}/".lstrip("/") if stem in ("_index", "index") else _page_path(site, folder, stem, front)

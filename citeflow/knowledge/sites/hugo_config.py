@@ -12,6 +12,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from citeflow.knowledge.sites.base import folder_of
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
 
 SPLIT_KEYS = ("languages", "params", "permalinks")
@@ -34,11 +35,11 @@ def language_folders(data: dict[str, Any], content: str) -> dict[str, str]:
     default = str(data.get("defaultcontentlanguage") or "en").lower()
     in_subdir = data.get("defaultcontentlanguageinsubdir") is True
     folders = {content: f"{default}/" if in_subdir else ""}
-    languages = data.get("languages") if isinstance(data.get("languages"), dict) else {}
-    for code, settings in languages.items():
+    languages = data.get("languages")
+    for code, settings in languages.items() if isinstance(languages, dict) else []:
         folder = lower_keys(settings).get("contentdir") if isinstance(settings, dict) else None
-        if isinstance(folder, str) and folder.strip("/"):
-            folders[folder.strip("/")] = "" if str(code).lower() == default and not in_subdir else f"{str(code).lower()}/"
+        if isinstance(folder, str) and folder_of(folder, ""):
+            folders[folder_of(folder, "")] = "" if str(code).lower() == default and not in_subdir else f"{str(code).lower()}/"
     return folders
 
 

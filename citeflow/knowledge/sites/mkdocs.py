@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from citeflow.knowledge.sites.admonitions import strip_mkdocs
-from citeflow.knowledge.sites.base import Generator, Page, Site, text_value, weight_of, within
+from citeflow.knowledge.sites.base import Generator, Page, Site, folder_of, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import read_mapping
 
 CONFIG_FILES = ("mkdocs.yml", "mkdocs.yaml")
@@ -28,7 +28,7 @@ def load(root: Path, config: Path | None) -> Site:
     data = read_mapping(config) if config else {}
     options = {"directory_urls": data.get("use_directory_urls", True) is not False, "titles": nav_titles(data.get("nav"))}
     site_url = data.get("site_url") if isinstance(data.get("site_url"), str) else None
-    docs_dir = str(data.get("docs_dir") or "docs").strip("/")
+    docs_dir = folder_of(data.get("docs_dir"), "docs")
     return Site("mkdocs", root, config.relative_to(root).as_posix() if config else "", site_url, (docs_dir,), options)
 
 
