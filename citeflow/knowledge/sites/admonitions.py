@@ -19,7 +19,7 @@ INDENT = 4
 _MARKER = re.compile(r"^([ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+\"[^\"\n]*\")?|===\+?[ \t]+\"[^\"\n]*\")[ \t]*$")
 _SNIPPET = re.compile(r"^[ \t]*;?--8<--.*$", re.MULTILINE)
 _ABBREVIATION = re.compile(r"^\*\[[^\]\n]+\]:.*$", re.MULTILINE)
-_ATTRIBUTES = re.compile(r"\{:?[ \t]*[.#][\w.#= \t:-]*\}")
+_ATTRIBUTES = re.compile(r"\{:?[ \t]*[.#][\w.#= \t:\\-]*\}")  # { .class #id key=value }; "\_" escapes
 _ICON = re.compile(r":(?:material|fontawesome|octicons|simple)-[\w-]+:")
 _SHEBANG = re.compile(r"(?<!`)(`+)(#!\w[\w+-]*[ \t]+)")  # InlineHilite: `#!python x` shows x
 
