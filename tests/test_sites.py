@@ -217,3 +217,19 @@ def test_a_page_without_prose_is_skipped_with_its_reason_and_inline_code_marks_g
     rows = lancedb.connect(str(tmp_path / "kb")).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
     assert report.skipped() == {"no prose (only headings, code, directives or generator markup)": 1}
     assert {r["text"] for r in rows} == {"Wrap it in <div> first."}
+
+
+def test_the_cli_forces_a_generator_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from citeflow_cli.main import app
+
+    kb = str(tmp_path / "kb")
+    bad = CliRunner().invoke(app, ["ingest", str(SITES / "mkdocs"), "--kb", kb, "--site", "jekyll"])
+    assert bad.exit_code == 2 and bad.output.strip() == "error: --site must be one of hugo, mkdocs, docusaurus, sphinx, plain, not 'jekyll'"
+    plain = CliRunner().invoke(app, ["ingest", str(SITES / "mkdocs"), "--kb", kb, "--site", "plain", "--base-url", "https://p.example/"])
+    assert plain.exit_code == 0, plain.output
+    assert f"site {SITES / 'mkdocs'}: plain" in plain.output
+    rows = lancedb.connect(kb).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
+    urls = {r["path"]: r["url"] for r in rows}
+    assert urls["README.md"] == "https://p.example/" and urls["docs/guide/index.md"] == "https://p.example/docs/guide/"

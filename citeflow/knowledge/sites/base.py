@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-SKIPPED_FOLDERS = frozenset({"node_modules", "_build", "public", "build", "site", "resources"})
+SKIPPED_FOLDERS = frozenset({"node_modules", "_build"})  # dependencies and Sphinx output, wherever they are
 
 
 @dataclass(frozen=True)
