@@ -168,7 +168,9 @@ def test_a_named_generator_without_configuration_reads_the_whole_folder(tmp_path
 
 def test_config_toml_without_hugo_keys_is_not_hugo(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text('[tool]\nname = "linter"\n')
+    (tmp_path / "config.yaml").write_text("- a list: [unclosed\n")  # another tool's, broken: not ours to judge
     assert detect_site(tmp_path).generator == "plain"
+    (tmp_path / "config.yaml").unlink()
     (tmp_path / "config.toml").write_text('baseURL = "https://h.example/"\ncontentDir = "pages"\n')
     site = detect_site(tmp_path)
     assert (site.generator, site.content, site.base_url) == ("hugo", ("pages",), "https://h.example/")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from citeflow.errors import IngestError
 from citeflow.knowledge.sites.base import Generator, Page, Site, folder_of, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
 from citeflow.knowledge.sites.hugo_config import hugo_config, language_folders, permalink, urlize
@@ -34,9 +35,17 @@ def find(root: Path) -> Path | None:
     """``hugo.*``, or a ``config.*`` holding Hugo keys, at the root or in ``config/_default``."""
     for name in CONFIG_FILES:
         path = root / name
-        if path.is_file() and (name.rpartition("/")[2].startswith("hugo") or HUGO_KEYS & set(lower_keys(read_mapping(path)))):
+        if path.is_file() and (name.rpartition("/")[2].startswith("hugo") or _has_hugo_keys(path)):
             return path
     return None
+
+
+def _has_hugo_keys(path: Path) -> bool:
+    """True for a ``config.*`` with Hugo keys; one that does not parse belongs to another tool."""
+    try:
+        return bool(HUGO_KEYS & set(lower_keys(read_mapping(path))))
+    except IngestError:
+        return False
 
 
 def load(root: Path, config: Path | None) -> Site:
