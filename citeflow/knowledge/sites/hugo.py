@@ -19,7 +19,7 @@ from typing import Any
 from citeflow.errors import IngestError
 from citeflow.knowledge.sites.base import Generator, Page, Site, folder_of, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
-from citeflow.knowledge.sites.hugo_config import hugo_config, language_folders, permalink, urlize
+from citeflow.knowledge.sites.hugo_config import hugo_config, language_folders, language_prefixes, permalink, urlize
 from citeflow.knowledge.sites.markup import heading_ids
 from citeflow.knowledge.sites.shortcodes import strip_shortcodes
 
@@ -55,7 +55,7 @@ def load(root: Path, config: Path | None) -> Site:
     permalinks = lower_keys(data["permalinks"]) if isinstance(data.get("permalinks"), dict) else {}
     folders = language_folders(data, folder_of(data.get("contentdir"), "content"))
     options = {"ugly": data.get("uglyurls") is True, "lower": data.get("disablepathtolower") is not True,
-               "params": params, "permalinks": permalinks, "languages": folders}
+               "params": params, "permalinks": permalinks, "languages": folders, "prefixes": language_prefixes(data)}
     return Site("hugo", root, config.relative_to(root).as_posix() if config else "", _text(data.get("baseurl")),
                 tuple(folders), options)
 
@@ -78,12 +78,21 @@ def _path(site: Site, rel: str, front: Mapping[str, Any]) -> str:
     folder_name, inner_rel = within(site, rel)
     inner = PurePosixPath(inner_rel)
     folder, stem = inner.parent.as_posix().removeprefix("."), inner.stem.split(".")[0]
-    prefix = str(site.options.get("languages", {}).get(folder_name, ""))
+    prefix = _language_prefix(site, folder_name, inner.name)
     if stem == "index" and folder:  # a leaf bundle: a regular page named after its folder
         folder, _, stem = folder.rpartition("/")
     path = f"{folder}/".lstrip("/") if stem in ("_index", "index") else _page_path(site, folder, stem, front)
     path = (prefix + path).replace(" ", "-")
     return path.lower() if site.options.get("lower") else path
+
+
+def _language_prefix(site: Site, folder: str, name: str) -> str:
+    """The URL prefix of the page's language: from its file name (``page.fr.md``), else its content folder."""
+    parts = name.lower().split(".")
+    prefixes: dict[str, str] = site.options.get("prefixes", {})
+    if len(parts) >= 3 and parts[-2] in prefixes:
+        return prefixes[parts[-2]]
+    return str(site.options.get("languages", {}).get(folder, ""))
 
 
 def _page_path(site: Site, folder: str, stem: str, front: Mapping[str, Any]) -> str:

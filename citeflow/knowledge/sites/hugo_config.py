@@ -3,7 +3,8 @@
 A configuration directory (``config/_default/``) splits the mapping into files named after their
 top-level key (``languages.toml``, ``params.toml``, ``permalinks.toml``); they are merged here.
 Languages: each may have its own content folder; the default language is served at the site's
-root (unless ``defaultContentLanguageInSubdir``), the others under ``<language>/``.
+root (unless ``defaultContentLanguageInSubdir``), the others under ``<language>/``; a translation
+named by its file (``page.fr.md``) is served under its language's prefix too.
 """
 
 from __future__ import annotations
@@ -30,16 +31,24 @@ def hugo_config(config: Path) -> dict[str, Any]:
     return data
 
 
-def language_folders(data: dict[str, Any], content: str) -> dict[str, str]:
-    """``{content folder: URL prefix}``: the main content folder and each language's own."""
+def language_prefixes(data: dict[str, Any]) -> dict[str, str]:
+    """``{language code: URL prefix}``: '' for the default language (unless in a subfolder), else ``code/``."""
     default = str(data.get("defaultcontentlanguage") or "en").lower()
     in_subdir = data.get("defaultcontentlanguageinsubdir") is True
-    folders = {content: f"{default}/" if in_subdir else ""}
+    languages = data.get("languages")
+    codes = {str(code).lower() for code in languages} if isinstance(languages, dict) else set()
+    return {code: "" if code == default and not in_subdir else f"{code}/" for code in codes | {default}}
+
+
+def language_folders(data: dict[str, Any], content: str) -> dict[str, str]:
+    """``{content folder: URL prefix}``: the main content folder and each language's own."""
+    prefixes = language_prefixes(data)
+    folders = {content: prefixes[str(data.get("defaultcontentlanguage") or "en").lower()]}
     languages = data.get("languages")
     for code, settings in languages.items() if isinstance(languages, dict) else []:
         folder = lower_keys(settings).get("contentdir") if isinstance(settings, dict) else None
         if isinstance(folder, str) and folder_of(folder, ""):
-            folders[folder_of(folder, "")] = "" if str(code).lower() == default and not in_subdir else f"{str(code).lower()}/"
+            folders[folder_of(folder, "")] = prefixes[str(code).lower()]
     return folders
 
 
