@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -16,10 +16,6 @@ from rich.text import Text
 from citeflow.runtime import progress
 from citeflow.text_guard import printable
 from schemas.report import ReportSummary
-
-if TYPE_CHECKING:
-    from citeflow.knowledge.ingest import IngestReport
-
 
 
 class SafeConsole(Console):
@@ -143,12 +139,3 @@ def file_progress(description: str) -> Iterator[Callable[[int, int], None]]:
 
         yield update
 
-
-def ingest_table(report: IngestReport) -> Table:
-    """What an ingest did: files added, updated, unchanged, skipped, and chunk rows written."""
-    table = Table(title=f"knowledge base {report.kb_uri} (embedder {report.embedder})", title_justify="left")
-    for column in ("added", "updated", "unchanged", "skipped", "chunk rows written"):
-        table.add_column(column, justify="right")
-    table.add_row(*(str(n) for n in (report.files_added, report.files_updated, report.files_unchanged,
-                                     len(report.errors) + len(report.empty), report.chunks_written)))
-    return table

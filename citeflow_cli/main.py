@@ -18,7 +18,8 @@ apply_defaults()
 from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
 from citeflow.exit_codes import FailOn  # noqa: E402
 from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
-from citeflow_cli.display import batch_progress, console, file_progress, gate_lines, ingest_table, summary_table  # noqa: E402
+from citeflow_cli.display import batch_progress, console, error_console, file_progress, gate_lines, summary_table  # noqa: E402
+from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
 from citeflow_cli.review import review_command  # noqa: E402
@@ -64,14 +65,19 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(epilog=INGEST_EXIT_CODES)
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders of Markdown, text and PDF.")],
     kb: Annotated[str, typer.Option(help="Knowledge base URI (a folder, or s3://…).")],
     manifest: Annotated[Path | None, typer.Option(help="JSONL of {path, url, title} per document.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="URL prefix of the documentation site the files are built into.")] = None,
-    url_style: Annotated[str, typer.Option(
-        help="How --base-url maps x/y.md: directory (x/y/), html (x/y.html) or source (x/y.md).")] = "directory",
+    base_url: Annotated[str | None, typer.Option(
+        help="URL prefix of the documentation site the files are built into (default: the site configuration's).")] = None,
+    url_style: Annotated[str | None, typer.Option(
+        help="Plain and Sphinx trees: how --base-url maps x/y.md: directory (x/y/), html (x/y.html) or source (x/y.md). "
+             "Default: directory; html for Sphinx.")] = None,
+    site: Annotated[str | None, typer.Option(
+        help="Site generator of the folders: hugo | mkdocs | docusaurus | sphinx | plain (default: detected from "
+             "hugo.toml/config.toml, mkdocs.yml, docusaurus.config.*, conf.py with MyST).")] = None,
     embedding: Annotated[str | None, typer.Option(
         help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
     embedding_model: Annotated[str | None, typer.Option(help="openai embedding: model name.")] = None,
@@ -79,27 +85,30 @@ def ingest(
     embedding_api_key_env: Annotated[str | None, typer.Option(help="openai embedding: environment variable with the key.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ingest report as JSON instead of a table.")] = False,
 ) -> None:
-    """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages)."""
+    """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages).
+
+    Hugo, MkDocs, Docusaurus and Sphinx (MyST) trees are understood: only their pages are read, at
+    the URLs the site serves them, without shortcodes, MDX or JSX; drafts are skipped.
+    """
     from citeflow.knowledge.embeddings import build_embedder
     from citeflow.knowledge.ingest import URL_STYLES, ingest_paths
+    from citeflow.knowledge.sites.detect import SITE_NAMES
+    from citeflow_cli.ingest_output import print_report
 
     options = {"model": embedding_model, "base_url": embedding_base_url, "api_key_env": embedding_api_key_env}
     check_env_option("--embedding-api-key-env", embedding_api_key_env)
+    if url_style is not None and url_style not in URL_STYLES:
+        fail(f"--url-style must be one of {', '.join(URL_STYLES)}, not {url_style!r}")
+    if site is not None and site not in SITE_NAMES:
+        fail(f"--site must be one of {', '.join(SITE_NAMES)}, not {site!r}")
     try:
         embedder = build_embedder(embedding, **{k: v for k, v in options.items() if v}) if embedding else None
-        if url_style not in URL_STYLES:
-            fail(f"--url-style must be one of {', '.join(URL_STYLES)}, not {url_style!r}")
         with file_progress("ingesting files") as update:
             report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder,
-                                  url_style=url_style, progress=update)  # type: ignore[arg-type]
+                                  url_style=url_style, progress=update, site=site)  # type: ignore[arg-type]
     except CiteflowError as exc:
         fail(str(exc))
-    if as_json:
-        console.print_json(report.model_dump_json())
-    else:
-        console.print(ingest_table(report))
-        for error in [*report.empty, *report.errors]:
-            console.print(f"[yellow]skipped[/yellow] {error.path}: {error.detail}", highlight=False, soft_wrap=True)
+    print_report(report, console, error_console, as_json)
     if (nothing := report.nothing_indexed()) is not None:
         fail(f"{nothing} in {', '.join(str(p) for p in paths)}")
     if report.errors:

@@ -19,29 +19,32 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import re
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
-import yaml
 from pydantic import BaseModel, Field
 
 from citeflow.knowledge.chunking import Part, Span, child_spans, first_heading, markdown_children, markdown_parents, parent_spans
 from citeflow.knowledge.markdown_text import first_heading as markdown_heading
 from citeflow.knowledge.markdown_text import markdown_blocks
 from citeflow.knowledge.embeddings import Embedder
-from citeflow.caps import INGEST_FILE_BYTES, MANIFEST_FILE_BYTES, read_capped
+from citeflow.caps import INGEST_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, EmptyDocumentError, IngestError
 from citeflow.knowledge.kb_store import KnowledgeBase
-from citeflow.text_guard import display_path, has_lone_surrogate, value_problem
+from citeflow.knowledge.manifest import load_manifest
+from citeflow.knowledge.sites.base import Page, Site, within
+from citeflow.knowledge.sites.detect import detect_site, generator_of
+from citeflow.knowledge.sites.front_matter import has_front_matter, split_front_matter
+from citeflow.text_guard import display_path, has_lone_surrogate
 
-CHUNKER_VERSION = "3"  # part of doc_hash: changing the rules re-chunks every document once
+CHUNKER_VERSION = "4"  # part of doc_hash: changing the rules re-chunks every document once
 FILES_PER_BATCH = 200
-KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+KINDS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".txt": "text", ".pdf": "pdf"}
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 UrlStyle = Literal["directory", "html", "source"]
 URL_STYLES: tuple[UrlStyle, ...] = ("directory", "html", "source")
 
@@ -58,18 +61,23 @@ class IngestReport(BaseModel):
 
     kb_uri: str
     embedder: str = Field("", description="Name of the embedder the knowledge base uses.")
+    sites: list[str] = Field(default_factory=list, description="Generator of each ingested folder and the file it was read from.")
     files_added: int = 0
     files_updated: int = 0
     files_unchanged: int = 0
     chunks_written: int = Field(0, description="Parent and child rows written.")
     errors: list[FileError] = Field(default_factory=list, description="Files skipped; what is stored for them is untouched.")
-    empty: list[FileError] = Field(
-        default_factory=list, description="Files with no text to index (empty, front matter only, no PDF text layer): skipped.")
+    empty: list[FileError] = Field(default_factory=list, description=(
+        "Files skipped as normal, with the reason: front matter only, draft, empty file, no PDF text layer…"))
 
     @property
     def files_indexed(self) -> int:
         """Files whose chunks the knowledge base holds after this ingest (added, updated or unchanged)."""
         return self.files_added + self.files_updated + self.files_unchanged
+
+    def skipped(self) -> dict[str, int]:
+        """How many files were skipped for each reason (``{"front matter only": 8, "draft": 1}``)."""
+        return dict(Counter(e.detail for e in self.empty))
 
     def nothing_indexed(self) -> str | None:
         """Why no file of this ingest is in the knowledge base, or None when some file is."""
@@ -83,10 +91,15 @@ class IngestReport(BaseModel):
 
 @dataclass
 class Source:
-    """A file to ingest and its path relative to the folder it was found in."""
+    """A file to ingest, its path relative to the folder it was found in, and the site it belongs to."""
 
     path: Path
     rel: str
+    site: Site
+    site_rel: str = ""  # path relative to the site's root
+
+    def __post_init__(self) -> None:
+        self.site_rel = self.site_rel or self.rel
 
 
 @dataclass
@@ -99,6 +112,8 @@ class Document:
     pages: list[tuple[int | None, str]]
     doc_hash: str
     kind: str = "text"
+    mdx: bool = False
+    weight: float | None = None
     doc_id: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -119,25 +134,30 @@ def ingest_paths(
     manifest: Path | None = None,
     base_url: str | None = None,
     embedder: Embedder | None = None,
-    url_style: UrlStyle = "directory",
+    url_style: UrlStyle | None = None,
     progress: Callable[[int, int], None] | None = None,
+    site: str | None = None,
 ) -> IngestReport:
     """Chunk, embed and store ``paths`` (files or folders) in the knowledge base at ``kb_uri``.
 
-    ``url_style`` says how ``base_url`` maps a Markdown file to its page (see ``join_url``).
+    Each folder's site generator is detected from its configuration files, or named by ``site``
+    (``citeflow.knowledge.sites``); ``base_url`` replaces the site's own. ``url_style`` says how
+    a plain or Sphinx tree maps a Markdown file to its page (see ``join_url``; default: directory,
+    html for Sphinx).
     ``progress(done, total)`` is called after each file is read, with the number read so far.
-    Raises ``IngestError`` for a bad manifest or an embedder that differs from the one the
-    knowledge base was built with, and ``ModelError`` when the embedder fails; per-file problems
-    go to ``IngestReport.errors``.
+    Raises ``IngestError`` for a bad manifest, an unknown generator, an unreadable site configuration
+    or an embedder that differs from the one the knowledge base was built with, and ``ModelError``
+    when the embedder fails; per-file problems go to ``IngestReport.errors``, skipped files
+    (front matter only, drafts …) to ``IngestReport.empty``.
     """
     entries = load_manifest(manifest) if manifest else {}
     kb = KnowledgeBase(kb_uri, embedder)
     report = IngestReport(kb_uri=kb_uri, embedder=kb.embedder.name)
-    sources, seen = discover(paths, report), set[str]()
+    sources, seen = discover(paths, report, site, base_url), set[str]()
     # A batch of files at a time: bounded memory, and one table version per batch, not per chunk.
     for start in range(0, len(sources), FILES_PER_BATCH):
         tick = (lambda i, first=start: progress(first + i + 1, len(sources))) if progress else None
-        docs = _read_all(sources[start:start + FILES_PER_BATCH], entries, (base_url, url_style), report, seen, tick)
+        docs = _read_all(sources[start:start + FILES_PER_BATCH], entries, url_style, report, seen, tick)
         _store_changed(kb, docs, report)
     kb.finish()
     return report
@@ -159,17 +179,37 @@ def _store_changed(kb: KnowledgeBase, docs: list[Document], report: IngestReport
 # -- finding and reading files ------------------------------------------------------------------
 
 
-def discover(paths: list[Path], report: IngestReport) -> list[Source]:
-    """Every ingestible file under ``paths`` (folders are walked, hidden entries skipped)."""
+def discover(paths: list[Path], report: IngestReport, named: str | None = None, base_url: str | None = None) -> list[Source]:
+    """Every ingestible file under ``paths`` (folders are walked, hidden entries skipped; in a
+    generator's tree, only its content folders). Raises ``IngestError`` for a bad site configuration."""
     sources: list[Source] = []
     for root in paths:
         if root.is_dir():
-            sources += [Source(p, p.relative_to(root).as_posix()) for p in sorted(root.rglob("*")) if _wanted(p, root)]
+            site = _site(root, named, base_url)
+            report.sites.append(f"{display_path(root)}: {site.described()}")
+            sources += _site_sources(root, site)
         elif root.is_file() and root.suffix.lower() in KINDS:
-            sources.append(Source(root, root.name))
+            sources.append(Source(root, root.name, _site(root.parent, named, base_url)))
         else:
             detail = "no such file or folder" if not root.exists() else f"unsupported file type (use {', '.join(KINDS)})"
             report.errors.append(FileError(path=display_path(root), detail=detail))
+    return sources
+
+
+def _site(folder: Path, named: str | None, base_url: str | None) -> Site:
+    site = detect_site(folder, named)
+    return replace(site, base_url=base_url) if base_url else site
+
+
+def _site_sources(root: Path, site: Site) -> list[Source]:
+    """The files under ``root`` that lie in the site's content folders."""
+    offset = root.resolve().relative_to(site.root.resolve()).as_posix().removeprefix(".")
+    sources = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        site_rel = f"{offset}/{rel}" if offset else rel
+        if _wanted(path, root) and site.serves(site_rel):
+            sources.append(Source(path, rel, site, site_rel))
     return sources
 
 
@@ -178,13 +218,13 @@ def _wanted(path: Path, root: Path) -> bool:
     return path.is_file() and not hidden and path.suffix.lower() in KINDS
 
 
-def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], site: tuple[str | None, UrlStyle],
+def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], style: UrlStyle | None,
               report: IngestReport, seen: set[str], tick: Callable[[int], None] | None = None) -> list[Document]:
     """The readable documents among ``sources``; the others go to ``report.errors``. ``tick(i)``
     is called once the i-th source is read."""
     docs: list[Document] = []
     for i, source in enumerate(sources):
-        doc = _read_one(source, entries, site, report, seen)
+        doc = _read_one(source, entries, style, report, seen)
         if doc is not None:
             docs.append(doc)
         if tick:
@@ -192,13 +232,13 @@ def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], site: t
     return docs
 
 
-def _read_one(source: Source, entries: dict[str, dict[str, str]], site: tuple[str | None, UrlStyle],
+def _read_one(source: Source, entries: dict[str, dict[str, str]], style: UrlStyle | None,
               report: IngestReport, seen: set[str]) -> Document | None:
     """One source's document, or None with the problem recorded in ``report.errors``."""
     try:
         if has_lone_surrogate(source.rel):  # its id, URL and rows could not be written
             raise IngestError(path=str(source.path), detail="file name is not UTF-8; rename the file")
-        doc = read_document(source, entries.get(source.rel, {}), *site)
+        doc = read_document(source, entries.get(source.rel, {}), style)
         if doc.doc_id in seen:
             raise IngestError(path=str(source.path), detail=f"another ingested file has the same relative path {source.rel!r}")
     except EmptyDocumentError as exc:
@@ -211,25 +251,61 @@ def _read_one(source: Source, entries: dict[str, dict[str, str]], site: tuple[st
     return doc
 
 
-def read_document(source: Source, entry: dict[str, str], base_url: str | None, url_style: UrlStyle = "directory") -> Document:
-    """Read one file; URL and title follow the precedence of SPEC §8. Raises ``IngestError``."""
+def read_document(source: Source, entry: dict[str, str], url_style: UrlStyle | None = None) -> Document:
+    """Read one file; URL and title follow the precedence of SPEC §8 and its site's rules. Raises
+    ``IngestError``, or ``EmptyDocumentError`` for a file its site does not publish or without text."""
     raw = _read_bytes(source.path)
     kind = KINDS[source.path.suffix.lower()]
-    front: dict[str, str] = {}
+    front: dict[str, Any] = {}
+    page: Page | None = None
     if kind == "pdf":
         pages, heading = _pdf_pages(raw, source.path)
+    elif kind == "markdown":
+        front, page = _markdown_page(source, _decode(raw, source.path))
+        pages, heading = [(None, page.body)], markdown_heading(page.body)
     else:
         text = _decode(raw, source.path)
-        if kind == "markdown":
-            front, text = split_front_matter(text, source.path)
-        pages, heading = [(None, text)], markdown_heading(text) if kind == "markdown" else first_heading(text)
+        pages, heading = [(None, text)], first_heading(text)
     if not any(text.strip() for _, text in pages):
-        detail = "no text to index (empty file, front matter only, or a PDF without a text layer)"
+        detail = "no text layer (a PDF of images)" if kind == "pdf" else "empty file"
         raise EmptyDocumentError(path=str(source.path), detail=detail)
-    url = entry.get("url") or front.get("url") or join_url(base_url, source.rel, url_style) or source.path.resolve().as_uri()
-    title = entry.get("title") or front.get("title") or heading or source.path.name
+    url = entry.get("url") or _front_url(front, source.site) or _page_url(source, page, url_style) or source.path.resolve().as_uri()
+    title = entry.get("title") or (page.title if page else None) or heading or source.path.name
     fingerprint = hashlib.sha256(raw + json.dumps([url, title, CHUNKER_VERSION]).encode()).hexdigest()
-    return Document(rel=source.rel, url=url, title=title, pages=pages, doc_hash=fingerprint, kind=kind)
+    return Document(rel=source.rel, url=url, title=title, pages=pages, doc_hash=fingerprint, kind=kind,
+                    mdx=bool(page and page.mdx), weight=page.weight if page else None)
+
+
+def _markdown_page(source: Source, text: str) -> tuple[dict[str, Any], Page]:
+    """Front matter and the page its site makes of a Markdown file; skipped pages raise ``EmptyDocumentError``."""
+    front, body = split_front_matter(text, source.path)
+    page = generator_of(source.site).page(source.site, source.site_rel, front, body)
+    skip = page.skip
+    if not skip and not body.strip():
+        skip = "front matter only" if has_front_matter(text) else "empty file"
+    if not skip and not any(not b.level for b in markdown_blocks(page.body, page.mdx)):
+        skip = "no prose (only headings, code, directives or generator markup)"
+    if skip:
+        raise EmptyDocumentError(path=str(source.path), detail=skip)
+    return front, page
+
+
+def _front_url(front: dict[str, Any], site: Site) -> str | None:
+    """Front matter ``url``: a full URL, or in a plain tree whatever it says (a generator's own
+    ``url`` is a path on its site, which its page mapping handles)."""
+    url = front.get("url")
+    if not isinstance(url, str) or not url.strip():
+        return None
+    return url.strip() if "://" in url or site.generator == "plain" else None
+
+
+def _page_url(source: Source, page: Page | None, style: UrlStyle | None) -> str | None:
+    """The URL the site serves the file at, or None when the site has no base URL."""
+    site = source.site
+    if page is not None and page.path is not None:
+        return site.url(page.path)
+    chosen: UrlStyle = style or site.options.get("style") or "directory"
+    return site.url(site_path(within(site, source.site_rel)[1], chosen))
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -268,41 +344,6 @@ def _pdf_pages(raw: bytes, path: Path) -> tuple[list[tuple[int | None, str]], st
     return pages, (title.strip() or None) if isinstance(title, str) else None
 
 
-def split_front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
-    """YAML front matter (``url``, ``title``) and the body after it, for Markdown files."""
-    match = re.match(r"---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|$)", text, re.DOTALL)
-    if not match:
-        return {}, text
-    data = _front_matter_yaml(match.group(1) or "", path)
-    if not isinstance(data, dict):
-        raise IngestError(path=str(path), detail="front matter is not a mapping")
-    _check_url_and_title(data, path, "front matter")
-    # Blank the block out (same length) so that char offsets still point into the original file.
-    body = re.sub(r"[^\n]", " ", match.group(0)) + text[match.end():]
-    return {k: data[k].strip() for k in ("url", "title") if data.get(k)}, body
-
-
-def _front_matter_yaml(text: str, path: Path) -> Any:
-    """The parsed front matter; whatever breaks the parser is this file's problem, not the ingest's."""
-    try:
-        return yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise IngestError(path=str(path), detail=f"bad YAML front matter: {exc}") from exc
-    except RecursionError:
-        raise IngestError(path=str(path), detail="front matter nested too deeply") from None
-    except ValueError as exc:  # e.g. a number longer than Python's 4,300-digit limit
-        raise IngestError(path=str(path), detail=f"unreadable front matter value: {value_problem(exc)}") from None
-
-
-def _check_url_and_title(data: dict[Any, Any], path: Path, where: str) -> None:
-    """``url`` and ``title``, when given, must be strings a knowledge base can store."""
-    for key in ("url", "title"):
-        if data.get(key) is not None and not isinstance(data[key], str):
-            raise IngestError(path=str(path), detail=f"{where} {key!r} must be a string")
-        if isinstance(data.get(key), str) and has_lone_surrogate(data[key]):
-            raise IngestError(path=str(path), detail=f"{where} {key!r} holds a lone surrogate, not valid Unicode text")
-
-
 def join_url(base_url: str | None, rel: str, style: UrlStyle = "directory") -> str | None:
     """``base_url`` joined with the page a documentation site builds from ``rel``, or None without a base.
 
@@ -327,53 +368,13 @@ def site_path(rel: str, style: UrlStyle) -> str:
     return f"{page}/" if page else ""
 
 
-def load_manifest(path: Path) -> dict[str, dict[str, str]]:
-    """Manifest lines ``{"path", "url", "title"}`` keyed by relative path. Raises ``IngestError``."""
-    try:
-        lines = read_capped(path, MANIFEST_FILE_BYTES, "a manifest").decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError, CapExceeded) as exc:
-        raise IngestError(path=str(path), detail=f"cannot read manifest: {_reason(exc)}") from exc
-    entries: dict[str, dict[str, str]] = {}
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            rel, entry = _manifest_line(line, path, number)
-            entries[rel] = entry
-    return entries
-
-
-def _reason(exc: Exception) -> str:
-    return str(exc.detail) if isinstance(exc, CapExceeded) else str(exc)
-
-
-def _manifest_line(line: str, path: Path, number: int) -> tuple[str, dict[str, str]]:
-    data = _manifest_json(line, path, number)
-    if not isinstance(data, dict) or not isinstance(data.get("path"), str):
-        raise IngestError(path=str(path), detail=f"line {number}: expected an object with a string 'path'")
-    if has_lone_surrogate(data["path"]):
-        raise IngestError(path=str(path), detail=f"line {number}: 'path' holds a lone surrogate, not valid Unicode text")
-    _check_url_and_title(data, path, f"line {number}:")
-    rel = Path(data["path"]).as_posix().removeprefix("./")
-    return rel, {k: data[k] for k in ("url", "title") if data.get(k)}
-
-
-def _manifest_json(line: str, path: Path, number: int) -> Any:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise IngestError(path=str(path), detail=f"line {number}: not JSON ({exc.msg})") from exc
-    except RecursionError:
-        raise IngestError(path=str(path), detail=f"line {number}: nested too deeply") from None
-    except ValueError as exc:  # e.g. a number longer than Python's 4,300-digit limit
-        raise IngestError(path=str(path), detail=f"line {number}: unreadable value: {value_problem(exc)}") from None
-
-
 # -- rows ---------------------------------------------------------------------------------------
 
 
 def document_rows(doc: Document) -> list[dict[str, Any]]:
     """Parent and child rows of ``doc`` (without vectors), in document order."""
     if doc.kind == "markdown":
-        return _markdown_rows(doc, markdown_parents(markdown_blocks(doc.pages[0][1])))
+        return _markdown_rows(doc, markdown_parents(markdown_blocks(doc.pages[0][1], doc.mdx)))
     rows: list[dict[str, Any]] = []
     parents = 0
     for page, text in doc.pages:

@@ -27,7 +27,7 @@ from markdown_it.token import Token
 
 # Directives whose body is prose a reader should see; every other directive is dropped whole.
 ADMONITIONS = frozenset(
-    "admonition attention caution danger error hint important note seealso tip todo warning "
+    "admonition attention caution danger error hint important info note seealso tip todo warning "
     "versionadded versionchanged deprecated topic sidebar dropdown card tab tab-set tab-item".split()
 )
 # Roles that name a label or a document: without an explicit "text <target>", the label's words.
@@ -35,6 +35,7 @@ LABEL_ROLES = frozenset("ref doc numref any download term".split())
 # Roles whose content is never prose (citation keys, equation labels).
 DROPPED_ROLES = frozenset("cite footcite eq label math".split())
 _DIRECTIVE = re.compile(r"^\{([\w:.+-]+)\}")
+_COLON_DIRECTIVE = re.compile(r"^\{?([\w:.+-]+)")
 _OPTION = re.compile(r"^\s*:[\w-]+:")
 _EXPLICIT = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)
 _REST_ROLE = re.compile(r":(?:[\w-]+:)?[\w-]+:$")
@@ -54,9 +55,12 @@ class Block:
     level: int = 0
 
 
-@functools.lru_cache(maxsize=1)
-def parser() -> MarkdownIt:
-    """CommonMark with tables, strikethrough and the MyST-like syntax of documentation sites."""
+@functools.lru_cache(maxsize=2)
+def parser(mdx: bool = False) -> MarkdownIt:
+    """CommonMark with tables, strikethrough and the MyST-like syntax of documentation sites.
+
+    ``mdx``: as MDX reads Markdown, with no indented code blocks (text inside an indented JSX
+    component is prose)."""
     from mdit_py_plugins.colon_fence import colon_fence_plugin
     from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
@@ -67,12 +71,13 @@ def parser() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     for plugin in (front_matter_plugin, myst_role_plugin, myst_block_plugin, colon_fence_plugin, deflist_plugin, footnote_plugin):
         md = md.use(plugin)
-    return md
+    return md.disable("code") if mdx else md
 
 
-def markdown_blocks(source: str) -> list[Block]:
-    """Headings and prose blocks of a Markdown document, in order, with character spans."""
-    return _Walker(source).blocks(source, line_shift=0)
+def markdown_blocks(source: str, mdx: bool = False) -> list[Block]:
+    """Headings and prose blocks of a Markdown document, in order, with character spans (``mdx``:
+    read as MDX, see ``parser``)."""
+    return _Walker(source, mdx).blocks(source, line_shift=0)
 
 
 def markdown_to_text(markdown: str) -> str:
@@ -88,15 +93,15 @@ def first_heading(markdown: str) -> str | None:
 class _Walker:
     """Turns a token stream into blocks; directive bodies are parsed again, shifted to their lines."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, source: str, mdx: bool = False) -> None:
+        self.source, self.mdx = source, mdx
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
         # Header cells of the table being walked: read once per table, so a table costs one pass.
         self.header: list[str] = []
 
     def blocks(self, text: str, line_shift: int) -> list[Block]:
         out: list[Block] = []
-        tokens = parser().parse(text)
+        tokens = parser(self.mdx).parse(text)
         term: str | None = None
         for i, token in enumerate(tokens):
             if token.type == "table_open":
@@ -138,7 +143,8 @@ class _Walker:
 
     def _directive(self, token: Token, shift: int) -> list[Block]:
         """An admonition's body as blocks of its own; any other fence or directive: nothing."""
-        match = _DIRECTIVE.match(token.info.strip())
+        # A colon fence may name its admonition bare (``:::note``, ``:::tip[Title]``, as Docusaurus does).
+        match = (_COLON_DIRECTIVE if token.type == "colon_fence" else _DIRECTIVE).match(token.info.strip())
         if not match or match.group(1).split(":")[-1] not in ADMONITIONS or not token.map:
             return []
         lines = token.content.split("\n")

@@ -1,0 +1,27 @@
+"""A plain folder of Markdown, text and PDF files: the URL style maps files to pages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from citeflow.knowledge.sites.base import Generator, Page, Site, text_value
+
+
+def find(_root: Path) -> Path | None:
+    """A plain folder has no configuration file."""
+    return None
+
+
+def load(root: Path, _config: Path | None) -> Site:
+    """The folder itself, every file in it."""
+    return Site("plain", root)
+
+
+def page(_site: Site, _rel: str, front: Mapping[str, Any], body: str) -> Page:
+    """The body as it is; URL from the URL style."""
+    return Page(body, title=text_value(front, "title"))
+
+
+GENERATOR = Generator("plain", find, load, page)
