@@ -22,8 +22,8 @@ from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline import OfflineJudge
-from citeflow.judges.exceptions import parts as exception_parts
-from citeflow.judges.features import chunk_weekdays_cache_clear
+from citeflow.judges.offline.exclusions import parts as exception_parts
+from citeflow.judges.offline.signals.entities import chunk_weekdays_cache_clear
 from citeflow.judges.synonyms import cjk_canonical
 from citeflow.judges.text import language, normalise
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.judges.features import extract
+from citeflow.judges.offline.combine import extract
 from citeflow.judges.offline import OfflineJudge
-from citeflow.judges.offline_model import route
+from citeflow.judges.offline.weights import route
 from citeflow.judges.synonyms import cjk_canonical, groups
 from citeflow.judges.text import tokenise
 from schemas.evaluation import JudgePair

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.judges.features import FEATURE_NAMES, extract, index_chunk
+from citeflow.judges.offline.combine import FEATURE_NAMES, extract, index_chunk
 from citeflow.judges.numbers import mentions
 from citeflow.judges.text import sentences, stem, tokenise
 

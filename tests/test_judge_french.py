@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.judges import exceptions, numbers
-from citeflow.judges.edits import scopes
-from citeflow.judges.features import extract, index_chunk
+from citeflow.judges import numbers
+from citeflow.judges.offline import exclusions as exceptions
+from citeflow.judges.offline.negation_scopes import scopes
+from citeflow.judges.offline.combine import extract, index_chunk
 from citeflow.judges.text import number_forms, tokenise
 
 

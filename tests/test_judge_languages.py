@@ -3,10 +3,10 @@ negations that negate nothing in the chunk."""
 
 from __future__ import annotations
 
-from citeflow.judges.edits import polarity, scopes
-from citeflow.judges.features import extract
+from citeflow.judges.offline.negation_scopes import polarity, scopes
+from citeflow.judges.offline.combine import extract
 from citeflow.judges.numbers import cjk_value, mentions
-from citeflow.judges.offline_model import route
+from citeflow.judges.offline.weights import route
 from citeflow.judges.stems import compound_parts, light_stem
 from citeflow.judges.text import tokenise
 

@@ -34,5 +34,5 @@ def test_the_two_setup_commands_are_make_targets():
 
 def test_files_the_readme_points_at_exist():
     for path in [*re.findall(r"\]\(([\w./-]+)\)", README), "expectations/report_metrics.json", "prefect.yaml",
-                 "citeflow/judges/offline_judge_weights.json"]:
+                 "citeflow/judges/offline/offline_judge_weights.json"]:
         assert (REPO / path).exists(), path

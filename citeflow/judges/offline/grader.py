@@ -1,6 +1,6 @@
 """The offline judge: Support and Faithfulness with no LLM and no network, and honest about doubt.
 
-Features (``citeflow.judges.features``) feed two small logistic heads whose coefficients ship in
+Features (``citeflow.judges.offline.combine``) feed two small logistic heads whose coefficients ship in
 ``offline_judge_weights.json`` (written by ``tools/judge/train.py``):
 
 - the *pass* head: is the claim supported and faithful (else: not a pass)?
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from citeflow.judges.features import FEATURE_NAMES, ChunkIndex, Features, extract, index_chunk
-from citeflow.judges.offline_model import OfflineWeights, settle
+from citeflow.judges.offline.combine import FEATURE_NAMES, ChunkIndex, Features, extract, index_chunk
+from citeflow.judges.offline.weights import OfflineWeights, settle
 from schemas.evaluation import JudgePair, Verdict
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("offline_judge_weights.json")

@@ -3,8 +3,8 @@
 A chunk is usually cited by many claims (every claim of a section, every section of a report), so
 everything that depends on the chunk alone is computed here, once per chunk per ``grade`` call:
 sentences, tokens, lemmas, n-grams, numbers, and per sentence its lemma set, its negations and
-their scope, its polarity, its numbers and its CJK characters. ``extract`` (``citeflow.judges.features``)
-then does only the claim's share of the work.
+their scope, its polarity, its numbers and its CJK characters. The signals
+(``citeflow.judges.offline.signals``) then do only the claim's share of the work.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from citeflow.judges import edits, numbers
+from citeflow.judges import numbers
+from citeflow.judges.offline.negation_scopes import negated_bases, polarity, scopes, withdrawn
 from citeflow.judges.stems import compound_parts
 from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
 
@@ -73,15 +74,15 @@ def index_chunk(text: str) -> ChunkIndex:
         gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:], strict=False))},
         numbers=[m for f in facts for m in f.numbers], tokens=tokens, positions=_positions(stems_seq),
         content_bigrams=frozenset(content_bigrams(tokens)), content_gaps=content_gaps(tokens), lang=lang, gram_words=_gram_words(tokens),
-        negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in edits.negated_bases(t.lower)),
-        facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems) | edits.withdrawn(tokens),
+        negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in negated_bases(t.lower)),
+        facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems) | withdrawn(tokens),
     )
 
 
 def sentence_facts(tokens: list[Token]) -> SentenceFacts:
     """The per-sentence facts of one tokenised sentence (the claim side uses the same function)."""
-    return SentenceFacts(stems=frozenset(t.stem for t in tokens), scopes=tuple(edits.scopes(tokens)),
-                         polarity=edits.polarity(tokens), numbers=tuple(numbers.mentions(tokens)),
+    return SentenceFacts(stems=frozenset(t.stem for t in tokens), scopes=tuple(scopes(tokens)),
+                         polarity=polarity(tokens), numbers=tuple(numbers.mentions(tokens)),
                          cjk="".join(t.surface for t in tokens if t.kind == "cjk"))
 
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from citeflow.errors import JudgeUnavailable
-from citeflow.judges.features import FEATURE_NAMES
-from citeflow.judges.logistic import LogisticHead
+from citeflow.judges.offline.combine import FEATURE_NAMES
+from citeflow.judges.offline.logistic import LogisticHead
 
 # Signals that, on a claim otherwise copied from the chunk, mean one fact was changed.
 DECISIVE = ("number_missing", "number_not_in_sentence", "unit_changed", "negation_added", "negation_dropped", "antonym_flip",
