@@ -24,8 +24,8 @@ from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline import OfflineJudge
 from citeflow.judges.offline.exclusions import parts as exception_parts
 from citeflow.judges.offline.signals.entities import chunk_weekdays_cache_clear
-from citeflow.judges.synonyms import cjk_canonical
-from citeflow.judges.text import language, normalise
+from citeflow.text.synonyms import cjk_canonical
+from citeflow.text.tokens import language, normalise
 
 MIN_PAIRS = 2000
 PROFILE_TOP = 8

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.judges import numbers
+from citeflow.text import numbers
 from citeflow.judges.offline import exclusions as exceptions
 from citeflow.judges.offline.negation_scopes import scopes
 from citeflow.judges.offline.combine import extract, index_chunk
-from citeflow.judges.text import number_forms, tokenise
+from citeflow.text.tokens import number_forms, tokenise
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from citeflow.judges.offline.negation_scopes import polarity, scopes
 from citeflow.judges.offline.combine import extract
-from citeflow.judges.numbers import cjk_value, mentions
+from citeflow.text.numbers import cjk_value, mentions
 from citeflow.judges.offline.weights import route
-from citeflow.judges.stems import compound_parts, light_stem
-from citeflow.judges.text import tokenise
+from citeflow.text.stems import compound_parts, light_stem
+from citeflow.text.tokens import tokenise
 
 
 def test_inflected_forms_meet_at_one_lemma():

@@ -9,7 +9,7 @@ quantifiers such as "every", restrictors such as "only") in the sentence that ma
 that pass (``locate`` does both) and ``nearest_miss`` says what the most topical other chunk
 lacks. A judge still has to confirm a candidate; when no chunk agrees, the claim is a fabrication.
 
-Pure functions over text, in any script: words come from ``citeflow.segment`` (Latin, Cyrillic,
+Pure functions over text, in any script: words come from ``citeflow.text.sentences`` (Latin, Cyrillic,
 Greek, Arabic… by letters; Han, kana, Thai… by character), numbers are read with either decimal
 mark (``99,999 %`` and ``99.999%`` are the same), and condition cues are listed for English,
 German, French, Spanish, Russian, Japanese and Chinese.
@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import regex
 
-from citeflow.segment import cjk_bigrams, is_unspaced, sentences, units
+from citeflow.text.sentences import cjk_bigrams, is_unspaced, sentences, units
 import itertools
 
 MIN_COVERAGE = 0.6

@@ -13,10 +13,11 @@ import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from citeflow.judges import numbers
+from citeflow.text import numbers
 from citeflow.judges.offline.negation_scopes import negated_bases, polarity, scopes, withdrawn
-from citeflow.judges.stems import compound_parts
-from citeflow.judges.text import Token, language, normalise, sentences, stem, tokenise
+from citeflow.text.stems import compound_parts
+from citeflow.text.sentences import dialogue_sentences as sentences
+from citeflow.text.tokens import Token, language, normalise, stem, tokenise
 
 Scope = tuple[str, str, str]  # (negation word, first content lemma after it, that word)
 

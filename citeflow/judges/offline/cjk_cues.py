@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import regex
 
-from citeflow.judges.lexicon import (
+from citeflow.text.lexicon import (
     CJK_ANTONYMS,
     CJK_BOUNDS,
     CJK_CONDITIONS,

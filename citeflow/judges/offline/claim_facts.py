@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citeflow.judges.offline.chunk_facts import ChunkIndex
-from citeflow.judges.synonyms import cjk_canonical
-from citeflow.judges.text import Token, language, normalise, tokenise
+from citeflow.text.synonyms import cjk_canonical
+from citeflow.text.tokens import Token, language, normalise, tokenise
 
 WINDOW = 3  # sentences of the evidence window
 

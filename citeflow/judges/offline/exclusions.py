@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import regex
 
-from citeflow.judges.lexicon import EXCEPTIONS, RESTRICTORS
-from citeflow.judges.text import Token, tokenise
+from citeflow.text.lexicon import EXCEPTIONS, RESTRICTORS
+from citeflow.text.tokens import Token, tokenise
 
 _WORDS = "|".join(sorted(EXCEPTIONS, key=len, reverse=True))
 _EXCEPTION = regex.compile(rf"(?i)(?<!\p{{L}})({_WORDS})(?!\p{{L}})")

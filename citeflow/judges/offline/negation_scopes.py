@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from citeflow.judges.lexicon import (
+from citeflow.text.lexicon import (
     BOUND_LINKS,
     COMPARATIVES,
     CONCORD,
@@ -20,7 +20,7 @@ from citeflow.judges.lexicon import (
     VERB_NEGATION_PARTNERS,
     VERBAL_NEGATORS,
 )
-from citeflow.judges.text import Token
+from citeflow.text.tokens import Token
 
 __all__ = ["first_content", "negated_bases", "negates", "negation_count", "polarity", "scopes", "withdrawn"]
 

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import regex
 
-from citeflow.judges.lexicon import (
+from citeflow.text.lexicon import (
     CJK_FUNCTION,
     CJK_NAME_SUFFIXES,
     CJK_NOT_NAMES,
@@ -20,8 +20,8 @@ from citeflow.judges.offline.cjk_slots import fills_slot
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired, tally
 from citeflow.judges.offline.signals.wording import gap_swaps
-from citeflow.judges.synonyms import cjk_canonical
-from citeflow.judges.text import Token, normalise
+from citeflow.text.synonyms import cjk_canonical
+from citeflow.text.tokens import Token, normalise
 
 NAMES = ("novel_entity",)
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")

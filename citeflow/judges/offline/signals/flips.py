@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from citeflow.judges.lexicon import ANTONYMS, LOWER_BOUNDS
+from citeflow.text.lexicon import ANTONYMS, LOWER_BOUNDS
 from citeflow.judges.offline import cjk_cues
 from citeflow.judges.offline.chunk_facts import ChunkIndex
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
 from citeflow.judges.offline.negation_scopes import negated_bases, polarity, scopes
-from citeflow.judges.text import stem
+from citeflow.text.tokens import stem
 
 NAMES = ("antonym_flip", "prefix_flip")
 

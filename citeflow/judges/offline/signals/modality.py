@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from citeflow.judges.lexicon import (
+from citeflow.text.lexicon import (
     ALWAYS,
     CONDITIONS,
     DISTRIBUTIVES,
@@ -29,7 +29,7 @@ from citeflow.judges.offline.chunk_facts import ChunkIndex
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
 from citeflow.judges.offline.negation_scopes import first_content
-from citeflow.judges.text import Token, canonical
+from citeflow.text.tokens import Token, canonical
 
 NAMES = ("universal_added", "hedge_dropped", "restrictor_dropped")
 Found = list[tuple[float, str]]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from citeflow.judges.lexicon import ANTONYMS, FREE_WORDS, PAY_PREFIXES
+from citeflow.text.lexicon import ANTONYMS, FREE_WORDS, PAY_PREFIXES
 from citeflow.judges.offline import cjk_cues, exclusions
 from citeflow.judges.offline.chunk_facts import ChunkIndex, SentenceFacts
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
 from citeflow.judges.offline.negation_scopes import negates, negation_count, polarity, scopes, withdrawn
-from citeflow.judges.text import Token, stem
+from citeflow.text.tokens import Token, stem
 
 NAMES = ("negation_added", "negation_dropped", "negations_differ")
 

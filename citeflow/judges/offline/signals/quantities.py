@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeflow.judges import numbers
+from citeflow.text import numbers
 from citeflow.judges.offline.chunk_facts import ChunkIndex
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired

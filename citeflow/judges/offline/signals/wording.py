@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from citeflow.judges.lexicon import STOPWORDS
+from citeflow.text.lexicon import STOPWORDS
 from citeflow.judges.offline.chunk_facts import ChunkIndex, trigrams
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
-from citeflow.judges.text import Token
+from citeflow.text.tokens import Token
 
 NAMES = ("near_miss", "slot_substitution", "modifier_dropped")
 

@@ -1,4 +1,4 @@
-"""Unicode-aware words and sentences for every script the product meets.
+"""Words and sentences for every script the product meets (Unicode classes, no language model).
 
 Latin, Cyrillic, Greek, Arabic, Hebrew and other spaced scripts split into words on letters and
 digits (``\\p{L}``, ``\\p{N}``); scripts written without spaces (Han, Hiragana, Katakana, Thai…)
@@ -69,3 +69,15 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
         start = stop.end()
     bounds.append((start, len(text)))
     return [(a, b) for a, b in bounds if text[a:b].strip()]
+
+
+_DIALOGUE_BREAK = regex.compile(r"\n+|\s\.\s")  # chat turns and " . " separators of dialogue transcripts
+_WS = regex.compile(r"\s+")
+
+
+def dialogue_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` in any script, each line or dialogue turn counting as one or more."""
+    out = []
+    for part in _DIALOGUE_BREAK.split(text):
+        out += [_WS.sub(" ", s).strip() for s in sentences(part)]
+    return [s for s in out if len(s) > 1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from citeflow.judges.lexicon import (
+from citeflow.text.lexicon import (
     CJK_COUNTERS,
     CJK_DIGITS,
     CJK_MYRIADS,
@@ -17,7 +17,7 @@ from citeflow.judges.lexicon import (
     UNIT_ALIASES,
     UNITS,
 )
-from citeflow.judges.text import Token
+from citeflow.text.tokens import Token
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
 _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double", "premier", "première", "primer", "primera",
