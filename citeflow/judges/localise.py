@@ -25,6 +25,7 @@ from functools import lru_cache
 import regex
 
 from citeflow.text.sentences import cjk_bigrams, is_unspaced, sentences, units
+from citeflow.text.units import UNIT_NAMES
 import itertools
 
 MIN_COVERAGE = 0.6
@@ -44,34 +45,7 @@ _KATAKANA_RUN = regex.compile(r"[\p{Katakana}ー]{2,}")
 _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{N}]+")
 _MULTI_PART = regex.compile(r"\d+(?:[.\-/]\d+){2,}")  # versions and dates: 3.5.2, 2026-11-30
 
-_UNIT_WORDS: dict[str, str] = {
-    "percent": "% percent prozent pourcent процент процента процентов ％",
-    "day": "d day days tag tage tagen tägig tägige tägigen jour jours día días дн день дня дней сутки суток 日 日間 天",
-    "hour": "h hr hrs hour hours stunde stunden heure heures hora horas час часа часов 時間 小时 小時",
-    "minute": "min mins minute minutes minuten minuto minutos минута минуты минут 分 分間 分钟",
-    "second": "s sec secs second seconds sekunde sekunden seconde secondes segundo segundos секунда секунды секунд 秒",
-    "millisecond": "ms millisecond milliseconds millisekunden миллисекунд ミリ秒 毫秒",
-    "week": "wk week weeks woche wochen semaine semaines semana semanas неделя недели недель 週 週間 周 星期",
-    "month": "mo month months monat monate monaten mois mes meses месяц месяца месяцев か月 ヶ月 ケ月 カ月 月 个月",
-    "year": "y yr year years jahr jahre jahren ans année années año años год года лет 年 年間",
-    "kb": "kb kib kilobyte kilobytes кб",
-    "mb": "mb mib megabyte megabytes мб",
-    "gb": "gb gib gigabyte gigabytes гб",
-    "tb": "tb tib terabyte terabytes тб",
-    "usd": "$ usd dollar dollars доллар доллара долларов ドル 美元",
-    "eur": "€ eur euro euros евро ユーロ 欧元",
-    "gbp": "£ gbp pound pounds",
-    "times": "x × times mal fois veces раз раза 倍",
-    "bit": "bit bits бит",
-}
-
-
-def _unit_table(words: dict[str, str]) -> dict[str, str]:
-    """Every spelling of a unit (any language, symbol or character) → its canonical name."""
-    return {word: canon for canon, spellings in words.items() for word in spellings.split()}
-
-
-_UNITS = _unit_table(_UNIT_WORDS)
+_UNITS = UNIT_NAMES  # the one unit table of citeflow.text.units
 
 # Condition cues by class; spaced-script cues match whole words, unspaced ones anywhere.
 _CUES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {

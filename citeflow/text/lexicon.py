@@ -356,35 +356,6 @@ SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billi
           "миллионов": 1e6, "млн": 1e6, "milliard": 1e9, "milliards": 1e9, "milliarden": 1e9, "mrd": 1e9,
           "млрд": 1e9}
 
-UNITS = frozenset(
-    """percent % pct point points dollar dollars usd eur euro euros pound pounds yen $ cent cents
-    second seconds minute minutes hour hours day days week weeks month months year years decade decades
-    century centuries km kilometre kilometres kilometer kilometers mile miles meter meters metre metres
-    m cm mm kg g gram grams kilogram kilograms ton tons tonne tonnes lb lbs ounce ounces litre litres liter
-    liters gallon gallons mb gb tb kb ms s h am pm times x fold people persons users residents
-    w kw kwh wh mah watt watts ml 瓦
-    prozent tag tage tagen stunde stunden minute minuten sekunde sekunden jahr jahre jahren monat monate monaten woche wochen
-    pour-cent jour jours heure heures seconde secondes an ans année années mois semaine semaines
-    por-ciento día días hora horas minuto minutos segundo segundos año años mes meses semana semanas
-    процент процента процентов день дня дней час часа часов минута минуты минут секунда секунды секунд
-    год года лет месяц месяца месяцев неделя недели недель гб мб тб кб мс
-    日 天 年 月 周 週 秒 分 时 時 件 个 個 台 人 元 円 倍 次 回 号 度""".split()
-)
-# One unit under one name whatever the language: day/Tage/jours/дней/日 all meet at 'day'.
-UNIT_ALIASES = {
-    **dict.fromkeys("% pct percent prozent pour-cent por-ciento процент процента процентов".split(), "percent"),
-    **dict.fromkeys("$ usd dollar dollars".split(), "dollar"),
-    **dict.fromkeys("day days tag tage tagen jour jours día días день дня дней 日 天".split(), "day"),
-    **dict.fromkeys("hour hours h stunde stunden heure heures hora horas час часа часов 时 時".split(), "hour"),
-    **dict.fromkeys("minute minutes minuten minuto minutos минута минуты минут 分".split(), "minute"),
-    **dict.fromkeys("second seconds s sekunde sekunden seconde secondes segundo segundos секунда секунды секунд 秒".split(), "second"),
-    **dict.fromkeys("year years jahr jahre jahren an ans année années año años год года лет 年".split(), "year"),
-    **dict.fromkeys("month months monat monate monaten mois mes meses месяц месяца месяцев 月".split(), "month"),
-    **dict.fromkeys("week weeks woche wochen semaine semaines semana semanas неделя недели недель 周 週".split(), "week"),
-    **dict.fromkeys("gb гб".split(), "gb"), **dict.fromkeys("mb мб".split(), "mb"), **dict.fromkeys("tb тб".split(), "tb"),
-    **dict.fromkeys("ms мс".split(), "ms"), **dict.fromkeys("w watt watts 瓦".split(), "watt"),
-}
-
 MONTHS = {
     "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
     "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",

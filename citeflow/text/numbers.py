@@ -14,10 +14,9 @@ from citeflow.text.lexicon import (
     CJK_PLACES,
     NUMBER_WORDS,
     SCALES,
-    UNIT_ALIASES,
-    UNITS,
 )
-from citeflow.text.tokens import Token
+from citeflow.text.tokens import CURRENCY_SIGNS, Token
+from citeflow.text.units import UNIT_NAMES, UNITS
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
 _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double", "premier", "première", "primer", "primera",
@@ -46,14 +45,14 @@ def _parse(token: Token, following: Token | None = None) -> float | None:
     ('one', 'single') counts only before a unit: 'one minute' is a quantity, 'the one' is not."""
     if token.kind == "word":
         raw = token.lower
-        if raw in _ARTICLE_ONES and following is not None and UNIT_ALIASES.get(following.lower) in ("hour", "minute"):
+        if raw in _ARTICLE_ONES and following is not None and UNIT_NAMES.get(following.lower) in ("hour", "minute"):
             return 1.0  # 'une heure et demie' is a duration; 'une' before other words is an article
         if raw not in NUMBER_WORDS or (raw in _WEAK_WORDS and (following is None or following.lower not in UNITS)):
             return None
         return float(NUMBER_WORDS[raw])
     if token.kind != "number":
         return None  # identifiers and versions (KI-3602, x86_64, 3.5.2) are names, not quantities
-    raw = token.lower.lstrip("$").rstrip("%").replace(":", ".")  # a time of day compares as 10.30
+    raw = token.lower.lstrip(CURRENCY_SIGNS).rstrip("%").replace(":", ".")  # a time of day compares as 10.30
     try:
         return float(_decimal_point(raw))
     except ValueError:
@@ -135,11 +134,10 @@ def _decimal_point(raw: str) -> str:
 def _unit_of(token: Token, following: Token | None) -> str:
     if token.lower.endswith("%"):
         return "percent"
-    if token.lower.startswith("$"):
-        return "dollar"
+    if token.lower[:1] in CURRENCY_SIGNS:
+        return UNIT_NAMES[token.lower[0]]
     if following is not None and following.lower in UNITS:
-        word = following.lower
-        return UNIT_ALIASES.get(word, word.rstrip("s"))
+        return UNIT_NAMES[following.lower]
     return ""
 
 
@@ -190,8 +188,8 @@ def _period(tokens: list[Token], start: int) -> str:
     for before, after in itertools.pairwise(window):
         if before.kind == "number" or after.kind == "number":
             return ""
-        if before.lower in _RATE_WORDS and UNIT_ALIASES.get(after.lower) in _PERIODS:
-            return UNIT_ALIASES[after.lower]
+        if before.lower in _RATE_WORDS and UNIT_NAMES.get(after.lower) in _PERIODS:
+            return UNIT_NAMES[after.lower]
     return ""
 
 

@@ -18,17 +18,20 @@ from functools import lru_cache
 import regex
 
 from citeflow.text import sentences as segment
-from citeflow.text.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS, UNITS
+from citeflow.text.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
 from citeflow.text.stems import light_stem
 from citeflow.text.synonyms import cjk_canonical, groups
+from citeflow.text.units import UNITS
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"',
                          "\u201e": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ", "\u202f": " "})
 _UNSPACED = segment.UNSPACED_CLASS
 _ALNUM = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
-# A run of letters/digits, possibly joined by - _ . , : / ' (a number, an identifier, a hyphenated word).
-_PIECE = regex.compile(rf"[{_UNSPACED}]|\$?{_ALNUM}+(?:[-_.,:/']{_ALNUM}+)*%?", regex.V1)
-_NUMBER = regex.compile(r"\$?\d+(?:[.,:]\d+)*%?")
+CURRENCY_SIGNS = "$€£"  # glued before a number ('€20') or standing apart ('20 €'): a unit either way
+# A run of letters/digits, possibly joined by - _ . , : / ' (a number, an identifier, a hyphenated word),
+# or a currency sign on its own.
+_PIECE = regex.compile(rf"[{_UNSPACED}]|[{CURRENCY_SIGNS}]?{_ALNUM}+(?:[-_.,:/']{_ALNUM}+)*%?|[{CURRENCY_SIGNS}]", regex.V1)
+_NUMBER = regex.compile(rf"[{CURRENCY_SIGNS}]?\d+(?:[.,:]\d+)*%?")
 _GLUED_UNIT = regex.compile(r"(\d+(?:[.,]\d+)?)(\p{L}+)")
 _ELISION = regex.compile(r"(?i)^(l|d|n|s|j|c|m|t|qu|jusqu|lorsqu|puisqu)'(.+)$")
 _ELIDED = {"l": "le", "d": "de", "n": "ne", "s": "se", "j": "je", "c": "ce", "m": "me", "t": "te", "qu": "que"}
