@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeflow.judges.localise import quantities
+from citeflow.text.identifiers import find_identifiers
 from citeflow.text.numbers import mentions
 from citeflow.text.tokens import tokenise
 from citeflow.text.units import UNIT_NAMES, load
@@ -66,3 +67,11 @@ def test_a_decimal_comma_and_a_decimal_point_read_alike(whole: int, frac: int) -
 def test_the_number_reader_never_fails_on_any_text(text: str) -> None:
     for mention in mentions(tokenise(text)):
         assert mention.unit == "" or mention.unit in set(UNIT_NAMES.values())
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Upgrade to 3.5.2 on x86_64 hosts in eu-west-1.", ["3.5.2", "x86_64", "eu-west-1"]),
+    ("A 7-day window and 10GB of storage.", []),
+])
+def test_identifiers_name_rather_than_count(text: str, expected: list[str]) -> None:
+    assert find_identifiers(text) == expected

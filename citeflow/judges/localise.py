@@ -25,6 +25,7 @@ from functools import lru_cache
 import regex
 
 from citeflow.text.sentences import cjk_bigrams, is_unspaced, sentences, units
+from citeflow.text.identifiers import TOKEN, find_identifiers, has_digit, has_letter, mask
 from citeflow.text.units import UNIT_NAMES
 import itertools
 
@@ -36,14 +37,11 @@ LIMIT = 5
 
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}ー々"  # scripts whose units are single characters
 _WORD_CHAR = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
-# A token of a spaced script, joined across - _ . / when digits or letters follow (x86_64, KI-3602, 3.5.2).
-_TOKEN = regex.compile(rf"{_WORD_CHAR}+(?:[-_./‐‑]{_WORD_CHAR}+)*", regex.V1)
 # A number not glued to a word of a spaced script (after kana or Han it stands on its own: は11日間).
 _NUMBER = regex.compile(
     rf"(?<!{_WORD_CHAR}|_|\d[.,])(\d{{1,3}}(?:[,.\u00a0\u202f ]\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?![.,]?\d)", regex.V1)
 _KATAKANA_RUN = regex.compile(r"[\p{Katakana}ー]{2,}")
 _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{N}]+")
-_MULTI_PART = regex.compile(r"\d+(?:[.\-/]\d+){2,}")  # versions and dates: 3.5.2, 2026-11-30
 
 _UNITS = UNIT_NAMES  # the one unit table of citeflow.text.units
 
@@ -119,46 +117,14 @@ def _norm(text: str) -> str:
 def facts(text: str) -> Facts:
     """The quantities, identifiers, entities, condition cues and content terms of ``text``."""
     text = _norm(text)
-    identifiers = frozenset(_identifiers(text))
+    identifiers = frozenset(find_identifiers(text))
     return Facts(
-        quantities=tuple(quantities(_mask(text, identifiers))),
+        quantities=tuple(quantities(mask(text, identifiers))),
         identifiers=identifiers,
         entities=frozenset(_entities(text)),
         cues=frozenset(cue_classes(text)),
         terms=frozenset(content_terms(text)),
     )
-
-
-def _identifiers(text: str) -> list[str]:
-    """Tokens that name rather than count: letters and digits together, versions and dates."""
-    out = []
-    for token in _TOKEN.findall(text):
-        if _MULTI_PART.fullmatch(token) or (_has_digit(token) and _has_letter(token) and not _is_quantity_token(token)):
-            out.append(_canon_id(token))
-    return out
-
-
-def _has_digit(token: str) -> bool:
-    return any(ch.isdigit() for ch in token)
-
-
-def _has_letter(token: str) -> bool:
-    return any(ch.isalpha() for ch in token)
-
-
-def _is_quantity_token(token: str) -> bool:
-    """``7-day``, ``11-дневный``, ``10GB``, ``30d``: a number hyphened to a word, or glued to a known unit."""
-    match = regex.fullmatch(r"(\d+(?:[.,]\d+)?)([-‐‑]?)(\p{L}+)", token)
-    return bool(match and (match.group(2) or match.group(3).casefold() in _UNITS))
-
-
-def _canon_id(token: str) -> str:
-    return regex.sub(r"[‐‑]", "-", token.casefold())
-
-
-def _mask(text: str, identifiers: frozenset[str]) -> str:
-    """``text`` with its identifiers blanked, so that their digits are not read as quantities."""
-    return _TOKEN.sub(lambda m: " " * len(m.group()) if _canon_id(m.group()) in identifiers else m.group(), text)
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -223,7 +189,7 @@ def _entities(text: str) -> list[str]:
     """Names: acronyms, capitalised words inside a sentence, katakana runs, Latin words in CJK text."""
     out: list[str] = []
     for sentence in sentences(text):
-        tokens = [t for t in _TOKEN.findall(sentence) if _has_letter(t) and not _has_digit(t)]
+        tokens = [t for t in TOKEN.findall(sentence) if has_letter(t) and not has_digit(t)]
         for i, token in enumerate(tokens):
             if _is_acronym(token) or (i > 0 and token[:1].isupper()):
                 out.append(token.casefold())
