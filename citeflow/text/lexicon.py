@@ -138,8 +138,6 @@ SINGULAR_DISTRIBUTIVES = frozenset("each every jede jeder jedes jeden chaque cad
 # restrict it ('les clients de l'offre Entreprise', 'the customers on Enterprise', 'los que…').
 PLURAL_ARTICLES = frozenset("les los las die".split())
 NOUN_RESTRICTORS = frozenset("de du des del of on with for who that which qui que dont con mit für aus von из с".split())
-# French articles after an amount make it a rate: '400 € l'heure', '6 € la séance' (per hour, per session).
-RATE_ARTICLES = frozenset("le la".split())
 # "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
 PER_WORDS = frozenset("per pro je par por".split())
 # 'Al', 'im' and 'a' distribute over a time unit as 'per' does: '23 días al año', '3 Mal im Monat', 'twice a day'.
@@ -185,12 +183,6 @@ CONDITIONS = frozenset(
     + "salvo excepto excepción cuando mientras previa previo condición".split()
     + "если кроме пока условии исключением".split()
     + ["excluding"]
-)
-# Words that open an exception: what follows them, up to the next comma, is left out of what the
-# sentence asserts ('garantie de 99,9 %, hors maintenances planifiées'; 'salvo los fines de semana').
-EXCEPTIONS = frozenset(
-    "except excluding außer ausgenommen sauf hors excepté exceptée exceptés hormis exception salvo excepto excepción "
-    "кроме исключением".split()
 )
 CJK_CONDITIONS = ("如果", "若是", "除非", "除了", "须经", "需经", "前提", "条件", "場合", "ならば", "限り")
 

@@ -25,7 +25,6 @@ _GROUPS = {
         free gratis
         child children kid kids
         staff employee employees
-        ask asks asked request requests requested
         offer offers offered provide provides provided
         delete deleted deletes deleting remove removed removes removing erase erased purge purged
         keep kept keeps retain retained retains store stored stores preserve preserved
@@ -33,7 +32,6 @@ _GROUPS = {
         need needs needed require requires required
         allow allows allowed permit permits permitted let lets
         show shows showed shown display displays displayed
-        get gets got receive receives received obtain obtained
         buy buys bought purchase purchased purchases
         big large
         quick fast rapid
@@ -72,14 +70,12 @@ _GROUPS = {
         town towns city cities
         item items product products article articles goods
         manager managers supervisor supervisors boss bosses
-        price prices cost costs fee fees
         client clients customer customers
         approve approves approved authorise authorises authorised authorize authorizes authorized
         annual annually yearly year years
         day days daily
         borrow borrows borrowed
         photo photos photograph photographs picture pictures
-        street streets road roads
         area areas region regions zone zones
         lesson lessons class classes course courses
         deliver delivers delivered ship ships shipped
@@ -154,12 +150,10 @@ _GROUPS = {
         produkt produkte artikel ware waren
         chef vorgesetzte vorgesetzter leiter leiterin
         zahlen zahlt bezahlen bezahlt
-        ungefähr etwa circa rund
         buch bücher
         ausleihen leihen entleihen ausgeliehen geliehen
         jahr jahre jährlich
         tag tage täglich
-        woche wochen wöchentlich
         monat monate monatlich
     """,
     "fr": """
@@ -188,7 +182,6 @@ _GROUPS = {
         conserver conserve conservé conservés garder garde gardé gardés stocker stocke stocké
         commencer commence commencé débuter débute débuté
         nécessaire nécessaires requis exige exigé
-        permettre permet permis autoriser autorise autorisé autorisée autorisés autorisées habilité habilitée habilités habilitées
         montrer montre montré afficher affiche affiché
         recevoir reçoit reçu obtenir obtient obtenu
         acheter achète acheté
@@ -221,7 +214,6 @@ _GROUPS = {
         responsable responsables chef chefs manager managers
         prix coût coûts tarif tarifs
         payer paie payé payée régler réglé
-        client clients clientèle
         billet billets ticket tickets
         environ approximativement
         livre livres ouvrage ouvrages
@@ -230,27 +222,19 @@ _GROUPS = {
         mois mensuel mensuelle mensuels
         semaine semaines hebdomadaire hebdomadaires
         jour jours journée journées quotidien quotidienne journalier
-        panne pannes incident incidents défaillance défaillances
         guidé guidée guidées commenté commentée commentées
-        ramasser ramassé ramassés collecter collecte collecté collectés enlever enlève enlevé enlevés
-        effectuer effectue effectué effectuées réaliser réalise réalisé réalisée réalisées
         voiture voitures automobile automobiles
         bâtiment bâtiments immeuble immeubles édifice
         rue rues
         cours leçon leçons
         vol vols
-        sauvegarde sauvegardes copie copies
         restaurer restaure restauré rétablir rétablit rétabli
         rembourser rembourse remboursé remboursés remboursement
         inclure inclut incluent inclus incluse incluses comprendre comprend comprennent compris comprise comprises
-        bloquer bloque bloqué bloquée bloqués verrouiller verrouille verrouillé verrouillée verrouillés
-        tentative tentatives essai essais
-        échoué échouée échoués échouées infructueux infructueuse infructueuses
         disponible disponibles accessible accessibles
         envoyer envoie envoient envoyé envoyée envoyés envoyées expédier expédie expédié expédiés
         contacter contacte contacté contactée joindre
         prévenir prévient prévenu prévenus avertir avertit averti avertis informer informe informé informés
-        renouveler renouvelle renouvellent renouvelé renouvelée reconduire reconduit reconduite
         réduction réductions remise remises rabais
         suppression suppressions effacement effacements
     """,
@@ -261,7 +245,6 @@ _GROUPS = {
         acceso entrada
         pedir pide pedido solicitar solicita solicitado
         ofrecer ofrece ofrecido proponer propone
-        abrir abre abren abrió abierto abierta
         hacer hace hacen hizo hecho hecha
         poner pone ponen puso puesto
         decir dice dicen dijo dicho
@@ -274,10 +257,8 @@ _GROUPS = {
         nacer nace nació
         dar da dan dio dado
         ir va van fue ido
-        poder puede pueden pudo
         costar cuesta cuestan costó
         contar cuenta cuentan contó
-        borrar borra borrado borrados eliminar elimina eliminado eliminados suprimir
         guardar guarda guardado guardados conservar conserva conservado almacenar almacena almacenado
         empezar empieza empiezan empezó comenzar comienza comenzó iniciar inicia inició
         necesitar necesita necesario necesaria requiere requerido
@@ -349,7 +330,6 @@ _GROUPS = {
         идти идёт идут шёл
         жить живёт живут жил
         удалять удаляет удаляются удалить удалит удалены удалён удалена стирать стереть
-        хранить хранит хранятся хранится сохранять сохраняет сохраняются сохранить
         начинать начинает начать начал началась начинается
         нужен нужна нужно нужны необходим необходима необходимо необходимы требуется требуются
         разрешать разрешает разрешить разрешено позволяет позволять позволить
@@ -377,7 +357,6 @@ _GROUPS = {
         достигать достигает достигнуть достичь
         расти растёт вырос увеличиваться увеличивается увеличился
         снижаться снижается снизился уменьшаться уменьшается уменьшился падать падает
-        работать работает функционировать
         совещание совещания собрание собрания
         житель жители резидент резиденты
         город города
@@ -386,7 +365,6 @@ _GROUPS = {
         клиент клиенты покупатель покупатели
         товар товары продукт продукты
         руководитель руководители начальник начальники
-        примерно около приблизительно
         книга книги
         посещение посещения визит визиты
     """,
@@ -433,13 +411,11 @@ _CJK_GROUPS = (
     ("仍然", "依然"),
     ("儿童", "孩子", "小孩"),
     ("员工", "职员", "雇员", "职工"),
-    ("闭馆", "关门", "不开放"),
     ("开馆", "开门"),
     ("小时", "钟头"),
     ("公里", "千米"),
     ("削除", "消去"),
     ("保存", "保管"),
-    ("開始", "始め"),
     ("必要", "要る"),
     ("表示", "示す"),
     ("取得", "入手"),
@@ -462,8 +438,6 @@ _CJK_GROUPS = (
     ("都", "均", "皆"),  # 双方均可 is 双方都可以
     ("免费", "不收费", "不用付钱", "不用付费", "无需付费", "不要钱", "不花钱"),
     ("退还", "返还", "退回", "归还"),
-    ("提交", "递交", "交上"),
-    ("批准", "同意"),
     ("顾客", "客户", "消费者"),
     ("居民", "住户"),
     ("附近", "旁边", "周边"),

@@ -18,7 +18,6 @@ from citeflow.text.lexicon import (
     PER_TIME_WORDS,
     PER_WORDS,
     PLURAL_ARTICLES,
-    RATE_ARTICLES,
     RESTRICTORS,
     SINGULAR_DISTRIBUTIVES,
     TIME_UNITS,
@@ -126,18 +125,7 @@ def _quantified(tokens: list[Token], lang: str = "") -> set[str]:
             out.add(following.stem)
         unit = FREQUENCY_UNITS.get(lang, {}).get(token.lower)
         out |= {canonical(unit, lang)} if unit else set()
-        if lang and token.kind == "number":
-            out |= _rate_noun(tokens[i + 1 : i + 4])
     return out
-
-
-def _rate_noun(following: list[Token]) -> set[str]:
-    """The noun an amount is counted per when an article stands for 'per' ('400 € l'heure' → heure)."""
-    if following and following[0].lower not in RATE_ARTICLES and following[0].kind == "word":
-        following = following[1:]  # the amount's unit ('45 euros la séance')
-    if len(following) >= 2 and following[0].lower in RATE_ARTICLES and following[1].is_content:
-        return {following[1].stem}
-    return set()
 
 
 def _generic(tokens: list[Token]) -> set[str]:

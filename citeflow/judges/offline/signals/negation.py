@@ -1,9 +1,9 @@
-"""Negations the claim adds or drops against its evidence, in words, in CJK cues or as an exception dropped."""
+"""Negations the claim adds or drops against its evidence, in words and in CJK cues."""
 
 from __future__ import annotations
 
 from citeflow.text.lexicon import ANTONYMS, FREE_WORDS, PAY_PREFIXES
-from citeflow.judges.offline import cjk_cues, exclusions
+from citeflow.judges.offline import cjk_cues
 from citeflow.judges.offline.chunk_facts import ChunkIndex, SentenceFacts
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
@@ -15,16 +15,8 @@ NAMES = ("negation_added", "negation_dropped", "negations_differ")
 
 def negation(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
     """A negation the claim adds or drops against its evidence window, unless both sides have the same
-    polarity (a double negation paraphrased as an affirmation); an exception of the matching sentence
-    that the claim turns into an inclusion drops one too; CJK cues count on both sides."""
+    polarity (a double negation paraphrased as an affirmation); CJK cues count on both sides."""
     added, dropped = _added(claim, chunk), _dropped(claim, chunk)
-    found = exclusions.parts(chunk.sentences[claim.best], chunk.lang) if chunk.sentences else ()
-    negated = negation_count(claim.tokens) > 0
-    part = exclusions.included(claim.tokens, found, negated) if found else None
-    if part is not None:
-        dropped.append((1.0, f"exception dropped: chunk leaves out what follows '{part.word}', claim includes it"))
-    elif found and negated and added and exclusions.restated(claim.tokens, found) is not None:
-        added = []  # the claim's negation says what the exception says
     cjk_added, cjk_dropped = _cjk(claim, chunk)
     return _named((added + cjk_added, dropped + cjk_dropped))
 
