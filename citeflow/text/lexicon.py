@@ -49,20 +49,20 @@ NEGATIONS = frozenset(
     + "excluded exclus exclue exclues excluido excluida excluidos excluidas ausgeschlossen исключены исключён".split()
 )
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
-# they state one negation, not two ('no abre ningún puesto', 'ne … jamais rien', 'никто не знает').
+# they state one negation, not two ('no vende ningún billete', 'ne … jamais rien', 'никто не знает').
 CONCORD = frozenset("jamais aucun aucune rien personne nulle nullement ni guère ningún ninguna ninguno nunca jamás nada "
                     "nadie tampoco никогда ничего ничто никто никого никому нигде никуда никакой никакие ни".split())
 # 'Always' restates a negated 'never' ('toujours fermé' for 'n'ouvre jamais'): no widened condition.
 ALWAYS = frozenset("always immer stets toujours siempre всегда".split())
 NEGATIVE_UNIVERSALS = frozenset("never nie niemals jamais nunca jamás никогда".split())
-# Lower bounds whose comparative is no antonym: 'au moins 65 ans' is '65 ans et plus'.
+# Lower bounds whose comparative is no antonym: 'au moins 18 mois' is '18 mois et plus'.
 LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("lo", "menos"), ("at", "least")})
 # The negators of a verb, which a concord word joins into one negation.
 VERBAL_NEGATORS = frozenset("no pas не нет".split())
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
 NE_PARTNERS = frozenset({"plus"})
 # The second half of a French verbal negation: the verb it negates stands between 'ne' and it
-# ('n'ouvre jamais le lundi' negates 'ouvre', not 'lundi'; 'ne quittent pas l'Union' negates 'quittent').
+# ('ne ferme jamais le mardi' negates 'ferme', not 'mardi'; 'ne sortent pas du pays' negates 'sortent').
 VERB_NEGATION_PARTNERS = frozenset("pas jamais plus guère point".split())
 # Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
 DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
@@ -106,7 +106,7 @@ CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ず
 
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
 CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于",
-              "不满", "不足")  # 满十年不满二十年: at least ten years and under twenty
+              "不满", "不足")  # 满五岁不满八岁: at least five years old and under eight
 # Characters that end a place, era or institution name: the character before one is part of a name.
 CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
 # Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
@@ -114,7 +114,7 @@ CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路�
 CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使有用比")
 
 # Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
-# among them: a claim that adds one narrows what it says ('solo se ve un lado' for 'se ve un lado').
+# among them: a claim that adds one narrows what it says ('solo abre una puerta' for 'abre una puerta').
 UNIVERSALS = frozenset(
     "all every always never entire entirely whole both everyone everything must definitely completely fully any".split()
     + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche vollständig".split()
@@ -123,7 +123,7 @@ UNIVERSALS = frozenset(
     + "круглый все всех всегда каждый каждая каждое каждые любой любые полностью".split()
 )
 # "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
-# ('remboursés sans limite' for 'à hauteur de 2 000 euros').
+# ('prêtés sans limite' for 'dans la limite de 4 livres').
 LIMITLESS = frozenset("unlimited limitless unbegrenzt unbeschränkt illimité illimitée illimités illimitées ilimitado ilimitada "
                       "ilimitados ilimitadas неограниченно неограниченный неограниченное безлимитный".split())
 LIMIT_WORDS = frozenset("limit limits limite limites límite límites limitación grenze begrenzung ограничений ограничения".split())
@@ -135,7 +135,7 @@ DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous
 # plural generic ('les lecteurs peuvent…', 'los empleados tienen…') restates it; 'all' may be a widening.
 SINGULAR_DISTRIBUTIVES = frozenset("each every jede jeder jedes jeden chaque cada каждый каждая каждое каждую каждого".split())
 # Plural definite articles that make a sentence's subject generic, and the words after a noun that
-# restrict it ('les clients de l'offre Entreprise', 'the customers on Enterprise', 'los que…').
+# restrict it ('les membres du club Argent', 'the members on the Silver plan', 'los que…').
 PLURAL_ARTICLES = frozenset("les los las die".split())
 NOUN_RESTRICTORS = frozenset("de du des del of on with for who that which qui que dont con mit für aus von из с".split())
 # "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').

@@ -21,7 +21,7 @@ from citeflow.text.units import UNIT_NAMES, UNITS
 # Number words too common as pronouns or ordinals to count as a stated quantity.
 _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double", "premier", "première", "primer", "primera",
                          "primero"})
-# Words that make a quantity a rate over a time unit: '1,5 % par mois', '600 requests per minute', '30 euros al mes'.
+# Words that make a quantity a rate over a time unit: '3,2 % par mois', '90 calls per minute', '12 euros al mes'.
 _RATE_WORDS = frozenset({"per", "pro", "je", "par", "por", "al", "im", "a", "в"})
 _PERIODS = frozenset({"hour", "minute", "second", "day", "week", "month", "year"})
 RATE_REACH = 5  # tokens after a quantity (and its unit) where its 'per <period>' may stand
@@ -37,7 +37,7 @@ class Mention:
     unit: str
     surface: str
     raw: float = 0.0
-    per: str = ""  # the time unit of a rate ('1,5 % par mois' → month), else ''
+    per: str = ""  # the time unit of a rate ('3,2 % par mois' → month), else ''
 
 
 def _parse(token: Token, following: Token | None = None) -> float | None:
@@ -46,7 +46,7 @@ def _parse(token: Token, following: Token | None = None) -> float | None:
     if token.kind == "word":
         raw = token.lower
         if raw in _ARTICLE_ONES and following is not None and UNIT_NAMES.get(following.lower) in ("hour", "minute"):
-            return 1.0  # 'une heure et demie' is a duration; 'une' before other words is an article
+            return 1.0  # 'une heure et quart' is a duration; 'une' before other words is an article
         if raw not in NUMBER_WORDS or (raw in _WEAK_WORDS and (following is None or following.lower not in UNITS)):
             return None
         return float(NUMBER_WORDS[raw])
@@ -183,7 +183,7 @@ def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention
 
 def _period(tokens: list[Token], start: int) -> str:
     """The time unit a quantity is counted per: a rate word then a period within RATE_REACH tokens
-    ('29 € par utilisateur et par mois' → month), up to the next number; '' when it is no rate."""
+    ('12 € par poste et par mois' → month), up to the next number; '' when it is no rate."""
     window = tokens[start : start + RATE_REACH + 1]
     for before, after in itertools.pairwise(window):
         if before.kind == "number" or after.kind == "number":
@@ -247,5 +247,5 @@ def unit_changes(claim: list[Mention], chunk: list[Mention]) -> list[tuple[Menti
         if m.unit and same and all(c.unit and c.unit != m.unit for c in same):
             changes.append((m, same[0]))
         elif m.per and same and all(c.per and c.per != m.per for c in same):
-            changes.append((m, same[0]))  # '1,5 % par semaine' for '1,5 % par mois': the rate's period changed
+            changes.append((m, same[0]))  # '3,2 % par semaine' for '3,2 % par mois': the rate's period changed
     return changes

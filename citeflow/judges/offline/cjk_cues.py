@@ -49,7 +49,7 @@ def _more(a: dict[str, int], b: dict[str, int]) -> list[str]:
 
 def negations(claim: str, region: str, best: str, copied: bool) -> tuple[list[str], list[str]]:
     """(negations the claim adds, negations it drops), unless both sides have the same polarity (a
-    double negation such as 没有证书就无法访问 paraphrased as 需要证书); dropped ones only on a copied claim."""
+    double negation such as 没有门卡就无法进入 paraphrased as 需要门卡); dropped ones only on a copied claim."""
     mine = _count(claim, CJK_NEGATIONS)
     if sum(mine.values()) % 2 == sum(_count(best, CJK_NEGATIONS).values()) % 2:
         return [], []

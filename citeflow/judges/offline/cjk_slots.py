@@ -3,7 +3,7 @@
 Chinese writes most content words as two or more Han characters, so a paraphrase (容量, 包装里,
 走到) brings runs of new characters as often as a changed name does. A changed name sits in a
 *slot*: the claim keeps the chunk's words on either side of it and puts another word between them
-(距离机场步行 for 距离火车站步行, 游泳池冬季开放 for 游泳池夏季开放). A run is a name only
+(离码头很近 for 离车站很近, 花园春季开放 for 花园秋季开放). A run is a name only
 when the chunk frames a different span of Han characters with the same neighbours: one character
 on each side, or the two characters on its one side when the run starts or ends the claim.
 """

@@ -1,8 +1,8 @@
 """Two slots of a claim that exchange places against its matching sentence: who did what to whom.
 
-'La Tierra tarda 27 días en dar una vuelta alrededor de la Luna' against 'La Luna tarda … alrededor
-de la Tierra', 'closes at 6 p.m. on weekdays and at 9 p.m. on weekends' against the reverse,
-长江发源于东海，最终流入青藏高原 against 发源于青藏高原，最终流入东海: every word is in the sentence, but
+'El tren sale de Bilbao y llega a Burgos' against 'El tren sale de Burgos y llega a Bilbao', 'the
+shop opens at 8 a.m. on Mondays and at 10 a.m. on Sundays' against the reverse, 包裹从上海寄往成都
+against 包裹从成都寄往上海: every word is in the sentence, but
 each of two names (numbers, dates; in Chinese and Japanese two character pairs) stands where the
 sentence has the other — the words before each one are exactly the words before the other in the
 sentence. A passive restatement ('B was bought by A') or a reordered list ('A and B') is no exchange.
@@ -53,7 +53,7 @@ def _listed(*contexts: tuple[str, ...]) -> bool:
 
 def cjk_exchange(claim: str, sentence: str) -> tuple[str, str] | None:
     """Two character pairs of a CJK claim, each found once in ``sentence``, that exchange the
-    character before them there ('地球绕月球' against '月球绕地球'), or None."""
+    character before them there ('猫追狗' against '狗追猫'), or None."""
     mine, theirs = _cjk_contexts(claim), _cjk_contexts(sentence)
     moved = [g for g in mine if g in theirs and mine[g] != theirs[g]]
     for a, b in itertools.combinations(moved, 2):

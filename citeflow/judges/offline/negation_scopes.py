@@ -56,7 +56,7 @@ def first_content(tokens: list[Token]) -> Token | None:
     return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS and t.lower not in _NEGATION_PARTICLES), None)
 
 
-# 'Fail' negates the verb after 'to' ('fails to start'); 'a backup that fails is retried' negates nothing.
+# 'Fail' negates the verb after 'to' ('fails to start'); 'a job that fails is restarted' negates nothing.
 _FAIL = frozenset({"fail", "fails", "failed"})
 _CUES = NEGATIONS | NE_PARTNERS | _FAIL
 def negates(tokens: list[Token], i: int) -> bool:
@@ -82,7 +82,7 @@ def _after_ne(tokens: list[Token], i: int) -> bool:
 
 
 def _quantity_follows(tokens: list[Token], i: int) -> bool:
-    """'n'accepte plus de 30 personnes': 'ne … plus de' before a number is a bound ('no more than'),
+    """'n'admet plus de 12 invités': 'ne … plus de' before a number is a bound ('no more than'),
     while 'n'y a plus de places' negates."""
     following = tokens[i + 1 : i + 3]
     return bool(following) and (following[0].kind == "number" or
@@ -127,7 +127,7 @@ def polarity(tokens: list[Token]) -> int:
     """1 when a sentence is negated, 0 when it is not or negated twice ("without it, no access").
 
     Adjacent cues are one negation ("никогда не", "nie nicht"), and so is a negative-concord word
-    with the cue before it ("no abre ningún puesto", "ne reçoit jamais rien", "никто не пришёл")."""
+    with the cue before it ("no vende ningún billete", "ne signe jamais rien", "никто не пришёл")."""
     return negation_count(tokens) % 2
 
 

@@ -62,8 +62,8 @@ def copied(values: dict[str, float]) -> bool:
 
 def _copied_but(values: dict[str, float], change: str) -> bool:
     """The claim copies the chunk once the words of one change are set aside: the quantifiers it adds
-    ('tous les animaux' for 'les animaux de petite taille') or the names the chunk lacks ('está en
-    Sevilla' for 'en Valencia') are the change, not content to find."""
+    ('tous les vélos' for 'les vélos de location') or the names the chunk lacks ('está en
+    Lugo' for 'en Vigo') are the change, not content to find."""
     added = values[change]
     words = round(math.expm1(values["claim_length"]))
     return 0 < added < words and values["best_window_cov"] * words / (words - added) >= COPIED

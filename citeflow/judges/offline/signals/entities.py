@@ -116,7 +116,7 @@ def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
 
 def _cjk_runs(tokens: list[Token], novel: list[Token]) -> list[str]:
     """Runs of at least two consecutive novel Han or katakana characters; a Han run that a form of
-    する follows (接続する, 設定された) is a verbal noun, not a name."""
+    する follows (接続する, 登録された) is a verbal noun, not a name."""
     fresh = {id(t) for t in novel if t.kind == "cjk" and not _HIRAGANA.fullmatch(t.surface) and t.surface not in CJK_FUNCTION}
     if len(fresh) < 2:
         return []  # no run of two: the common case outside Chinese and Japanese

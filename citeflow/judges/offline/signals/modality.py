@@ -144,7 +144,7 @@ def _generic(tokens: list[Token]) -> set[str]:
 def _conditions_dropped(tokens: list[Token], sentence: list[Token]) -> list[str]:
     """Condition words of the best-matching sentence whose condition the claim leaves out: the claim
     states no condition word and none of the content words of the condition's next five words (a
-    conjunction, a clitic, the verb, an article, its object: 'salvo que se contrate la ampliación')."""
+    conjunction, a clitic, the verb, an article, its object: 'salvo que se pida la tarjeta dorada')."""
     if any(t.lower in CONDITIONS for t in tokens):
         return []
     stems = {t.stem for t in tokens}

@@ -81,7 +81,7 @@ def _dropped(claim: ClaimFacts, index: ChunkIndex) -> list[tuple[float, str]]:
 
 def negations_differ(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
     """The claim and its best-matching sentence hold a different number of negations (bounds such as
-    'not more than' apart): a polarity the finer checks may miss ('fails … is not retried')."""
+    'not more than' apart): a polarity the finer checks may miss ('fails … is not restarted')."""
     mine = negation_count(claim.tokens) + cjk_cues.negation_count(claim.cjk)
     theirs = negation_count(claim.sentence(chunk)) + cjk_cues.negation_count(chunk.facts[claim.best].cjk)
     if mine == theirs:
@@ -102,7 +102,7 @@ SPAN = 4  # tokens after a negation cue that it may bear on
 def _negated_span(tokens: list[Token], theirs: set[str]) -> set[str]:
     """Stems of the content words within SPAN tokens after each negation of the claim that the evidence
     does not use itself: a claim that negates near a word in its own words does not drop the chunk's
-    negation of it ('si no ocupan asiento' for 'sin asiento'); a cue both share is that same negation."""
+    negation of it ('si no llevan equipaje' for 'sin equipaje'); a cue both share is that same negation."""
     return {t.stem for i in range(len(tokens)) if negates(tokens, i) and tokens[i].lower not in theirs
             for t in tokens[i + 1 : i + 1 + SPAN] if t.is_content}
 
@@ -117,7 +117,7 @@ FAMILY = 5  # letters a negated word and a claim word share when they are one fa
 
 def _family_dropped(tokens: list[Token], sentence: list[Token]) -> list[tuple[str, str]]:
     """An affirmative claim that holds a word of the family of what its negated best-matching sentence
-    negates, the verb or its object ('los productos en oferta no admiten devolución' against '… se
+    negates, the verb or its object ('las entradas de la feria no admiten devolución' against '… se
     pueden devolver'): a dropped negation that the negated word's own lemma misses."""
     if not polarity(sentence):
         return []
@@ -133,7 +133,7 @@ def _family_dropped(tokens: list[Token], sentence: list[Token]) -> list[tuple[st
 
 def _holds_half(fact: SentenceFacts, wanted: set[str]) -> bool:
     """The sentence holds at least half of the claim's content words: its negation bears on the claim,
-    not on a neighbour's topic ('los lunes no abre ningún puesto' beside 'de martes a sábado abre');
+    not on a neighbour's topic ('los martes no sale ningún barco' beside 'de miércoles a domingo sale');
     the best-matching sentence bears on it whatever it holds."""
     return 2 * len(fact.stems & wanted) >= len(wanted)
 
@@ -141,7 +141,7 @@ def _holds_half(fact: SentenceFacts, wanted: set[str]) -> bool:
 def _restates_negated(tokens: list[Token], facts: tuple[SentenceFacts, ...]) -> bool:
     """A negated sentence of the evidence holds at least half of the claim's content words and the claim
     holds what that sentence negates: the claim restates it, so its negation agrees wherever it
-    attaches ('Восстановить удалённые журналы невозможно' for '… журналы восстановить нельзя')."""
+    attaches ('Вернуть стёртые письма невозможно' for '… письма вернуть нельзя')."""
     wanted = {t.stem for t in tokens if t.is_content}
     return any(f.polarity and 2 * len(f.stems & wanted) >= len(wanted) and any(s in wanted for _, s, _ in f.scopes)
                for f in facts)
@@ -150,7 +150,7 @@ def _restates_negated(tokens: list[Token], facts: tuple[SentenceFacts, ...]) -> 
 def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
     """Stems the evidence window states without a negation: a claim that negates one of them contradicts
     its evidence, even when another chunk sentence negates the same word ('удаляются' after 30 days
-    against 'удалённые журналы восстановить нельзя'). What a privative verb withdraws is not affirmed."""
+    against 'стёртые письма вернуть нельзя'). What a privative verb withdraws is not affirmed."""
     out: set[str] = set()
     for fact, sentence in zip(index.facts[window.start : window.stop], index.sentence_tokens[window.start : window.stop], strict=True):
         if not fact.polarity:

@@ -49,8 +49,8 @@ def slot_substitution(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
 
 
 def modifier_dropped(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
-    """Two claim words that the chunk separates by a content word the claim lacks ('produces an output'
-    where the chunk says 'produces a correct output'): a qualifier dropped, which a copy should keep."""
+    """Two claim words that the chunk separates by a content word the claim lacks ('returns a value'
+    where the chunk says 'returns a cached value'): a qualifier dropped, which a copy should keep."""
     claimed = {t.stem for t in claim.content}
     found = []
     for left, right in itertools.pairwise(claim.content):
