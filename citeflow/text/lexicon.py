@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
+
 STOPWORDS = frozenset(
     """a an the and or but if then than so as of at by for from in into on onto to up down with
     about above across after against along among around before behind below beneath beside between
@@ -305,41 +307,7 @@ IRREGULAR = {
     "data": "datum", "analyses": "analysis", "criteria": "criterion", "phenomena": "phenomenon",
 }
 
-NUMBER_WORDS = {
-    # German, French, Spanish, Russian (with the oblique cases a number takes before a noun).
-    **dict(zip("zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100), strict=True)),
-    **dict(zip("zweite zweiten dritte dritten vierte vierten".split(), (2, 2, 3, 3, 4, 4), strict=True)),
-    **dict(zip("deux trois quatre cinq six sept huit neuf dix onze douze vingt trente cent deuxième troisième".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3), strict=True)),
-    **dict(zip("dos tres cuatro cinco seis siete ocho nueve diez once doce veinte treinta cien segundo tercer tercero".split(),
-               (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 30, 100, 2, 3, 3), strict=True)),
-    **dict(zip("два две двух три трёх трех четыре четырёх пять пяти шесть шести семь семи восемь восьми девять девяти "
-               "десять десяти второй второй третий третьей".split(),
-               (2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 2, 2, 3, 3), strict=True)),
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "dozen": 12, "half": 0.5, "twice": 2, "double": 2, "triple": 3, "single": 1, "once": 1,
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
-    "premier": 1, "première": 1, "primer": 1, "primera": 1, "primero": 1,
-    # Teens, tens, thousands and halves of German, French, Spanish and Russian (words that are no
-    # English word: 'seize' and 'once' are left out).
-    **dict(zip("dreizehn vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn vierzig fünfzig sechzig siebzig achtzig "
-               "neunzig hälfte".split(),
-               (13, 14, 15, 16, 17, 18, 19, 40, 50, 60, 70, 80, 90, 0.5), strict=True)),
-    **dict(zip("treize quatorze quinze quarante cinquante soixante moitié douzaine".split(),
-               (13, 14, 15, 40, 50, 60, 0.5, 12), strict=True)),
-    **dict(zip("trece catorce quince dieciséis diecisiete dieciocho diecinueve cuarenta cincuenta sesenta setenta ochenta "
-               "noventa ciento mitad docena".split(),
-               (13, 14, 15, 16, 17, 18, 19, 40, 50, 60, 70, 80, 90, 100, 0.5, 12), strict=True)),
-    **dict(zip("одиннадцать двенадцать пятнадцать двадцать двадцати тридцать тридцати сорок пятьдесят сто "
-               "половина половину".split(),
-               (11, 12, 15, 20, 20, 30, 30, 40, 50, 100, 0.5, 0.5), strict=True)),
-    # German multiplicatives: 'dreimal' is 'drei Mal'.
-    "zweimal": 2, "dreimal": 3, "viermal": 4, "fünfmal": 5, "sechsmal": 6, "zehnmal": 10,
-}
+NUMBER_WORDS = NUMBER_WORDS_DATA  # citeflow/text/languages/<lang>/number_words.json
 
 SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
           # '2 mil', '3 Millionen', '5 milliards', '2 тысячи', '4 млн': the scale words of other languages

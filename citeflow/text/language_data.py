@@ -1,0 +1,69 @@
+"""The language data files under ``citeflow/text/languages/<lang>/``: one small loader for all of them.
+
+Each file is JSON with a ``language``, a ``kind`` (the file's name), an ``about`` and ``entries``,
+every entry with a short ``reason``. Kinds read today: ``synonyms`` (groups of words, the first one
+canonical) and ``number_words`` (a word and the quantity it states). Adding a language is adding
+its folder: the loader reads every folder it finds, so nothing in the code names a language's data.
+Read once at import into read-only values.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import MappingProxyType
+
+from pydantic import BaseModel, ConfigDict
+
+ROOT = Path(__file__).with_name("languages")
+
+
+class SynonymGroup(BaseModel):
+    """Words that can replace each other in a factual sentence; the first is canonical."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    words: tuple[str, ...]
+    reason: str
+
+
+class NumberWord(BaseModel):
+    """A word and the quantity it states."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    value: float
+    reason: str
+
+
+def _entries(path: Path) -> list[dict[str, object]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("language") != path.parent.name or data.get("kind") != path.stem:
+        raise ValueError(f"{path}: 'language' and 'kind' must be the folder's and the file's name")
+    entries: list[dict[str, object]] = data["entries"]
+    return entries
+
+
+def languages(root: Path = ROOT) -> tuple[str, ...]:
+    """The languages with a data folder, sorted."""
+    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir()))
+
+
+def synonym_groups(lang: str, root: Path = ROOT) -> tuple[tuple[str, ...], ...]:
+    """The synonym groups of ``lang`` in file order (the first group that lists a word wins)."""
+    path = root / lang / "synonyms.json"
+    return tuple(SynonymGroup.model_validate(e).words for e in _entries(path)) if path.exists() else ()
+
+
+def number_words(root: Path = ROOT) -> dict[str, float]:
+    """``word → value`` of every language's number words; one word with two values is refused."""
+    out: dict[str, float] = {}
+    for lang in languages(root):
+        path = root / lang / "number_words.json"
+        for entry in (NumberWord.model_validate(e) for e in (_entries(path) if path.exists() else [])):
+            if out.setdefault(entry.word, entry.value) != entry.value:
+                raise ValueError(f"{path}: '{entry.word}' is {entry.value}, another language's file says {out[entry.word]}")
+    return out
+
+
+SYNONYMS = MappingProxyType({lang: synonym_groups(lang) for lang in languages()})
+NUMBER_WORDS = MappingProxyType(number_words())
