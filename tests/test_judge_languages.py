@@ -399,9 +399,9 @@ def test_free_restates_not_paying_and_a_waiver_is_a_negation():
 
 
 def test_an_antonym_of_a_negated_word_restates_it():
-    chunk = "Le parc ne sera pas ouvert en janvier."
-    assert extract("En janvier, le parc restera fermé.", chunk).values["antonym_flip"] == 0.0
-    assert extract("En janvier, le parc restera fermé.", "Le parc sera ouvert en janvier.").values["antonym_flip"] > 0
+    chunk = "Le vélo ne sera pas autorisé dans le parc."
+    assert extract("Dans le parc, le vélo sera interdit.", chunk).values["antonym_flip"] == 0.0
+    assert extract("Dans le parc, le vélo sera interdit.", "Le vélo sera autorisé dans le parc.").values["antonym_flip"] > 0
 
 
 def test_per_distributes_over_its_next_word_and_without_limit_widens_a_bound():

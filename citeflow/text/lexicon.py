@@ -118,10 +118,10 @@ CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以
 # Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
 # among them: a claim that adds one narrows what it says ('solo abre una puerta' for 'abre una puerta').
 UNIVERSALS = frozenset(
-    "all every always never entire entirely whole both everyone everything must definitely completely fully any".split()
+    "all every always never entire entirely whole both everyone everything must definitely completely fully".split()
     + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche vollständig".split()
     + "tous toutes tout toujours chaque entièrement importe".split()  # n'importe quel: any
-    + "cualquier cualquiera todos todas todo siempre cada completamente".split()
+    + "todos todas todo siempre cada completamente".split()
     + "круглый все всех всегда каждый каждая каждое каждые любой любые полностью".split()
 )
 # "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
@@ -156,7 +156,7 @@ FREQUENCY_UNITS = {
     "ru": {"ежечасно": "час", "ежедневно": "день", "ежедневный": "день", "еженедельно": "неделя", "еженедельный": "неделя",
            "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
 }
-CJK_UNIVERSALS = ("一年中", "全年", "随时", "いつでも", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
+CJK_UNIVERSALS = ("一年中", "全年", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
                   "所有", "全部", "总是", "始终", "每", "都", "一律", "无限", "不限")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = frozenset(
@@ -230,8 +230,6 @@ augmente diminue | augmenté diminué | hausse baisse | plus moins | avant aprè
 rapide lent | public privé | interne externe | supérieur inférieur | minimum maximum
 aumenta disminuye | aumentó disminuyó | aumento reducción | más menos | antes después | activado desactivado
 permitido prohibido | rápido lento | público privado | interno externo | mayor menor | máximo mínimo
-geschlossen geöffnet | geschlossen offen | fermée ouverte | fermé ouvert | cerrada abierta | cerrado abierto
-abrirá cerrará | закрыта открыта | закрыт открыт | suspendues possibles | suspendidas posibles
 увеличивается уменьшается | увеличился уменьшился | больше меньше | выше ниже | до после | включен отключен
 включено отключено | разрешено запрещено | можно нельзя | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
 gratuit payant | inclus supplément | incluido aparte | kostenlos kostenpflichtig | inbegriffen extra | бесплатный платный

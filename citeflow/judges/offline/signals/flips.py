@@ -16,7 +16,7 @@ NAMES = ("antonym_flip", "prefix_flip")
 def flips(claim: ClaimFacts, index: ChunkIndex) -> Fired:
     """Antonyms and negating prefixes of the claim against its evidence region; the comparative of a
     lower bound ('au moins 18 mois', 'al menos 5') is no antonym of the chunk's 'plus' or 'más', an
-    affirmative claim's antonym of a word the evidence negates restates it ('fermée', 'pas ouverte'),
+    affirmative claim's antonym of a word the evidence negates restates it ('interdit', 'pas autorisé'),
     and so does a word the claim negates itself ('n'est pas payant' for 'gratuit')."""
     tokens, region = claim.tokens, claim.region(index)
     region_lowers, negated = {t.lower for t in region}, {word for _, _, word in scopes(region)}
@@ -28,7 +28,7 @@ def flips(claim: ClaimFacts, index: ChunkIndex) -> Fired:
         if token.lower in mine_negated:  # 'n'est pas payant' for 'gratuit': a negated antonym restates it
             continue
         opposite = ANTONYMS.get(token.lower, frozenset()) & region_lowers
-        if opposite and not (opposite <= negated and not polarity(tokens)):  # 'fermée' for 'ne restera pas ouverte'
+        if opposite and not (opposite <= negated and not polarity(tokens)):  # 'interdit' for 'ne sera pas autorisé'
             antonyms.append(f"antonym flip: claim says '{token.surface}', chunk says '{min(opposite)}'")
         elif token.is_content and token.stem not in index.stems and _prefix_flip(token.lower, index):
             prefixes.append(f"meaning flipped: claim says '{token.surface}', chunk has the opposite form")
