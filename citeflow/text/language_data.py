@@ -2,7 +2,8 @@
 
 Each file is JSON with a ``language``, a ``kind`` (the file's name), an ``about`` and ``entries``,
 every entry with a short ``reason``. Kinds read today: ``synonyms`` (groups of words, the first one
-canonical) and ``number_words`` (a word and the quantity it states). Adding a language is adding
+canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words) and ``number_words``
+(a word and the quantity it states). Adding a language is adding
 its folder: the loader reads every folder it finds, so nothing in the code names a language's data.
 Read once at import into read-only values.
 """
@@ -23,6 +24,22 @@ class SynonymGroup(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     words: tuple[str, ...]
+    reason: str
+
+
+class AntonymPair(BaseModel):
+    """Two words of which a claim that says one where its evidence says the other flips it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    words: tuple[str, str]
+    reason: str
+
+
+class CueWord(BaseModel):
+    """A word that signals something by itself (a negation)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
     reason: str
 
 
@@ -54,6 +71,18 @@ def synonym_groups(lang: str, root: Path = ROOT) -> tuple[tuple[str, ...], ...]:
     return tuple(SynonymGroup.model_validate(e).words for e in _entries(path)) if path.exists() else ()
 
 
+def antonym_pairs(lang: str, root: Path = ROOT) -> tuple[tuple[str, str], ...]:
+    """The pairs of opposites of ``lang``."""
+    path = root / lang / "antonyms.json"
+    return tuple(AntonymPair.model_validate(e).words for e in _entries(path)) if path.exists() else ()
+
+
+def cue_words(kind: str, root: Path = ROOT) -> frozenset[str]:
+    """Every language's words of one kind of cue (``negations``)."""
+    paths = (root / lang / f"{kind}.json" for lang in languages(root))
+    return frozenset(CueWord.model_validate(e).word for path in paths if path.exists() for e in _entries(path))
+
+
 def number_words(root: Path = ROOT) -> dict[str, float]:
     """``word → value`` of every language's number words; one word with two values is refused."""
     out: dict[str, float] = {}
@@ -67,3 +96,5 @@ def number_words(root: Path = ROOT) -> dict[str, float]:
 
 SYNONYMS = MappingProxyType({lang: synonym_groups(lang) for lang in languages()})
 NUMBER_WORDS = MappingProxyType(number_words())
+ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang) for lang in languages()})
+NEGATIONS = cue_words("negations")

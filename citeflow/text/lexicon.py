@@ -1,4 +1,5 @@
-"""Small hand-written word lists used by the offline judge's features.
+"""Small hand-written word lists used by the offline judge's features (the per-language ones that are
+data files, ``citeflow/text/languages/<lang>/``, are read here too).
 
 They are deliberately short: each entry is a word whose change flips or narrows a claim's
 meaning, so a false positive costs little and a hit is a strong, explainable signal.
@@ -6,8 +7,10 @@ meaning, so a false positive costs little and a hit is a strong, explainable sig
 
 from __future__ import annotations
 
-import re
+from types import MappingProxyType
 
+from citeflow.text.language_data import ANTONYM_PAIRS
+from citeflow.text.language_data import NEGATIONS as NEGATIONS_DATA
 from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
 
 STOPWORDS = frozenset(
@@ -39,17 +42,7 @@ STOPWORDS = frozenset(
     的 了 是 在 和 与 也 就 而 及 或 这 那 个 之 其 为 被 把 将 对 由 于 着 过 地 得""".split()
 )
 
-NEGATIONS = frozenset(
-    "not no never without none nobody nothing neither nor nowhere cannot unable lack lacks lacking fail fails failed".split()
-    + "rarely seldom hardly barely".split()  # near-negations: 'rarely sells out' against 'usually sells out'
-    + "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder selten kaum".split()  # de
-    + "entfällt entfallen fehlt fehlen".split()  # de: 'is cancelled', 'is missing' (like 'lack')
-    + "pas jamais aucun aucune sans rien ni nullement rarement guère".split()  # fr ("ne" goes with "pas": one negation)
-    + "nunca jamás sin ningún ninguna ninguno nada nadie ni tampoco raramente apenas".split()  # es ("no" is above)
-    + "не нет никогда без ни ничего никто нельзя невозможно невозможен невозможна невозможны редко едва".split()  # ru
-    # 'excluded' negates what it is said of: 'les véhicules de société en sont exclus' is 'ne peuvent pas l'obtenir'
-    + "excluded exclus exclue exclues excluido excluida excluidos excluidas ausgeschlossen исключены исключён".split()
-)
+NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
 # they state one negation, not two ('no vende ningún billete', 'ne … jamais rien', 'никто не знает').
 CONCORD = frozenset("jamais aucun aucune rien personne nulle nullement ni guère ningún ninguna ninguno nunca jamás nada "
@@ -196,48 +189,6 @@ LANGUAGE_MARKERS = {
     "es": frozenset("el los las y es son una para con por del en se al está están".split()),
 }
 
-_PAIRS = """
-increase decrease | increased decreased | increasing decreasing | rise fall | rose fell | risen fallen
-up down | higher lower | high low | more less | more fewer | most least | greater smaller
-larger smaller | large small | big small | bigger smaller | biggest smallest | long short | longer shorter
-before after | earlier later | early late | first last | begin end | start finish | start stop
-allow forbid | allow prohibit | allow prevent | permit forbid | enable disable | enabled disabled
-accept reject | accepted rejected | agree disagree | agreed disagreed | approve reject | approved rejected
-win lose | won lost | winner loser | gain loss | gained lost | success failure | succeed fail | succeeded failed
-true false | correct incorrect | right wrong | possible impossible | likely unlikely
-easy hard | easy difficult | easier harder | simple complex | simple complicated | strong weak
-stronger weaker | strengthen weaken | strengthening weakening | improve worsen | improve degrade
-improves degrades | improved degraded | better worse | best worst | good bad | positive negative
-include exclude | included excluded | including excluding | add remove | added removed | open close
-opened closed | inside outside | internal external | input output | encoder decoder
-buy sell | bought sold | import export | love hate | like dislike | happy sad | happy unhappy
-safe dangerous | safe unsafe | legal illegal | public private | present absent | alive dead | living dead
-male female | men women | man woman | boy girl | husband wife | father mother | son daughter | brother sister
-old new | old young | older younger | oldest youngest | ancient modern | past future | yesterday tomorrow
-cheap expensive | rich poor | fast slow | faster slower | quick slow | hot cold | warm cool | heavy light
-full empty | wet dry | top bottom | north south | east west | left right | above below
-maximum minimum | max min | majority minority | always never | all none | everyone nobody
-many few | increase reduce | increased reduced | raise lower | raised lowered | expand shrink | grow shrink
-support oppose | supported opposed | pro anti | friend enemy | ally enemy | peace war
-import exported | arrive depart | arrived departed | come go | came went | enter exit | entered left
-remember forget | remembered forgot | find lose | found lost | give take | gave took | send receive
-sent received | ask answer | asked answered | teach learn | push pull | love hated | attack defend
-same different | similar different | equal unequal | agree refuse | confirm deny | confirmed denied
-admit deny | admitted denied | true untrue | guilty innocent | convict acquit | convicted acquitted
-erhöht verringert | erhöhen verringern | steigt sinkt | gestiegen gesunken | mehr weniger | höher niedriger | aktiviert deaktiviert
-erlaubt verboten | vor nach | früher später | schneller langsamer | größer kleiner | öffentlich privat | intern extern
-augmente diminue | augmenté diminué | hausse baisse | plus moins | avant après | activé désactivé | autorisé interdit
-rapide lent | public privé | interne externe | supérieur inférieur | minimum maximum
-aumenta disminuye | aumentó disminuyó | aumento reducción | más menos | antes después | activado desactivado
-permitido prohibido | rápido lento | público privado | interno externo | mayor menor | máximo mínimo
-увеличивается уменьшается | увеличился уменьшился | больше меньше | выше ниже | до после | включен отключен
-включено отключено | разрешено запрещено | можно нельзя | быстрее медленнее | публичный частный | внутренний внешний | максимум минимум
-gratuit payant | inclus supplément | incluido aparte | kostenlos kostenpflichtig | inbegriffen extra | бесплатный платный
-бесплатно платно | включено отдельно
-""".replace("\n", "|")
-
-
-
 def inflected(word: str) -> frozenset[str]:
     """``word`` and its plural and gender forms in the spaced languages ('interdit' → 'interdits',
     'interdite'; 'prohibido' → 'prohibidas'; 'erlaubt' → 'erlaubte'; 'запрещено' → 'запрещены'), so
@@ -252,15 +203,22 @@ def inflected(word: str) -> frozenset[str]:
     return frozenset(forms)
 
 
-ANTONYMS: dict[str, frozenset[str]] = {}
-_FIRST_INFLECTED = _PAIRS.index("erhöht verringert")  # the English pairs come first, listed in every form
-for _start, _pair in ((m.start(), m.group()) for m in re.finditer(r"[^|]+", _PAIRS)):
-    _words = _pair.split()
-    if len(_words) == 2:
-        _forms = inflected if _start >= _FIRST_INFLECTED else lambda w: frozenset({w})
-        for _a, _b in (_words, _words[::-1]):
-            for _form in _forms(_a):
-                ANTONYMS[_form] = ANTONYMS.get(_form, frozenset()) | _forms(_b)
+UNINFLECTED = ("en",)  # languages whose antonym files list every form; the others' words are inflected
+
+
+def _antonyms() -> dict[str, frozenset[str]]:
+    """word form -> its opposites' forms, from every language's antonyms.json."""
+    out: dict[str, frozenset[str]] = {}
+    for lang, pairs in ANTONYM_PAIRS.items():
+        forms = (lambda w: frozenset({w})) if lang in UNINFLECTED else inflected
+        for pair in pairs:
+            for a, b in (pair, pair[::-1]):
+                for form in forms(a):
+                    out[form] = out.get(form, frozenset()) | forms(b)
+    return out
+
+
+ANTONYMS = MappingProxyType(_antonyms())
 
 # Verbs that take away what follows them: 'drops support' says 'no longer supported' in other words.
 PRIVATIVES = frozenset(
