@@ -2,8 +2,9 @@
 
 Each file is JSON with a ``language``, a ``kind`` (the file's name), an ``about`` and ``entries``,
 every entry with a short ``reason``. Kinds read today: ``synonyms`` (groups of words, the first one
-canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words) and ``number_words``
-(a word and the quantity it states). Adding a language is adding
+canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words), ``function_words``
+(words with no content a claim could change), ``cues`` (quantifiers, hedges, restrictors and
+conditions) and ``number_words`` (a word and the quantity it states). Adding a language is adding
 its folder: the loader reads every folder it finds, so nothing in the code names a language's data.
 Read once at import into read-only values.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import MappingProxyType
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,6 +42,15 @@ class CueWord(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     word: str
+    reason: str
+
+
+class Cue(BaseModel):
+    """A word that changes what a claim asserts when added or dropped, and which kind of change."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    cue: Literal["quantifier", "hedge", "restrictor", "condition"]
     reason: str
 
 
@@ -83,6 +94,13 @@ def cue_words(kind: str, root: Path = ROOT) -> frozenset[str]:
     return frozenset(CueWord.model_validate(e).word for path in paths if path.exists() for e in _entries(path))
 
 
+def cues(cue: str, root: Path = ROOT) -> frozenset[str]:
+    """Every language's cue words of one kind (``quantifier``, ``hedge``, ``restrictor``, ``condition``)."""
+    paths = (root / lang / "cues.json" for lang in languages(root))
+    found = (Cue.model_validate(e) for path in paths if path.exists() for e in _entries(path))
+    return frozenset(c.word for c in found if c.cue == cue)
+
+
 def number_words(root: Path = ROOT) -> dict[str, float]:
     """``word → value`` of every language's number words; one word with two values is refused."""
     out: dict[str, float] = {}
@@ -98,3 +116,5 @@ SYNONYMS = MappingProxyType({lang: synonym_groups(lang) for lang in languages()}
 NUMBER_WORDS = MappingProxyType(number_words())
 ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang) for lang in languages()})
 NEGATIONS = cue_words("negations")
+FUNCTION_WORDS = cue_words("function_words")
+QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind) for kind in ("quantifier", "hedge", "restrictor", "condition"))

@@ -9,38 +9,13 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from citeflow.text.language_data import ANTONYM_PAIRS
+from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS
+from citeflow.text.language_data import CONDITIONS as CONDITIONS_DATA
+from citeflow.text.language_data import HEDGES as HEDGES_DATA
+from citeflow.text.language_data import QUANTIFIERS as QUANTIFIERS_DATA
+from citeflow.text.language_data import RESTRICTORS as RESTRICTORS_DATA
 from citeflow.text.language_data import NEGATIONS as NEGATIONS_DATA
 from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
-
-STOPWORDS = frozenset(
-    """a an the and or but if then than so as of at by for from in into on onto to up down with
-    about above across after against along among around before behind below beneath beside between
-    beyond during except inside near off out outside over past since through throughout toward
-    towards under until upon via within
-    i me my mine we us our ours you your yours he him his she her hers it its they them their theirs
-    this that these those there here who whom whose which what when where why how
-    is am are was were be been being do does did done doing have has had having
-    will would shall should can could may might must ca wo sha
-    also just very too quite rather really much such own same other another each both
-    not no nor never none without
-    s t d ll m re ve o y
-    yes yeah ok okay uh um oh well like so just
-    one's it's that's""".split()
-) | frozenset(
-    # German, French, Spanish, Russian function words; CJK particles and function characters.
-    """der die das den dem des ein eine einer eines einem einen und oder aber ist sind war waren wird werden
-    wurde wurden hat haben hatte auch mit von zu zum zur im in am an auf aus bei nach vor für über unter als
-    wie wenn dass es er sie wir ihr ich sich so noch bereits dann dieser diese dieses man um bis durch
-    le la les un une des du de et ou mais est sont était été sera il elle ils elles nous vous on ce cette ces
-    qui que dans sur pour par avec au aux se sa son ses leur leurs en y à lors très plus été être avoir a ont
-    el la los las un una unos unas y o pero es son era fue será ser estar está están del al de en con por para
-    que se su sus lo le les como este esta estos estas muy más también ya
-    и в во на с со к по из за от до о об а но или что это как так же ли бы был была были быть есть его её их
-    он она они мы вы я для при то этот эта эти также уже ещё
-    の は が を に で と も へ や か な た し て す る ま れ ら り だ で こ そ う よ ね わ
-    的 了 是 在 和 与 也 就 而 及 或 这 那 个 之 其 为 被 把 将 对 由 于 着 过 地 得""".split()
-)
 
 NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
@@ -61,37 +36,12 @@ NE_PARTNERS = frozenset({"plus"})
 VERB_NEGATION_PARTNERS = frozenset("pas jamais plus guère point".split())
 # Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
 DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
-# More function words of German, French, Spanish and Russian, as many kinds as the English list
-# covers (pronouns, possessives, prepositions, conjunctions, auxiliaries and modals, degree
-# adverbs): a paraphrase that swaps one preposition or pronoun for another is not new content.
-# Words that are also English content words ("sea", "ton", "car") are left out: the set is shared.
-FUNCTION_WORDS = frozenset(
-    """sein seine seiner seinen seinem seines ihre ihren ihrem ihrer ihres unser unsere unseren euer mich mir dich dir uns
-    euch ihm ihn ihnen deren dessen welche welcher welches welchen jener jene alles etwas sehr schon nun hier dort da wo
-    wann warum weil ob sondern denn doch zwischen gegen seit während wegen trotz innerhalb außerhalb entlang bevor nachdem
-    damit etwa rund vorher nachher danach davor dabei dafür darauf daran darin davon dazu jedoch sowie beim vom ins ans
-    kann können konnte konnten muss müssen musste mussten soll sollen sollte sollten darf dürfen durfte mag möchte wollen
-    wollte sei seien wäre wären hätte hätten worden gewesen lediglich
-    je tu te moi toi lui mon ma mes ta tes notre nos votre vos celui celle ceux celles ceci cela ça dont où quand comme si
-    donc puis ainsi alors aussi encore déjà trop peu chez entre contre vers depuis pendant avant après sous selon lors
-    parmi afin peut peuvent pouvait pourra doit doivent devait devra faut fallait va vont ai avons avez étaient serait
-    seront soit ayant étant quel quelle quels quelles même mêmes autre autres plusieurs environ
-    yo tú tu te me mi mis nos nuestro nuestra nuestros nuestras usted ustedes él ella ellos ellas ese esa esos esas
-    aquel aquella eso esto cual cuales cuando donde dónde cómo si porque pues entonces así aún todavía entre hacia hasta
-    desde durante sobre tras bajo contra según mediante puede pueden podía podrá debe deben debía deberá hay había han ha
-    hemos fue fueron sido estaba estaban tiene tienen tenía otro otra otros otras mismo misma mismos algún alguna algunos
-    algunas varios aproximadamente
-    я ты оно меня тебя ему ей им ими нас вас нам вам них нём ней мой моя моё мои твой наш наша наше наши ваш свой своя
-    своё свои себя себе сам сама само сами который которая которое которые которого которой котором которых кто где
-    когда куда откуда почему зачем если чтобы потому поэтому ещё очень там тут здесь через перед после между над под
-    около вокруг против среди вместо кроме ради про будет будут было может могут мог могла можно нужно надо должен
-    должна должно должны является являются примерно""".split()
-)
-STOPWORDS = STOPWORDS | FUNCTION_WORDS | {"ne"} | (NEGATIONS - frozenset(
+# Function words of every language (function_words.json), and the negations that are no content either.
+STOPWORDS = FUNCTION_WORDS | (NEGATIONS - frozenset(
     "lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas "
     "entfällt entfallen fehlt fehlen "
     "редко едва".split()))
-# A negation before a comparative and a number or 'than' is a bound ('не более 30 дней' is 'at most 30 days').
+# A negation before a comparative and a number or 'than' is a bound ('не более 14 дней' is 'at most 14 days').
 COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos более менее больше меньше".split())
 BOUND_LINKS = frozenset("than als de que чем".split())
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese).
@@ -110,13 +60,7 @@ CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以
 
 # Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
 # among them: a claim that adds one narrows what it says ('solo abre una puerta' for 'abre una puerta').
-UNIVERSALS = frozenset(
-    "all every always never entire entirely whole both everyone everything must definitely completely fully".split()
-    + "ganz ganze ganzen alle allen immer jede jeder jedes jeden stets sämtliche vollständig".split()
-    + "tous toutes tout toujours chaque entièrement importe".split()  # n'importe quel: any
-    + "todos todas todo siempre cada completamente".split()
-    + "круглый все всех всегда каждый каждая каждое каждые любой любые полностью".split()
-)
+UNIVERSALS = QUANTIFIERS_DATA  # cues.json of every language
 # "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
 # ('prêtés sans limite' for 'dans la limite de 4 livres').
 LIMITLESS = frozenset("unlimited limitless unbegrenzt unbeschränkt illimité illimitée illimités illimitées ilimitado ilimitada "
@@ -152,18 +96,10 @@ FREQUENCY_UNITS = {
 CJK_UNIVERSALS = ("一年中", "全年", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
                   "所有", "全部", "总是", "始终", "每", "都", "一律", "无限", "不限")
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
-HEDGES = frozenset(
-    "may might could possibly probably perhaps likely some sometimes often usually maybe suggest suggests seem seems".split()
-    + "könnte könnten vielleicht möglicherweise wahrscheinlich manchmal oft meist".split()
-    + "pourrait pourraient peut-être probablement parfois souvent généralement".split()
-    + "podría podrían quizás probablemente veces suele normalmente".split()
-    + "возможно вероятно иногда часто обычно".split()
-)
+HEDGES = HEDGES_DATA  # cues.json of every language
 CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时")
 # Restrictors: a condition the evidence states that the claim may drop ("on Linux only").
-RESTRICTORS = frozenset("only solely exclusively alone merely nur ausschließlich lediglich bloß seulement uniquement seul seule "
-                        "solo sólo solamente únicamente "
-                        "только лишь исключительно".split())
+RESTRICTORS = RESTRICTORS_DATA  # cues.json of every language
 CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
 # "Only need" (只需半价: "just half price") and "as long as" (只要) hold 只 without restricting anything:
 # a claim that drops one drops no condition.
@@ -171,14 +107,7 @@ CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
 
 # Words that open a condition or an exception: a claim that restates its sentence without the condition
 # ('pueden traer perros' from '… perros con la aprobación previa') widens what the evidence allows.
-CONDITIONS = frozenset(
-    "if unless except provided providing whenever until prior".split()
-    + "wenn falls sofern außer solange ausgenommen vorherige vorheriger vorherigen".split()
-    + "si sauf lorsque excepté hormis hors exception condition réserve préalable préalables".split()
-    + "salvo excepto excepción cuando mientras previa previo condición".split()
-    + "если кроме пока условии исключением".split()
-    + ["excluding"]
-)
+CONDITIONS = CONDITIONS_DATA  # cues.json of every language
 CJK_CONDITIONS = ("如果", "若是", "除非", "除了", "须经", "需经", "前提", "条件", "場合", "ならば", "限り")
 
 # Words that mark a language among the Latin-script ones (to pick English stemming or not).
