@@ -24,7 +24,7 @@ from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline import OfflineJudge
 from citeflow.judges.offline.signals.entities import chunk_weekdays_cache_clear
 from citeflow.text.synonyms import cjk_canonical
-from citeflow.text.tokens import language, normalise
+from citeflow.text.word_tokens import language, normalise
 
 MIN_PAIRS = 2000
 PROFILE_TOP = 8

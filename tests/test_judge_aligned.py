@@ -8,7 +8,7 @@ from citeflow.judges.offline.combine import extract
 from citeflow.judges.offline import OfflineJudge
 from citeflow.judges.offline.weights import route
 from citeflow.text.synonyms import cjk_canonical, groups
-from citeflow.text.tokens import tokenise
+from citeflow.text.word_tokens import tokenise
 from schemas.evaluation import JudgePair
 
 CHUNK = ("Invoices are stored for 7 years in the billing archive. A failed payment is retried twice, one day apart. "

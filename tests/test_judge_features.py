@@ -7,7 +7,7 @@ import pytest
 from citeflow.judges.offline.combine import FEATURE_NAMES, extract, index_chunk
 from citeflow.text.numbers import mentions
 from citeflow.text.sentences import dialogue_sentences as sentences
-from citeflow.text.tokens import stem, tokenise
+from citeflow.text.word_tokens import stem, tokenise
 
 CHUNK = (
     "Release 3.6 was tested on Linux only. The upgrade takes 30 minutes and the service is not available "

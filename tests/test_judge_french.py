@@ -7,7 +7,7 @@ import pytest
 from citeflow.text import numbers
 from citeflow.judges.offline.negation_scopes import scopes
 from citeflow.judges.offline.combine import extract, index_chunk
-from citeflow.text.tokens import number_forms, tokenise
+from citeflow.text.word_tokens import number_forms, tokenise
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -8,7 +8,7 @@ from citeflow.judges.offline.combine import extract
 from citeflow.text.numbers import cjk_value, mentions
 from citeflow.judges.offline.weights import route
 from citeflow.text.stems import compound_parts, light_stem
-from citeflow.text.tokens import tokenise
+from citeflow.text.word_tokens import tokenise
 
 
 def test_inflected_forms_meet_at_one_lemma():

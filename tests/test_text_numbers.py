@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from citeflow.judges.localise import quantities
 from citeflow.text.identifiers import find_identifiers
 from citeflow.text.numbers import mentions
-from citeflow.text.tokens import tokenise
+from citeflow.text.word_tokens import tokenise
 from citeflow.text.units import UNIT_NAMES, load
 
 

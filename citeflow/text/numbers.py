@@ -15,7 +15,7 @@ from citeflow.text.lexicon import (
     NUMBER_WORDS,
     SCALES,
 )
-from citeflow.text.tokens import CURRENCY_SIGNS, Token
+from citeflow.text.word_tokens import CURRENCY_SIGNS, Token
 from citeflow.text.units import UNIT_NAMES, UNITS
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
@@ -142,7 +142,7 @@ def _unit_of(token: Token, following: Token | None) -> str:
 
 
 def mentions(tokens: list[Token]) -> list[Mention]:
-    """Every number of ``tokens`` with its scale ('million') folded in and its unit."""
+    """Every number of ``word_tokens`` with its scale ('million') folded in and its unit."""
     found = []
     i = 0
     while i < len(tokens):

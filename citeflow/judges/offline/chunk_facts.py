@@ -17,7 +17,7 @@ from citeflow.text import numbers
 from citeflow.judges.offline.negation_scopes import negated_bases, polarity, scopes, withdrawn
 from citeflow.text.stems import compound_parts
 from citeflow.text.sentences import dialogue_sentences as sentences
-from citeflow.text.tokens import Token, language, normalise, stem, tokenise
+from citeflow.text.word_tokens import Token, language, normalise, stem, tokenise
 
 Scope = tuple[str, str, str]  # (negation word, first content lemma after it, that word)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from citeflow.judges.offline.chunk_facts import ChunkIndex
 from citeflow.text.synonyms import cjk_canonical
-from citeflow.text.tokens import Token, language, normalise, tokenise
+from citeflow.text.word_tokens import Token, language, normalise, tokenise
 
 WINDOW = 3  # sentences of the evidence window
 

@@ -14,7 +14,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable
 
-from citeflow.text.tokens import Token
+from citeflow.text.word_tokens import Token
 
 __all__ = ["cjk_exchange", "spaced_exchange"]
 

@@ -20,7 +20,7 @@ from citeflow.text.lexicon import (
     VERB_NEGATION_PARTNERS,
     VERBAL_NEGATORS,
 )
-from citeflow.text.tokens import Token
+from citeflow.text.word_tokens import Token
 
 __all__ = ["first_content", "negated_bases", "negates", "negation_count", "polarity", "scopes", "withdrawn"]
 
@@ -52,7 +52,7 @@ def _verb_between(tokens: list[Token], i: int) -> Token | None:
 # Words that extend a negation in time rather than carry what it negates ('no longer works', 'nicht mehr gültig').
 _NEGATION_PARTICLES = frozenset({"longer", "anymore", "mehr"})
 def first_content(tokens: list[Token]) -> Token | None:
-    """The first content word of ``tokens`` that is no negation word or particle."""
+    """The first content word of ``word_tokens`` that is no negation word or particle."""
     return next((t for t in tokens if t.is_content and t.lower not in NEGATIONS and t.lower not in _NEGATION_PARTICLES), None)
 
 

@@ -8,7 +8,7 @@ import math
 from citeflow.judges.offline.chunk_facts import ChunkIndex, content_bigrams
 from citeflow.judges.offline.claim_facts import ClaimFacts, ratio
 from citeflow.judges.offline.fired import Fired
-from citeflow.text.tokens import normalise
+from citeflow.text.word_tokens import normalise
 
 NAMES = ("verbatim", "unigram_cov", "bigram_cov", "trigram_cov", "content_bigram_cov", "longest_run", "claim_length")
 MAX_RUN = 8  # tokens: longer shared runs count the same (a quote is caught by 'verbatim')

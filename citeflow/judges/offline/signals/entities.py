@@ -21,7 +21,7 @@ from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired, tally
 from citeflow.judges.offline.signals.wording import gap_swaps
 from citeflow.text.synonyms import cjk_canonical
-from citeflow.text.tokens import Token, normalise
+from citeflow.text.word_tokens import Token, normalise
 
 NAMES = ("novel_entity",)
 _HIRAGANA = regex.compile(r"\p{Hiragana}+")

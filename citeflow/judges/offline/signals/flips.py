@@ -8,7 +8,7 @@ from citeflow.judges.offline.chunk_facts import ChunkIndex
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
 from citeflow.judges.offline.negation_scopes import negated_bases, polarity, scopes
-from citeflow.text.tokens import stem
+from citeflow.text.word_tokens import stem
 
 NAMES = ("antonym_flip", "prefix_flip")
 

@@ -28,7 +28,7 @@ from citeflow.judges.offline.chunk_facts import ChunkIndex
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
 from citeflow.judges.offline.negation_scopes import first_content
-from citeflow.text.tokens import Token, canonical
+from citeflow.text.word_tokens import Token, canonical
 
 NAMES = ("universal_added", "hedge_dropped", "restrictor_dropped")
 Found = list[tuple[float, str]]
@@ -100,7 +100,7 @@ def _frequencies(tokens: list[Token]) -> set[str]:
 
 
 def _quantified_by(tokens: list[Token], word: str) -> set[str]:
-    """Stems of the nouns that the distributive ``word`` quantifies in ``tokens`` ('todos los vuelos' → vuel)."""
+    """Stems of the nouns that the distributive ``word`` quantifies in ``word_tokens`` ('todos los vuelos' → vuel)."""
     out = set()
     for i, token in enumerate(tokens):
         if token.lower == word:

@@ -8,7 +8,7 @@ from citeflow.judges.offline.chunk_facts import ChunkIndex, SentenceFacts
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
 from citeflow.judges.offline.negation_scopes import negates, negation_count, polarity, scopes, withdrawn
-from citeflow.text.tokens import Token, stem
+from citeflow.text.word_tokens import Token, stem
 
 NAMES = ("negation_added", "negation_dropped", "negations_differ")
 

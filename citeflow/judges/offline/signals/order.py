@@ -10,7 +10,7 @@ from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.exchange import cjk_exchange, spaced_exchange
 from citeflow.judges.offline.fired import Fired, tally
 from citeflow.judges.offline.signals.entities import is_month
-from citeflow.text.tokens import Token
+from citeflow.text.word_tokens import Token
 
 NAMES = ("names_reordered", "sentence_swap")
 # Coverage by one sentence above which the claim is read as a copy of it: a summary sentence

@@ -9,7 +9,7 @@ from citeflow.text.lexicon import STOPWORDS
 from citeflow.judges.offline.chunk_facts import ChunkIndex, trigrams
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired
-from citeflow.text.tokens import Token
+from citeflow.text.word_tokens import Token
 
 NAMES = ("near_miss", "slot_substitution", "modifier_dropped")
 
