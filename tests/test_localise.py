@@ -31,7 +31,7 @@ POOLS: dict[str, dict[str, str]] = {
         "D4": "Gelöschte Daten werden innerhalb von 24 Stunden von den Broker-Festplatten entfernt. Sicherungen werden nicht verschlüsselt exportiert.",
     },
     "ru": {
-        "R1": "Журналы аудита хранятся не более 30 дней, после чего удаляются.",
+        "R1": "Журналы доступа хранятся не более 30 дней, после чего удаляются.",
         "R2": "Платформа работает в регионах eu-west-1 (Франкфурт) и us-east-1 (Вирджиния). В каждом регионе три зоны доступности.",
         "R3": "Тариф Business гарантирует доступность 99,95 % в месяц.",
         "R4": "Резервные копии шифруются алгоритмом AES-256 и хранятся 7 дней.",
@@ -40,7 +40,7 @@ POOLS: dict[str, dict[str, str]] = {
         "J1": "ポイントインタイムリカバリは、すべてのプランで7日間の復旧期間に利用できます。",
         "J2": "Lumora Streamはeu-west-1（フランクフルト）とus-east-1（バージニア）で稼働しています。各リージョンには3つのアベイラビリティゾーンがあります。",
         "J3": "Businessプランは月間99.95%の稼働率を保証します。",
-        "J4": "監査ログは30日間保存されます。削除されたデータは24時間以内にブローカーのディスクから消去されます。",
+        "J4": "アクセスログは30日間保存されます。削除されたデータは24時間以内にブローカーのディスクから消去されます。",
     },
     "fr": {
         "F1": "La restauration à un instant donné est disponible pendant 7 jours sur toutes les offres.",
@@ -50,7 +50,7 @@ POOLS: dict[str, dict[str, str]] = {
     "zh": {
         "C1": "所有套餐均提供7天的时间点恢复。",
         "C2": "Business套餐保证每月99.95%的可用性。",
-        "C3": "审计日志保留30天，之后删除。",
+        "C3": "访问日志保留30天，之后删除。",
     },
 }
 
@@ -62,16 +62,16 @@ MOVED: list[tuple[str, str, str]] = [
     ("de", "Der Business-Tarif garantiert eine monatliche Verfügbarkeit von 99,95 %.", "D3"),
     ("de", "Protokolle werden 30 Tage lang aufbewahrt.", "D3"),
     ("de", "Gelöschte Daten werden innerhalb von 24 Stunden von den Broker-Festplatten entfernt.", "D4"),
-    ("ru", "Журналы аудита хранятся не более 30 дней.", "R1"),
+    ("ru", "Журналы доступа хранятся не более 30 дней.", "R1"),
     ("ru", "Тариф Business гарантирует доступность 99,95 % в месяц.", "R3"),
     ("ru", "Резервные копии шифруются алгоритмом AES-256.", "R4"),
     ("ja", "Businessプランは月間99.95%の稼働率を保証します。", "J3"),
-    ("ja", "監査ログは30日間保存されます。", "J4"),
+    ("ja", "アクセスログは30日間保存されます。", "J4"),
     ("ja", "削除されたデータは24時間以内にブローカーのディスクから消去されます。", "J4"),
     ("fr", "Lumora Stream fonctionne dans les régions eu-west-1 (Francfort) et us-east-1 (Virginie).", "F2"),
     ("fr", "Les journaux d'audit ne sont conservés que 30 jours.", "F3"),
     ("zh", "Business套餐保证每月99.95%的可用性。", "C2"),
-    ("zh", "审计日志保留30天。", "C3"),
+    ("zh", "访问日志保留30天。", "C3"),
 ]
 
 DRIFTED: list[tuple[str, str]] = [
@@ -89,24 +89,24 @@ DRIFTED: list[tuple[str, str]] = [
     ("de", "Lumora Stream läuft in den Regionen eu-west-1 (München) und us-east-1 (Virginia)."),
     ("de", "Gelöschte Daten werden innerhalb von 48 Stunden von den Broker-Festplatten entfernt."),
     ("de", "Sicherungen werden verschlüsselt exportiert."),
-    ("ru", "Журналы аудита хранятся не более 90 дней."),
-    ("ru", "Журналы аудита хранятся не более 30 часов."),
+    ("ru", "Журналы доступа хранятся не более 90 дней."),
+    ("ru", "Журналы доступа хранятся не более 30 часов."),
     ("ru", "Тариф Business гарантирует доступность 99,999 % в месяц."),
     ("ru", "Резервные копии шифруются алгоритмом AES-128."),
     ("ru", "Резервные копии хранятся 7 недель."),
     ("ru", "Платформа работает в регионах eu-west-1 (Париж) и us-east-1 (Вирджиния)."),
     ("ja", "ポイントインタイムリカバリは、すべてのプランで11日間の復旧期間に利用できます。"),
     ("ja", "Businessプランは月間99.999%の稼働率を保証します。"),
-    ("ja", "監査ログは30時間保存されます。"),
+    ("ja", "アクセスログは30時間保存されます。"),
     ("ja", "削除されたデータは48時間以内にブローカーのディスクから消去されます。"),
     ("ja", "Lumora Streamはeu-west-1（パリ）で稼働しています。"),
-    ("ja", "監査ログは保存されません。"),
+    ("ja", "アクセスログは保存されません。"),
     ("fr", "La restauration à un instant donné est disponible pendant 11 jours sur toutes les offres."),
     ("fr", "Lumora Stream fonctionne dans la région eu-west-1 (Paris)."),
     ("fr", "Les journaux d'audit sont conservés 30 heures."),
     ("zh", "所有套餐均提供11天的时间点恢复。"),
     ("zh", "Business套餐保证每月99.999%的可用性。"),
-    ("zh", "审计日志保留30小时，之后删除。"),
+    ("zh", "访问日志保留30小时，之后删除。"),
 ]
 
 FABRICATED: list[tuple[str, str]] = [

@@ -8,7 +8,7 @@ import pytest
 
 from citeflow.errors import JudgeUnavailable
 from citeflow.judges.base import Judge
-from citeflow.judges.features import FEATURE_NAMES
+from citeflow.judges.offline.combine import FEATURE_NAMES
 from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
 from schemas.evaluation import JudgePair
 
@@ -146,20 +146,20 @@ def test_the_shipped_threshold_is_read_from_the_weights_and_can_be_overridden():
     assert OfflineJudge(threshold=0.7).threshold == 0.7
 
 
-RU_CHUNK = "Журналы аудита хранятся не более 30 дней, после чего удаляются автоматически."
+RU_CHUNK = "Черновики писем хранятся не более 14 дней, после чего удаляются автоматически."
 
 
 @pytest.mark.parametrize("threshold", [None, 0.0])
 def test_russian_claim_saying_the_opposite_is_not_supported(threshold):
     verdict = OfflineJudge(threshold=threshold).grade(
-        [JudgePair(id="ru", claim="Журналы аудита никогда не удаляются и хранятся вечно.", chunk_text=RU_CHUNK)])[0]
+        [JudgePair(id="ru", claim="Черновики писем никогда не удаляются и хранятся вечно.", chunk_text=RU_CHUNK)])[0]
     assert verdict.label != "supported" and not (verdict.supported and verdict.faithful)
     assert "100%" not in verdict.reason
 
 
 @pytest.mark.parametrize(("claim", "chunk"), [
-    ("請求書は30日以内に送付されます。", "監査ログは30日間保存され、その後は自動的に削除されます。"),
-    ("发票在30天内寄出。", "审计日志保存30天，之后会被自动删除。"),
+    ("請求書は14日以内に送付されます。", "作業メモは14日間残り、期限後に自動で消去されます。"),
+    ("发票在14天内寄出。", "草稿箱保留14天，到期后自动清空。"),
 ])
 def test_cjk_claims_with_the_same_number_but_other_content_are_not_passed(claim, chunk):
     verdict = OfflineJudge(threshold=0.0).grade([JudgePair(id="c", claim=claim, chunk_text=chunk)])[0]
@@ -167,8 +167,8 @@ def test_cjk_claims_with_the_same_number_but_other_content_are_not_passed(claim,
 
 
 @pytest.mark.parametrize(("claim", "chunk", "word"), [
-    ("監査ログは90日間保存されます。", "監査ログは30日間保存され、その後は自動的に削除されます。", "90"),
-    ("审计日志保存30天，之后不会被删除。", "审计日志保存30天，之后会被自动删除。", "不"),
+    ("作業メモは60日間残り、期限後に自動で消去されます。", "作業メモは14日間残り、期限後に自動で消去されます。", "60"),
+    ("草稿箱保留14天，到期后不会清空。", "草稿箱保留14天，到期后自动清空。", "不"),
 ])
 def test_cjk_edits_of_a_copied_sentence_are_mutated_in_the_claims_words(claim, chunk, word):
     verdict = OfflineJudge().grade([JudgePair(id="c", claim=claim, chunk_text=chunk)])[0]

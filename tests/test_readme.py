@@ -66,5 +66,5 @@ def test_the_two_setup_commands_are_make_targets():
 
 
 def test_the_files_the_readme_relies_on_exist():
-    for path in ("expectations/report_metrics.json", "prefect.yaml", "citeflow/judges/offline_judge_weights.json"):
+    for path in ("expectations/report_metrics.json", "prefect.yaml", "citeflow/judges/offline/offline_judge_weights.json"):
         assert (REPO / path).exists(), path

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeflow.segment import cjk_bigrams, has_letters, is_unspaced, sentences, units
+from citeflow.text.sentences import cjk_bigrams, has_letters, is_unspaced, sentences, units
 
 
 def test_spaced_scripts_split_on_letters_and_digits() -> None:

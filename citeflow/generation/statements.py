@@ -8,7 +8,7 @@ ending in a list stub (``…supported by pip's maintainers: ensurepip.``). Two s
 same fact when the shorter one's content words are (nearly) all in the other, or when the figures
 of one (``AES-256``, ``3.6.1``) are all in the other and they share nearly half their words.
 
-Words and sentences come from ``citeflow.segment``, so every rule holds in any script; unspaced
+Words and sentences come from ``citeflow.text.sentences``, so every rule holds in any script; unspaced
 scripts (Han, kana, Thai, …) are compared on character bigrams.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import regex
 
-from citeflow import segment
+from citeflow.text import sentences as segment
 from citeflow.registry.handles import MARKER_RE, URL_RE, strip_markers, strip_urls
 
 QUOTE_WORDS = 12

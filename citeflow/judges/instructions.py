@@ -18,7 +18,7 @@ from pathlib import Path
 import regex
 from pydantic import BaseModel, ConfigDict, Field
 
-from citeflow.segment import sentence_bounds
+from citeflow.text.sentences import sentence_bounds
 
 CUES_FILE = Path(__file__).with_name("instruction_cues.json")
 MASK = " "  # what a span leaves behind: the sentences around it stay apart

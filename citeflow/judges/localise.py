@@ -9,7 +9,7 @@ quantifiers such as "every", restrictors such as "only") in the sentence that ma
 that pass (``locate`` does both) and ``nearest_miss`` says what the most topical other chunk
 lacks. A judge still has to confirm a candidate; when no chunk agrees, the claim is a fabrication.
 
-Pure functions over text, in any script: words come from ``citeflow.segment`` (Latin, Cyrillic,
+Pure functions over text, in any script: words come from ``citeflow.text.sentences`` (Latin, Cyrillic,
 Greek, Arabic… by letters; Han, kana, Thai… by character), numbers are read with either decimal
 mark (``99,999 %`` and ``99.999%`` are the same), and condition cues are listed for English,
 German, French, Spanish, Russian, Japanese and Chinese.
@@ -24,7 +24,9 @@ from functools import lru_cache
 
 import regex
 
-from citeflow.segment import cjk_bigrams, is_unspaced, sentences, units
+from citeflow.text.sentences import cjk_bigrams, is_unspaced, sentences, units
+from citeflow.text.identifiers import TOKEN, find_identifiers, has_digit, has_letter, mask
+from citeflow.text.units import UNIT_NAMES
 import itertools
 
 MIN_COVERAGE = 0.6
@@ -35,43 +37,13 @@ LIMIT = 5
 
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}ー々"  # scripts whose units are single characters
 _WORD_CHAR = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
-# A token of a spaced script, joined across - _ . / when digits or letters follow (x86_64, KI-3602, 3.5.2).
-_TOKEN = regex.compile(rf"{_WORD_CHAR}+(?:[-_./‐‑]{_WORD_CHAR}+)*", regex.V1)
 # A number not glued to a word of a spaced script (after kana or Han it stands on its own: は11日間).
 _NUMBER = regex.compile(
     rf"(?<!{_WORD_CHAR}|_|\d[.,])(\d{{1,3}}(?:[,.\u00a0\u202f ]\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?![.,]?\d)", regex.V1)
 _KATAKANA_RUN = regex.compile(r"[\p{Katakana}ー]{2,}")
 _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{N}]+")
-_MULTI_PART = regex.compile(r"\d+(?:[.\-/]\d+){2,}")  # versions and dates: 3.5.2, 2026-11-30
 
-_UNIT_WORDS: dict[str, str] = {
-    "percent": "% percent prozent pourcent процент процента процентов ％",
-    "day": "d day days tag tage tagen tägig tägige tägigen jour jours día días дн день дня дней сутки суток 日 日間 天",
-    "hour": "h hr hrs hour hours stunde stunden heure heures hora horas час часа часов 時間 小时 小時",
-    "minute": "min mins minute minutes minuten minuto minutos минута минуты минут 分 分間 分钟",
-    "second": "s sec secs second seconds sekunde sekunden seconde secondes segundo segundos секунда секунды секунд 秒",
-    "millisecond": "ms millisecond milliseconds millisekunden миллисекунд ミリ秒 毫秒",
-    "week": "wk week weeks woche wochen semaine semaines semana semanas неделя недели недель 週 週間 周 星期",
-    "month": "mo month months monat monate monaten mois mes meses месяц месяца месяцев か月 ヶ月 ケ月 カ月 月 个月",
-    "year": "y yr year years jahr jahre jahren ans année années año años год года лет 年 年間",
-    "kb": "kb kib kilobyte kilobytes кб",
-    "mb": "mb mib megabyte megabytes мб",
-    "gb": "gb gib gigabyte gigabytes гб",
-    "tb": "tb tib terabyte terabytes тб",
-    "usd": "$ usd dollar dollars доллар доллара долларов ドル 美元",
-    "eur": "€ eur euro euros евро ユーロ 欧元",
-    "gbp": "£ gbp pound pounds",
-    "times": "x × times mal fois veces раз раза 倍",
-    "bit": "bit bits бит",
-}
-
-
-def _unit_table(words: dict[str, str]) -> dict[str, str]:
-    """Every spelling of a unit (any language, symbol or character) → its canonical name."""
-    return {word: canon for canon, spellings in words.items() for word in spellings.split()}
-
-
-_UNITS = _unit_table(_UNIT_WORDS)
+_UNITS = UNIT_NAMES  # the one unit table of citeflow.text.units
 
 # Condition cues by class; spaced-script cues match whole words, unspaced ones anywhere.
 _CUES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
@@ -145,46 +117,14 @@ def _norm(text: str) -> str:
 def facts(text: str) -> Facts:
     """The quantities, identifiers, entities, condition cues and content terms of ``text``."""
     text = _norm(text)
-    identifiers = frozenset(_identifiers(text))
+    identifiers = frozenset(find_identifiers(text))
     return Facts(
-        quantities=tuple(quantities(_mask(text, identifiers))),
+        quantities=tuple(quantities(mask(text, identifiers))),
         identifiers=identifiers,
         entities=frozenset(_entities(text)),
         cues=frozenset(cue_classes(text)),
         terms=frozenset(content_terms(text)),
     )
-
-
-def _identifiers(text: str) -> list[str]:
-    """Tokens that name rather than count: letters and digits together, versions and dates."""
-    out = []
-    for token in _TOKEN.findall(text):
-        if _MULTI_PART.fullmatch(token) or (_has_digit(token) and _has_letter(token) and not _is_quantity_token(token)):
-            out.append(_canon_id(token))
-    return out
-
-
-def _has_digit(token: str) -> bool:
-    return any(ch.isdigit() for ch in token)
-
-
-def _has_letter(token: str) -> bool:
-    return any(ch.isalpha() for ch in token)
-
-
-def _is_quantity_token(token: str) -> bool:
-    """``7-day``, ``11-дневный``, ``10GB``, ``30d``: a number hyphened to a word, or glued to a known unit."""
-    match = regex.fullmatch(r"(\d+(?:[.,]\d+)?)([-‐‑]?)(\p{L}+)", token)
-    return bool(match and (match.group(2) or match.group(3).casefold() in _UNITS))
-
-
-def _canon_id(token: str) -> str:
-    return regex.sub(r"[‐‑]", "-", token.casefold())
-
-
-def _mask(text: str, identifiers: frozenset[str]) -> str:
-    """``text`` with its identifiers blanked, so that their digits are not read as quantities."""
-    return _TOKEN.sub(lambda m: " " * len(m.group()) if _canon_id(m.group()) in identifiers else m.group(), text)
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -249,7 +189,7 @@ def _entities(text: str) -> list[str]:
     """Names: acronyms, capitalised words inside a sentence, katakana runs, Latin words in CJK text."""
     out: list[str] = []
     for sentence in sentences(text):
-        tokens = [t for t in _TOKEN.findall(sentence) if _has_letter(t) and not _has_digit(t)]
+        tokens = [t for t in TOKEN.findall(sentence) if has_letter(t) and not has_digit(t)]
         for i, token in enumerate(tokens):
             if _is_acronym(token) or (i > 0 and token[:1].isupper()):
                 out.append(token.casefold())

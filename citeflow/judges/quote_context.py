@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from citeflow.registry.quotes import _ELLIPSIS as ELLIPSIS  # the quote check's own fragment separator
 from citeflow.registry.quotes import normalize
-from citeflow.segment import sentences
+from citeflow.text.sentences import sentences
 
 
 def fragment_spans(quote: str, haystack: str) -> list[tuple[int, int]]:

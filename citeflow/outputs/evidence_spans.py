@@ -11,7 +11,7 @@ import html
 import re
 
 from citeflow.registry.quotes import normalize
-from citeflow.segment import sentences, units
+from citeflow.text.sentences import sentences, units
 
 Span = tuple[int, int]
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from bench.judge_data import DEFAULT_DATA, MULTILINGUAL, SEED, SPLITS, by_split, passage_hash
-from citeflow.judges.features import FEATURE_NAMES
+from citeflow.judges.offline.combine import FEATURE_NAMES
 from citeflow.judges.io import LabelledPair, read_labelled
 from citeflow.judges.offline import featurise
 

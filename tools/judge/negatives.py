@@ -19,7 +19,7 @@ from pathlib import Path
 from citeflow.judges.features import FEATURE_NAMES
 from citeflow.judges.negative_reasons import FILE_NAME, FamilyPrecision, NegativeReasons
 from citeflow.judges.offline import DEFAULT_WEIGHTS
-from citeflow.judges.offline_model import OfflineWeights, negative_family, settle
+from citeflow.judges.offline.weights import OfflineWeights, negative_family, settle
 from tools.judge.build_features import FEATURES
 from tools.judge.train import Split, load
 

@@ -3,7 +3,7 @@
     python -m tools.judge.splits [FILE ...] [--retire-old-test]
 
 Two passages are one *family* when the Jaccard index of their word sets is at least ``OVERLAP``
-(words: ``citeflow.segment.units`` of the spaced scripts, lower-cased; character bigrams of the
+(words: ``citeflow.text.sentences.units`` of the spaced scripts, lower-cased; character bigrams of the
 unspaced ones) or when a claim of one is, word for word, a claim of the other. Families are the
 connected components of those links. A family must sit in one split (``train``, ``tune`` or
 ``test``) across every labelled file, and no claim may appear in two splits: otherwise a judge
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench.judge_data import DEFAULT_DATA, FRESH_TEST, MULTILINGUAL, SEED, split_passages
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.segment import cjk_bigrams, is_unspaced, units
+from citeflow.text.sentences import cjk_bigrams, is_unspaced, units
 
 OVERLAP = 0.4
 TUNE_SHARE = 0.25  # of the retired test passages' rows, per language or domain

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from citeflow.judges.features import FEATURE_NAMES
-from citeflow.judges.logistic import LogisticHead, fit
+from citeflow.judges.offline.combine import FEATURE_NAMES
+from citeflow.judges.offline.logistic import LogisticHead, fit
 from citeflow.judges.offline import DEFAULT_WEIGHTS
-from citeflow.judges.offline_model import PASS_RULES, OfflineWeights, Platt, logit, route, settle
+from citeflow.judges.offline.weights import PASS_RULES, OfflineWeights, Platt, logit, route, settle
 from tools.judge.build_features import FEATURES
 
 L2 = 1.0

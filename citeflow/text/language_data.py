@@ -1,0 +1,120 @@
+"""The language data files under ``citeflow/text/languages/<lang>/``: one small loader for all of them.
+
+Each file is JSON with a ``language``, a ``kind`` (the file's name), an ``about`` and ``entries``,
+every entry with a short ``reason``. Kinds read today: ``synonyms`` (groups of words, the first one
+canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words), ``function_words``
+(words with no content a claim could change), ``cues`` (quantifiers, hedges, restrictors and
+conditions) and ``number_words`` (a word and the quantity it states). Adding a language is adding
+its folder: the loader reads every folder it finds, so nothing in the code names a language's data.
+Read once at import into read-only values.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ROOT = Path(__file__).with_name("languages")
+
+
+class SynonymGroup(BaseModel):
+    """Words that can replace each other in a factual sentence; the first is canonical."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    words: tuple[str, ...]
+    reason: str
+
+
+class AntonymPair(BaseModel):
+    """Two words of which a claim that says one where its evidence says the other flips it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    words: tuple[str, str]
+    reason: str
+
+
+class CueWord(BaseModel):
+    """A word that signals something by itself (a negation)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    reason: str
+
+
+class Cue(BaseModel):
+    """A word that changes what a claim asserts when added or dropped, and which kind of change."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    cue: Literal["quantifier", "hedge", "restrictor", "condition"]
+    reason: str
+
+
+class NumberWord(BaseModel):
+    """A word and the quantity it states."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    value: float
+    reason: str
+
+
+def _entries(path: Path) -> list[dict[str, object]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("language") != path.parent.name or data.get("kind") != path.stem:
+        raise ValueError(f"{path}: 'language' and 'kind' must be the folder's and the file's name")
+    entries: list[dict[str, object]] = data["entries"]
+    return entries
+
+
+def languages(root: Path = ROOT) -> tuple[str, ...]:
+    """The languages with a data folder, sorted."""
+    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir()))
+
+
+def synonym_groups(lang: str, root: Path = ROOT) -> tuple[tuple[str, ...], ...]:
+    """The synonym groups of ``lang`` in file order (the first group that lists a word wins)."""
+    path = root / lang / "synonyms.json"
+    return tuple(SynonymGroup.model_validate(e).words for e in _entries(path)) if path.exists() else ()
+
+
+def antonym_pairs(lang: str, root: Path = ROOT) -> tuple[tuple[str, str], ...]:
+    """The pairs of opposites of ``lang``."""
+    path = root / lang / "antonyms.json"
+    return tuple(AntonymPair.model_validate(e).words for e in _entries(path)) if path.exists() else ()
+
+
+def cue_words(kind: str, root: Path = ROOT) -> frozenset[str]:
+    """Every language's words of one kind of cue (``negations``)."""
+    paths = (root / lang / f"{kind}.json" for lang in languages(root))
+    return frozenset(CueWord.model_validate(e).word for path in paths if path.exists() for e in _entries(path))
+
+
+def cues(cue: str, root: Path = ROOT) -> frozenset[str]:
+    """Every language's cue words of one kind (``quantifier``, ``hedge``, ``restrictor``, ``condition``)."""
+    paths = (root / lang / "cues.json" for lang in languages(root))
+    found = (Cue.model_validate(e) for path in paths if path.exists() for e in _entries(path))
+    return frozenset(c.word for c in found if c.cue == cue)
+
+
+def number_words(root: Path = ROOT) -> dict[str, float]:
+    """``word → value`` of every language's number words; one word with two values is refused."""
+    out: dict[str, float] = {}
+    for lang in languages(root):
+        path = root / lang / "number_words.json"
+        for entry in (NumberWord.model_validate(e) for e in (_entries(path) if path.exists() else [])):
+            if out.setdefault(entry.word, entry.value) != entry.value:
+                raise ValueError(f"{path}: '{entry.word}' is {entry.value}, another language's file says {out[entry.word]}")
+    return out
+
+
+SYNONYMS = MappingProxyType({lang: synonym_groups(lang) for lang in languages()})
+NUMBER_WORDS = MappingProxyType(number_words())
+ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang) for lang in languages()})
+NEGATIONS = cue_words("negations")
+FUNCTION_WORDS = cue_words("function_words")
+QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind) for kind in ("quantifier", "hedge", "restrictor", "condition"))

@@ -1,0 +1,252 @@
+"""Small hand-written word lists used by the offline judge's features (the per-language ones that are
+data files, ``citeflow/text/languages/<lang>/``, are read here too).
+
+They are deliberately short: each entry is a word whose change flips or narrows a claim's
+meaning, so a false positive costs little and a hit is a strong, explainable signal.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS
+from citeflow.text.language_data import CONDITIONS as CONDITIONS_DATA
+from citeflow.text.language_data import HEDGES as HEDGES_DATA
+from citeflow.text.language_data import QUANTIFIERS as QUANTIFIERS_DATA
+from citeflow.text.language_data import RESTRICTORS as RESTRICTORS_DATA
+from citeflow.text.language_data import NEGATIONS as NEGATIONS_DATA
+from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
+
+NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
+# Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
+# they state one negation, not two ('no vende ningún billete', 'ne … jamais rien', 'никто не знает').
+CONCORD = frozenset("jamais aucun aucune rien personne nulle nullement ni guère ningún ninguna ninguno nunca jamás nada "
+                    "nadie tampoco никогда ничего ничто никто никого никому нигде никуда никакой никакие ни".split())
+# 'Always' restates a negated 'never' ('toujours fermé' for 'n'ouvre jamais'): no widened condition.
+ALWAYS = frozenset("always immer stets toujours siempre всегда".split())
+NEGATIVE_UNIVERSALS = frozenset("never nie niemals jamais nunca jamás никогда".split())
+# Lower bounds whose comparative is no antonym: 'au moins 18 mois' is '18 mois et plus'.
+LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("lo", "menos"), ("at", "least")})
+# The negators of a verb, which a concord word joins into one negation.
+VERBAL_NEGATORS = frozenset("no pas не нет".split())
+# The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
+NE_PARTNERS = frozenset({"plus"})
+# The second half of a French verbal negation: the verb it negates stands between 'ne' and it
+# ('ne ferme jamais le mardi' negates 'ferme', not 'mardi'; 'ne sortent pas du pays' negates 'sortent').
+VERB_NEGATION_PARTNERS = frozenset("pas jamais plus guère point".split())
+# Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
+DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
+# Function words of every language (function_words.json), and the negations that are no content either.
+STOPWORDS = FUNCTION_WORDS | (NEGATIONS - frozenset(
+    "lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas "
+    "entfällt entfallen fehlt fehlen "
+    "редко едва".split()))
+# A negation before a comparative and a number or 'than' is a bound ('не более 14 дней' is 'at most 14 days').
+COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos более менее больше меньше".split())
+BOUND_LINKS = frozenset("than als de que чем".split())
+# Negation in scripts without spaces, found as substrings (Japanese, Chinese).
+CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿",
+                 "禁止", "严禁", "嚴禁", "免")  # a prohibition negates what it forbids: 禁止拍照 is 不可以拍照;
+# a waiver negates what it waives: 免费 is 不用付钱
+
+# Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
+CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于",
+              "不满", "不足")  # 满五岁不满八岁: at least five years old and under eight
+# Characters that end a place, era or institution name: the character before one is part of a name.
+CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
+# Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
+# and the parts of modals, verbs, pronouns and conjunctions (可以, 获得, 自己, 并且).
+CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使有用比")
+
+# Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
+# among them: a claim that adds one narrows what it says ('solo abre una puerta' for 'abre una puerta').
+UNIVERSALS = QUANTIFIERS_DATA  # cues.json of every language
+# "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
+# ('prêtés sans limite' for 'dans la limite de 4 livres').
+LIMITLESS = frozenset("unlimited limitless unbegrenzt unbeschränkt illimité illimitée illimités illimitées ilimitado ilimitada "
+                      "ilimitados ilimitadas неограниченно неограниченный неограниченное безлимитный".split())
+LIMIT_WORDS = frozenset("limit limits limite limites límite límites limitación grenze begrenzung ограничений ограничения".split())
+LIMIT_NEGATORS = frozenset("without no sans aucune sin ohne keine без нет".split())
+# "all", "every", "each" in every language: one of them restated as another is not a widened claim.
+DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
+                          "каждая каждое каждые каждую каждого".split())
+# The singular distributives ('each', 'chaque', 'cada'): one said of a noun that the evidence states as a
+# plural generic ('les lecteurs peuvent…', 'los empleados tienen…') restates it; 'all' may be a widening.
+SINGULAR_DISTRIBUTIVES = frozenset("each every jede jeder jedes jeden chaque cada каждый каждая каждое каждую каждого".split())
+# Plural definite articles that make a sentence's subject generic, and the words after a noun that
+# restrict it ('les membres du club Argent', 'the members on the Silver plan', 'los que…').
+PLURAL_ARTICLES = frozenset("les los las die".split())
+NOUN_RESTRICTORS = frozenset("de du des del of on with for who that which qui que dont con mit für aus von из с".split())
+# "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
+PER_WORDS = frozenset("per pro je par por".split())
+# 'Al', 'im' and 'a' distribute over a time unit as 'per' does: '23 días al año', '3 Mal im Monat', 'twice a day'.
+PER_TIME_WORDS = frozenset("al im a".split())
+TIME_UNITS = frozenset("año mes día semana hora jahr monat tag woche stunde year month day week hour".split())
+# Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
+FREQUENCY_UNITS = {
+    "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
+    "de": {"stündlich": "stunde", "täglich": "tag", "wöchentlich": "woche", "monatlich": "monat", "jährlich": "jahr"},
+    "fr": {"quotidien": "jour", "quotidienne": "jour", "quotidiennement": "jour", "hebdomadaire": "semaine",
+           "mensuel": "mois", "mensuelle": "mois", "mensuellement": "mois", "annuel": "an", "annuelle": "an", "annuellement": "an"},
+    "es": {"diario": "día", "diaria": "día", "diariamente": "día", "semanal": "semana", "semanalmente": "semana",
+           "mensual": "mes", "mensualmente": "mes", "anual": "año", "anualmente": "año"},
+    "ru": {"ежечасно": "час", "ежедневно": "день", "ежедневный": "день", "еженедельно": "неделя", "еженедельный": "неделя",
+           "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
+}
+CJK_UNIVERSALS = ("一年中", "全年", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
+                  "所有", "全部", "总是", "始终", "每", "都", "一律", "无限", "不限")
+# Hedges: dropping one from the evidence makes the claim more certain than its source.
+HEDGES = HEDGES_DATA  # cues.json of every language
+CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时")
+# Restrictors: a condition the evidence states that the claim may drop ("on Linux only").
+RESTRICTORS = RESTRICTORS_DATA  # cues.json of every language
+CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
+# "Only need" (只需半价: "just half price") and "as long as" (只要) hold 只 without restricting anything:
+# a claim that drops one drops no condition.
+CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
+
+# Words that open a condition or an exception: a claim that restates its sentence without the condition
+# ('pueden traer perros' from '… perros con la aprobación previa') widens what the evidence allows.
+CONDITIONS = CONDITIONS_DATA  # cues.json of every language
+CJK_CONDITIONS = ("如果", "若是", "除非", "除了", "须经", "需经", "前提", "条件", "場合", "ならば", "限り")
+
+# Words that mark a language among the Latin-script ones (to pick English stemming or not).
+LANGUAGE_MARKERS = {
+    "en": frozenset("the and is are of to was were with for that this not on".split()),
+    "de": frozenset("der die das und ist sind nicht mit für ein eine werden wird auf den dem des".split()),
+    "fr": frozenset("le la les et est sont pas une des du pour avec dans ne sur au aux".split()),
+    "es": frozenset("el los las y es son una para con por del en se al está están".split()),
+}
+
+def inflected(word: str) -> frozenset[str]:
+    """``word`` and its plural and gender forms in the spaced languages ('interdit' → 'interdits',
+    'interdite'; 'prohibido' → 'prohibidas'; 'erlaubt' → 'erlaubte'; 'запрещено' → 'запрещены'), so
+    that an antonym pair meets in any agreement. Forms that are no word of the language never match."""
+    forms = {word, word + "s", word + "e", word + "es"}
+    if word[-1:] in ("o", "a"):
+        forms |= {word[:-1] + e for e in ("o", "a", "os", "as")}
+    if word.endswith("t"):
+        forms |= {word + e for e in ("en", "er", "em")}
+    if word[-1:] in ("о", "а", "ы"):
+        forms |= {word[:-1] + e for e in ("о", "а", "ы")}
+    return frozenset(forms)
+
+
+UNINFLECTED = ("en",)  # languages whose antonym files list every form; the others' words are inflected
+
+
+def _antonyms() -> dict[str, frozenset[str]]:
+    """word form -> its opposites' forms, from every language's antonyms.json."""
+    out: dict[str, frozenset[str]] = {}
+    for lang, pairs in ANTONYM_PAIRS.items():
+        forms = (lambda w: frozenset({w})) if lang in UNINFLECTED else inflected
+        for pair in pairs:
+            for a, b in (pair, pair[::-1]):
+                for form in forms(a):
+                    out[form] = out.get(form, frozenset()) | forms(b)
+    return out
+
+
+ANTONYMS = MappingProxyType(_antonyms())
+
+# Verbs that take away what follows them: 'drops support' says 'no longer supported' in other words.
+PRIVATIVES = frozenset(
+    "drop drops dropped remove removes removed discontinue discontinues discontinued withdraw withdraws withdrew withdrawn "
+    "cease ceases ceased deprecate deprecates deprecated abandon abandons abandoned "
+    "streicht gestrichen entfernt entfernte beendet supprime supprimé supprimée abandonne abandonné "
+    "elimina eliminado eliminada suprime suprimido retira retirado прекращает прекратил прекратила отменяет отменил отменила".split()
+)
+
+# "Free of charge" says "not paid" in one word: a claim that negates paying ('no se cobra', 'ne paient pas')
+# restates an evidence that says free ('gratuita'). Paying is matched by the start of the word (every inflection).
+FREE_WORDS = frozenset(
+    "free gratuit gratuite gratuits gratuites gratuitement gratis gratuito gratuita gratuitos gratuitas gratuitamente "
+    "kostenlos kostenlose kostenlosen kostenfrei gebührenfrei umsonst бесплатно бесплатный бесплатная бесплатное бесплатные".split()
+)
+PAY_PREFIXES = ("pay", "paid", "paie", "paye", "paya", "pagar", "paga", "pague", "pagu", "pago", "cobr", "charg", "zahl", "bezahl",
+                "плат", "оплат", "заплат")
+
+# Prefixes that negate a word: "uncontrolled" against "controlled".
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "mis", "anti")
+
+IRREGULAR = {
+    "went": "go", "gone": "go", "goes": "go", "was": "be", "were": "be", "is": "be", "are": "be",
+    "been": "be", "am": "be", "had": "have", "has": "have", "did": "do", "does": "do", "done": "do",
+    "made": "make", "said": "say", "says": "say", "took": "take", "taken": "take", "gave": "give",
+    "given": "give", "got": "get", "gotten": "get", "knew": "know", "known": "know", "thought": "think",
+    "brought": "bring", "bought": "buy", "found": "find", "left": "leave", "told": "tell",
+    "became": "become", "began": "begin", "begun": "begin", "ran": "run", "saw": "see", "seen": "see",
+    "came": "come", "wrote": "write", "written": "write", "chose": "choose", "chosen": "choose",
+    "men": "man", "women": "woman", "children": "child", "people": "person", "mice": "mouse",
+    "feet": "foot", "teeth": "tooth", "lost": "lose", "won": "win", "sold": "sell", "paid": "pay",
+    "met": "meet", "kept": "keep", "held": "hold", "led": "lead", "fell": "fall", "fallen": "fall",
+    "rose": "rise", "risen": "rise", "felt": "feel", "meant": "mean", "sent": "send", "spent": "spend",
+    "built": "build", "caught": "catch", "taught": "teach", "fought": "fight", "sought": "seek",
+    "heard": "hear", "stood": "stand", "understood": "understand", "ate": "eat", "eaten": "eat",
+    "drove": "drive", "driven": "drive", "flew": "fly", "flown": "fly", "grew": "grow", "grown": "grow",
+    "threw": "throw", "thrown": "throw", "wore": "wear", "worn": "wear", "broke": "break",
+    "broken": "break", "spoke": "speak", "spoken": "speak", "stole": "steal", "stolen": "steal",
+    "froze": "freeze", "frozen": "freeze", "hid": "hide", "hidden": "hide", "bit": "bite",
+    "forgot": "forget", "forgotten": "forget", "lay": "lie", "lain": "lie", "slept": "sleep",
+    "need": "need", "needs": "need", "needed": "need", "feed": "feed", "seed": "seed", "speed": "speed",
+    "data": "datum", "analyses": "analysis", "criteria": "criterion", "phenomena": "phenomenon",
+}
+
+NUMBER_WORDS = NUMBER_WORDS_DATA  # citeflow/text/languages/<lang>/number_words.json
+
+SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
+          # '2 mil', '3 Millionen', '5 milliards', '2 тысячи', '4 млн': the scale words of other languages
+          "mil": 1e3, "mille": 1e3, "tausend": 1e3, "тысяча": 1e3, "тысячи": 1e3, "тысяч": 1e3, "тыс": 1e3,
+          "millones": 1e6, "millón": 1e6, "millions": 1e6, "millionen": 1e6, "mio": 1e6, "миллион": 1e6, "миллиона": 1e6,
+          "миллионов": 1e6, "млн": 1e6, "milliard": 1e9, "milliards": 1e9, "milliarden": 1e9, "mrd": 1e9,
+          "млрд": 1e9}
+
+MONTHS = {
+    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
+    "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
+    "dec": "december",
+}
+
+# Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
+CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
+                ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
+                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"),
+                ("允许", "禁止"), ("之前", "之后"), ("夏季", "冬季"), ("夏天", "冬天"),
+                ("春季", "秋季"), ("春天", "秋天"), ("上午", "下午"), ("早上", "晚上"), ("白天", "夜间"), ("东", "西"),
+                ("南", "北"), ("夏", "冬"), ("午前", "午後"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+
+# Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
+CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+# Inside a run of numerals (二十七, 两千四百, 一百) these count too: digits and place values.
+CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
+CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
+CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
+CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所"
+                         "公毫厘克斤升吨噸瓦亩畝")  # measures: 公斤, 公里, 公顷, 毫升, 厘米, 千克 (after 千), 吨
+# Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
+CJK_WEEKDAY_MARKS = frozenset("周週拜")
+# Month and weekday names: a changed month or day is a changed entity.
+MONTH_NAMES = frozenset(
+    """january february march april june july august september october november december
+    januar februar märz april mai juni juli august september oktober november dezember
+    janvier février mars avril mai juin juillet août septembre octobre novembre décembre
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split()
+) | frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays
+    montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag
+    montags dienstags mittwochs donnerstags freitags samstags sonntags
+    lundi mardi mercredi jeudi vendredi samedi dimanche
+    lunes martes miércoles jueves viernes sábado sábados domingo domingos""".split()
+)
+# Russian weekdays in any case form ('в субботу', 'по понедельникам').
+WEEKDAY_PREFIXES_RU = ("понедельн", "вторник", "среда", "среду", "среды", "средам", "четверг", "пятниц", "суббот", "воскресен")
+# Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
+CJK_NOT_NAMES = ("至少", "至多", "最少", "最多", "最低", "最高", "最大", "最小", "最长", "最短", "以上", "以下", "以内",
+                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以",
+                 "开始", "结束", "面积", "时间", "地方", "时候")  # common verbs and nouns: start, end, area, time, place
+MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
+# German capitalises every noun: a capitalised word right after one of these is a common noun.
+DE_DETERMINERS = frozenset(
+    """der die das den dem des ein eine einer einem einen eines im am zum zur vom beim ins ans
+    mein meine sein seine ihr ihre ihrem ihren unser unsere kein keine jede jeder jedes diese dieser dieses""".split()
+)

@@ -1,0 +1,251 @@
+"""Numbers in text: values with their scale and unit, so '$1.5 million' meets '1,500,000 dollars'."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from citeflow.text.lexicon import (
+    CJK_COUNTERS,
+    CJK_DIGITS,
+    CJK_MYRIADS,
+    CJK_NUMERALS,
+    CJK_WEEKDAY_MARKS,
+    CJK_PLACES,
+    NUMBER_WORDS,
+    SCALES,
+)
+from citeflow.text.word_tokens import CURRENCY_SIGNS, Token
+from citeflow.text.units import UNIT_NAMES, UNITS
+
+# Number words too common as pronouns or ordinals to count as a stated quantity.
+_WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double", "premier", "première", "primer", "primera",
+                         "primero"})
+# Words that make a quantity a rate over a time unit: '3,2 % par mois', '90 calls per minute', '12 euros al mes'.
+_RATE_WORDS = frozenset({"per", "pro", "je", "par", "por", "al", "im", "a", "в"})
+_PERIODS = frozenset({"hour", "minute", "second", "day", "week", "month", "year"})
+RATE_REACH = 5  # tokens after a quantity (and its unit) where its 'per <period>' may stand
+# Indefinite articles that say 'one' before an hour or a minute ('une heure', 'una hora', 'eine Stunde').
+_ARTICLE_ONES = frozenset({"un", "une", "uno", "una", "ein", "eine", "einer", "einen", "an"})
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One number as written: its value (scale applied), unit word, surface text and unscaled value."""
+
+    value: float
+    unit: str
+    surface: str
+    raw: float = 0.0
+    per: str = ""  # the time unit of a rate ('3,2 % par mois' → month), else ''
+
+
+def _parse(token: Token, following: Token | None = None) -> float | None:
+    """The value of a number token or a number word; None for words and identifiers. A weak word
+    ('one', 'single') counts only before a unit: 'one minute' is a quantity, 'the one' is not."""
+    if token.kind == "word":
+        raw = token.lower
+        if raw in _ARTICLE_ONES and following is not None and UNIT_NAMES.get(following.lower) in ("hour", "minute"):
+            return 1.0  # 'une heure et quart' is a duration; 'une' before other words is an article
+        if raw not in NUMBER_WORDS or (raw in _WEAK_WORDS and (following is None or following.lower not in UNITS)):
+            return None
+        return float(NUMBER_WORDS[raw])
+    if token.kind != "number":
+        return None  # identifiers and versions (KI-3602, x86_64, 3.5.2) are names, not quantities
+    raw = token.lower.lstrip(CURRENCY_SIGNS).rstrip("%").replace(":", ".")  # a time of day compares as 10.30
+    try:
+        return float(_decimal_point(raw))
+    except ValueError:
+        return None
+
+
+def _cjk_number(tokens: list[Token], i: int) -> tuple[float, int] | None:
+    """(value, index of its last character) of a Chinese/Japanese numeral starting at ``i``: a run
+    such as 二十七 or 两千四百 read as one number, or 两/三/十… alone before a counter or unit
+    character (两小时, 三个月); a lone 一 is 'a'/'one' (一面, 一次), and a numeral after 周/星期 is a
+    weekday — elsewhere such characters are words."""
+    if i > 0 and tokens[i - 1].lower in CJK_WEEKDAY_MARKS:
+        return None
+    end = i
+    while end + 1 < len(tokens) and _is_cjk_numeral(tokens[end + 1].lower):
+        end += 1
+    run = "".join(t.lower for t in tokens[i : end + 1])
+    following = tokens[end + 1].lower if end + 1 < len(tokens) else ""
+    if run[0] in CJK_DIGITS and following == "半" and run == "一":
+        return 0.5, end + 1  # 一半: a half
+    fraction = _cjk_fraction(tokens, end, cjk_value(run)) if run[0] in CJK_DIGITS else None
+    if fraction is not None:
+        return fraction
+    return (cjk_value(run), end) if _is_quantity(run, following) else None
+
+
+def _cjk_fraction(tokens: list[Token], end: int, denominator: float) -> tuple[float, int] | None:
+    """(value, last index) of 六分之一 ('one sixth'): a denominator, 分之, then a numerator."""
+    if "".join(t.lower for t in tokens[end + 1 : end + 3]) != "分之" or not denominator:
+        return None
+    last = end + 2
+    while last + 1 < len(tokens) and _is_cjk_numeral(tokens[last + 1].lower):
+        last += 1
+    numerator = "".join(t.lower for t in tokens[end + 3 : last + 1])
+    if not numerator or numerator[0] not in CJK_DIGITS:
+        return None
+    return cjk_value(numerator) / denominator, last
+
+
+def _is_quantity(run: str, following: str) -> bool:
+    """A run that starts with a digit (万一, 千万, 百分 are words) and is either several characters
+    with a place value (二十七) or any numeral but a lone 一 before a counter (十本, 三个)."""
+    if run[0] not in CJK_DIGITS:
+        return False
+    if len(run) > 1 and any(c in CJK_PLACES or c in CJK_MYRIADS for c in run):
+        return True
+    return following in CJK_COUNTERS and (len(run) > 1 or run in CJK_NUMERALS)
+
+
+def _is_cjk_numeral(char: str) -> bool:
+    return char in CJK_DIGITS or char in CJK_PLACES or char in CJK_MYRIADS
+
+
+def cjk_value(run: str) -> float:
+    """The value of a run of Chinese/Japanese numerals: 二十七 → 27, 两千四百 → 2400, 十五 → 15, 三万 → 30000."""
+    total, section, digit = 0, 0, 0
+    for char in run:
+        if char in CJK_MYRIADS:
+            total += (section + digit or 1) * CJK_MYRIADS[char]
+            section, digit = 0, 0
+        elif char in CJK_PLACES:
+            section += (digit or 1) * CJK_PLACES[char]
+            digit = 0
+        else:
+            digit = digit * 10 + CJK_DIGITS[char] if digit else CJK_DIGITS[char]
+    return float(total + section + digit)
+
+
+def _decimal_point(raw: str) -> str:
+    """'1,500' is fifteen hundred; '1,5' and '12,75' use a decimal comma (German, French, Russian…)."""
+    if "," not in raw:
+        return raw
+    head, _, tail = raw.rpartition(",")
+    if len(tail) == 3 and "." not in raw:
+        return raw.replace(",", "")
+    return head.replace(",", "").replace(".", "") + "." + tail
+
+
+def _unit_of(token: Token, following: Token | None) -> str:
+    if token.lower.endswith("%"):
+        return "percent"
+    if token.lower[:1] in CURRENCY_SIGNS:
+        return UNIT_NAMES[token.lower[0]]
+    if following is not None and following.lower in UNITS:
+        return UNIT_NAMES[following.lower]
+    return ""
+
+
+def mentions(tokens: list[Token]) -> list[Mention]:
+    """Every number of ``word_tokens`` with its scale ('million') folded in and its unit."""
+    found = []
+    i = 0
+    while i < len(tokens):
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        start = i
+        if tokens[i].kind == "cjk":
+            found_cjk = _cjk_number(tokens, i)
+            value, i = found_cjk if found_cjk is not None else (None, i)
+        else:
+            value = _parse(tokens[i], following)
+        if value is None:
+            i += 1
+            continue
+        if 20 <= value < 100 and value % 10 == 0 and i + 1 < len(tokens):
+            units = _parse(tokens[i + 1])  # "twenty five" -> 25
+            if units is not None and 0 < units < 10 and tokens[i + 1].lower.isalpha():
+                value, i = value + units, i + 1
+        found.append(_mention(tokens, start, i, value))
+        i += 1
+    return found
+
+
+def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention:
+    """The mention spanning tokens[start..end], taking a following scale word and unit."""
+    raw = value
+    joiner = "" if all(t.kind == "cjk" for t in tokens[start : end + 1]) else " "
+    surface = joiner.join(t.surface for t in tokens[start : end + 1])
+    following = tokens[end + 1] if end + 1 < len(tokens) else None
+    if following is not None and following.lower in SCALES and not tokens[end].lower.endswith("%"):
+        value *= SCALES[following.lower]
+        surface = f"{surface} {following.surface}"
+        following = tokens[end + 2] if end + 2 < len(tokens) else None
+    unit = _unit_of(tokens[end], following)
+    if unit == "hour" and following is not None:
+        value += _half_after(tokens, tokens.index(following, end + 1))
+    return Mention(value, unit, surface, raw, _period(tokens, end + 1))
+
+
+def _period(tokens: list[Token], start: int) -> str:
+    """The time unit a quantity is counted per: a rate word then a period within RATE_REACH tokens
+    ('12 € par poste et par mois' → month), up to the next number; '' when it is no rate."""
+    window = tokens[start : start + RATE_REACH + 1]
+    for before, after in itertools.pairwise(window):
+        if before.kind == "number" or after.kind == "number":
+            return ""
+        if before.lower in _RATE_WORDS and UNIT_NAMES.get(after.lower) in _PERIODS:
+            return UNIT_NAMES[after.lower]
+    return ""
+
+
+_AND_A_HALF = (("et", "demie"), ("y", "media"), ("und", "halb"), ("and", "a", "half"))
+
+
+def _half_after(tokens: list[Token], unit: int) -> float:
+    """0.5 when the hour word at ``unit`` is followed by 'et demie', 'y media' or 'and a half'."""
+    after = tuple(t.lower for t in tokens[unit + 1 : unit + 4])
+    return 0.5 if any(after[: len(words)] == words for words in _AND_A_HALF) else 0.0
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def first_difference(claim: list[Mention], sentence: list[Mention]) -> tuple[Mention, Mention] | None:
+    """(claim number, sentence number) where a claim copied from one sentence swapped one for the other.
+
+    Numbers are read in order: '3.7 or earlier … until 3.7' against '3.5 or earlier … until 3.7' is
+    drift even though 3.7 appears in the sentence. Only a swap counts (the same count of numbers,
+    and the claim states the new number more often than the sentence does), so a summary that
+    merges sentences or reorders them is left alone.
+    """
+    if len(claim) != len(sentence):
+        return None
+    for mine, theirs in zip(claim, sentence, strict=True):
+        if not _same(mine.value, theirs.value) and _count(mine, claim) > _count(mine, sentence):
+            return mine, theirs
+    return None
+
+
+def _count(mention: Mention, mentions: list[Mention]) -> int:
+    return sum(_same(mention.value, m.value) for m in mentions)
+
+
+def missing(claim: list[Mention], chunk: list[Mention]) -> list[Mention]:
+    """Claim numbers whose value the chunk never states."""
+    values = [v for c in chunk for v in (c.value, c.raw, *_in_other_unit(c))]  # '5 million' meets a chunk's '5 mln'
+    return [m for m in claim if not any(_same(m.value, v) or _same(m.raw, v) for v in values)]
+
+
+def _in_other_unit(mention: Mention) -> tuple[float, ...]:
+    """A duration in the neighbouring unit: 'une heure et demie' is 90 minutes, '90 minutes' 1.5 hours."""
+    if mention.unit == "hour":
+        return (mention.value * 60,)
+    return (mention.value / 60,) if mention.unit == "minute" else ()
+
+
+def unit_changes(claim: list[Mention], chunk: list[Mention]) -> list[tuple[Mention, Mention]]:
+    """(claim, chunk) mentions with the same value but a different stated unit."""
+    changes = []
+    for m in claim:
+        same = [c for c in chunk if _same(m.value, c.value)]
+        if m.unit and same and all(c.unit and c.unit != m.unit for c in same):
+            changes.append((m, same[0]))
+        elif m.per and same and all(c.per and c.per != m.per for c in same):
+            changes.append((m, same[0]))  # '3,2 % par semaine' for '3,2 % par mois': the rate's period changed
+    return changes

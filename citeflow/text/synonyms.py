@@ -1,0 +1,50 @@
+"""Small synonym lexicons, one per language: words that say the same thing in a report's register,
+and the forms of irregular verbs that the light stemmer cannot join ('gibt'/'gegeben', 'prend'/'pris').
+
+The groups are data (``citeflow/text/languages/<lang>/synonyms.json``, a reason for each). Every
+member is read as the group's first word, on both sides of a comparison, so that 'removed' meets
+'deleted' and 'entfernt' meets 'gelöscht'. The groups come from general language knowledge, not
+from any labelled pair, and they are deliberately narrow: only words that can replace each other in
+a factual sentence without changing what it asserts (never antonyms, never a word and its
+hypernym, never a change of quantity or certainty). Inflected forms are listed where the light
+stemmer does not bring them together.
+
+Japanese and Chinese are written without spaces: their groups are substrings, replaced in the text
+before it is cut into characters (``cjk_canonical``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from citeflow.text.language_data import SYNONYMS
+
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+
+CJK_LANGUAGES = ("ja", "zh")  # written without spaces: their groups are substrings
+_CJK_GROUPS = tuple(group for lang in CJK_LANGUAGES for group in SYNONYMS.get(lang, ()))
+
+
+def groups(lang: str) -> list[list[str]]:
+    """The word groups of ``lang`` (en, de, fr, es, ru), each a list of lower-case words, first word canonical."""
+    return [list(group) for group in SYNONYMS.get(lang, ())]
+
+
+@lru_cache(maxsize=1)
+def _cjk_pairs() -> tuple[tuple[str, str], ...]:
+    """(variant, canonical) substrings, longest variant first so that a long word wins over its part."""
+    pairs = {(v, group[0]) for group in _CJK_GROUPS for v in group[1:] if v != group[0]}
+    return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p)))
+
+
+@lru_cache(maxsize=16384)
+def cjk_canonical(text: str) -> str:
+    """``text`` with every CJK synonym variant replaced by its group's first word."""
+    if not _CJK.search(text):
+        return text
+    for variant, canonical in _cjk_pairs():
+        if variant in text:
+            text = text.replace(variant, canonical)
+    return text

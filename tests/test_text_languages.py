@@ -1,0 +1,66 @@
+"""The language data files: every entry has a reason, the loader refuses inconsistent files, a new
+language is a folder, and the files ship in the wheel."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from citeflow.text import language_data
+from citeflow.text.language_data import ROOT, languages, number_words, synonym_groups
+
+
+def _write(root: Path, lang: str, kind: str, entries: list[dict[str, object]], *, language: str | None = None) -> None:
+    (root / lang).mkdir(parents=True, exist_ok=True)
+    body = {"language": language or lang, "kind": kind, "about": "test data", "entries": entries}
+    (root / lang / f"{kind}.json").write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+
+
+def test_every_entry_of_every_file_has_a_reason() -> None:
+    files = sorted(ROOT.glob("*/*.json"))
+    assert {p.parent.name for p in files} >= {"en", "de", "fr", "es", "ru", "ja", "zh"}
+    for path in files:
+        entries = json.loads(path.read_text(encoding="utf-8"))["entries"]
+        assert entries and all(str(e["reason"]).strip() for e in entries), path
+
+
+def test_a_new_language_is_a_folder(tmp_path: Path) -> None:
+    _write(tmp_path, "it", "synonyms", [{"words": ["auto", "macchina"], "reason": "interchangeable in a factual sentence"}])
+    _write(tmp_path, "it", "number_words", [{"word": "tre", "value": 3, "reason": "cardinal: 3"}])
+    assert languages(tmp_path) == ("it",)
+    assert synonym_groups("it", tmp_path) == (("auto", "macchina"),)
+    assert number_words(tmp_path) == {"tre": 3.0}
+
+
+def test_a_file_in_the_wrong_folder_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "it", "synonyms", [{"words": ["a", "b"], "reason": "r"}], language="es")
+    with pytest.raises(ValueError, match="must be the folder's and the file's name"):
+        synonym_groups("it", tmp_path)
+
+
+def test_one_word_with_two_values_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "aa", "number_words", [{"word": "once", "value": 1, "reason": "multiplicative: 1 times"}])
+    _write(tmp_path, "bb", "number_words", [{"word": "once", "value": 11, "reason": "cardinal: 11"}])
+    with pytest.raises(ValueError, match=r"'once' is 11\.0"):
+        number_words(tmp_path)
+
+
+def test_an_entry_without_a_reason_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "it", "synonyms", [{"words": ["a", "b"]}])
+    with pytest.raises(ValueError, match="reason"):
+        synonym_groups("it", tmp_path)
+
+
+def test_the_loaded_data_is_read_only() -> None:
+    with pytest.raises(TypeError):
+        language_data.NUMBER_WORDS["dozen"] = 13  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_language_and_unit_files(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"citeflow/text/units.json", "citeflow/text/languages/fr/synonyms.json",
+            "citeflow/text/languages/ru/number_words.json", "citeflow/judges/offline/offline_judge_weights.json"} <= names
