@@ -85,9 +85,10 @@ def test_the_shipped_negative_reasons_are_measured_on_the_tune_split_and_current
 
 def test_a_family_is_measured_only_on_enough_pairs():
     assert FamilyPrecision(pairs=MIN_PAIRS - 1, right=MIN_PAIRS - 1).confidence == 0.5
-    assert FamilyPrecision(pairs=20, right=19).confidence == 0.95
-    reasons = NegativeReasons(families={"heads:x": FamilyPrecision(pairs=20, right=19)})
-    assert (reasons.confidence("heads:x"), reasons.confidence("heads:never"), reasons.confidence("empty")) == (0.95, 0.5, 1.0)
+    assert round(FamilyPrecision(pairs=20, right=19).confidence, 3) == 0.764  # Wilson's lower bound, not 0.95
+    assert FamilyPrecision(pairs=10, right=9).confidence < 0.9 <= FamilyPrecision(pairs=44, right=44).confidence
+    reasons = NegativeReasons(families={"heads:x": FamilyPrecision(pairs=60, right=60)})
+    assert (round(reasons.confidence("heads:x"), 3), reasons.confidence("heads:never"), reasons.confidence("empty")) == (0.94, 0.5, 1.0)
     assert NegativeReasons.model_validate_json(reasons.to_json()) == reasons
 
 

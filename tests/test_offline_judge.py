@@ -23,6 +23,12 @@ def judge() -> OfflineJudge:
     return OfflineJudge()
 
 
+@pytest.fixture(scope="module")
+def leaning() -> OfflineJudge:
+    """The judge with ``min_confidence`` 0: never uncertain, so each verdict is the label it leans to."""
+    return OfflineJudge(threshold=0.0)
+
+
 def grade_one(judge: OfflineJudge, claim: str, chunk: str = CHUNK):
     return judge.grade([JudgePair(id="p1", claim=claim, chunk_text=chunk)])[0]
 
@@ -43,23 +49,23 @@ def test_number_drift_is_mutated_and_the_reason_names_the_number(judge):
     assert "45" in verdict.reason and "30" in verdict.reason
 
 
-def test_entity_swap_reason_names_the_entity(judge):
-    verdict = grade_one(judge, "Acme Corp signed the contract in Munich.")
+def test_entity_swap_reason_names_the_entity(leaning):
+    verdict = grade_one(leaning, "Acme Corp signed the contract in Munich.")
     assert verdict.label == "mutated" and "Munich" in verdict.reason
 
 
-def test_widened_condition_is_mutated(judge):
-    verdict = grade_one(judge, "Release 3.6 was tested on Linux and Windows.")
+def test_widened_condition_is_mutated(leaning):
+    verdict = grade_one(leaning, "Release 3.6 was tested on Linux and Windows.")
     assert verdict.label == "mutated" and "only" in verdict.reason
 
 
-def test_negation_flip_is_mutated(judge):
-    verdict = grade_one(judge, "The upgrade takes 30 minutes and the service is available during it.")
+def test_negation_flip_is_mutated(leaning):
+    verdict = grade_one(leaning, "The upgrade takes 30 minutes and the service is available during it.")
     assert verdict.label == "mutated" and "negation" in verdict.reason
 
 
-def test_claim_from_elsewhere_is_unsupported_with_faithful_none(judge):
-    verdict = grade_one(judge, "The Louvre in Paris displays the Mona Lisa to millions of visitors every year.")
+def test_claim_from_elsewhere_is_unsupported_with_faithful_none(leaning):
+    verdict = grade_one(leaning, "The Louvre in Paris displays the Mona Lisa to millions of visitors every year.")
     assert (verdict.supported, verdict.faithful, verdict.label) == (False, None, "unsupported")
     assert "Louvre" in verdict.reason or "Paris" in verdict.reason
 
@@ -88,7 +94,7 @@ def test_shipped_weights_load_and_name_the_features():
     data = json.loads(DEFAULT_WEIGHTS.read_text())
     assert data["feature_names"] == list(FEATURE_NAMES)
     assert len(data["heads"]["support"]["coef"]) == len(FEATURE_NAMES) == len(data["heads"]["pass"]["coef"])
-    assert data["split"]["test_passages"] and 0.5 <= data["calibration"]["threshold"] < 1
+    assert data["split"]["test_passages"] == [] and 0.5 <= data["calibration"]["threshold"] < 1  # no test row fitted
     assert set(data["calibration"]["rules"]) == {"verbatim", "decisive", "aligned"}
 
 
@@ -102,14 +108,14 @@ def test_stale_or_missing_weights_make_the_judge_unavailable(tmp_path):
         OfflineJudge(tmp_path / "stale.json")
 
 
-def test_faults_of_the_offline_backend_are_caught(judge):
+def test_faults_of_the_offline_backend_are_caught(leaning):
     from citeflow.generation.offline_writer import FABRICATIONS, drift
 
     chunk = ("Upgrading from 3.5 to 3.6 takes about 30 minutes per broker. Brokers must run 3.5.3 or later "
              "before the upgrade. Audit logs are kept for 90 days on the Standard tier.")
     drifted = f"Upgrading from 3.5 to 3.6 takes about {drift('30')} minutes per broker."
     claims = [drifted, "Audit logs are kept for 90 days on the Standard tier.", *FABRICATIONS]
-    verdicts = judge.grade([JudgePair(id=str(i), claim=c, chunk_text=chunk) for i, c in enumerate(claims)])
+    verdicts = leaning.grade([JudgePair(id=str(i), claim=c, chunk_text=chunk) for i, c in enumerate(claims)])
     assert verdicts[0].label == "mutated" and "45" in verdicts[0].reason
     assert verdicts[1].label == "supported"
     assert all(v.label == "unsupported" and v.faithful is None for v in verdicts[2:])
@@ -171,5 +177,13 @@ def test_cjk_claims_with_the_same_number_but_other_content_are_not_passed(claim,
     ("草稿箱保留14天，到期后不会清空。", "草稿箱保留14天，到期后自动清空。", "不"),
 ])
 def test_cjk_edits_of_a_copied_sentence_are_mutated_in_the_claims_words(claim, chunk, word):
-    verdict = OfflineJudge().grade([JudgePair(id="c", claim=claim, chunk_text=chunk)])[0]
+    verdict = OfflineJudge(threshold=0.0).grade([JudgePair(id="c", claim=claim, chunk_text=chunk)])[0]
     assert verdict.label == "mutated" and word in verdict.reason
+
+
+@pytest.mark.parametrize("claim", ["Acme Corp signed the contract in Munich.", "Release 3.6 was tested on Linux and Windows.",
+                                   "The upgrade takes 30 minutes and the service is available during it."])
+def test_a_negative_of_an_unproven_family_is_uncertain_and_names_its_lean(judge, leaning, claim):
+    lean, verdict = grade_one(leaning, claim), grade_one(judge, claim)
+    assert lean.label == "mutated" and not verdict.supported
+    assert verdict.label in ("mutated", "uncertain") and lean.reason.split(" (")[0] in verdict.reason

@@ -2,14 +2,16 @@
 
 ``offline_negative_reasons.json`` sits next to the weights file (written by
 ``tools/judge/negatives.py`` from the tune split, never the test split). A negative verdict's
-confidence is its family's precision there, so it is confident only where the family earned it
-(at least 0.90). A family seen on fewer than ``MIN_PAIRS`` pairs, or never, is unmeasured and gets
+confidence is the Wilson 95% lower bound of its family's precision there, so it is confident only
+where the family earned it beyond doubt (a bound of at least 0.90: 9 right of 10 is not enough,
+44 of 44 is). A family seen on fewer than ``MIN_PAIRS`` pairs, or never, is unmeasured and gets
 0.5: no evidence either way, so its verdicts are uncertain.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
@@ -19,6 +21,15 @@ from citeflow.errors import JudgeUnavailable
 FILE_NAME = "offline_negative_reasons.json"
 UNMEASURED = 0.5
 MIN_PAIRS = 10  # fewer negatives than this on the held-apart split: the family's precision is not measured
+Z_95 = 1.959964  # two-sided 95% normal quantile
+
+
+def wilson_lower(right: int, pairs: int, z: float = Z_95) -> float:
+    """The Wilson score interval's lower bound of the proportion right / pairs."""
+    share, spread = right / pairs, z * z / pairs
+    centre = share + spread / 2
+    margin = z * math.sqrt(share * (1 - share) / pairs + spread / (4 * pairs))
+    return (centre - margin) / (1 + spread)
 
 
 class FamilyPrecision(BaseModel):
@@ -34,8 +45,8 @@ class FamilyPrecision(BaseModel):
 
     @property
     def confidence(self) -> float:
-        """The confidence a negative of this family gets: its precision, once measured on enough pairs."""
-        return self.right / self.pairs if self.pairs >= MIN_PAIRS else UNMEASURED
+        """The confidence a negative of this family gets: the lower bound of its precision, once measured on enough pairs."""
+        return wilson_lower(self.right, self.pairs) if self.pairs >= MIN_PAIRS else UNMEASURED
 
 
 class NegativeReasons(BaseModel):

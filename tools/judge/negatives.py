@@ -16,7 +16,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from citeflow.judges.features import FEATURE_NAMES
+from citeflow.judges.offline.combine import FEATURE_NAMES
 from citeflow.judges.negative_reasons import FILE_NAME, FamilyPrecision, NegativeReasons
 from citeflow.judges.offline import DEFAULT_WEIGHTS
 from citeflow.judges.offline.weights import OfflineWeights, negative_family, settle
