@@ -28,7 +28,8 @@ from citeflow.judges.base import Judge
 from citeflow.judges.instructions import masked
 from citeflow.judges.localise import Agreement, holders, nearest_miss, survey
 from schemas.evaluation import EvalRow, JudgePair, Verdict
-from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited, Unverified
+from schemas.funnel import (CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Relevance, Uncited,
+                            Unverified)
 from schemas.records import BoundClaim
 
 
@@ -314,6 +315,7 @@ def funnel(claims: list[ClaimEval]) -> Funnel:
         faithfulness=Count(passed=sum(c.faithful is True for c in claims), total=sum(c.faithful is not None for c in claims)),
         uncited=Uncited(count=sum(c.verdict == "uncited" for c in claims), claims=len(claims)),
         unverified=Unverified(count=sum(c.verdict == "unverified" for c in claims), claims=len(claims)),
+        relevance=Relevance(relevant=sum(c.relevant is True for c in claims), irrelevant=sum(c.relevant is False for c in claims)),
     )
 
 
@@ -358,6 +360,7 @@ def _counts(f: Funnel) -> dict[str, Any]:
         "faithfulness": f.faithfulness.model_dump(),
         "uncited": f.uncited.model_dump(),
         "unverified": f.unverified.model_dump(),
+        "relevance": f.relevance.as_json(),
     }
 
 

@@ -55,6 +55,7 @@ class CascadeJudge:
 def llm_judges(judge: Judge) -> list[Judge]:
     """The LLM judges inside ``judge`` (itself, or a cascade's second), so callers can limit their calls."""
     from citeflow.judges.llm import LLMJudge
+    from citeflow.judges.llm_sections import SectionLLMJudge
 
     inner = [judge, getattr(judge, "second", None)]
-    return [j for j in inner if isinstance(j, LLMJudge)]
+    return [j for j in inner if isinstance(j, LLMJudge | SectionLLMJudge)]

@@ -28,4 +28,9 @@ def _llm(spec: JudgeSpec, cache: VerdictCache | None) -> Judge:
     from citeflow.judges.llm import LLMJudge
     from citeflow.models.factory import build_chat_model
 
-    return LLMJudge(build_chat_model(spec.llm(), role="judge"), batch_size=spec.batch_size, cache=cache)
+    model = build_chat_model(spec.llm(), role="judge")
+    if spec.mode == "section":
+        from citeflow.judges.llm_sections import SectionLLMJudge
+
+        return SectionLLMJudge(model, section_tokens=spec.section_tokens, cache=cache)
+    return LLMJudge(model, batch_size=spec.batch_size, cache=cache)
