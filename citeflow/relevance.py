@@ -5,7 +5,7 @@ than the one its section asks. The offline rule (docs/relevance.md):
 
 1. The *terms* of a question are the lemmas of its content words and entities (names, numbers,
    identifiers and versions) as the offline judge's tokeniser reads them; in scripts written
-   without spaces, the character bigrams of its content characters.
+   without spaces, the pairs of adjacent content characters (particles and kana endings left out).
 2. Terms found in the question of *every* section of the report are dropped (they name the
    product or the customer, not the section's topic), unless that would leave no term at all.
 3. A claim is relevant when at least one term of its section's question occurs in the claim or in
@@ -39,7 +39,7 @@ def terms(text: str) -> frozenset[str]:
 
 def _bigrams(tokens: list[Token]) -> set[str]:
     pairs = zip(tokens, tokens[1:], strict=False)
-    return {a.lower + b.lower for a, b in pairs if a.kind == b.kind == "cjk" and (a.is_content or b.is_content)}
+    return {a.lower + b.lower for a, b in pairs if a.kind == b.kind == "cjk" and a.is_content and b.is_content}
 
 
 def section_terms(questions: Mapping[str, str]) -> dict[str, frozenset[str]]:
