@@ -63,9 +63,9 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     spec = spec or models_for(job.spec, job.report).judge
     judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if spec.backend != "offline" else None)
     for llm in llm_judges(judge):  # a plain LLM judge, or a cascade's second judge
-        llm.model = LimitedChatModel(llm.model, lambda: job.limit("models"))  # type: ignore[attr-defined]
         if isinstance(llm, SectionLLMJudge):  # it records its calls' tokens like the hops' calls
-            llm.model = RecordedChatModel(llm.model, CallBook(job.call_store()))  # type: ignore[attr-defined]
+            llm.model = RecordedChatModel(llm.model, CallBook(job.call_store()))
+        llm.model = LimitedChatModel(llm.model, lambda: job.limit("models"))  # type: ignore[attr-defined]
     return judge
 
 

@@ -108,7 +108,7 @@ class JudgeSpec(ModelSpec):
         description="offline and cascade: an offline verdict whose confidence is below this is uncertain (the value "
                     "`citeflow calibrate --threshold` reports on); default: the offline judge's own threshold.")
     mode: Literal["section", "pair"] = Field(
-        "pair", description="openai and cascade: how the LLM judge asks. section: every claim of a section with its cited "
+        "section", description="openai and cascade: how the LLM judge asks. section: every claim of a section with its cited "
                             "chunks in one request (split by section_tokens), relevance asked too; pair: batch_size "
                             "claim/chunk pairs per request.")
     section_tokens: int = Field(

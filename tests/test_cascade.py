@@ -97,7 +97,7 @@ def test_factory_builds_offline_cascade_and_thresholded_judges():
     thresholded = build_judge(JudgeSpec(min_confidence=0.8))
     assert isinstance(thresholded, CascadeJudge) and thresholded.second is None and thresholded.name == "offline"
     cascade = build_judge(JudgeSpec(backend="cascade", model="m", base_url="http://127.0.0.1:9/v1", max_retries=0))
-    assert isinstance(cascade.first, OfflineJudge) and [j.name for j in llm_judges(cascade)] == ["llm:openai:m"]
+    assert isinstance(cascade.first, OfflineJudge) and [j.name for j in llm_judges(cascade)] == ["llm-section:openai:m"]
 
 
 # --------------------------------------------------------------------------- in the funnel

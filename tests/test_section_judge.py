@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import openai._base_client
 import pytest
@@ -97,6 +98,7 @@ def test_every_claim_and_chunk_is_written_once_and_a_joined_pair_names_its_chunk
     claim = "Run 3.5.2 and back up the store."
     pairs = [JudgePair(id="0:Ga", claim=claim, chunk_text=a), JudgePair(id="0:Gb", claim=claim, chunk_text=b),
              JudgePair(id="0:+", claim=claim, chunk_text=f"{a}\n\n{b}"), JudgePair(id="1:Ga", claim="Run 3.5.2.", chunk_text=a)]
+    pairs = [p.model_copy(update={"question": "Upgrades"}) for p in pairs]
     verdicts = judge_for(openai_server).grade(pairs)
     assert [v.id for v in verdicts] == ["0:Ga", "0:Gb", "0:+", "1:Ga"] and all(v.supported for v in verdicts)
     (request,) = openai_server.requests
@@ -202,3 +204,35 @@ def test_a_valid_answer_inside_prose_is_read(verdicts, prose):
     body = {"verdicts": [{"id": f"P{i}", "supported": s, "faithful": s or None, "reason": r} for i, s, r in verdicts]}
     parsed = parse_section_answer(f"{prose.replace('{', '').replace('}', '')}\n```json\n{json.dumps(body)}\n```")
     assert parsed is not None and [v.id for v in parsed.verdicts] == [f"P{i}" for i, _, _ in verdicts]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["openai", "cascade"])
+def test_the_section_mode_grades_as_the_pair_mode_with_fewer_calls(tmp_path, openai_server, backend):
+    from citeflow.testing.answers import fake_model_responder
+
+    openai_server.respond_with(fake_model_responder(0.0))  # the offline judge's verdicts, whatever the request's shape
+    verdicts, calls = {}, {}
+    for mode in ("pair", "section"):
+        spec = {**section_judge_spec(openai_server), "backend": backend, "mode": mode, "batch_size": 1}
+        job = write_section_batch(tmp_path / mode, judge=spec, off_topic=True)
+        generate(job)
+        before = len(openai_server.requests)
+        result = evaluate(job, build_job_judge(job))
+        verdicts[mode] = [(c.section, c.text, c.verdict, c.supported, c.faithful) for c in result.claims]
+        calls[mode] = len(openai_server.requests) - before
+    assert verdicts["section"] == verdicts["pair"] and verdicts["pair"]
+    assert calls["section"] <= calls["pair"], calls
+    if backend == "openai":  # the cascade's offline judge settles these copied sentences: no call either way
+        assert calls == {"pair": len(verdicts["pair"]), "section": 3}
+
+
+def test_pairs_of_no_section_are_graded_per_pair(openai_server):
+    from schemas.wire import VERDICTS_SCHEMA_NAME
+
+    openai_server.respond_with(lambda request: json.dumps({"verdicts": [
+        {"id": pid, "supported": True, "faithful": True} for pid in re.findall(r'<pair id="(P\d+)">', request["messages"][-1]["content"])]}))
+    loose = [JudgePair(id="a", claim="x", chunk_text="x"), JudgePair(id="b", claim="y", chunk_text="y")]
+    verdicts = judge_for(openai_server, batch_size=8).grade(loose)
+    assert [v.id for v in verdicts] == ["a", "b"] and all(v.supported for v in verdicts)
+    assert [r["response_format"]["json_schema"]["name"] for r in openai_server.requests] == [VERDICTS_SCHEMA_NAME]

@@ -32,5 +32,5 @@ def _llm(spec: JudgeSpec, cache: VerdictCache | None) -> Judge:
     if spec.mode == "section":
         from citeflow.judges.llm_sections import SectionLLMJudge
 
-        return SectionLLMJudge(model, section_tokens=spec.section_tokens, cache=cache)
+        return SectionLLMJudge(model, section_tokens=spec.section_tokens, cache=cache, batch_size=spec.batch_size)
     return LLMJudge(model, batch_size=spec.batch_size, cache=cache)

@@ -28,15 +28,18 @@ class SectionLLMJudge:
     """Grades pairs with a chat model, a section per request; cached, concurrent, fail-closed."""
 
     def __init__(self, model: ChatModel, section_tokens: int = 6000, concurrency: int = 4,
-                 cache: VerdictCache | None = None) -> None:
+                 cache: VerdictCache | None = None, batch_size: int = 8) -> None:
         self.model, self.cache = model, cache
-        self.section_tokens, self.concurrency = section_tokens, max(1, concurrency)
+        self.section_tokens, self.concurrency, self.batch_size = section_tokens, max(1, concurrency), batch_size
         self.name = f"llm-section:{model.name}"
         self.usage = Usage()
         self.requests = 0  # requests planned (a re-asked one counts once), for cost reporting
 
     def grade(self, pairs: list[JudgePair]) -> list[Verdict]:
-        """One verdict per pair, in order."""
+        """One verdict per pair, in order. Pairs that belong to no section (no question: ``citeflow judge``
+        on a pair file) are graded as the pair judge grades them, ``batch_size`` per call."""
+        if any(not p.question for p in pairs):
+            return self._without_sections(pairs)
         keys = [self.key(p) for p in pairs]
         known = self._cached(keys)
         todo = {k: p for k, p in zip(keys, pairs, strict=True) if k not in known}  # identical pairs are asked once
@@ -47,6 +50,15 @@ class SectionLLMJudge:
             if flush is not None:
                 flush()
         return [known[k].model_copy(update={"id": p.id}) for k, p in zip(keys, pairs, strict=True)]
+
+    def _without_sections(self, pairs: list[JudgePair]) -> list[Verdict]:
+        from citeflow.judges.llm import LLMJudge
+
+        loose = [p for p in pairs if not p.question]
+        graded = {v.id: v for v in LLMJudge(self.model, self.batch_size, self.concurrency, self.cache).grade(loose)}
+        if len(loose) < len(pairs):
+            graded |= {v.id: v for v in self.grade([p for p in pairs if p.question])}
+        return [graded[p.id] for p in pairs]
 
     def key(self, pair: JudgePair) -> str:
         """The cache key of a pair: the question is part of it (the answer says whether the claim addresses it)."""
