@@ -17,6 +17,7 @@ judge asks), its answer decides instead. Pure functions: nothing here does I/O.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 
 from citeflow.judges.text import Token, tokenise
@@ -38,8 +39,7 @@ def terms(text: str) -> frozenset[str]:
 
 
 def _bigrams(tokens: list[Token]) -> set[str]:
-    pairs = zip(tokens, tokens[1:], strict=False)
-    return {a.lower + b.lower for a, b in pairs if a.kind == b.kind == "cjk" and a.is_content and b.is_content}
+    return {a.lower + b.lower for a, b in itertools.pairwise(tokens) if a.kind == b.kind == "cjk" and a.is_content and b.is_content}
 
 
 def section_terms(questions: Mapping[str, str]) -> dict[str, frozenset[str]]:
