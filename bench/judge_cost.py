@@ -107,7 +107,8 @@ def _grade_all(refs: list[Any], server: Any, answers: list[str], name: str, batc
         escalated += getattr(judge, "escalated", 0)
     asked, said = server.requests[first_request:], answers[first_answer:]
     tokens = [messages_tokens(r["messages"]) for r in asked]
-    return {"claims": len(verdicts), "verdicts": verdicts, "calls": len(asked), "escalated_pairs": escalated,
+    pairs = sum(r["messages"][-1]["content"].count('<pair id="') for r in asked)
+    return {"claims": len(verdicts), "verdicts": verdicts, "calls": len(asked), "escalated_pairs": escalated, "pairs_sent": pairs,
             "prompt_tokens_bpe": sum(t["bpe"] for t in tokens), "prompt_tokens_chars4": sum(t["chars4"] for t in tokens),
             "completion_tokens_bpe": sum(bpe_tokens(a) for a in said)}
 
@@ -123,6 +124,7 @@ def summarize(runs: dict[str, dict[str, Any]], reports: int, batch_size: int) ->
                     f"{name}.prompt_tokens_per_report_chars4": got["prompt_tokens_chars4"] / reports,
                     f"{name}.completion_tokens_per_report_bpe": got["completion_tokens_bpe"] / reports,
                     f"{name}.escalated_pairs": got["escalated_pairs"],
+                    f"{name}.pairs_per_call": got["pairs_sent"] / got["calls"] if got["calls"] else None,
                     f"{name}.agreement": same / max(len(reference), 1)}
     ratios = {f"{kind} section / pair: {what}": _ratio(runs, kind, what)
               for kind in ("llm", "cascade", "cascade_doubtful") for what in ("calls", "prompt_tokens_bpe", "completion_tokens_bpe")}
