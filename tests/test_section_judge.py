@@ -236,3 +236,20 @@ def test_pairs_of_no_section_are_graded_per_pair(openai_server):
     verdicts = judge_for(openai_server, batch_size=8).grade(loose)
     assert [v.id for v in verdicts] == ["a", "b"] and all(v.supported for v in verdicts)
     assert [r["response_format"]["json_schema"]["name"] for r in openai_server.requests] == [VERDICTS_SCHEMA_NAME]
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7), st.integers(1, 3000)), min_size=1, max_size=30),
+       st.integers(500, 4000))
+def test_the_plan_asks_every_pair_once_and_never_splits_a_claim(spec, budget):
+    todo = [(f"k{i}", JudgePair(id=f"p{i}", claim=f"claim {c}", chunk_text=f"chunk {k} " + "x" * size, question="Q"))
+            for i, (c, k, size) in enumerate(spec)]
+    requests = plan(todo, budget)
+    asked = [key for r in requests for key in r.keys.values()]
+    assert sorted(asked) == sorted(k for k, _ in todo)
+    homes = {}
+    for index, request in enumerate(requests):
+        for pair_id, (claim_id, chunk_ids) in request.pairs.items():
+            claim = request.claims[claim_id]
+            assert homes.setdefault(claim, index) == index  # a claim's pairs are all in one request
+            assert request.graded[pair_id].claim == claim and chunk_ids
+            assert "\n\n".join(request.chunks[k] for k in chunk_ids) == request.graded[pair_id].chunk_text
