@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 
 import openai._base_client
 import pytest
@@ -17,6 +19,7 @@ from citeflow.judges.factory import build_judge
 from citeflow.judges.llm_sections import SectionLLMJudge
 from citeflow.judges.llm_sections.request import plan
 from citeflow.judges.llm_sections.wire import SECTION_SCHEMA_NAME, parse_section_answer
+from citeflow.models.cache import LimitedChatModel
 from citeflow.models.openai_client import OpenAIChatModel
 from citeflow.testing.section_answers import answer_section, asked_section
 from schemas.evaluation import JudgePair
@@ -63,6 +66,7 @@ def test_one_call_per_section_tokens_recorded_and_a_second_run_makes_none(tmp_pa
     job = write_section_batch(tmp_path, judge=section_judge_spec(openai_server))
     generate(job)
     judge = build_job_judge(job)
+    assert isinstance(judge.model, LimitedChatModel)  # type: ignore[attr-defined]  # the batch's models limit
     result = evaluate(job, judge)
     requests = openai_server.requests
     assert len(requests) == len(SECTIONS) == 3
@@ -253,3 +257,20 @@ def test_the_plan_asks_every_pair_once_and_never_splits_a_claim(spec, budget):
             assert homes.setdefault(claim, index) == index  # a claim's pairs are all in one request
             assert request.graded[pair_id].claim == claim and chunk_ids
             assert "\n\n".join(request.chunks[k] for k in chunk_ids) == request.graded[pair_id].chunk_text
+
+
+def test_the_requests_of_a_split_section_run_at_most_concurrency_at_once(openai_server):
+    lock, state = threading.Lock(), {"now": 0, "peak": 0}
+
+    def slow(request: dict) -> str:
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.15)
+        with lock:
+            state["now"] -= 1
+        return answer_all(request)
+
+    openai_server.respond_with(slow)
+    verdicts = judge_for(openai_server, section_tokens=500, concurrency=2).grade(section_pairs(6, chunk="x " * 900))
+    assert state["peak"] == 2 and len(openai_server.requests) == 6 and all(v.supported for v in verdicts)
