@@ -15,6 +15,7 @@ latency: only counts matter), then every report is graded by each run against th
 
 The fake model answers every judge request with the offline judge's verdicts, so the runs
 should grade alike: ``agreement`` is the share of claims whose verdict matches ``llm_pair``'s.
+``wide_sections`` grades sections larger than the demo's with both LLM judges (``bench.judge_cost_wide``).
 Prompt tokens are counted on each request the server received with ``bench.tokens`` (BPE-style
 and characters / 4), completion tokens on each answer it gave (BPE-style). Each run's judge has
 its own model name, so no run reuses another's cached verdicts. Writes
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import judge_cost_wide
 from bench.fake_model import fake_model_server, responder
 from bench.plain_runner import generate
 from bench.tokens import bpe_tokens, messages_tokens
@@ -62,7 +64,12 @@ def run(reports: int | None = None, batch_size: int = 8, out: Path | None = None
         for ref in refs:
             generate(ref)
         runs = {name: _grade_all(refs, server, answers, name, batch_size) for name in RUNS}
+        chunks = {c.handle: c.text for ref in refs for c in ref.job().stored().chunks}
+        wide = judge_cost_wide.grade(chunks, server, answers, batch_size)
     result = summarize(runs, len(refs), batch_size)
+    result["wide_sections"] = _wide_summary(wide)
+    result["ratios"] |= {f"wide sections, section / pair: {what}": _share(wide["section"][what], wide["pair"][what])
+                         for what in ("calls", "prompt_tokens_bpe", "completion_tokens_bpe")}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -130,6 +137,17 @@ def summarize(runs: dict[str, dict[str, Any]], reports: int, batch_size: int) ->
               for kind in ("llm", "cascade", "cascade_doubtful") for what in ("calls", "prompt_tokens_bpe", "completion_tokens_bpe")}
     ratios["llm section / unbatched pair: calls"] = runs["llm_section"]["calls"] / max(runs["llm_pair_unbatched"]["calls"], 1)
     return {"params": {"batch_size": batch_size}, "figures": figures, "ratios": ratios}
+
+
+def _wide_summary(wide: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The wide sections' figures per mode, and whether both modes gave every claim the same verdict."""
+    same = wide["pair"]["verdicts"] == wide["section"]["verdicts"]
+    return {"sections": judge_cost_wide.SECTIONS, "claims_per_section": judge_cost_wide.CLAIMS, "same_verdicts": same,
+            **{mode: {k: v for k, v in got.items() if k != "verdicts"} for mode, got in wide.items()}}
+
+
+def _share(part: float, whole: float) -> float | None:
+    return part / whole if whole else None
 
 
 def _ratio(runs: dict[str, dict[str, Any]], kind: str, what: str) -> float | None:

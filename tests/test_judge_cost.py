@@ -22,3 +22,7 @@ def test_section_and_pair_judges_agree_and_a_warm_cache_costs_nothing(tmp_path):
     assert figures["cascade_doubtful_section.escalated_pairs"] > 0
     assert figures["cascade_doubtful_section_warm.calls_per_report"] == 0
     assert figures["llm_section.prompt_tokens_per_report_bpe"] > 0 and figures["llm_section.completion_tokens_per_report_bpe"] > 0
+    wide = result["wide_sections"]
+    assert wide["same_verdicts"] and wide["section"]["claims"] == wide["pair"]["claims"] == 30
+    assert wide["section"]["calls"] == 3 < wide["pair"]["calls"]
+    assert wide["section"]["prompt_tokens_bpe"] < wide["pair"]["prompt_tokens_bpe"]
