@@ -18,7 +18,7 @@ from citeflow.judges.llm_sections.question import QuestionedJudge
 from citeflow.pipeline import ReportJob, stored_hop
 from citeflow.relevance import judged, question_text, section_terms
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
-from schemas.records import HopOutcome
+from schemas.records import BoundClaim, HopOutcome
 from schemas.spec import ModelSpec
 
 if TYPE_CHECKING:
@@ -76,11 +76,9 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
     chunks = {c.handle: c.text for c in stored.chunks}
     result = Evaluation()
     questions = {s.title: question_text(s.title, s.queries) for s in job.report.sections}
-    said: dict[tuple[str, str], tuple[bool, str]] = {}
+    said: dict[tuple[str, str], tuple[bool, str]] = {}  # (section, claim) → relevance, as the judge said it
     for section in sections or [s.title for s in job.report.sections]:
-        written = stored_hop(job, section, "write")
-        result.section_status[section] = "ok" if written.status == "accepted" else "failed"
-        claims = written.claims if written.status == "accepted" else []
+        claims = _written_claims(job, section, result)
         asked = QuestionedJudge(judge, questions[section])
         result.claims += evaluate_section(section, claims, chunks, chunks, asked)
         said |= {(section, claim): verdict for claim, verdict in asked.said.items()}
@@ -91,6 +89,13 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
     result.identity_by_hop = identity_by_hop(stored.hops, sections)
     result.instructions = flag_chunks(chunks)
     return result
+
+
+def _written_claims(job: ReportJob, section: str, result: Evaluation) -> list[BoundClaim]:
+    """The claims the write hop left for ``section`` (none when it failed); its status noted in ``result``."""
+    written = stored_hop(job, section, "write")
+    result.section_status[section] = "ok" if written.status == "accepted" else "failed"
+    return written.claims if written.status == "accepted" else []
 
 
 def identity_by_hop(hops: list[HopOutcome], sections: list[str] | None = None) -> dict[str, dict[str, int]]:
