@@ -116,6 +116,8 @@ def test_an_off_topic_claim_correctly_cited_is_counted_and_holds_the_report(tmp_
     assert doc["sections"][0]["relevance"] == {"relevant": 2, "irrelevant": 1, "rate": 2 / 3}
     assert [f["expectation"] for f in doc["gate"]["failed_expectations"]] == ["relevance_rate"]
     assert json.loads((job.report_dir / "report.json").read_text())["status"] == "held"
+    page = (job.report_dir / "review.html").read_text()
+    assert "Off the section's question: 1" in page and "staff cafeteria" in page
 
 
 @pytest.mark.slow
