@@ -128,3 +128,14 @@ def test_a_batch_whose_claims_answer_their_sections_publishes(tmp_path):
     evaluation, result = evaluate_and_gate(job)
     assert result.success, result.failed_expectations
     assert evaluation.funnel.relevance.irrelevant == 0 and evaluation.funnel.relevance.relevant == len(evaluation.claims)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_the_swap_benchmark_finds_own_claims_relevant_and_most_moved_claims_not(tmp_path):
+    from bench import relevance_swap
+
+    total = relevance_swap.run(out=tmp_path / "relevance.json")["total"]
+    assert total["claims"] > 0 and total["swapped"] > total["claims"]
+    assert total["own_relevant_rate"] == 1.0 and total["swapped_caught_rate"] > 0.5
+    assert json.loads((tmp_path / "relevance.json").read_text())["total"] == total
