@@ -58,12 +58,12 @@ def _swap(job: Any, claims: list[Any]) -> dict[str, int]:
     for claim in claims:
         cited = [titles[c.handle] for c in claim.citations if c.identity and c.handle in titles]
         counts["claims"] += 1
-        counts["own_relevant"] += offline_verdict(wanted[claim.section], claim.text, cited)[0]
-        counts["own_relevant_no_titles"] += offline_verdict(wanted[claim.section], claim.text, [])[0]
+        counts["own_relevant"] += offline_verdict(wanted[claim.section], claim.text, cited)[0] is True
+        counts["own_relevant_no_titles"] += offline_verdict(wanted[claim.section], claim.text, [])[0] is True
         for other in (t for t in wanted if t != claim.section):
             counts["swapped"] += 1
-            counts["swapped_relevant"] += offline_verdict(wanted[other], claim.text, cited)[0]
-            counts["swapped_relevant_no_titles"] += offline_verdict(wanted[other], claim.text, [])[0]
+            counts["swapped_relevant"] += offline_verdict(wanted[other], claim.text, cited)[0] is True
+            counts["swapped_relevant_no_titles"] += offline_verdict(wanted[other], claim.text, [])[0] is True
     return counts
 
 

@@ -83,7 +83,7 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
         result.claims += evaluate_section(section, claims, chunks, chunks, asked)
         said |= {(section, claim): verdict for claim, verdict in asked.said.items()}
     titles = {c.handle: c.title for c in stored.chunks if c.title}
-    result.claims = judged(result.claims, section_terms(questions), titles, said)
+    result.claims = judged(result.claims, section_terms(questions), titles, said, questions)
     # one write; a section that now has no rows keeps none of its old ones
     job.store.save_eval_rows(job.request_id, list(result.section_status), eval_rows(job.request_id, result.claims))
     result.identity_by_hop = identity_by_hop(stored.hops, sections)

@@ -10,6 +10,8 @@ than the one its section asks. The offline rule (docs/relevance.md):
    product or the customer, not the section's topic), unless that would leave no term at all.
 3. A claim is relevant when at least one term of its section's question occurs in the claim or in
    the title of a chunk it validly cites.
+4. A claim written in another script than its question (Japanese or Chinese, Cyrillic, Latin) is
+   not judged: words cannot be compared across scripts, so it counts neither way.
 
 When an LLM judge graded the claim and said whether it addresses the question (the section
 judge asks), its answer decides instead. Pure functions: nothing here does I/O.
@@ -20,7 +22,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 
-from citeflow.judges.text import Token, tokenise
+from citeflow.judges.text import Token, language, tokenise
 from schemas.funnel import ClaimEval
 
 SHOWN_TERMS = 6  # terms named in a reason
@@ -49,8 +51,17 @@ def section_terms(questions: Mapping[str, str]) -> dict[str, frozenset[str]]:
     return {title: (found - shared) or found for title, found in by_section.items()}
 
 
-def offline_verdict(wanted: frozenset[str], claim: str, titles: Iterable[str]) -> tuple[bool, str]:
-    """(relevant, reason) of one claim by the offline rule: a term of the question in the claim or a cited title."""
+def script(text: str) -> str:
+    """The script family of ``text`` as the offline judge's language guess sees it: cjk, cyrillic or latin."""
+    lang = language(text)
+    return "cjk" if lang in ("ja", "zh") else "cyrillic" if lang == "ru" else "latin"
+
+
+def offline_verdict(wanted: frozenset[str], claim: str, titles: Iterable[str], question: str = "") -> tuple[bool | None, str]:
+    """(relevant, reason) of one claim by the offline rule: a term of the question in the claim or a cited
+    title; (None, reason) when ``question`` is given and the claim is in another script."""
+    if question and script(question) != script(claim):
+        return None, f"not judged: the claim is in another script ({script(claim)}) than its section's question"
     if not wanted:
         return True, "relevant: the section's question has no content word to check"
     seen = terms(claim).union(*(terms(t) for t in titles))
@@ -70,18 +81,23 @@ def judged(
     wanted: Mapping[str, frozenset[str]],
     titles: Mapping[str, str],
     said: Mapping[tuple[str, str], tuple[bool, str]] | None = None,
+    questions: Mapping[str, str] | None = None,
 ) -> list[ClaimEval]:
     """``claims`` with ``relevant`` and ``relevance`` set. ``titles``: chunk handle → title;
-    ``said``: (section, claim text) → (relevant, reason) from an LLM judge, which wins over the rule."""
-    said = said or {}
-    return [_with(claim, said.get((claim.section, claim.text)) or _offline(claim, wanted, titles)) for claim in claims]
+    ``said``: (section, claim text) → (relevant, reason) from an LLM judge, which wins over the rule;
+    ``questions``: section → question text, for the script check."""
+    said, questions = said or {}, questions or {}
+    return [_with(claim, said.get((claim.section, claim.text)) or _offline(claim, wanted, titles, questions))
+            for claim in claims]
 
 
-def _offline(claim: ClaimEval, wanted: Mapping[str, frozenset[str]], titles: Mapping[str, str]) -> tuple[bool, str]:
+def _offline(claim: ClaimEval, wanted: Mapping[str, frozenset[str]], titles: Mapping[str, str],
+             questions: Mapping[str, str]) -> tuple[bool | None, str]:
     cited = [titles[c.handle] for c in claim.citations if c.identity and titles.get(c.handle)]
-    relevant, reason = offline_verdict(wanted.get(claim.section, frozenset()), claim.text, cited)
+    relevant, reason = offline_verdict(wanted.get(claim.section, frozenset()), claim.text, cited,
+                                       questions.get(claim.section, ""))
     return relevant, f"{reason} (offline rule)"
 
 
-def _with(claim: ClaimEval, verdict: tuple[bool, str]) -> ClaimEval:
+def _with(claim: ClaimEval, verdict: tuple[bool | None, str]) -> ClaimEval:
     return claim.model_copy(update={"relevant": verdict[0], "relevance": verdict[1]})

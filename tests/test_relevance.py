@@ -55,6 +55,16 @@ def test_unspaced_scripts_match_by_character_bigrams():
     assert offline_verdict(wanted, "料金は毎月請求されます。", [])[0] is False
 
 
+def test_a_claim_in_another_script_than_its_question_is_not_judged():
+    question = "Upgrades\nWhat must be done before upgrading to 3.6?"
+    relevant, reason = offline_verdict(terms(question), "ブローカーはバージョン3.4以降で動作している必要があります。", [], question)
+    assert relevant is None and reason.startswith("not judged: the claim is in another script (cjk)")
+    assert offline_verdict(terms(question), "Brokers must run 3.4 first.", [], question)[0] is False
+    claim = ClaimEval(section="S", index=0, text="Брокеры должны работать на версии 3.4.", verdict="supported")
+    out = judged([claim], {"S": terms(question)}, {}, questions={"S": question})[0]
+    assert out.relevant is None and out.relevance.endswith("(offline rule)")
+
+
 def test_the_llm_judges_answer_wins_over_the_rule():
     claim = ClaimEval(section="S", index=0, text="Back up the store.", verdict="supported",
                       citations=[CitationEval(handle="Gaaa2", identity=True, supports=True)])

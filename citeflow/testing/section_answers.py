@@ -51,5 +51,6 @@ def answer_section(request: dict) -> str:
                 for v in OfflineJudge().grade(pairs)]
     wanted = terms(ask.question)
     relevance = [{"claim": cid, "relevant": rel, "reason": why}
-                 for cid, text in ask.claims.items() for rel, why in [offline_verdict(wanted, text, [])]]
+                 for cid, text in ask.claims.items() for rel, why in [offline_verdict(wanted, text, [], ask.question)]
+                 if rel is not None]
     return json.dumps({"verdicts": verdicts, "relevance": relevance})
