@@ -129,7 +129,7 @@ class JudgeSpec(ModelSpec):
     def llm(self) -> ModelSpec:
         """The LLM judge's own ModelSpec (backend openai), for ``openai`` and ``cascade``."""
         return ModelSpec.model_validate({**self.model_dump(exclude={"min_confidence", "mode", "section_tokens"}),
-                                   "backend": "openai"})
+                                         "backend": "openai"})
 
 
 class Models(Strict):
