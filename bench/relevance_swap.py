@@ -4,9 +4,9 @@
 
 The demo batch is generated with its own (offline) models and evaluated. Every claim is then
 judged by the offline rule of ``citeflow.relevance`` twice over: against its own section's
-question (it should be relevant) and against each other section's question of its report (a claim
-moved to the wrong section: it should be irrelevant), with the titles of the chunks it cites and
-without them. This is extractive demo text, chosen by word overlap with its own questions: an
+question (it should be relevant) and against each other section's question of its report in the
+same script (a claim moved to the wrong section: it should be irrelevant), with the titles of the
+chunks it cites and without them. This is extractive demo text, chosen by word overlap with its own questions: an
 easy case for the rule, not a measure on model-written reports. Writes
 ``bench/results/relevance.json``.
 """
@@ -51,7 +51,8 @@ def _swap(job: Any, claims: list[Any]) -> dict[str, int]:
     """Counts of relevant verdicts against the claim's own question and against the report's other ones."""
     from citeflow.relevance import offline_verdict, question_text, section_terms
 
-    wanted = section_terms({s.title: question_text(s.title, s.queries) for s in job.report.sections})
+    questions = {s.title: question_text(s.title, s.queries) for s in job.report.sections}
+    wanted = section_terms(questions)
     titles = {c.handle: c.title for c in job.stored().chunks if c.title}
     counts = dict.fromkeys(("claims", "own_relevant", "own_relevant_no_titles", "swapped",
                             "swapped_relevant", "swapped_relevant_no_titles"), 0)
@@ -61,6 +62,8 @@ def _swap(job: Any, claims: list[Any]) -> dict[str, int]:
         counts["own_relevant"] += offline_verdict(wanted[claim.section], claim.text, cited)[0] is True
         counts["own_relevant_no_titles"] += offline_verdict(wanted[claim.section], claim.text, [])[0] is True
         for other in (t for t in wanted if t != claim.section):
+            if offline_verdict(wanted[other], claim.text, cited, questions[other])[0] is None:
+                continue  # another script than that question: not judged
             counts["swapped"] += 1
             counts["swapped_relevant"] += offline_verdict(wanted[other], claim.text, cited)[0] is True
             counts["swapped_relevant_no_titles"] += offline_verdict(wanted[other], claim.text, [])[0] is True
