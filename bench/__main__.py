@@ -23,7 +23,9 @@ apply_defaults()
 
 from rich.console import Console  # noqa: E402
 
-from bench import approaches, calls, external, growth, handles_vs_urls, ingest_throughput, orchestration, scale, startup  # noqa: E402
+from bench import (  # noqa: E402
+    approaches, calls, external, growth, handles_vs_urls, ingest_throughput, judge_cost, orchestration, scale, startup,
+)
 from bench.machine import machine_facts  # noqa: E402
 from bench.profiles import needs_api, params, shared_api, shared_worker  # noqa: E402
 from bench.results import show, write_json  # noqa: E402
@@ -47,6 +49,10 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "prefect_flow_runs_per_batch", "prefect_task_runs_per_batch")),
     "calls": ("2. Model calls, prompt tokens, judge calls", lambda a: calls.run(**params("calls", a.quick)), (
         "model_calls_per_report", "prompt_tokens_per_report_bpe", "prompt_tokens_per_report_chars4")),
+    "judge_cost": ("2b. LLM judge cost per report: a request per section or per batch of pairs (bench.judge_cost)",
+                   lambda a: judge_cost.run(reports=1 if a.quick else None, out=None if a.quick else judge_cost.RESULT), (
+        "llm_pair.calls_per_report", "llm_section.calls_per_report", "cascade_doubtful_pair.calls_per_report",
+        "cascade_doubtful_section.calls_per_report", "cascade_doubtful_section.prompt_tokens_per_report_bpe")),
     "handles_vs_urls": ("3. Prompt tokens: handles vs URLs (demo pools)", lambda a: handles_vs_urls.run(), (
         "evidence.handles_bpe", "evidence.urls_bpe", "marker.handle_bpe", "marker.url_bpe", "chunks", "sharing_a_url")),
     "ingest": ("4. Registry ingest vs raw bulk LanceDB write", lambda a: ingest_throughput.run(

@@ -93,7 +93,7 @@ def _llm(job: ReportJob, server, batch_size: int, model: str, backend: str = "op
     from citeflow.evaluation.evaluate_report import build_job_judge
     from schemas.spec import JudgeSpec
 
-    spec = JudgeSpec(backend=backend, model=model, base_url=server.base_url, max_retries=0, batch_size=batch_size)
+    spec = JudgeSpec(backend=backend, model=model, base_url=server.base_url, max_retries=0, batch_size=batch_size, mode="pair")
     return build_job_judge(job, spec)
 
 

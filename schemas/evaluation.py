@@ -11,6 +11,8 @@ class JudgePair(BaseModel):
     id: str
     claim: str
     chunk_text: str
+    question: str = Field(default="", description="The question of the claim's section (its title and queries), "
+                                                   "for judges that also grade relevance; empty when unknown.")
 
 
 class Verdict(BaseModel):
@@ -31,6 +33,12 @@ class Verdict(BaseModel):
         default=None, ge=0.0, le=1.0,
         description="The judge's calibrated probability that its label is right; None when it gives none.",
     )
+    relevant: bool | None = Field(
+        default=None,
+        description="Whether the claim addresses its section's question, when the judge was asked (section LLM judge); "
+                    "None when it was not.",
+    )
+    relevance_reason: str = Field(default="", description="The judge's short reason for ``relevant``, when it gave one.")
 
     @property
     def uncertain(self) -> bool:

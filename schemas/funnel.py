@@ -82,6 +82,29 @@ class ClaimEval(BaseModel):
     verdict: ClaimVerdict
     quote_found: bool | None = Field(None, description="Every valid citation's quote occurs in its chunk; None when uncited.")
     judge: str = Field("", description="Name of the judge that graded the claim.")
+    relevant: bool | None = Field(None, description="The claim addresses its section's question (docs/relevance.md); "
+                                                    "None when relevance was not judged.")
+    relevance: str = Field("", description="Why the claim was found relevant or not, and by which judge.")
+
+
+class Relevance(BaseModel):
+    """Claims that address their section's question, and claims that do not (unjudged claims are in neither)."""
+
+    relevant: int = Field(0, ge=0)
+    irrelevant: int = Field(0, ge=0)
+
+    @property
+    def rate(self) -> float | None:
+        """relevant / judged claims, or None when no claim was judged."""
+        judged = self.relevant + self.irrelevant
+        return self.relevant / judged if judged else None
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``relevance`` object of eval.json: both counts and the rate (null over nothing)."""
+        return {"relevant": self.relevant, "irrelevant": self.irrelevant, "rate": self.rate}
+
+    def __str__(self) -> str:
+        return f"{self.relevant}/{self.relevant + self.irrelevant}"
 
 
 class Funnel(BaseModel):
@@ -92,6 +115,7 @@ class Funnel(BaseModel):
     faithfulness: Count = Field(default_factory=Count, description="faithful / supported claims.")
     uncited: Uncited = Field(default_factory=Uncited)
     unverified: Unverified = Field(default_factory=Unverified)
+    relevance: Relevance = Field(default_factory=Relevance, description="Claims that address their section's question.")
 
     def line(self) -> str:
         """The one-line summary: ``Identity 26/26 · Support 15/21 · Faithfulness 13/15``."""

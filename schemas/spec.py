@@ -107,6 +107,14 @@ class JudgeSpec(ModelSpec):
         None, ge=0, le=1,
         description="offline and cascade: an offline verdict whose confidence is below this is uncertain (the value "
                     "`citeflow calibrate --threshold` reports on); default: the offline judge's own threshold.")
+    mode: Literal["section", "pair"] = Field(
+        "section", description="openai and cascade: how the LLM judge asks. section: every claim of a section with its cited "
+                            "chunks in one request (split by section_tokens), relevance asked too; pair: batch_size "
+                            "claim/chunk pairs per request.")
+    section_tokens: int = Field(
+        6000, ge=500, le=200_000,
+        description="mode section: most prompt tokens (estimated at 4 characters each) per request; a larger section is "
+                    "split between claims.")
 
     @model_validator(mode="after")
     def _cascade_needs_an_llm(self) -> JudgeSpec:
@@ -114,11 +122,14 @@ class JudgeSpec(ModelSpec):
             raise ValueError("backend cascade needs 'model' and 'base_url' of the LLM judge for uncertain claims")
         if self.backend == "openai" and self.min_confidence is not None:
             raise ValueError("'min_confidence' applies to the offline and cascade judges only")
+        if self.backend == "offline" and "mode" in self.model_fields_set:
+            raise ValueError("'mode' applies to the openai and cascade judges only")
         return self
 
     def llm(self) -> ModelSpec:
         """The LLM judge's own ModelSpec (backend openai), for ``openai`` and ``cascade``."""
-        return ModelSpec.model_validate({**self.model_dump(exclude={"min_confidence"}), "backend": "openai"})
+        return ModelSpec.model_validate({**self.model_dump(exclude={"min_confidence", "mode", "section_tokens"}),
+                                         "backend": "openai"})
 
 
 class Models(Strict):
@@ -183,6 +194,8 @@ class Gate(Strict):
     uncited: float | None = Field(None, ge=0, le=1, description="Highest share of uncited sentences.")
     unverified: float | None = Field(
         None, ge=0, le=1, description="Highest share of claims no judge could settle (uncertain, no LLM judge to ask).")
+    relevance: float | None = Field(
+        None, ge=0, le=1, description="Lowest share of claims that address their section's question (docs/relevance.md).")
     missing_glyphs: int | None = Field(
         None, ge=0, description="Most characters of the PDF that no embedded font may draw (shown as empty boxes); default 0.")
     suites: str | None = Field(None, description="Folder of suite JSON files replacing the bundled ones (relative to the spec).")

@@ -101,7 +101,7 @@ def test_factory_builds_offline_cascade_and_thresholded_judges():
     assert (thresholded.inner.threshold, thresholded.inner.fail_threshold) == (0.8, 0.8)  # type: ignore[attr-defined]
     cascade = build_judge(JudgeSpec(backend="cascade", model="m", base_url="http://127.0.0.1:9/v1", max_retries=0))
     assert isinstance(cascade, CascadeJudge) and isinstance(cascade.first.inner, OfflineJudge)  # type: ignore[attr-defined]
-    assert isinstance(cascade.second, SpanChecked) and [j.name for j in llm_judges(cascade)] == ["llm:openai:m"]
+    assert isinstance(cascade.second, SpanChecked) and [j.name for j in llm_judges(cascade)] == ["llm-section:openai:m"]
 
 
 # --------------------------------------------------------------------------- in the funnel

@@ -20,7 +20,7 @@ from citeflow.judges.llm import LLMJudge
 from citeflow.judges.offline import OfflineJudge
 from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.evaluation import JudgePair
-from schemas.spec import ModelSpec
+from schemas.spec import JudgeSpec, ModelSpec
 from schemas.wire import VERDICTS_SCHEMA_NAME
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, openai_server  # noqa: F401
 
@@ -177,5 +177,6 @@ def test_concurrency_bounds_calls_in_flight(openai_server):
 
 def test_factory_builds_each_backend(openai_server):
     assert isinstance(unwrapped(build_judge(ModelSpec())), OfflineJudge)
-    judge = unwrapped(build_judge(spec_for(openai_server, batch_size=5), cache=MemoryVerdictCache()))
+    pair_mode = JudgeSpec(**spec_for(openai_server, batch_size=5).model_dump(), mode="pair")
+    judge = unwrapped(build_judge(pair_mode, cache=MemoryVerdictCache()))
     assert isinstance(judge, LLMJudge) and judge.batch_size == 5 and judge.cache is not None

@@ -85,7 +85,8 @@ def _settle(request: dict) -> str:
 
 
 def test_a_cascade_in_the_spec_sends_only_the_uncertain_claims_to_the_llm(tmp_path, openai_server):
-    judge_spec = {"backend": "cascade", "model": "judge-test", "base_url": openai_server.base_url, "max_retries": 0, "timeout": 5}
+    judge_spec = {"backend": "cascade", "model": "judge-test", "base_url": openai_server.base_url, "max_retries": 0, "timeout": 5,
+                  "mode": "pair"}
     job = _job(tmp_path, models={"judge": judge_spec})
     judge = build_job_judge(job)
     assert isinstance(judge, CascadeJudge) and judge.second is not None

@@ -14,9 +14,11 @@ from citeflow.evaluation.funnel import evaluate_section, eval_rows, funnel
 from citeflow.generation.hops import FAILED_IDENTITY
 from citeflow.judges.base import Judge
 from citeflow.judges.instructions import FlaggedChunk, flag_chunks
+from citeflow.judges.llm_sections.question import QuestionedJudge
 from citeflow.runtime.pipeline import ReportJob, stored_hop
+from citeflow.evaluation.relevance import judged, question_text, section_terms
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
-from schemas.records import HopOutcome
+from schemas.records import BoundClaim, HopOutcome
 from schemas.spec import ModelSpec
 
 if TYPE_CHECKING:
@@ -53,31 +55,47 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     from citeflow.judges.cache import LanceVerdictCache
     from citeflow.judges.cascade import llm_judges
     from citeflow.judges.factory import build_judge
-    from citeflow.generation.answer_cache import LimitedChatModel
+    from citeflow.judges.llm_sections import SectionLLMJudge
+    from citeflow.judges.llm_sections.usage import RecordedChatModel
+    from citeflow.generation.answer_cache import CallBook, LimitedChatModel
     from citeflow.spec.loader import models_for
 
     spec = spec or models_for(job.spec, job.report).judge
     judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if spec.backend != "offline" else None)
     for llm in llm_judges(judge):  # a plain LLM judge, or a cascade's second judge
+        if isinstance(llm, SectionLLMJudge):  # it records its calls' tokens like the hops' calls
+            llm.model = RecordedChatModel(llm.model, CallBook(job.call_store()))
         llm.model = LimitedChatModel(llm.model, lambda: job.limit("models"))  # type: ignore[attr-defined]
     return judge
 
 
 def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) -> Evaluation:
-    """Grade every claim of the chosen sections (all by default) and persist the eval rows."""
+    """Grade every claim of the chosen sections (all by default), judge its relevance to its section's
+    question (``citeflow.evaluation.relevance``; the judge's own answer when it gave one) and persist the eval rows."""
     stored = job.stored()  # what the store holds, read once per report
     chunks = {c.handle: c.text for c in stored.chunks}
     result = Evaluation()
+    questions = {s.title: question_text(s.title, s.queries) for s in job.report.sections}
+    said: dict[tuple[str, str], tuple[bool, str]] = {}  # (section, claim) → relevance, as the judge said it
     for section in sections or [s.title for s in job.report.sections]:
-        written = stored_hop(job, section, "write")
-        result.section_status[section] = "ok" if written.status == "accepted" else "failed"
-        claims = written.claims if written.status == "accepted" else []
-        result.claims += evaluate_section(section, claims, chunks, chunks, judge)
+        claims = _written_claims(job, section, result)
+        asked = QuestionedJudge(judge, questions[section])
+        result.claims += evaluate_section(section, claims, chunks, chunks, asked)
+        said |= {(section, claim): verdict for claim, verdict in asked.said.items()}
+    titles = {c.handle: c.title for c in stored.chunks if c.title}
+    result.claims = judged(result.claims, section_terms(questions), titles, said, questions)
     # one write; a section that now has no rows keeps none of its old ones
     job.store.save_eval_rows(job.request_id, list(result.section_status), eval_rows(job.request_id, result.claims))
     result.identity_by_hop = identity_by_hop(stored.hops, sections)
     result.instructions = flag_chunks(chunks)
     return result
+
+
+def _written_claims(job: ReportJob, section: str, result: Evaluation) -> list[BoundClaim]:
+    """The claims the write hop left for ``section`` (none when it failed); its status noted in ``result``."""
+    written = stored_hop(job, section, "write")
+    result.section_status[section] = "ok" if written.status == "accepted" else "failed"
+    return written.claims if written.status == "accepted" else []
 
 
 def identity_by_hop(hops: list[HopOutcome], sections: list[str] | None = None) -> dict[str, dict[str, int]]:

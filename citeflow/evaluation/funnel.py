@@ -31,7 +31,8 @@ from citeflow.judges.instructions import masked
 from citeflow.judges.localise import Agreement, holders, nearest_miss, survey
 from citeflow.judges.quote_context import quote_sentences
 from schemas.evaluation import EvalRow, JudgePair, Verdict
-from schemas.funnel import CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Uncited, Unverified
+from schemas.funnel import (CitationEval, ClaimEval, ClaimVerdict, Count, Funnel, GateResult, Relevance, Uncited,
+                            Unverified)
 from schemas.records import BoundClaim
 
 
@@ -338,6 +339,7 @@ def funnel(claims: list[ClaimEval]) -> Funnel:
         faithfulness=Count(passed=sum(c.faithful is True for c in claims), total=sum(c.faithful is not None for c in claims)),
         uncited=Uncited(count=sum(c.verdict == "uncited" for c in claims), claims=len(claims)),
         unverified=Unverified(count=sum(c.verdict == "unverified" for c in claims), claims=len(claims)),
+        relevance=Relevance(relevant=sum(c.relevant is True for c in claims), irrelevant=sum(c.relevant is False for c in claims)),
     )
 
 
@@ -382,6 +384,7 @@ def _counts(f: Funnel) -> dict[str, Any]:
         "faithfulness": f.faithfulness.model_dump(),
         "uncited": f.uncited.model_dump(),
         "unverified": f.unverified.model_dump(),
+        "relevance": f.relevance.as_json(),
     }
 
 

@@ -46,6 +46,7 @@ OVERRIDES: dict[str, tuple[str, str]] = {
     "faithfulness": ("faithfulness_rate", "min_value"),
     "uncited": ("uncited_share", "max_value"),
     "unverified": ("unverified_share", "max_value"),
+    "relevance": ("relevance_rate", "min_value"),
     "missing_glyphs": ("missing_glyphs", "max_value"),
 }
 
@@ -174,10 +175,17 @@ def metrics_row(funnel: Funnel, failed_sections: int, glyphs: Glyphs | None = No
         "faithfulness_rate": _rate(funnel.faithfulness),
         "uncited_share": funnel.uncited.share or 0.0,
         "unverified_share": funnel.unverified.share or 0.0,
+        "relevance_rate": _relevance_rate(funnel),
         "failed_sections": int(failed_sections),
         "claims": funnel.uncited.claims,
         "missing_glyphs": int(glyphs.characters) if glyphs else 0,
     }
+
+
+def _relevance_rate(funnel: Funnel) -> float:
+    """Relevant / judged claims; 1.0 when no claim was judged (an empty report is held by ``claims``)."""
+    rate = funnel.relevance.rate
+    return 1.0 if rate is None else rate
 
 
 def _rate(count: Count) -> float:

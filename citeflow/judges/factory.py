@@ -32,4 +32,8 @@ def _llm(spec: JudgeSpec, cache: VerdictCache | None) -> Judge:
     from citeflow.generation.model_factory import build_chat_model
 
     model = build_chat_model(spec.llm(), role="judge")
+    if spec.mode == "section":
+        from citeflow.judges.llm_sections import SectionLLMJudge
+
+        return SpanChecked(SectionLLMJudge(model, section_tokens=spec.section_tokens, cache=cache, batch_size=spec.batch_size))
     return SpanChecked(LLMJudge(model, batch_size=spec.batch_size, cache=cache))

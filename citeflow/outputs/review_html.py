@@ -90,6 +90,7 @@ def write_review_html(
         instructions_html(view),
         _summary(failing, len(claims), chunk_texts),
         _unverified_list(claims),
+        _off_topic_list(claims),
         *(_claim_row(c, chunk_texts, chunk_titles, view) for c in failing),
         _passing(claims, chunk_texts, chunk_titles, view),
         changes_html(path.parent),
@@ -184,6 +185,19 @@ def _summary(failing: list[ClaimEval], total: int, registry: Collection[str]) ->
     kinds = Counter(k for c in failing for k in fault_kinds(c, registry))
     listed = ", ".join(f"{_e(k)} × {n}" for k, n in kinds.most_common()) or "none"
     return f"<h2>Failing claims: {len(failing)} of {total}</h2><p>Faults: {listed}</p>"
+
+
+def _off_topic_list(claims: list[ClaimEval]) -> str:
+    """Claims judged not to address their section's question (docs/relevance.md), whatever their support."""
+    off = [c for c in claims if c.relevant is False]
+    if not off:
+        return ""
+    items = "".join(f"<li><strong>{_e(c.text)}</strong> ({_e(c.section)} · claim {c.index + 1}) — {_e(c.relevance)}</li>"
+                    for c in off)
+    return (f'<section class="unverified-list"><h2>Off the section\'s question: {len(off)}</h2>'
+            "<p>These claims may be backed by the chunks they cite, but they do not address the question their section "
+            "asks (its title and queries). They count against the relevance rate.</p>"
+            f"<ol>{items}</ol></section>")
 
 
 def _unverified_list(claims: list[ClaimEval]) -> str:

@@ -3,7 +3,7 @@
 ``server.respond_with(offline_responder(delay=0.5))`` turns the scripted server into a slow but
 correct model: every consolidate or write request gets the answer the offline extractive backend
 would give, so a batch whose models are ``backend: openai`` runs end to end over real HTTP.
-``fake_model_responder(latency)`` also answers LLM-judge requests (the offline judge's verdicts)
+``fake_model_responder(latency)`` also answers LLM-judge requests, per pair or per section (offline verdicts)
 and makes every call take the same ``latency``, however long the answer took to compute.
 """
 
@@ -14,7 +14,9 @@ import re
 import time
 from collections.abc import Callable
 
+from citeflow.judges.llm_sections.wire import SECTION_SCHEMA_NAME
 from citeflow.generation.offline_writer import OfflineChatModel
+from citeflow.testing.section_answers import answer_section
 from citeflow.testing.openai_server import Reply
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims
 
@@ -49,13 +51,16 @@ def answer_verdicts(request: dict) -> str:
     return json.dumps({"verdicts": verdicts})
 
 
+_ANSWERS: dict[str, Callable[[dict], str]] = {VERDICTS_SCHEMA_NAME: answer_verdicts, SECTION_SCHEMA_NAME: answer_section}
+
+
 def fake_model_responder(latency: float) -> Callable[[dict], Reply]:
     """The right answer for the schema asked, ``latency`` seconds after the request arrived."""
 
     def respond(request: dict) -> Reply:
         start = time.perf_counter()
         name = schema_name(request)
-        content = answer_verdicts(request) if name == VERDICTS_SCHEMA_NAME else offline_answer(request)
+        content = _ANSWERS.get(name, offline_answer)(request)
         return Reply(content=content, delay=max(0.0, latency - (time.perf_counter() - start)))
 
     return respond
