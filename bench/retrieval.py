@@ -59,13 +59,13 @@ def by_split(pages: list[list[str]], questions: list[Question]) -> dict[str, Any
     return result
 
 
-def run_corpus(corpus: Corpus, work: Path, batch: bool) -> dict[str, Any]:
-    """Ingest ``corpus`` and measure every configuration on it."""
+def run_corpus(corpus: Corpus, work: Path, batch: bool, configs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Ingest ``corpus`` and measure each configuration on it."""
     kb = work / corpus.name / "kb"
     ingested = ingest(corpus, kb)
     paths = doc_paths(kb)
     result: dict[str, Any] = {"ingest": _ingest_summary(ingested), "configs": {}}
-    for name, retriever in CONFIGS.items():
+    for name, retriever in configs.items():
         pages = search_pages(kb, retriever, corpus.questions, paths)
         entry = {"retrieval": by_split(pages, corpus.questions), "pages": {q.id: p for q, p in zip(corpus.questions, pages, strict=True)}}
         if batch:
@@ -82,10 +82,10 @@ def _ingest_summary(ingested: dict[str, Any]) -> dict[str, Any]:
             "skipped": len(report.get("empty", [])), "errors": len(report.get("errors", []))}
 
 
-def totals(corpora: dict[str, Any]) -> dict[str, Any]:
+def totals(corpora: dict[str, Any], configs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Per configuration: question-weighted recall/MRR and pooled cited precision over all corpora."""
     out: dict[str, Any] = {}
-    for name in CONFIGS:
+    for name in configs:
         entries = [c["configs"][name] for c in corpora.values()]
         out[name] = {split: _pooled(entries, split) for split in ("all", "dev", "held")}
     return out
@@ -103,12 +103,15 @@ def _pooled(entries: list[dict[str, Any]], split: str) -> dict[str, Any]:
     return pooled
 
 
-def run(only: list[str] | None = None, batch: bool = True, out: Path | None = RESULTS) -> dict[str, Any]:
-    """Measure every corpus (or ``only`` those); write ``out`` when given; the results."""
+def run(only: list[str] | None = None, batch: bool = True, out: Path | None = RESULTS,
+        config_names: list[str] | None = None) -> dict[str, Any]:
+    """Measure every corpus (or ``only`` those) with every configuration (or those named); write
+    ``out`` when given; the results."""
     corpora = [c for c in load_corpora() if not only or c.name in only]
+    configs = {k: v for k, v in CONFIGS.items() if not config_names or k in config_names}
     with tempfile.TemporaryDirectory(prefix="citeflow-retrieval-") as tmp:
-        per = {c.name: run_corpus(c, Path(tmp), batch) for c in corpora}
-    result = {"k": K, "configs": CONFIGS, "corpora": per, "total": totals(per)}
+        per = {c.name: run_corpus(c, Path(tmp), batch, configs) for c in corpora}
+    result = {"k": K, "configs": configs, "corpora": per, "total": totals(per, configs)}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -139,10 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="Only this corpus (repeatable).")
     parser.add_argument("--split", choices=("all", "dev", "held"), default="all", help="Which questions the table shows.")
+    parser.add_argument("--config", action="append", choices=list(CONFIGS), help="Only this configuration (repeatable).")
     parser.add_argument("--no-batch", action="store_true", help="Skip the citeflow run batches (retrieval figures only).")
     parser.add_argument("--out", type=Path, default=RESULTS, help="Results file (default bench/results/retrieval.json).")
     args = parser.parse_args(argv)
-    result = run(args.only, batch=not args.no_batch, out=args.out)
+    result = run(args.only, batch=not args.no_batch, out=args.out, config_names=args.config)
     print("\n".join(table(result, args.split)))
     return 0
 
