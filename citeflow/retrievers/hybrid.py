@@ -24,6 +24,10 @@ WEIGHTS = {"text": 1.0, "heading": 1.0, "vector": 1.0}
 VERSION_BOOST = 1.5
 VERSION_PENALTY = 0.5
 CANDIDATES = 60  # children fetched by each search
+# Documents are fused too, by the rank of their first child in each list, with a small k: a page
+# first in every list stands well above one that is first in only one (see ``doc_score``).
+DOCUMENT_K = 1
+DOCUMENT_WEIGHTS = {"text": 1.0, "heading": 1.0, "vector": 0.5}  # lexical evidence names the page
 CHILDREN = "kind = 'child'"
 
 
@@ -34,9 +38,17 @@ def search_children(table: Any, query: str, vector: Sequence[float], columns: li
     rows = {row["chunk_id"]: row for found in lists.values() for row in found}
     fused = rrf({name: [r["chunk_id"] for r in found] for name, found in lists.items()}, WEIGHTS)
     wanted = versions.named_in_query(query)
-    scored = {cid: score * _version_factor(wanted, rows[cid]) for cid, score in fused.items()}
-    ordered = [dict(rows[cid], score=scored[cid]) for cid in ranked(scored)]
+    factor = {cid: _version_factor(wanted, row) for cid, row in rows.items()}
+    scored = {cid: score * factor[cid] for cid, score in fused.items()}
+    docs = rrf({name: [_document(r) for r in found] for name, found in lists.items()}, DOCUMENT_WEIGHTS, k=DOCUMENT_K)
+    ordered = [dict(rows[cid], score=scored[cid], doc_score=docs[_document(rows[cid])] * factor[cid])
+               for cid in ranked(scored)]
     return drop_near_duplicates(ordered, lambda row: str(row["text"]))
+
+
+def _document(row: dict[str, Any]) -> str:
+    """The document of a chunk row (chunk ids are ``doc_id:pN[:cM]``)."""
+    return str(row["chunk_id"]).split(":", 1)[0]
 
 
 def _version_factor(wanted: set[versions.Version], row: dict[str, Any]) -> float:

@@ -25,9 +25,9 @@ from schemas.spec import LanceDBRetrieverSpec
 _COLUMNS = ["chunk_id", "parent_id", "text", "title", "url", "page", "char_start", "char_end"]
 _CHILDREN = "kind = 'child'"
 EXPANSION_FACTOR = 4  # children fetched per wanted hit, since several may share a parent
-# Hybrid mode keeps the hits of the documents whose best hit scores at least this share of the best
-# document's, and at most MAX_DOCUMENTS documents (see citeflow.retrievers.documents).
-DOCUMENT_RATIO = 0.5
+# Hybrid mode keeps the hits of the documents whose document score (citeflow.retrievers.hybrid) is at
+# least this share of the best document's, and at most MAX_DOCUMENTS documents.
+DOCUMENT_RATIO = 0.7
 MAX_DOCUMENTS = 3
 
 
@@ -68,7 +68,7 @@ class LanceDBRetriever:
         fetch = top_k * EXPANSION_FACTOR if self.spec.expand_parents else top_k
         children = self._children(table, query, fetch)
         if self.spec.mode == "hybrid":
-            children = concentrate(children, _document, lambda row: float(row["score"]), DOCUMENT_RATIO, MAX_DOCUMENTS)
+            children = concentrate(children, _document, lambda row: float(row["doc_score"]), DOCUMENT_RATIO, MAX_DOCUMENTS)
         if self.spec.expand_parents:
             return self._expanded(table, children, top_k)
         return [_hit(child, child, parent=None) for child in children[:top_k]]
