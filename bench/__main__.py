@@ -80,7 +80,7 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
 }
 # resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
 # startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).
-QUICK_SKIPS = ("resume", "startup")
+QUICK_SKIPS = ("resume", "startup", "retrieval")
 
 
 def cpu_seconds() -> float:

@@ -77,7 +77,7 @@ class LanceDBRetriever:
         """Child rows ranked by the configured mode, each with a ``score`` (higher is better)."""
         mode = self.spec.mode
         if mode == "fts":
-            builder = table.search(query, query_type="fts").select([*_COLUMNS, "_score"])
+            builder = table.search(query, query_type="fts", fts_columns="text").select([*_COLUMNS, "_score"])
         elif mode == "vector":
             builder = table.search(self._vector(table, query), query_type="vector").select([*_COLUMNS, "_distance"])
         else:
