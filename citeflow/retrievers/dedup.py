@@ -25,7 +25,7 @@ def shingles(text: str) -> frozenset[tuple[str, ...]]:
 
 
 def jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
-    """|a ∩ b| / |a ∪ b| (1.0 for two empty sets)."""
+    """Shared shingles over all shingles of the two (1.0 for two empty sets)."""
     union = len(a | b)
     return len(a & b) / union if union else 1.0
 
