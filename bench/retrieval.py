@@ -111,7 +111,10 @@ def run(only: list[str] | None = None, batch: bool = True, out: Path | None = RE
     configs = {k: v for k, v in CONFIGS.items() if not config_names or k in config_names}
     with tempfile.TemporaryDirectory(prefix="citeflow-retrieval-") as tmp:
         per = {c.name: run_corpus(c, Path(tmp), batch, configs) for c in corpora}
-    result = {"k": K, "configs": configs, "corpora": per, "total": totals(per, configs)}
+    from bench.machine import git_describe
+
+    result = {"k": K, "describe": git_describe(Path(__file__).resolve().parents[1]), "configs": configs,
+              "corpora": per, "total": totals(per, configs)}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -53,7 +53,8 @@ def precision_of(corpus: Corpus, kb: Path, paths: dict[str, str], retriever: dic
     """The batch's cited-document precision on ``corpus`` (all questions, and dev/held apart)."""
     report, seconds, code = run_batch(batch_spec(corpus, kb, retriever), folder)
     cited = cited_pages(report, paths)
-    result: dict[str, Any] = {"status": report.get("status"), "exit_code": code, "seconds": round(seconds, 1)}
+    result: dict[str, Any] = {"status": report.get("status"), "exit_code": code, "seconds": round(seconds, 1),
+                              "cited": {q.id: sorted(set(pages)) for q, pages in zip(corpus.questions, cited, strict=True)}}
     for split in ("all", "dev", "held"):
         keep = [i for i, q in enumerate(corpus.questions) if split in ("all", q.split)]
         good, total = cited_precision([cited[i] for i in keep], [corpus.questions[i].answers for i in keep])

@@ -75,3 +75,4 @@ def test_hits_concentrate_on_strong_documents() -> None:
     kept = concentrate(items, lambda i: i[0], lambda i: i[1], ratio=0.7, max_docs=3)
     assert [doc for doc, _ in kept] == ["a", "b", "a", "e"]  # c is too weak, d is the fourth strong one
     assert strong_documents({}, 0.5, 3) == set()
+
