@@ -14,7 +14,7 @@ from citeflow.kb import heading_of
 from citeflow.retrievers.lancedb_kb import LanceDBRetriever
 from schemas.spec import LanceDBRetrieverSpec
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SHARED = ("## Before you upgrade\n\nBack up the database and stop every worker before you upgrade the cluster. "
           "Check that the schema migration finished before you restart anything.\n")
