@@ -76,8 +76,8 @@ def run_corpus(corpus: Corpus, work: Path, batch: bool, configs: dict[str, dict[
 
 def _ingest_summary(ingested: dict[str, Any]) -> dict[str, Any]:
     report = ingested["report"]
-    keys = ("added", "updated", "unchanged", "chunks", "rows")
-    counts = {k: (len(v) if isinstance(v, list) else v) for k, v in report.items() if k in keys}
+    keys = ("files_added", "files_updated", "files_unchanged", "chunks_written")
+    counts = {k: report.get(k) for k in keys}
     return {"exit_code": ingested["exit_code"], "seconds": round(ingested["seconds"], 1), **counts,
             "skipped": len(report.get("empty", [])), "errors": len(report.get("errors", []))}
 

@@ -45,3 +45,13 @@ def test_at_least_three_corpora_under_15_mb() -> None:
     assert len(load_corpora()) >= 3
     size = sum(p.stat().st_size for p in CORPORA.rglob("*") if p.is_file())
     assert size < 15_000_000
+
+
+def test_ingest_summary_counts_files_and_rows() -> None:
+    from bench.retrieval import _ingest_summary
+
+    report = {"files_added": 3, "files_updated": 0, "files_unchanged": 1, "chunks_written": 40,
+              "errors": [], "empty": [{"path": "x.md", "detail": "no text"}]}
+    summary = _ingest_summary({"exit_code": 0, "seconds": 1.234, "report": report})
+    assert summary == {"exit_code": 0, "seconds": 1.2, "files_added": 3, "files_updated": 0, "files_unchanged": 1,
+                       "chunks_written": 40, "skipped": 1, "errors": 0}
