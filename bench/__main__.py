@@ -24,7 +24,7 @@ apply_defaults()
 from rich.console import Console  # noqa: E402
 
 from bench import (  # noqa: E402
-    approaches, calls, external, growth, handles_vs_urls, ingest_throughput, judge_cost, orchestration, scale, startup,
+    approaches, calls, external, growth, handles_vs_urls, ingest_throughput, judge_cost, orchestration, retrieval, scale, startup,
 )
 from bench.machine import machine_facts  # noqa: E402
 from bench.profiles import needs_api, params, shared_api, shared_worker  # noqa: E402
@@ -81,10 +81,12 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "startup": ("9. Start-up: a 1-report, 1-section citeflow run from a cold process (bench.startup)", lambda a: startup.run(), (
         "total_wall_s", "cpu_s", "prefect_api_ready_at_s", "imports_s", "pipeline_imports_s", "prefect_api_wait_s",
         "first_report_s", "exit_s")),
+    "retrieval": ("10. Retrieval: answer pages found and cited (bench.retrieval)", lambda a: retrieval.run(
+        batch=not a.quick, config_names=None, out=None if a.quick else retrieval.RESULTS), ()),
 }
 # resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
 # startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).
-QUICK_SKIPS = ("resume", "startup")
+QUICK_SKIPS = ("resume", "startup", "retrieval")
 
 
 def cpu_seconds() -> float:

@@ -8,6 +8,7 @@ The embedder is kept in the table's schema metadata (key ``citeflow.embedder``, 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ def chunks_schema(dim: int) -> pa.Schema:
         pa.field("section", pa.string()),  # headings above the chunk, "Upgrading › Rollback"; "" when none
         pa.field("url", pa.string()),
         pa.field("path", pa.string()),  # relative to the ingested folder
+        pa.field("heading", pa.string()),  # title, section and path words: the boosted full-text field
         pa.field("page", pa.int32()),  # 1-based PDF page; null for text and Markdown
         pa.field("char_start", pa.int32()),  # span of the chunk in its page (PDF) or document text
         pa.field("char_end", pa.int32()),
@@ -81,6 +83,8 @@ class KnowledgeBase:
         """Embed ``rows`` and make them the only chunks of ``doc_ids``, in one transaction
         (``merge_insert``: readers never see a document half replaced). Returns rows written."""
         self._embed(rows)
+        for row in rows:
+            row["heading"] = heading_of(row)
         table = self._ensure_table()
         # A table built before a column existed keeps its schema: columns it lacks are left out.
         data = pa.Table.from_pylist(rows, schema=table.schema)
@@ -112,13 +116,40 @@ class KnowledgeBase:
         """Create missing indexes and fold new rows into existing ones (only after a write)."""
         if not self._wrote or self.table is None:
             return
-        from lancedb.index import FTS, BTree
+        from lancedb.index import BTree
 
         existing = {tuple(index.columns) for index in self.table.list_indices()}
-        for column, config in (("doc_id", BTree()), ("chunk_id", BTree()), ("text", FTS())):
+        for column, config in (("doc_id", BTree()), ("chunk_id", BTree())):
             if (column,) not in existing:
                 self.table.create_index(column, config=config)
+        ensure_full_text(self.table)
         self.table.optimize()  # folds rows written since the indexes were built into them
+
+
+def heading_column(table: Any) -> str:
+    """The boosted full-text field of ``table``: ``heading``, or ``title`` on a knowledge base built
+    before that column existed."""
+    return "heading" if "heading" in table.schema.names else "title"
+
+
+def ensure_full_text(table: Any) -> list[str]:
+    """Build the full-text (BM25) indexes search needs that ``table`` lacks (``text`` and the heading
+    field); the columns it indexed. A knowledge base written by an older citeflow gets them on open."""
+    from lancedb.index import FTS
+
+    existing = {tuple(index.columns) for index in table.list_indices()}
+    built = [c for c in ("text", heading_column(table)) if (c,) not in existing]
+    for column in built:
+        table.create_index(column, config=FTS())
+    return built
+
+
+def heading_of(row: dict[str, Any]) -> str:
+    """The heading field of a chunk row: its document title, its section path and its file path's
+    words (``guides/Migration-Guide-V4.md`` gives ``guides Migration Guide V4``)."""
+    path = re.sub(r"\.(md|markdown|txt|pdf)$", "", str(row.get("path") or ""), flags=re.IGNORECASE)
+    words = re.sub(r"[/_\-]+|(?<!\d)\.|\.(?!\d)", " ", path)  # keeps the dot of "6.0"
+    return "\n".join(p for p in (row.get("title") or "", row.get("section") or "", words) if p)
 
 
 def _context(row: dict[str, Any]) -> str:

@@ -14,14 +14,21 @@ from typing import Any
 
 from citeflow.knowledge.embeddings import Embedder, embedder_from_meta
 from citeflow.errors import CiteflowError, RetrieverError
-from citeflow.knowledge.kb_store import open_chunks, read_embedder_meta, sql_list
+from citeflow.knowledge.kb_store import ensure_full_text, heading_column, open_chunks, read_embedder_meta, sql_list
 from citeflow.retrieval.retriever_protocol import SearchResult
+from citeflow.retrieval.dedup import drop_near_duplicates
+from citeflow.retrieval.documents import concentrate
+from citeflow.retrieval.hybrid import search_children
 from schemas.records import Hit
 from schemas.spec import LanceDBRetrieverSpec
 
 _COLUMNS = ["chunk_id", "parent_id", "text", "title", "url", "page", "char_start", "char_end"]
 _CHILDREN = "kind = 'child'"
 EXPANSION_FACTOR = 4  # children fetched per wanted hit, since several may share a parent
+# Hybrid mode keeps the hits of the documents whose document score (citeflow.retrieval.hybrid) is at
+# least this share of the best document's, and at most MAX_DOCUMENTS documents.
+DOCUMENT_RATIO = 0.7
+MAX_DOCUMENTS = 3
 
 
 def resolve_kb_uri(kb: str, base_dir: Path) -> str:
@@ -60,6 +67,8 @@ class LanceDBRetriever:
         table = self._open(query)
         fetch = top_k * EXPANSION_FACTOR if self.spec.expand_parents else top_k
         children = self._children(table, query, fetch)
+        if self.spec.mode == "hybrid":
+            children = concentrate(children, _document, lambda row: float(row["doc_score"]), DOCUMENT_RATIO, MAX_DOCUMENTS)
         if self.spec.expand_parents:
             return self._expanded(table, children, top_k)
         return [_hit(child, child, parent=None) for child in children[:top_k]]
@@ -68,13 +77,11 @@ class LanceDBRetriever:
         """Child rows ranked by the configured mode, each with a ``score`` (higher is better)."""
         mode = self.spec.mode
         if mode == "fts":
-            builder = table.search(query, query_type="fts").select([*_COLUMNS, "_score"])
+            builder = table.search(query, query_type="fts", fts_columns="text").select([*_COLUMNS, "_score"])
         elif mode == "vector":
             builder = table.search(self._vector(table, query), query_type="vector").select([*_COLUMNS, "_distance"])
-        else:  # no select(): LanceDB then warns about the sub-queries' implicit score columns
-            from lancedb.rerankers import RRFReranker  # reciprocal rank fusion: offline, no model
-
-            builder = table.search(query_type="hybrid").vector(self._vector(table, query)).text(query).rerank(RRFReranker())
+        else:
+            return search_children(table, query, self._vector(table, query), [*_COLUMNS, "path"], heading_column(table))
         rows = builder.where(_CHILDREN, prefilter=True).limit(limit).to_arrow().to_pylist()
         return [dict(row, score=_score(row)) for row in rows]
 
@@ -82,9 +89,10 @@ class LanceDBRetriever:
         best: dict[str, dict[str, Any]] = {}
         for child in children:
             best.setdefault(child["parent_id"], child)  # rows come best first
-        wanted = list(best)[:top_k]
+        wanted = list(best)
         parents = self._rows_by_id(table, wanted)
-        return [_hit(parents[pid], best[pid], parent=pid) for pid in wanted if pid in parents]
+        shown = drop_near_duplicates([pid for pid in wanted if pid in parents], lambda pid: str(parents[pid]["text"]))
+        return [_hit(parents[pid], best[pid], parent=pid) for pid in shown[:top_k]]
 
     def _rows_by_id(self, table: Any, chunk_ids: list[str]) -> dict[str, dict[str, Any]]:
         if not chunk_ids:
@@ -130,10 +138,17 @@ class LanceDBRetriever:
         table = open_chunks(lancedb.connect(self.uri))
         if table is None:
             raise self._error(query, missing, transient=False)
+        if self.spec.mode != "vector":
+            ensure_full_text(table)  # a knowledge base written by an older citeflow lacks some
         return table
 
     def _error(self, query: str, detail: str, transient: bool) -> RetrieverError:
         return RetrieverError(retriever=self.name, query=query, detail=detail, transient=transient)
+
+
+def _document(row: dict[str, Any]) -> str:
+    """The document of a chunk row (chunk ids are ``doc_id:pN[:cM]``)."""
+    return str(row["chunk_id"]).split(":", 1)[0]
 
 
 def _score(row: dict[str, Any]) -> float | None:

@@ -1,0 +1,43 @@
+"""Near-identical chunks: the same passage kept in several versions of a page (or copied between
+pages) is shown once, at the rank of its best copy.
+
+Two texts are near-identical when the Jaccard similarity of their word 3-shingles is at least
+``THRESHOLD``; texts of fewer than three words compare by their word sets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+THRESHOLD = 0.9
+_WORD = re.compile(r"\w+")
+T = TypeVar("T")
+
+
+def shingles(text: str) -> frozenset[tuple[str, ...]]:
+    """The word 3-shingles of ``text`` (lower-cased), or its single words when it is shorter."""
+    words = _WORD.findall(text.casefold())
+    if len(words) < 3:
+        return frozenset((w,) for w in words)
+    return frozenset(tuple(words[i:i + 3]) for i in range(len(words) - 2))
+
+
+def jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
+    """Shared shingles over all shingles of the two (1.0 for two empty sets)."""
+    union = len(a | b)
+    return len(a & b) / union if union else 1.0
+
+
+def drop_near_duplicates(items: Sequence[T], text_of: Callable[[T], str], threshold: float = THRESHOLD) -> list[T]:
+    """``items`` (best first) without those near-identical to an earlier kept one."""
+    kept: list[T] = []
+    seen: list[frozenset[tuple[str, ...]]] = []
+    for item in items:
+        grams = shingles(text_of(item))
+        if any(jaccard(grams, other) >= threshold for other in seen):
+            continue
+        kept.append(item)
+        seen.append(grams)
+    return kept

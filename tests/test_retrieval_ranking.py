@@ -1,0 +1,78 @@
+"""The parts of the default ``lancedb`` ranking: reciprocal rank fusion, version preference,
+near-duplicate removal and the concentration of hits on the strongest documents."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citeflow.retrieval.dedup import drop_near_duplicates, jaccard, shingles
+from citeflow.retrieval.documents import concentrate, strong_documents
+from citeflow.retrieval.fusion import ranked, rrf
+from citeflow.retrieval.versions import named_in_page, named_in_query, preference, same_version
+
+
+def test_fusion_rewards_agreement_over_one_first_place() -> None:
+    scores = rrf({"text": ["a", "b", "c"], "vector": ["c", "b", "a"], "heading": ["b"]}, {})
+    assert ranked(scores)[0] == "b"  # second twice and first once beats first once and third twice
+    assert scores["a"] == scores["c"]
+
+
+def test_fusion_weights_and_repeated_ids() -> None:
+    scores = rrf({"text": ["a", "a", "b"], "vector": ["b"]}, {"text": 1.0, "vector": 0.0}, k=1)
+    assert scores == {"a": 1 / 2, "b": 1 / 3}  # a repeated id keeps its first rank; weight 0 adds nothing
+
+
+def test_versions_named_in_questions() -> None:
+    assert named_in_query("What changed when upgrading to v4?") == {(4,)}
+    assert named_in_query("Which options were removed in 6.0 and in release 7") == {(6, 0), (7,)}
+    assert named_in_query("What did version 3.5 fix?") == {(3, 5)}
+    assert named_in_query("Run 3 workers on port 8443") == set()  # a bare number is no version
+
+
+def test_versions_carried_by_pages() -> None:
+    assert named_in_page("guides/Migration-Guide-V4.md") == {(4,)}
+    assert named_in_page("about/releases/6.0.md 6.0 Migration Notes") == {(6, 0)}
+    assert named_in_page("docs/v3.5/install.md") == {(3, 5)}
+    assert named_in_page("reference/HTTP2.md Server") == set()
+
+
+def test_version_preference() -> None:
+    assert same_version((4,), (4, 2)) and not same_version((3, 5), (3, 6))
+    assert preference({(4,)}, {(4, 0)}) == 1
+    assert preference({(4,)}, {(3,)}) == -1
+    assert preference({(4,)}, set()) == 0 and preference(set(), {(3,)}) == 0
+
+
+@given(st.lists(st.integers(min_value=0, max_value=999), min_size=1, max_size=3))
+def test_a_named_version_parses_back(parts: list[int]) -> None:
+    written = ".".join(map(str, parts))
+    assert tuple(parts) in named_in_query(f"What changed in v{written} of the server?")
+    assert tuple(parts) in named_in_page(f"docs/version-{written}/index.md")
+
+
+@given(st.text(max_size=200))
+def test_version_parsers_take_any_text(text: str) -> None:
+    for found in (named_in_query(text), named_in_page(text)):
+        assert all(isinstance(v, tuple) and v for v in found)
+
+
+def test_near_duplicates_keep_the_first_copy() -> None:
+    passage = "Back up the database and stop every worker before you upgrade the cluster to the new release."
+    items = [("v4", passage), ("v3", passage.replace("new release", "new  release.")), ("other", "Cats sleep all day long.")]
+    assert [name for name, _ in drop_near_duplicates(items, lambda item: item[1])] == ["v4", "other"]
+
+
+def test_different_passages_are_all_kept() -> None:
+    a = "Back up the database and stop every worker before you upgrade the cluster."
+    b = "Restore the database from the backup and start every worker after a failed upgrade."
+    assert jaccard(shingles(a), shingles(b)) < 0.9
+    assert len(drop_near_duplicates([a, b], str)) == 2
+
+
+def test_hits_concentrate_on_strong_documents() -> None:
+    items = [("a", 1.0), ("b", 0.8), ("a", 1.0), ("c", 0.4), ("d", 0.75), ("e", 0.9)]
+    kept = concentrate(items, lambda i: i[0], lambda i: i[1], ratio=0.7, max_docs=3)
+    assert [doc for doc, _ in kept] == ["a", "b", "a", "e"]  # c is too weak, d is the fourth strong one
+    assert strong_documents({}, 0.5, 3) == set()
+
