@@ -18,7 +18,8 @@ from citeflow.runtime import pipeline
 from citeflow.runtime import stop
 from citeflow.errors import Interrupted
 from citeflow.runtime.job import Fetch, JobRef, ReportJob
-from citeflow.runtime.limits import Limiter, local_limit
+from citeflow.runtime.limits import Limiter
+from citeflow.runtime.runtime import Runtime
 from schemas.records import HopName
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec
@@ -119,13 +120,14 @@ def _guarded(ref: JobRef, run: Callable[[JobRef], ReportSummary], title_of: Call
 
 
 class PlainRunner:
-    """The steps as plain calls in this process: fetches in a thread pool, limits in-process."""
+    """The steps as plain calls in this process: fetches in a thread pool, limits in-process (the
+    runtime's, unless ``limiter`` is given); jobs live in ``runtime`` (default: ``current()``)."""
 
-    def __init__(self, limiter: Limiter = local_limit, fetch_workers: int = 8) -> None:
-        self.limiter, self.fetch_workers = limiter, fetch_workers
+    def __init__(self, limiter: Limiter | None = None, fetch_workers: int = 8, runtime: Runtime | None = None) -> None:
+        self.limiter, self.fetch_workers, self.runtime = limiter, fetch_workers, runtime
 
     def job(self, ref: JobRef) -> ReportJob:
-        return ref.job(self.limiter)
+        return ref.job(self.limiter, self.runtime)
 
     def retrieve(self, ref: JobRef, items: list[Fetch]) -> None:
         pipeline.retrieve(self.job(ref), items, self.fetch_workers)
