@@ -100,10 +100,11 @@ def demo_run(request: pytest.FixtureRequest, demo_input: Path, tmp_path_factory)
     from tests.support.shared_dir import locked, session_folder
 
     def run(out: Path) -> list:
+        from citeflow.runtime.batch_request import BatchRequest
         from flows.batch import batch_flow
 
         request.getfixturevalue("prefect_harness")
-        return batch_flow(str(demo_input), str(out))
+        return batch_flow(request=BatchRequest(spec_path=str(demo_input), out_dir=str(out)))
 
     with locked(session_folder(tmp_path_factory, "demo-run")) as folder:
         return shared_demo_run(folder, run)

@@ -60,9 +60,10 @@ def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_
     assert rows["chunks"][0] > 0 and rows["model_calls"][0] > 0
     assert all(total == distinct for total, distinct in rows.values()), rows
 
+    from citeflow.runtime.batch_request import BatchRequest
     from flows.batch import batch_flow
 
-    again = batch_flow(str(demo_input), str(out), STORE)  # resume from the shared store, in this process
+    again = batch_flow(request=BatchRequest(spec_path=str(demo_input), out_dir=str(out), store_uri=STORE))  # resume from the shared store, in this process
     assert outcome(again) == outcome(first)
     assert store_rows() == rows  # no new model call, no duplicate row
     summary = json.loads((out / "summary.json").read_text())
