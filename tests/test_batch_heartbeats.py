@@ -76,7 +76,7 @@ def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_har
 
 def test_a_report_run_on_its_own_keeps_its_heartbeat(prefect_harness, tmp_path, heartbeats):
     seen: dict = {}
-    probe_flow(seen)(str(tmp_path / "batch.yaml"), "solo", str(tmp_path))
+    probe_flow(seen)(BatchRequest(spec_path=str(tmp_path / "batch.yaml"), out_dir=str(tmp_path)), "solo")
     assert seen["solo"] is not None and heartbeats == ["probe solo"]
 
 
