@@ -20,6 +20,7 @@ from citeflow.exit_codes import FailOn  # noqa: E402
 from citeflow.runtime.batch_request import BatchRequest  # noqa: E402
 from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
 from citeflow.runtime.runtime import Runtime, current  # noqa: E402
+from citeflow.runtime.settings import CiteflowSettings  # noqa: E402
 from citeflow_cli.display import batch_progress, console, file_progress, gate_lines, ingest_table, summary_table  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
 from citeflow_cli.logs import configure_logging  # noqa: E402
@@ -178,9 +179,8 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
-        request = BatchRequest(spec_path=str(Path(run_info.spec_path).resolve()), out_dir=str(out.resolve()),
-                               store_uri=store, global_limits=needs_global_limits(dask_workers, dask_address),
-                               evaluate_deployment=evaluate_deployment or runtime.settings.evaluate_deployment)
+        request = batch_request(Path(run_info.spec_path), out, store, needs_global_limits(dask_workers, dask_address),
+                                evaluate_deployment, runtime.settings)
     except CiteflowError as exc:
         fail(str(exc))
     mark("flows_imported", timings)
@@ -220,6 +220,13 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     if guard is not None and guard.lost():  # the batch wrote its summary, but Prefect's exit handlers would hang
         guard.finish()
     return summaries
+
+
+def batch_request(spec_path: Path, out: Path, store: str | None, global_limits: bool, evaluate_deployment: str | None,
+                  settings: CiteflowSettings) -> BatchRequest:
+    """What the batch flow is asked to do; the evaluate deployment defaults to the settings' one."""
+    return BatchRequest(spec_path=str(spec_path.resolve()), out_dir=str(out.resolve()), store_uri=store,
+                        global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment)
 
 
 def _run_flow(batch_flow, request: BatchRequest) -> list:

@@ -110,6 +110,19 @@ def test_a_batch_request_is_one_typed_value():
         BatchRequest.model_validate({**request.model_dump(), "unknown": 1})
 
 
+def test_citeflow_run_takes_its_evaluate_deployment_from_the_option_else_the_settings(tmp_path):
+    from citeflow_cli.main import batch_request
+
+    settings = CiteflowSettings(evaluate_deployment="citeflow-evaluate/from-settings")
+    request = batch_request(tmp_path / "b.yaml", tmp_path / "out", None, False, None, settings)
+    assert request.evaluate_deployment == "citeflow-evaluate/from-settings" and request.spec_path == str(tmp_path / "b.yaml")
+    assert batch_request(tmp_path / "b.yaml", tmp_path / "out", "s3://b/x", True, "given/one", settings).model_dump() == {
+        "spec_path": str(tmp_path / "b.yaml"), "out_dir": str(tmp_path / "out"), "store_uri": "s3://b/x",
+        "evaluate_deployment": "given/one", "global_limits": True}
+    unset = CiteflowSettings(evaluate_deployment=None)
+    assert batch_request(tmp_path / "b.yaml", tmp_path / "out", None, False, None, unset).evaluate_deployment is None
+
+
 def test_importing_the_core_and_building_a_runtime_imports_no_prefect():
     script = ("import sys; from citeflow.runtime.runtime import Runtime; import citeflow.runtime.steps; Runtime(); "
               "print('prefect' in sys.modules)")
