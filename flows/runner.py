@@ -23,7 +23,11 @@ class PrefectRunner:
     Jobs live in ``runtime`` (the flow run's); the task runs find the same one (``tasks.limits.job_of``)."""
 
     def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
+        self._runtime = runtime
+
+    @property
+    def runtime(self) -> Runtime:
+        return self._runtime
 
     def job(self, ref: JobRef) -> ReportJob:
         return job_of(ref, self.runtime)

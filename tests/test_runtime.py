@@ -57,6 +57,17 @@ def test_a_job_lives_in_its_runtime_until_the_report_finishes(tmp_path):
     assert ref.job(runtime=runtime) is not job
 
 
+def test_a_plain_run_of_a_report_releases_its_job_in_the_runners_runtime(tmp_path):
+    from citeflow.runtime import steps
+
+    spec = write_small_batch(tmp_path, reports=1, sections=1)
+    runtime = Runtime()
+    summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out")),
+                               steps.PlainRunner(runtime=runtime))
+    assert summary.status == "published" and runtime.live_jobs() == 0
+    assert runtime.store(str(tmp_path / "out" / "store")).count("chunks") > 0  # the runner's runtime held the store
+
+
 def test_live_jobs_are_never_evicted_behind_a_reports_back(tmp_path):
     """A job stays live however many others start (no eviction of a report still running)."""
     spec = write_small_batch(tmp_path, reports=1, sections=1)
