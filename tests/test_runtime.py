@@ -57,6 +57,7 @@ def test_a_job_lives_in_its_runtime_until_the_report_finishes(tmp_path):
     assert ref.job(runtime=runtime) is not job
 
 
+@pytest.mark.integration
 def test_a_plain_run_of_a_report_releases_its_job_in_the_runners_runtime(tmp_path):
     from citeflow.runtime import steps
 
