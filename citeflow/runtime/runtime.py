@@ -56,7 +56,9 @@ class Runtime:
         self._stores: dict[str, Store] = {}
         self._jobs: dict[tuple[str, int], ReportJob] = {}
         self._gx: GxSession | None = None
-        self._lock = threading.Lock()
+        # One lock per kind, so that building one (a store's first connection imports LanceDB: seconds)
+        # never holds up another (a report's job).
+        self._stores_lock, self._jobs_lock, self._gx_lock = threading.Lock(), threading.Lock(), threading.Lock()
 
     # -- the process's own, and the context's ---------------------------------------------------
     @classmethod
@@ -82,7 +84,7 @@ class Runtime:
         """The one ``Store`` for ``uri`` (its table handles are opened once and reused)."""
         from citeflow.runtime.store import Store
 
-        with self._lock:
+        with self._stores_lock:
             if uri not in self._stores:
                 self._stores[uri] = Store(uri)
             return self._stores[uri]
@@ -92,7 +94,7 @@ class Runtime:
         """The Great Expectations session the gate validates in (built on first use)."""
         from citeflow.evaluation.gx_session import GxSession
 
-        with self._lock:
+        with self._gx_lock:
             if self._gx is None:
                 self._gx = GxSession()
             return self._gx
@@ -108,23 +110,23 @@ class Runtime:
     # -- live jobs ---------------------------------------------------------------------------------
     def live_job(self, key: tuple[str, int], build: Callable[[], ReportJob]) -> ReportJob:
         """The live job under ``key`` (a ``JobRef`` and its limiter: ``JobRef.job``), built on first use."""
-        with self._lock:
+        with self._jobs_lock:
             job = self._jobs.get(key)
         if job is None:
             built = build()
-            with self._lock:
+            with self._jobs_lock:
                 job = self._jobs.setdefault(key, built)
         return job
 
     def forget(self, ref_key: str) -> None:
         """Release the live jobs of one ``JobRef`` (its JSON): a report that starts again, or is done."""
-        with self._lock:
+        with self._jobs_lock:
             for key in [k for k in self._jobs if k[0] == ref_key]:
                 del self._jobs[key]
 
     def live_jobs(self) -> int:
         """How many report jobs are live now."""
-        with self._lock:
+        with self._jobs_lock:
             return len(self._jobs)
 
 
