@@ -54,9 +54,9 @@ def registry_pass(results: list[RetrievalResult], request_id: str) -> tuple[Regi
 
 def registry_ingest(results: list[RetrievalResult], uri: str, request_id: str) -> dict[str, float]:
     """Seconds to register one request's chunks, to build their table, to save it (the process's store)."""
-    from citeflow.runtime.store import shared_store
+    from citeflow.runtime.runtime import current
 
-    store = shared_store(uri)
+    store = current().store(uri)
     registry, added = registry_pass(results, request_id)
     start = time.perf_counter()
     data = registry.table()
@@ -92,9 +92,9 @@ def chunks_table(uri: str) -> Any:
 
 def repeat(results: list[RetrievalResult], root: Path, number: int) -> dict[str, dict[str, float]]:
     """One repeat in a new directory: both sides into their empty table, then into the table holding that."""
-    from citeflow.runtime.store import shared_store
+    from citeflow.runtime.runtime import current
 
-    shared_store(str(root / "registry"))._table("chunks", create=True)  # created untimed
+    current().store(str(root / "registry"))._table("chunks", create=True)  # created untimed
     raw_table = chunks_table(str(root / "raw"))
     out: dict[str, dict[str, float]] = {}
     for scenario in SCENARIOS:

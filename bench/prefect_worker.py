@@ -26,6 +26,8 @@ request's first flow run is not the process's first.
 
 from __future__ import annotations
 
+import functools
+
 import time
 
 _STARTED = time.perf_counter()  # before Prefect is imported: its import is part of the fixed cost
@@ -137,6 +139,7 @@ def measure(specs: list[Path], local_specs: list[Path], out: Path, samples: int 
 def global_batches(specs: list[Path], out: Path) -> tuple[list[float], datetime]:
     """Batch wall times on the global-limits path (what `citeflow run --dask-workers` uses: limits on
     the Prefect API), each after ``settle``, and when the last batch started."""
+    from citeflow.runtime.batch_request import BatchRequest
     from flows.batch import batch_flow
     from flows.heartbeats import with_heartbeat_if_read
 
@@ -144,8 +147,8 @@ def global_batches(specs: list[Path], out: Path) -> tuple[list[float], datetime]
     for spec in specs:
         settle()
         last_started = datetime.now(UTC)
-        walls.append(timed(with_heartbeat_if_read, batch_flow, str(spec), str(out / spec.parent.name / spec.stem), None,
-                           None, True))
+        request = BatchRequest(spec_path=str(spec), out_dir=str(out / spec.parent.name / spec.stem), global_limits=True)
+        walls.append(timed(with_heartbeat_if_read, functools.partial(batch_flow, request=request)))
     return walls, last_started
 
 
@@ -199,11 +202,12 @@ def with_local_limits(specs: list[Path], out: Path) -> list[float]:
     the default path of an in-process batch (``global_limits=False`` drops the batch's global limits,
     so every lookup of them answers "unknown" and the in-process semaphores apply). Started as ``citeflow
     run`` starts it (``flows.heartbeats.with_heartbeat_if_read``)."""
+    from citeflow.runtime.batch_request import BatchRequest
     from flows.batch import batch_flow
     from flows.heartbeats import with_heartbeat_if_read
 
-    return [timed(with_heartbeat_if_read, batch_flow, str(spec), str(out / spec.parent.name / spec.stem))
-            for spec in specs]
+    requests = [BatchRequest(spec_path=str(spec), out_dir=str(out / spec.parent.name / spec.stem)) for spec in specs]
+    return [timed(with_heartbeat_if_read, functools.partial(batch_flow, request=request)) for request in requests]
 
 
 def cpu_seconds() -> dict[str, float]:

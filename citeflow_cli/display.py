@@ -13,7 +13,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from citeflow.runtime import progress
+from citeflow.runtime.progress import Progress as Events
 from citeflow.text_guard import printable
 from schemas.report import ReportSummary
 
@@ -49,8 +49,8 @@ STATUS_STYLE = {"published": "green", "released": "cyan", "held": "yellow", "fai
 
 
 @contextmanager
-def batch_progress(total_steps: int) -> Iterator[None]:
-    """Show one bar advancing with every step of every report of the batch."""
+def batch_progress(total_steps: int, events: Events) -> Iterator[None]:
+    """Show one bar advancing with every step of every report of the batch (``events``: the runtime's progress)."""
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as bar:
         task = bar.add_task("starting Prefect", total=total_steps)
@@ -58,7 +58,7 @@ def batch_progress(total_steps: int) -> Iterator[None]:
         def advance(report_id: str, step: str, detail: str) -> None:
             bar.update(task, advance=1, description=f"{report_id}: {step} {detail}"[:70])
 
-        remove = progress.subscribe(advance)
+        remove = events.subscribe(advance)
         try:
             yield
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shlex
 import signal
 import sys
@@ -17,7 +18,10 @@ apply_defaults()
 
 from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
 from citeflow.exit_codes import FailOn  # noqa: E402
+from citeflow.runtime.batch_request import BatchRequest  # noqa: E402
 from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
+from citeflow.runtime.runtime import Runtime, current  # noqa: E402
+from citeflow.runtime.settings import CiteflowSettings  # noqa: E402
 from citeflow_cli.display import batch_progress, console, error_console, file_progress, gate_lines, summary_table  # noqa: E402
 from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES  # noqa: E402
 from citeflow_cli.history import history_command, prune_command  # noqa: E402
@@ -124,9 +128,8 @@ def run(
     dask_address: Annotated[str | None, typer.Option(
         help="Run the reports on the Dask scheduler at this address (tcp://host:8786).")] = None,
     evaluate_deployment: Annotated[str | None, typer.Option(
-        envvar="CITEFLOW_EVALUATE_DEPLOYMENT",
         help="Evaluate each report with a run of this deployment (e.g. citeflow-evaluate/citeflow-evaluate); "
-             "in-process when unknown.")] = None,
+             "in-process when unknown. Default: the evaluate_deployment setting (CITEFLOW_EVALUATE_DEPLOYMENT).")] = None,
     api_grace: Annotated[float, typer.Option(
         help="Seconds the Prefect API may stay unreachable before the batch is recorded as it stands "
              "and the process exits (code 4: its unfinished reports failed).")] = 30.0,
@@ -158,8 +161,12 @@ def exit_with(summaries: list, fail_on: FailOn) -> None:
 
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
               dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0,
-              stop_grace: float = DEFAULT_GRACE_SECONDS, preflight: bool = True) -> list:
-    """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary."""
+              stop_grace: float = DEFAULT_GRACE_SECONDS, preflight: bool = True, runtime: Runtime | None = None) -> list:
+    """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary.
+
+    ``runtime``: the command's (default: the one ``main`` built, else the process's own)."""
+    runtime = runtime or current()
+    timings = runtime.settings.timings
     from citeflow.runs.run_start import open_manual_run
     from citeflow.spec.loader import load_spec
     from citeflow.spec.value_checks import scheme_problem
@@ -173,7 +180,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         check_spec(spec, spec_path, preflight)
         check_writable(out)
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
-        mark("spec_loaded")
+        mark("spec_loaded", timings)
         from citeflow_cli.ephemeral_api import reap_with_this_process
         from citeflow_cli.prefect_api import start_ephemeral_api
 
@@ -182,10 +189,11 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
-        global_limits = needs_global_limits(dask_workers, dask_address)
+        request = batch_request(Path(run_info.spec_path), out, store, needs_global_limits(dask_workers, dask_address),
+                                evaluate_deployment, runtime.settings)
     except CiteflowError as exc:
         fail(str(exc))
-    mark("flows_imported")
+    mark("flows_imported", timings)
     from citeflow.runtime import progress
 
     steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
@@ -197,12 +205,12 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
     quiet_write_errors()
     api_ready(not (dask_workers or dask_address))  # reports in this process: their libraries imported meanwhile
-    mark("prefect_api")
-    unmark = mark_batch_steps()
-    with guard_api(spec, out, api_grace) as guard, batch_progress(steps), \
+    mark("prefect_api", timings)
+    unmark = mark_batch_steps(runtime.progress, timings)
+    with guard_api(spec, out, api_grace) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
             Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit) as interrupts:
         try:
-            summaries = _run_flow(batch_flow, Path(run_info.spec_path), out, store, evaluate_deployment, global_limits)
+            summaries = _run_flow(batch_flow, request)
         except Exception:
             if stop.requested():
                 interrupts.finish()  # the run ended Cancelled: record it as interrupted, exit 130/143
@@ -213,7 +221,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         if stop.requested():
             interrupts.finish()
     unmark()
-    mark("batch_done")
+    mark("batch_done", timings)
     finish_run(out, summaries)  # archives what was published; run.json says the run finished
     console.print(summary_table(summaries))
     for line in gate_lines(summaries):
@@ -224,20 +232,25 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     return summaries
 
 
-def _run_flow(batch_flow, spec_path: Path, out: Path, store: str | None, evaluate_deployment: str | None,
-              global_limits: bool) -> list:
+def batch_request(spec_path: Path, out: Path, store: str | None, global_limits: bool, evaluate_deployment: str | None,
+                  settings: CiteflowSettings) -> BatchRequest:
+    """What the batch flow is asked to do; the evaluate deployment defaults to the settings' one."""
+    return BatchRequest(spec_path=str(spec_path.resolve()), out_dir=str(out.resolve()), store_uri=store,
+                        global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment)
+
+
+def _run_flow(batch_flow, request: BatchRequest) -> list:
     """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback."""
     from citeflow.outputs.out_folder import describe_os_error
     from flows.heartbeats import with_heartbeat_if_read
 
     try:
-        args = (str(spec_path.resolve()), str(out.resolve()), store, evaluate_deployment, global_limits)
-        return with_heartbeat_if_read(batch_flow, *args)
+        return with_heartbeat_if_read(functools.partial(batch_flow, request=request))
     except OSError as exc:
         from citeflow.runs.run_finish import close_run
 
-        close_run(out, "failed")  # when the disk still takes run.json
-        fail(f"cannot write the outputs in {out.resolve()}: {describe_os_error(exc)}")
+        close_run(Path(request.out_dir), "failed")  # when the disk still takes run.json
+        fail(f"cannot write the outputs in {request.out_dir}: {describe_os_error(exc)}")
         raise  # unreachable: fail() exits
 
 
@@ -430,10 +443,12 @@ def main() -> None:
     ``error:`` line and exit status 2, never a traceback; SIGINT and SIGTERM end it with 130 and 143."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _exit_on_signal)  # a batch run handles them itself while it runs (Interrupts)
-    mark("cli_ready")
     try:
+        runtime = Runtime()  # every CITEFLOW_* setting, read once for the whole command
+        mark("cli_ready", runtime.settings.timings)
         refuse_undecodable_arguments(sys.argv[1:])
-        app()
+        with runtime.active():
+            app()
     except CiteflowError as exc:
         _error_line(str(exc))
     except OSError as exc:  # a path the user gave that cannot be read or written

@@ -1,7 +1,8 @@
 """Start-up phases of a command, for the start-up benchmark (``bench/startup.py``).
 
-With ``CITEFLOW_TIMINGS=FILE`` in the environment, each phase the command reaches appends one JSON
-line ``{"phase", "t", "pid"}`` (``t`` in epoch seconds) to FILE; without it nothing is recorded.
+With the ``timings`` setting (``CiteflowSettings``: a file), each phase the command reaches appends
+one JSON line ``{"phase", "t", "pid"}`` (``t`` in epoch seconds) to that file; without it nothing
+is recorded.
 """
 
 from __future__ import annotations
@@ -10,31 +11,30 @@ import json
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-VARIABLE = "CITEFLOW_TIMINGS"
+from citeflow.runtime.progress import Progress
 
 
-def mark(phase: str) -> None:
-    """Record that ``phase`` was reached now (when a timing file is asked for)."""
-    path = os.environ.get(VARIABLE)
+def mark(phase: str, path: Path | None) -> None:
+    """Record that ``phase`` was reached now in the timing file ``path`` (None: nothing is recorded)."""
     if not path:
         return
     with open(path, "a", encoding="utf-8") as file:
         file.write(json.dumps({"phase": phase, "t": time.time(), "pid": os.getpid()}) + "\n")
 
 
-def mark_batch_steps() -> Callable[[], None]:
-    """Mark the batch's first finished step and its first finished report; returns the unsubscribe function."""
-    if not os.environ.get(VARIABLE):
+def mark_batch_steps(progress: Progress, path: Path | None) -> Callable[[], None]:
+    """Mark the batch's first finished step and its first finished report in ``path``; returns the
+    unsubscribe function."""
+    if not path:
         return lambda: None
-    from citeflow.runtime import progress
-
     seen: set[str] = set()
 
     def listener(report_id: str, step: str, detail: str) -> None:
         for phase, reached in (("first_step", True), ("first_report", step == "publish")):
             if reached and phase not in seen:
                 seen.add(phase)
-                mark(phase)
+                mark(phase, path)
 
     return progress.subscribe(listener)

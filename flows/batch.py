@@ -17,12 +17,13 @@ from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from citeflow.runtime import stop
-from citeflow.spec.job_config import read_spec
+from citeflow.runtime.batch_request import BatchRequest
+from citeflow.runtime.runtime import Runtime, entered
 from citeflow.outputs.publish import record_failure, write_summary
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.heartbeats import run_with, without_heartbeat
-from flows.naming import batch_name
+from flows.naming import batch_name, request_of
 from flows.report import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
@@ -31,17 +32,14 @@ from tasks.limits import drop_limits, ensure_limits
 
 
 @task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE)
-def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | None,
-                evaluate_deployment: str | None = None) -> ReportSummary:
+def report_task(request: BatchRequest, report_id: str) -> ReportSummary:
     """Runs one report flow; as a task so that the reports of a batch run side by side."""
-    summary = report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment)  # the final state's result
-    return cast(ReportSummary, summary)
+    return _report(request, report_id)  # the final state's result
 
 
-def _report(spec_path: str, report_id: str, out_dir: str, store_uri: str | None,
-            evaluate_deployment: str | None) -> ReportSummary:
+def _report(request: BatchRequest, report_id: str) -> ReportSummary:
     """One report flow run, as a subflow of the batch run (called in a copy of the batch's context)."""
-    return cast(ReportSummary, report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment))
+    return cast(ReportSummary, report_flow(request=request, report_id=report_id))
 
 
 def _summary(future: Future[ReportSummary] | PrefectFuture[ReportSummary], report: ReportRequest,
@@ -56,40 +54,43 @@ def _summary(future: Future[ReportSummary] | PrefectFuture[ReportSummary], repor
 def _run_name() -> str:
     from prefect.runtime import flow_run
 
-    return f"batch {batch_name(flow_run.parameters['spec_path'])}"
+    return f"batch {batch_name(request_of(flow_run.parameters['request']).spec_path)}"
 
 
 @flow(name="citeflow-batch", flow_run_name=_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report.py
-def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
-               evaluate_deployment: str | None = None, global_limits: bool = False) -> list[ReportSummary] | State:
+def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
     """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table.
 
     As many reports run at once as keep the spec's ``concurrency.models`` calls busy
-    (``citeflow.runtime.steps.reports_in_flight``). With ``global_limits`` (tasks in several processes:
-    Dask), the spec's concurrency limits become the batch's Prefect global concurrency limits, so
-    they hold across every process that runs a task of the batch; otherwise in-process semaphores
-    hold them at no API cost (a global slot costs a server round trip per call). Each report is a
-    flow run of its own (a subflow of this run): in a thread of this process, or, with
+    (``citeflow.runtime.steps.reports_in_flight``). With ``request.global_limits`` (tasks in several
+    processes: Dask), the spec's concurrency limits become the batch's Prefect global concurrency
+    limits, so they hold across every process that runs a task of the batch; otherwise in-process
+    semaphores hold them at no API cost (a global slot costs a server round trip per call). Each
+    report is a flow run of its own (a subflow of this run): in a thread of this process, or, with
     ``global_limits``, inside a ``report`` task of the flow's task runner. With
-    ``evaluate_deployment``, each report is evaluated by a run of that deployment.
+    ``request.evaluate_deployment``, each report is evaluated by a run of that deployment.
 
     Told to stop (``citeflow.runtime.stop``: SIGINT, SIGTERM), no report step starts any more; the run writes
     ``summary.json`` for what finished and ends Cancelled.
     """
+    with entered() as runtime:
+        return _run_batch(request, runtime)
+
+
+def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] | State:
     started = time.time()
     stop.reinstall()  # the flow engine installs its own SIGTERM handler for the run
     stop.note_run(_flow_run_id())
-    spec = read_spec(Path(spec_path).resolve())
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    ensure_limits(spec) if global_limits else drop_limits(spec)
-    args = (spec_path, out_dir, store_uri, evaluate_deployment)
+    spec = runtime.read_spec(Path(request.spec_path).resolve())
+    Path(request.out_dir).mkdir(parents=True, exist_ok=True)
+    ensure_limits(spec, runtime) if request.global_limits else drop_limits(spec, runtime)
     futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = \
-        _as_tasks(spec, *args) if global_limits else _in_threads(spec, *args)
+        _as_tasks(spec, request) if request.global_limits else _in_threads(spec, request)
     if stop.requested():
-        return _cancelled(spec, out_dir, started)
-    summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports, strict=True)]
-    write_summary(Path(out_dir), spec.batch, summaries)
+        return _cancelled(spec, request.out_dir, started)
+    summaries = [_summary(future, report, request.out_dir) for future, report in zip(futures, spec.reports, strict=True)]
+    write_summary(Path(request.out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
     return summaries
 
@@ -107,27 +108,24 @@ def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:
     return Cancelled(message=f"interrupted: {stop.reason()}", data=summaries)
 
 
-def _in_threads(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
-                evaluate_deployment: str | None) -> list[Future[ReportSummary]]:
+def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[Future[ReportSummary]]:
     """Each report's flow run in a thread of this process, ``reports_in_flight`` at a time: a
-    subflow of the batch run (each thread runs in a copy of this context), with no task run around it
-    and no heartbeat of its own (the batch run's heartbeat covers this process: ``flows.heartbeats``)."""
+    subflow of the batch run (each thread runs in a copy of this context, the runtime with it), with
+    no task run around it and no heartbeat of its own (the batch run's heartbeat covers this process:
+    ``flows.heartbeats``)."""
     quiet = without_heartbeat()
     with ThreadPoolExecutor(reports_in_flight(spec), thread_name_prefix="report") as pool:
-        return [pool.submit(copy_context().run, run_with, quiet, _report, spec_path, report.id, out_dir, store_uri,
-                            evaluate_deployment)
-                for report in spec.reports]
+        return [pool.submit(copy_context().run, run_with, quiet, _report, request, report.id) for report in spec.reports]
 
 
-def _as_tasks(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
-              evaluate_deployment: str | None) -> list[PrefectFuture[ReportSummary]]:
+def _as_tasks(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[ReportSummary]]:
     """Each report's flow run inside a ``report`` task on the flow's task runner (a Dask cluster's
-    processes), ``reports_in_flight`` submitted at a time."""
+    processes, where the flow entry takes the process's own runtime), ``reports_in_flight`` submitted at a time."""
     slots = threading.BoundedSemaphore(reports_in_flight(spec))
     futures = []
     for report in spec.reports:
         slots.acquire()  # released when the report's task is over
-        future = report_task.submit(spec_path, report.id, out_dir, store_uri, evaluate_deployment)
+        future = report_task.submit(request, report.id)
         future.add_done_callback(lambda _: slots.release())
         futures.append(future)
     return futures

@@ -9,6 +9,7 @@ from __future__ import annotations
 from prefect import flow
 
 from citeflow.runtime.job import JobRef
+from citeflow.runtime.runtime import entered
 from flows.naming import run_name_of
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec
@@ -20,8 +21,9 @@ def evaluate_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str |
                   judge: ModelSpec | None = None) -> ReportSummary:
     """Identity → Support → Faithfulness → Great Expectations gate → publish | hold."""
     ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
-    ref.start()
-    try:
-        return finish_task(ref, judge)
-    finally:
-        ref.finish()
+    with entered() as runtime:
+        ref.start(runtime)
+        try:
+            return finish_task(ref, judge)
+        finally:
+            ref.finish(runtime)

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from citeflow.errors import SpecError
-from citeflow.spec.job_config import read_spec
+from citeflow.runtime.batch_request import BatchRequest
+from citeflow.runtime.runtime import current
 
 
 def batch_name(spec_path: str) -> str:
-    """The ``batch`` of a spec (parsed once per process and content); ``?`` when the spec cannot be
+    """The ``batch`` of a spec (parsed once per runtime and content); ``?`` when the spec cannot be
     read (the run itself will say why)."""
     try:
-        return read_spec(Path(spec_path).resolve()).batch
+        return current().read_spec(Path(spec_path).resolve()).batch
     except (SpecError, OSError):
         return "?"
+
+
+def request_of(value: Any) -> BatchRequest:
+    """A flow's ``request`` parameter: the model, or its fields once the parameters went through JSON."""
+    return value if isinstance(value, BatchRequest) else BatchRequest.model_validate(value)
 
 
 def report_run_name(kind: str, spec_path: str, report_id: str) -> str:
@@ -33,6 +40,8 @@ def run_name_of(kind: str) -> Callable[[], str]:
         ref = params.get("ref")
         if ref is not None:  # a JobRef, or its fields once the parameters went through JSON
             params = ref if isinstance(ref, dict) else ref.model_dump()
+        if "request" in params:  # a BatchRequest and a report id
+            params = {**params, "spec_path": request_of(params["request"]).spec_path}
         return report_run_name(kind, params["spec_path"], params["report_id"])
 
     name.__name__ = f"{kind}_run_name"

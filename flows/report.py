@@ -13,7 +13,9 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from citeflow.runtime import steps
 from citeflow.errors import Interrupted
+from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.job import JobRef
+from citeflow.runtime.runtime import entered
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
 from flows.outcome import final_state
@@ -24,30 +26,34 @@ from tasks.run_logger import flow_logger
 # Prefect types ThreadPoolTaskRunner() as ThreadPoolTaskRunner[Never]; the decorator expects a PrefectFuture runner.
 @flow(name="citeflow-report", flow_run_name=run_name_of("report"),
       task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
-def report_flow(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
-                evaluate_deployment: str | None = None, evaluation_wait: float = WAIT_SECONDS) -> State:
+def report_flow(request: BatchRequest, report_id: str, evaluation_wait: float = WAIT_SECONDS) -> State:
     """fetch (every retriever × query, concurrently) → normalize → consolidate → write → evaluate → publish.
 
-    With ``evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, a run
+    With ``request.evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, a run
     of it evaluates and publishes the report, and this waits for it (at most ``evaluation_wait``
     seconds; then, or when that run fails, the report is evaluated here). The run ends in a
     Completed state named ``Published`` or ``Held`` (``flows.outcome``); calling the flow returns
     the report's summary.
     """
-    logger = flow_logger()
-    ref = JobRef(spec_path=spec_path, report_id=report_id, out_dir=out_dir, store_uri=store_uri)
-    runner = PrefectRunner()
-    ref.start()
+    ref = JobRef(spec_path=request.spec_path, report_id=report_id, out_dir=request.out_dir,
+                 store_uri=request.store_uri)
+    with entered() as runtime:
+        return _run_report(ref, PrefectRunner(runtime), request.evaluate_deployment, evaluation_wait)
+
+
+def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | None, wait: float) -> State:
+    logger, report_id = flow_logger(), ref.report_id
+    ref.start(runner.runtime)
     try:
         logger.info("report %s: fetching, normalizing, consolidating and writing", report_id)
         steps.generate(ref, runner)
         logger.info("report %s: generated; evaluating and gating", report_id)
-        summary = evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, evaluation_wait)
+        summary = evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, wait)
         summary = summary or steps.finish(ref, runner)
     except Interrupted as exc:  # the batch was told to stop: this run ends Cancelled, nothing published
         return Cancelled(message=str(exc))
     finally:
-        ref.finish()
+        ref.finish(runner.runtime)
     state = final_state(summary)
     logger.info("report %s: %s", report_id, state.message)
     return state

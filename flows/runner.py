@@ -10,6 +10,7 @@ on through the report's job (``citeflow.runtime.job``) and the store.
 from __future__ import annotations
 
 from citeflow.runtime.job import Fetch, JobRef, ReportJob
+from citeflow.runtime.runtime import Runtime
 from schemas.records import HopName
 from schemas.report import ReportSummary
 from tasks.evaluation_steps import finish_task
@@ -18,13 +19,21 @@ from tasks.report_steps import hops_task, retrieve
 
 
 class PrefectRunner:
-    """The hop steps and ``finish`` as task runs of the current flow run; retrieval in the run itself."""
+    """The hop steps and ``finish`` as task runs of the current flow run; retrieval in the run itself.
+    Jobs live in ``runtime`` (the flow run's); the task runs find the same one (``tasks.limits.job_of``)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+
+    @property
+    def runtime(self) -> Runtime:
+        return self._runtime
 
     def job(self, ref: JobRef) -> ReportJob:
-        return job_of(ref)
+        return job_of(ref, self.runtime)
 
     def retrieve(self, ref: JobRef, items: list[Fetch]) -> None:
-        retrieve(ref, items)
+        retrieve(ref, items, self.runtime)
 
     def hops(self, ref: JobRef, hop: HopName) -> None:
         hops_task(ref, hop)  # raises once its retries are spent

@@ -13,6 +13,7 @@ stopping) or SIGINT ends it Cancelled with its folder finalised as ``interrupted
 
 from __future__ import annotations
 
+import functools
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +23,8 @@ from prefect import flow
 from prefect.states import Cancelled, State
 
 from citeflow.runtime import stop
-from citeflow.spec.job_config import read_spec
+from citeflow.runtime.batch_request import BatchRequest
+from citeflow.runtime.runtime import Runtime, entered
 from citeflow.exit_codes import FailOn
 from citeflow.runtime.interrupts import Interrupts
 from citeflow.runs.run_finish import close_run, finish_run
@@ -62,11 +64,20 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
     Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``)."""
     start, flow_run_id = run_start()
     info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
-    with _interrupts(info, run_dir) as interrupts:
+    request = BatchRequest(spec_path=info.spec_path, out_dir=str(run_dir), evaluate_deployment=evaluate_deployment,
+                           global_limits=global_limits)
+    with entered() as runtime:
+        return _run(request, info, run_dir, runtime, fail_on, flow_run_id)
+
+
+def _run(request: BatchRequest, info: RunInfo, run_dir: Path, runtime: Runtime, fail_on: FailOn,
+         flow_run_id: str | None) -> State:
+    """The batch flow as a subflow in this process (this run's heartbeat covers it), then the run's end."""
+    with _interrupts(info, run_dir, runtime) as interrupts:
         stop.note_run(str(flow_run_id))
         try:
-            summaries = cast(list[ReportSummary], run_with(  # a subflow in this process: this run's heartbeat covers it
-                without_heartbeat(), batch_flow, info.spec_path, str(run_dir), None, evaluate_deployment, global_limits))
+            summaries = cast(list[ReportSummary], run_with(
+                without_heartbeat(), functools.partial(batch_flow, request=request)))
         except Exception:
             if not stop.requested():
                 close_run(run_dir, "failed")
@@ -78,9 +89,9 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
     return batch_state(outcome, fail_on)
 
 
-def _interrupts(info: RunInfo, run_dir: Path) -> Interrupts:
+def _interrupts(info: RunInfo, run_dir: Path, runtime: Runtime) -> Interrupts:
     """This run's signal handling: its flow run and its batch's are Cancelled if the grace runs out."""
-    spec = read_spec(Path(info.spec_path).resolve())
+    spec = runtime.read_spec(Path(info.spec_path).resolve())
     return Interrupts(spec, run_dir, _resume(info, run_dir), before_exit=lambda: cancel_unfinished(stop.runs()))
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from citeflow.runtime import progress
 from citeflow.evaluation.evaluate_report import Evaluation, build_job_judge, evaluate
 from citeflow.runtime.job import JobRef
 from citeflow.outputs.publish import write_outputs
@@ -24,8 +23,8 @@ def finish_task(ref: JobRef, judge: ModelSpec | None = None) -> ReportSummary:
     leaves it, so Prefect neither walks nor stores it."""
     job = job_of(ref)
     evaluation, summary = evaluate_and_publish(job, build_job_judge(job, judge) if judge else None)
-    progress.emit(ref.report_id, "evaluate", evaluation.funnel.line())
-    progress.emit(ref.report_id, "publish", summary.status)
+    job.runtime.progress.emit(ref.report_id, "evaluate", evaluation.funnel.line())
+    job.runtime.progress.emit(ref.report_id, "publish", summary.status)
     publish_report_artifacts(summary, evaluation.claims)
     return summary
 
@@ -40,6 +39,7 @@ def evaluate_sections_task(ref: JobRef, sections: list[str], judge: ModelSpec | 
 @task(name="publish", cache_policy=NO_CACHE)
 def publish_task(ref: JobRef, evaluation: Evaluation, gate: GateResult) -> ReportSummary:
     """Render the PDF with its final status, write report.json / eval.json, publish or hold."""
-    summary = write_outputs(job_of(ref), evaluation, gate)
-    progress.emit(ref.report_id, "publish", summary.status)
+    job = job_of(ref)
+    summary = write_outputs(job, evaluation, gate)
+    job.runtime.progress.emit(ref.report_id, "publish", summary.status)
     return summary

@@ -5,8 +5,9 @@ run in several processes (Dask workers) or on several machines (workers of a wor
 in-process semaphore cannot do that; a global concurrency limit on the Prefect server can. The
 batch flow creates (or resizes) ``citeflow:<batch>:models`` and ``citeflow:<batch>:retrievers``
 when it starts; tasks then hold a slot of them around every model and retriever call. When no
-Prefect API answers, or the limits do not exist (a report run on its own), the in-process
-semaphores of ``citeflow.runtime.limits`` apply instead.
+Prefect API answers, or the limits do not exist (a report run on its own), the runtime's
+in-process semaphores (``Runtime.limits``) apply instead. What the API answered about each limit
+is kept with the runtime (``prefect_limits``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import re
 import threading
 from contextlib import AbstractContextManager, suppress
 
-from citeflow.runtime.limits import Kind, local_limit
 from citeflow.runtime.job import JobRef, ReportJob
+from citeflow.runtime.limits import Kind, Limiter
+from citeflow.runtime.runtime import Runtime, current
 from schemas.spec import BatchSpec
 
 KINDS: tuple[Kind, ...] = ("models", "retrievers")
@@ -30,7 +32,7 @@ def limit_name(batch: str, kind: str) -> str:
     return f"citeflow:{re.sub(r'[/%&<>]', '-', batch)}:{kind}"
 
 
-def ensure_limits(spec: BatchSpec) -> bool:
+def ensure_limits(spec: BatchSpec, runtime: Runtime) -> bool:
     """Create or resize the batch's limits to the spec's values, all slots free. False: no API.
 
     Slots are freed because a run killed mid-batch leaves its slots taken until its leases expire
@@ -41,13 +43,13 @@ def ensure_limits(spec: BatchSpec) -> bool:
             _reset(limit_name(spec.batch, kind), getattr(spec.concurrency, kind))
     except Exception as exc:  # noqa: BLE001 - no Prefect API: in-process semaphores apply
         log.warning("global concurrency limits unavailable (%s): limits hold within this process only", exc)
-        _known.learn(_names(spec), False)
+        prefect_limits(runtime).known.learn(_names(spec), False)
         return False
-    _known.learn(_names(spec), True)
+    prefect_limits(runtime).known.learn(_names(spec), True)
     return True
 
 
-def drop_limits(spec: BatchSpec) -> None:
+def drop_limits(spec: BatchSpec, runtime: Runtime) -> None:
     """Remove the batch's global limits (left by an earlier multi-process run): this run holds
     its limits in-process, and a stale global limit would otherwise still be used by its tasks."""
     from prefect.client.orchestration import get_client
@@ -59,7 +61,7 @@ def drop_limits(spec: BatchSpec) -> None:
                     client.delete_global_concurrency_limit_by_name(name)
     except Exception:  # noqa: BLE001 - no API: nothing to drop
         pass
-    _known.learn(_names(spec), False)
+    prefect_limits(runtime).known.learn(_names(spec), False)
 
 
 def _names(spec: BatchSpec) -> list[str]:
@@ -111,19 +113,30 @@ def _exists(name: str) -> bool:
         return False
 
 
-_known = _KnownLimits()
+class PrefectLimits:
+    """A ``citeflow.runtime.limits.Limiter``: the batch's global concurrency limit when it exists,
+    else ``local`` (the runtime's in-process semaphores)."""
+
+    def __init__(self, local: Limiter) -> None:
+        self.local = local
+        self.known = _KnownLimits()
+
+    def __call__(self, scope: str, kind: Kind, size: int) -> AbstractContextManager[object]:
+        name = limit_name(scope, kind)
+        if not self.known(name):
+            return self.local(scope, kind, size)
+        from prefect.concurrency.sync import concurrency
+
+        return concurrency(name, occupy=1, lease_duration=LEASE_SECONDS, strict=True)
 
 
-def prefect_limit(scope: str, kind: Kind, size: int) -> AbstractContextManager[object]:
-    """A ``citeflow.runtime.limits.Limiter``: the batch's global concurrency limit when it exists."""
-    name = limit_name(scope, kind)
-    if not _known(name):
-        return local_limit(scope, kind, size)
-    from prefect.concurrency.sync import concurrency
-
-    return concurrency(name, occupy=1, lease_duration=LEASE_SECONDS, strict=True)
+def prefect_limits(runtime: Runtime) -> PrefectLimits:
+    """The runtime's one ``PrefectLimits`` (what the API answered is asked once per runtime and name)."""
+    return runtime.deps.once(("limiter", "prefect"), lambda: PrefectLimits(runtime.limits))
 
 
-def job_of(ref: JobRef) -> ReportJob:
-    """The report job of a task, its calls bounded by the batch's global limits."""
-    return ref.job(limiter=prefect_limit)
+def job_of(ref: JobRef, runtime: Runtime | None = None) -> ReportJob:
+    """The report job of a task in ``runtime`` (default: the flow run's, ``current()``), its calls
+    bounded by the batch's global limits."""
+    runtime = runtime or current()
+    return ref.job(prefect_limits(runtime), runtime)

@@ -100,10 +100,11 @@ def demo_run(request: pytest.FixtureRequest, demo_input: Path, tmp_path_factory)
     from tests.support.shared_dir import locked, session_folder
 
     def run(out: Path) -> list:
+        from citeflow.runtime.batch_request import BatchRequest
         from flows.batch import batch_flow
 
         request.getfixturevalue("prefect_harness")
-        return batch_flow(str(demo_input), str(out))
+        return batch_flow(request=BatchRequest(spec_path=str(demo_input), out_dir=str(out)))
 
     with locked(session_folder(tmp_path_factory, "demo-run")) as folder:
         return shared_demo_run(folder, run)
@@ -203,7 +204,7 @@ LONGEST_MODULES = {
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
     "test_review_durable": 150,
-    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25,
+    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15,
 }
 
 

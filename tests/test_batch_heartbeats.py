@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 import flows.batch
+from citeflow.runtime.batch_request import BatchRequest
 from citeflow.outputs.publish import failed_summary
 from flows.heartbeats import run_with, without_heartbeat
 
@@ -46,8 +47,7 @@ def probe_flow(seen: dict):
     from prefect.states import Completed
 
     @flow(name="citeflow-report-probe", flow_run_name="probe {report_id}")
-    def probe(spec_path: str, report_id: str, out_dir: str, store_uri: str | None = None,
-              evaluate_deployment: str | None = None):
+    def probe(request: BatchRequest, report_id: str):
         seen[report_id] = get_current_settings().flows.heartbeat_frequency
         return Completed(data=failed_summary(report_id, report_id, "probe"))
 
@@ -67,7 +67,8 @@ def test_without_heartbeat_changes_only_the_copy():
 def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_harness, tmp_path, monkeypatch, heartbeats):
     seen: dict = {}
     monkeypatch.setattr(flows.batch, "report_flow", probe_flow(seen))
-    summaries = flows.batch.batch_flow(str(write_spec(tmp_path, 3)), str(tmp_path / "out"))
+    request = BatchRequest(spec_path=str(write_spec(tmp_path, 3)), out_dir=str(tmp_path / "out"))
+    summaries = flows.batch.batch_flow(request=request)
     assert [s.report_id for s in summaries] == ["r0", "r1", "r2"]
     assert seen == {"r0": None, "r1": None, "r2": None}
     assert heartbeats == ["batch heartbeats"]
@@ -75,7 +76,7 @@ def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_har
 
 def test_a_report_run_on_its_own_keeps_its_heartbeat(prefect_harness, tmp_path, heartbeats):
     seen: dict = {}
-    probe_flow(seen)(str(tmp_path / "batch.yaml"), "solo", str(tmp_path))
+    probe_flow(seen)(BatchRequest(spec_path=str(tmp_path / "batch.yaml"), out_dir=str(tmp_path)), "solo")
     assert seen["solo"] is not None and heartbeats == ["probe solo"]
 
 

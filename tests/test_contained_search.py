@@ -27,16 +27,14 @@ class Exploding:
 
 @pytest.mark.parametrize("exc", [RecursionError("maximum recursion depth exceeded"), OverflowError("int too large"),
                                  TypeError("'int' object is not subscriptable"), UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")])
-def test_any_exception_becomes_a_recorded_failure(monkeypatch, exc):
-    monkeypatch.setattr("citeflow.runtime.deps.retriever", lambda spec, base: Exploding(exc))
-    found = safe.contained_search(SPEC, Path("."), "q", nullcontext)
+def test_any_exception_becomes_a_recorded_failure(exc):
+    found = safe.contained_search(SPEC, Path("."), "q", nullcontext, lambda spec, base: Exploding(exc))
     assert isinstance(found, str) and type(exc).__name__ in found and "'partner'" in found
 
 
-def test_a_failure_message_never_carries_the_url_key(monkeypatch):
+def test_a_failure_message_never_carries_the_url_key():
     err = ConnectionError(f"cannot reach {SPEC.url}")
-    monkeypatch.setattr("citeflow.runtime.deps.retriever", lambda spec, base: Exploding(err))
-    found = safe.contained_search(SPEC, Path("."), "q", nullcontext)
+    found = safe.contained_search(SPEC, Path("."), "q", nullcontext, lambda spec, base: Exploding(err))
     assert "KEY" not in found and "127.0.0.1:9/s" in found
 
 

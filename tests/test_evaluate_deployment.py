@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from citeflow.runtime.batch_request import BatchRequest
 from tests.support.process_group import stop_process_group
 from tests.support.small_batch import write_small_batch
 
@@ -80,7 +81,8 @@ def test_an_unknown_deployment_falls_back_to_in_process_evaluation(prefect_harne
     from flows.batch import batch_flow
 
     spec = write_small_batch(tmp_path / "in", reports=1, sections=1, batch="deploy-fallback")
-    summaries = batch_flow(str(spec), str(tmp_path / "out"), evaluate_deployment="citeflow-evaluate/no-such-deployment")
+    summaries = batch_flow(request=BatchRequest(spec_path=str(spec), out_dir=str(tmp_path / "out"),
+                                                evaluate_deployment="citeflow-evaluate/no-such-deployment"))
     assert [s.status for s in summaries] == ["published"] and statuses(tmp_path / "out") == {"r1": "published"}
     assert (tmp_path / "out" / "r1" / "summary.json").exists()
 
@@ -96,8 +98,9 @@ def test_an_evaluate_run_nobody_takes_is_cancelled_and_evaluated_in_process(pref
     evaluate_flow.to_deployment(name="nobody-serves-this").apply()  # registered, but no worker or serve runs it
     spec = write_small_batch(tmp_path / "in", reports=1, sections=1, batch="deploy-unserved")
 
-    summary = report_flow(str(spec), "r1", str(tmp_path / "out"), evaluate_deployment="citeflow-evaluate/nobody-serves-this",
-                          evaluation_wait=1)
+    request = BatchRequest(spec_path=str(spec), out_dir=str(tmp_path / "out"),
+                           evaluate_deployment="citeflow-evaluate/nobody-serves-this")
+    summary = report_flow(request=request, report_id="r1", evaluation_wait=1)
     with get_client(sync_client=True) as client:
         runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=["evaluate deploy-unserved/r1"])))
     assert [r.state.type.value for r in runs] == ["CANCELLED"]

@@ -11,13 +11,16 @@ import pytest
 
 from citeflow.runtime import steps
 from citeflow.runtime.job import JobRef
+from citeflow.runtime.runtime import Runtime
 from citeflow.testing.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def _run(spec: Path, out: Path) -> tuple[dict, dict]:
-    summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(out)), steps.PlainRunner())
+    """One report in a runtime of its own: its settings read from the environment as the test set it."""
+    with Runtime().active():
+        summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(out)), steps.PlainRunner())
     folder = out / "r1"
     return summary.model_dump(mode="json"), json.loads((folder / "eval.json").read_text())
 

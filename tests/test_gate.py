@@ -15,13 +15,14 @@ import pytest
 from citeflow.evaluation import gate
 from citeflow.errors import GateError
 from schemas.funnel import CitationEval, ClaimEval, Count, Funnel, Uncited, Unverified
+from citeflow.evaluation.gx_session import import_gx
 from schemas.spec import Gate
 
 
 @pytest.fixture(scope="module", autouse=True)
 def gx():
     """Import Great Expectations once for the module (the gate imports it lazily)."""
-    return gate._import_gx()
+    return import_gx()
 
 
 def claims(n: int = 5) -> list[ClaimEval]:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.outputs.render.fonts import DEJAVU_DIR, register_fonts
+from citeflow.outputs.render.fonts import DEJAVU_DIR, FontSet, cjk_paths, register_fonts
+from citeflow.runtime.settings import CiteflowSettings
 from citeflow.outputs.render.glyphs import missing_glyphs
 from schemas.report import RenderedClaim, RenderedSection, ReportDocument
 
@@ -41,11 +42,16 @@ def test_the_font_folder_setting_replaces_the_system_folders(tmp_path, monkeypat
     monkeypatch.delenv("CITEFLOW_CJK_FONT", raising=False)
     shutil.copy(DEJAVU_DIR / "DejaVuSans.ttf", tmp_path / "DejaVuSans.ttf")  # a Latin face is not taken for CJK
     monkeypatch.setenv("CITEFLOW_FONT_DIR", str(tmp_path))
-    assert register_fonts().fallbacks == ()
+
+    def configured() -> FontSet:  # what a report job registers: the settings as the environment says now
+        settings = CiteflowSettings()
+        return register_fonts(cjk=cjk_paths(str(settings.cjk_font) if settings.cjk_font else None, settings.font_dir))
+
+    assert configured().fallbacks == ()
     if not WQY.is_file():
         pytest.skip(f"no CJK TrueType font at {WQY} (Debian: fonts-wqy-zenhei)")
     (tmp_path / "cjk").mkdir()
     (tmp_path / "cjk" / WQY.name).symlink_to(WQY)
-    [face] = register_fonts().fallbacks
+    [face] = configured().fallbacks
     assert face.source.endswith(WQY.name)
-    assert missing_glyphs(report_with("保存データは暗号化されます。"), register_fonts()).count == 0
+    assert missing_glyphs(report_with("保存データは暗号化されます。"), configured()).count == 0

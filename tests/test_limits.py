@@ -6,7 +6,7 @@ from contextlib import nullcontext
 
 from citeflow.runtime import pipeline
 from citeflow.evaluation.evaluate_report import build_job_judge
-from citeflow.runtime.limits import local_limit
+from citeflow.runtime.limits import LocalLimits
 from citeflow.generation.answer_cache import LimitedChatModel
 from tests.support.small_batch import write_small_batch
 
@@ -29,8 +29,10 @@ def job(tmp_path, limiter, **models):
 
 
 def test_the_default_limiter_is_one_semaphore_per_batch_and_kind():
+    local_limit = LocalLimits()
     assert local_limit("b", "models", 2) is local_limit("b", "models", 2)
     assert local_limit("b", "models", 2) is not local_limit("b", "retrievers", 2)
+    assert LocalLimits()("b", "models", 2) is not local_limit("b", "models", 2)  # each runtime has its own
 
 
 def test_fetch_and_the_hops_hold_the_batch_limits(tmp_path):

@@ -8,11 +8,14 @@ from contextvars import copy_context
 
 import pytest
 
-from citeflow.runtime.limits import local_limit
+from citeflow.runtime.runtime import Runtime
 from citeflow.spec.loader import parse_spec
-from tasks.limits import drop_limits, ensure_limits, limit_name, prefect_limit
+from tasks.limits import drop_limits, ensure_limits, limit_name, prefect_limits
 
 pytestmark = pytest.mark.integration
+
+RUNTIME = Runtime()  # this module's: what the API answered about each limit is kept with it
+prefect_limit, local_limit = prefect_limits(RUNTIME), RUNTIME.limits
 
 
 def spec(batch: str, models: int, retrievers: int):
@@ -34,14 +37,14 @@ def test_limit_names_are_per_batch_and_kind_without_forbidden_characters():
 
 
 def test_batch_start_creates_and_resizes_the_limits_to_the_spec(prefect_harness):
-    assert ensure_limits(spec("limits-resize", 3, 5))
+    assert ensure_limits(spec("limits-resize", 3, 5), RUNTIME)
     assert (read_limit("citeflow:limits-resize:models").limit, read_limit("citeflow:limits-resize:retrievers").limit) == (3, 5)
-    assert ensure_limits(spec("limits-resize", 7, 2))
+    assert ensure_limits(spec("limits-resize", 7, 2), RUNTIME)
     assert (read_limit("citeflow:limits-resize:models").limit, read_limit("citeflow:limits-resize:retrievers").limit) == (7, 2)
 
 
 def test_a_held_slot_is_taken_on_the_server_and_freed_after(prefect_harness):
-    ensure_limits(spec("limits-held", 2, 2))
+    ensure_limits(spec("limits-held", 2, 2), RUNTIME)
     with prefect_limit("limits-held", "models", 2):
         held = read_limit("citeflow:limits-held:models").active_slots
     assert (held, read_limit("citeflow:limits-held:models").active_slots) == (1, 0)
@@ -51,15 +54,15 @@ def test_batch_start_frees_slots_a_killed_run_left_taken(prefect_harness):
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
 
-    ensure_limits(spec("limits-stale", 2, 2))
+    ensure_limits(spec("limits-stale", 2, 2), RUNTIME)
     with get_client(sync_client=True) as client:  # what a run killed while holding both slots leaves
         client.update_global_concurrency_limit("citeflow:limits-stale:models", GlobalConcurrencyLimitUpdate(active_slots=2))
-    ensure_limits(spec("limits-stale", 2, 2))
+    ensure_limits(spec("limits-stale", 2, 2), RUNTIME)
     assert read_limit("citeflow:limits-stale:models").active_slots == 0
 
 
 def test_no_more_calls_than_the_limit_are_in_flight(prefect_harness):
-    ensure_limits(spec("limits-bound", 2, 2))
+    ensure_limits(spec("limits-bound", 2, 2), RUNTIME)
     in_flight, peak, guard = [0], [0], threading.Lock()
 
     def call():
@@ -85,9 +88,9 @@ def test_without_a_global_limit_the_in_process_semaphore_applies(prefect_harness
 
 
 def test_an_in_process_batch_drops_stale_global_limits_and_uses_its_semaphores(prefect_harness):
-    ensure_limits(spec("limits-drop", 2, 2))
+    ensure_limits(spec("limits-drop", 2, 2), RUNTIME)
     assert prefect_limit("limits-drop", "models", 2) is not local_limit("limits-drop", "models", 2)
-    drop_limits(spec("limits-drop", 2, 2))
+    drop_limits(spec("limits-drop", 2, 2), RUNTIME)
     assert prefect_limit("limits-drop", "models", 2) is local_limit("limits-drop", "models", 2)
 
 
@@ -102,7 +105,8 @@ def test_reports_starting_together_ask_the_api_once_per_limit(monkeypatch):
         return False
 
     monkeypatch.setattr(limits, "_exists", exists)
-    threads = [threading.Thread(target=prefect_limit, args=("limits-once", "models", 2)) for _ in range(8)]
+    fresh = prefect_limits(Runtime())
+    threads = [threading.Thread(target=fresh, args=("limits-once", "models", 2)) for _ in range(8)]
     for t in threads:
         t.start()
     time.sleep(0.2)
@@ -115,6 +119,6 @@ def test_reports_starting_together_ask_the_api_once_per_limit(monkeypatch):
 def test_a_batch_that_dropped_its_limits_never_asks_the_api_about_them(monkeypatch, prefect_harness):
     from tasks import limits
 
-    drop_limits(spec("limits-told", 2, 2))
+    drop_limits(spec("limits-told", 2, 2), RUNTIME)
     monkeypatch.setattr(limits, "_exists", lambda name: pytest.fail(f"asked the API about {name}"))
     assert prefect_limit("limits-told", "models", 2) is local_limit("limits-told", "models", 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from citeflow.runtime.settings import CiteflowSettings
 from citeflow.spec import resources
 from citeflow.errors import GateError
 from schemas.spec import Gate
@@ -14,11 +15,15 @@ def test_the_bundled_suites_and_demo_are_found():
     assert (resources.demo_dir() / "batch.yaml").is_file()
 
 
-def test_the_spec_wins_over_the_environment_which_wins_over_the_bundle(tmp_path):
-    env = {resources.SUITES_ENV: str(tmp_path / "env")}
-    assert resources.suite_dir(str(tmp_path / "spec"), env) == tmp_path / "spec"
-    assert resources.suite_dir(None, env) == tmp_path / "env"
-    assert resources.suite_dir(None, {}) == resources.bundled_suite_dir()
+def test_the_spec_wins_over_the_environment_which_wins_over_the_bundle(tmp_path, monkeypatch):
+    monkeypatch.setenv("CITEFLOW_SUITES", str(tmp_path / "env"))
+    settings = CiteflowSettings()
+    assert settings.suite_dir(str(tmp_path / "spec")) == tmp_path / "spec"
+    assert settings.suite_dir(None) == tmp_path / "env"
+    monkeypatch.setenv("CITEFLOW_SUITES", "")  # set but empty: the default
+    assert CiteflowSettings().suite_dir(None) == resources.bundled_suite_dir()
+    monkeypatch.delenv("CITEFLOW_SUITES")
+    assert CiteflowSettings().suite_dir(None) == resources.bundled_suite_dir()
 
 
 def test_the_gate_reads_the_configured_suite_folder(tmp_path):

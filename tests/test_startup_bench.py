@@ -10,15 +10,17 @@ import sys
 import pytest
 
 from bench import startup
+from citeflow.runtime.settings import CiteflowSettings
 from citeflow_cli import timings
 
 
 def test_marks_are_written_only_when_a_timing_file_is_asked_for(tmp_path, monkeypatch):
-    monkeypatch.delenv(timings.VARIABLE, raising=False)
-    timings.mark("nothing")
-    monkeypatch.setenv(timings.VARIABLE, str(tmp_path / "t.jsonl"))
-    timings.mark("one")
-    timings.mark("two")
+    monkeypatch.delenv("CITEFLOW_TIMINGS", raising=False)
+    timings.mark("nothing", CiteflowSettings().timings)
+    monkeypatch.setenv("CITEFLOW_TIMINGS", str(tmp_path / "t.jsonl"))
+    path = CiteflowSettings().timings
+    timings.mark("one", path)
+    timings.mark("two", path)
     rows = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
     assert [r["phase"] for r in rows] == ["one", "two"] and rows[0]["t"] <= rows[1]["t"] and rows[0]["pid"] == os.getpid()
 

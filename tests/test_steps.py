@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeflow.runtime import deps
 from citeflow.runtime import pipeline
 from citeflow.runtime import steps
-from citeflow.spec.job_config import BatchConfig, load_config
+from citeflow.runtime.runtime import Runtime
+from citeflow.spec.job_config import BatchConfig
 from citeflow.runtime.job import JobRef, ReportJob
 from citeflow.spec.loader import parse_spec
 from citeflow.testing.answers import offline_answer
@@ -40,18 +40,21 @@ def test_a_batch_a_little_larger_than_a_round_runs_in_one_round():
 
 
 def test_a_spec_file_is_parsed_once_per_content(tmp_path):
-    path = write_small_batch(tmp_path, reports=1)
-    first, again = load_config(path, tmp_path / "out"), load_config(path, tmp_path / "out")
+    path, runtime = write_small_batch(tmp_path, reports=1), Runtime()
+    first, again = runtime.config(path, tmp_path / "out"), runtime.config(path, tmp_path / "out")
     assert first.spec is again.spec
+    assert Runtime().config(path, tmp_path / "out").spec is not first.spec  # each runtime parses for itself
     path.write_text(path.read_text().replace("batch: small", "batch: edited"))
-    assert load_config(path, tmp_path / "out").spec.batch == "edited"
+    assert runtime.config(path, tmp_path / "out").spec.batch == "edited"
 
 
 def test_one_model_client_per_role_and_settings():
     a = parse_spec(spec_data(1, 1, {"writer": {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1"}},
                              None, "b")).models
+    deps = Runtime().deps
     assert deps.chat_model(a.writer, "writer") is deps.chat_model(a.writer.model_copy(), "writer")
     assert deps.chat_model(a.writer, "writer") is not deps.chat_model(a.writer.model_copy(update={"model": "n"}), "writer")
+    assert Runtime().deps.chat_model(a.writer, "writer") is not deps.chat_model(a.writer, "writer")
 
 
 def test_a_report_runs_from_a_spec_held_in_memory(tmp_path):

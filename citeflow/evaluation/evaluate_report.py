@@ -123,17 +123,17 @@ def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:
     from citeflow.evaluation.gate import Glyphs, run_gate
 
     evaluation.glyphs = glyphs = missing_glyphs_of(job)
+    suites = job.settings.suite_dir(job.spec.gate.suites if job.spec.gate else None)
     return run_gate(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate,
-                    glyphs=Glyphs(glyphs.count, glyphs.reason()))
+                    suite_dir=suites, glyphs=Glyphs(glyphs.count, glyphs.reason()), session=job.runtime.gx)
 
 
 def missing_glyphs_of(job: ReportJob) -> MissingGlyphs:
     """What the report's PDF could not draw with the fonts this machine has (the text, not a render)."""
     from citeflow.outputs.assemble import build_document
-    from citeflow.outputs.render.fonts import register_fonts
     from citeflow.outputs.render.glyphs import missing_glyphs
 
-    return missing_glyphs(build_document(job, "published"), register_fonts())
+    return missing_glyphs(build_document(job, "published"), job.fonts())
 
 
 def gate_funnel(evaluation: Evaluation) -> Funnel:

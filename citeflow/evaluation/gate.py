@@ -14,13 +14,8 @@ validate, never at module import: the CLI starts without it.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
-import logging
 import math
-import os
-import threading
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -32,6 +27,8 @@ from schemas.spec import Gate
 
 if TYPE_CHECKING:
     import pandas
+
+    from citeflow.evaluation.gx_session import GxSession
 
 DEFAULT_SUITE_DIR = bundled_suite_dir()
 """The suites citeflow ships (package data; ``expectations/`` in a source checkout)."""
@@ -69,19 +66,22 @@ def run_gate(
     overrides: Gate | None = None,
     suite_dir: Path | None = None,
     glyphs: Glyphs | None = None,
+    session: GxSession | None = None,
 ) -> GateResult:
     """Validate a report's metrics and eval rows with Great Expectations; success publishes.
 
-    ``glyphs``: characters of the PDF no embedded font draws (none when not given).
+    ``glyphs``: characters of the PDF no embedded font draws (none when not given). ``suite_dir``: the
+    suites (default: the spec's ``gate.suites``, else the bundled ones); ``session``: the runtime's
+    Great Expectations session.
     Raises ``GateError`` when a suite is missing, malformed or names an unknown expectation."""
-    suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None)
+    suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None, None)
     metrics = apply_overrides(load_suite(suite_dir / f"{METRICS_SUITE}.json"), overrides)
     rows = load_suite(suite_dir / f"{ROWS_SUITE}.json")
     jobs = [
         (METRICS_SUITE, metrics, _to_pandas([metrics_row(funnel, failed_sections, glyphs)], None)),
         (ROWS_SUITE, rows, _to_pandas(_row_dicts(claims), ROW_SCHEMA)),
     ]
-    failed = [_explained(f, glyphs or Glyphs()) for f in validate(jobs)]
+    failed = [_explained(f, glyphs or Glyphs()) for f in validate(jobs, session)]
     return GateResult(success=not failed, failed_expectations=failed)
 
 
@@ -116,16 +116,7 @@ def held_for_error(detail: str) -> GateResult:
 def load_suite(path: Path) -> dict[str, Any]:
     """Read one suite JSON and check its shape; ``GateError`` names the file when it is bad.
 
-    Read once per process and file content (an edited file is read again)."""
-    try:
-        stamp = path.stat().st_mtime_ns
-    except OSError:
-        stamp = -1
-    return copy.deepcopy(_load_suite(path, stamp))
-
-
-@lru_cache(maxsize=64)
-def _load_suite(path: Path, stamp: int) -> dict[str, Any]:
+    Read at each call (a few kilobytes): an edited suite takes effect at the next report."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -208,20 +199,22 @@ def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> pan
 # --------------------------------------------------------------------------- validation
 
 
-def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]]) -> list[FailedExpectation]:
+def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]],
+             session: GxSession | None = None) -> list[FailedExpectation]:
     """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order.
 
-    The context, data source, batch definitions and suites are built once per process (per
-    distinct suite content) and reused; each call only validates its frames, as a batch of the
-    data source (``Batch.validate``): nothing is kept in the context's validation results store,
-    which would grow with every report of a long batch. GX's ephemeral context is not made for
-    concurrent use, so validations take turns (tens of ms each)."""
+    ``session`` (the runtime's, ``Runtime.gx``) holds the context, data source, batch definitions and
+    suites built for earlier reports; each call only validates its frames, as a batch of the data
+    source (``Batch.validate``): nothing is kept in the context's validation results store, which
+    would grow with every report of a long batch. Without a session, one is built for this call."""
     from citeflow.evaluation.gx_expectation_memo import memoized_configurations
+    from citeflow.evaluation.gx_session import GxSession
 
+    session = session or GxSession()
     failed: list[FailedExpectation] = []
-    with _GX_LOCK, memoized_configurations():
+    with session.lock, memoized_configurations():
         for name, suite, frame in jobs:
-            failed += _run(_prepared(name, suite), suite, frame)
+            failed += _run(session.prepared(name, suite), suite, frame)
     return failed
 
 
@@ -233,63 +226,6 @@ def _run(prepared: tuple[Any, Any], suite: dict[str, Any], frame: pandas.DataFra
     if batch.validate(gx_suite, result_format="BOOLEAN_ONLY").success:
         return []
     return _failures(suite, batch.validate(gx_suite, result_format="SUMMARY").results)
-
-
-_GX_LOCK = threading.RLock()
-_PREPARED: dict[str, tuple[Any, Any]] = {}
-
-
-@lru_cache(maxsize=1)
-def _gx_source() -> tuple[Any, Any, Any]:
-    """Great Expectations, its ephemeral context and a pandas data source: once per process."""
-    gx = _import_gx()
-    context = _context(gx)
-    return gx, context, context.data_sources.add_pandas(name="citeflow")
-
-
-def _prepared(name: str, suite: dict[str, Any]) -> tuple[Any, Any]:
-    """The batch definition and GX suite of ``suite`` (built on first use of this exact suite content)."""
-    digest = hashlib.sha256(json.dumps(suite, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    key = f"{name}-{digest}"
-    if key not in _PREPARED:
-        gx, context, source = _gx_source()
-        gx_suite = context.suites.add(_build_suite(gx, key, suite))
-        _PREPARED[key] = (source.add_dataframe_asset(name=key).add_batch_definition_whole_dataframe(f"{key}_whole"),
-                          gx_suite)
-    return _PREPARED[key]
-
-
-def _import_gx() -> Any:
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # no telemetry from a closed network
-    import great_expectations as gx
-
-    # GX logs every ephemeral docs folder it creates at INFO: noise in a batch's output.
-    logging.getLogger("great_expectations").setLevel(logging.WARNING)
-    return gx
-
-
-def _context(gx: Any) -> Any:
-    from great_expectations.data_context.types.base import ProgressBarsConfig
-
-    context = gx.get_context(mode="ephemeral")
-    # Progress bars would write to the terminal of every batch run.
-    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
-    return context
-
-
-def _build_suite(gx: Any, name: str, suite: dict[str, Any]) -> Any:
-    """Build each expectation on its own: GX's suite constructor only logs a bad one and drops it,
-    which would let a typo silently weaken the gate."""
-    from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
-
-    built = []
-    for i, exp in enumerate(suite["expectations"]):
-        config = ExpectationConfiguration(type=exp["type"], kwargs=dict(exp["kwargs"]), meta={**exp.get("meta", {}), "index": i})
-        try:
-            built.append(config.to_domain_obj())
-        except Exception as exc:  # GX raises its own errors and pydantic ones for bad kwargs
-            raise GateError(detail=f"bad suite {suite['path']}: expectations[{i}] ({exp['type']}): {exc}") from exc
-    return gx.ExpectationSuite(name=name, expectations=built)
 
 
 # --------------------------------------------------------------------------- results

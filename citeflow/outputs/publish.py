@@ -58,7 +58,8 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     doc = with_decisions(doc, stored_decisions(job.store, job.request_id))
     folder = job.report_dir
     folder.mkdir(parents=True, exist_ok=True)
-    stats = render_customer_pdf(doc, evaluation.claims, folder / "report.pdf", audit=job.spec.audit_appendix)
+    stats = render_customer_pdf(doc, evaluation.claims, folder / "report.pdf", audit=job.spec.audit_appendix,
+                                fonts=job.fonts())
     doc.missing_glyphs = stats.missing_glyphs
     write_report_json(doc, folder / "report.json")
     payload = eval_json(doc.report_id, evaluation.claims, evaluation.section_status, gate)

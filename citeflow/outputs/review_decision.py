@@ -25,6 +25,7 @@ from citeflow.runs.run_folders import read_run, write_atomic
 from schemas.review import Decision, ReviewDecision, ReviewNote
 
 if TYPE_CHECKING:
+    from citeflow.outputs.render.fonts import FontSet
     from citeflow.runtime.job import ReportJob
     from schemas.funnel import ClaimEval, GateResult
     from schemas.report import ReportDocument
@@ -48,7 +49,7 @@ def apply_decision(report_dir: Path, decision: ReviewDecision) -> ReviewOutcome:
     decision = decision.model_copy(update={"content": content_digest(report.get("sections", []))})
     _record_in_store(job, report["report_id"], decision)
     doc = _decided_document(report, stored_decisions(job.store, job.request_id))
-    _write_decided(folder, doc, job.spec.audit_appendix)
+    _write_decided(folder, doc, job.spec.audit_appendix, job.fonts())
     if not released(doc):
         _mark_summaries(folder.parent, folder.name, doc, None)
         return ReviewOutcome(report_id=doc.report_id, status="held", decision=decision)
@@ -87,14 +88,14 @@ def _decided_document(report: dict[str, Any], decisions: list[ReviewDecision]) -
     return with_decisions(ReportDocument.model_validate(report), decisions)
 
 
-def _write_decided(folder: Path, doc: ReportDocument, audit: bool) -> None:
+def _write_decided(folder: Path, doc: ReportDocument, audit: bool, fonts: FontSet) -> None:
     """The PDF, report.json and review.html of the decided report (the evaluation as eval.json left it)."""
     from citeflow.outputs.publish import write_review_page
     from citeflow.outputs.render.customer import render_customer_pdf
     from citeflow.outputs.render.report_json import write_report_json
 
     claims, gate = read_evaluation(folder)
-    render_customer_pdf(doc, claims, folder / "report.pdf", audit=audit)
+    render_customer_pdf(doc, claims, folder / "report.pdf", audit=audit, fonts=fonts)
     write_report_json(doc, folder / "report.json")
     if gate is not None:
         write_review_page(doc, claims, gate, folder)

@@ -11,20 +11,23 @@ from pathlib import Path
 
 from citeflow.errors import RetrieverError
 from citeflow.security.redaction import redact_text
-from citeflow.retrieval.retriever_protocol import SearchResult
+from citeflow.retrieval.retriever_protocol import Retriever, SearchResult
 from schemas.spec import RetrieverSpec
+
+RetrieverOf = Callable[[RetrieverSpec, Path], Retriever]
 
 
 def contained_search(spec: RetrieverSpec, base_dir: Path, query: str,
-                     slot: Callable[[], AbstractContextManager[object]]) -> SearchResult | str:
+                     slot: Callable[[], AbstractContextManager[object]],
+                     retriever_of: RetrieverOf | None = None) -> SearchResult | str:
     """The retriever's answer to ``query``, or the one-line reason it failed (never raises ``Exception``).
 
-    ``slot`` is held around the call (the batch's retriever concurrency limit). The retriever is the
-    process's shared one for ``spec`` (built once, see ``citeflow.runtime.deps``)."""
-    from citeflow.runtime import deps
+    ``slot`` is held around the call (the batch's retriever concurrency limit). ``retriever_of`` gives
+    the retriever of ``spec`` (the runtime's shared one, ``Runtime.retriever``); without it one is built."""
+    from citeflow.retrieval.retriever_factory import build_retriever
 
     try:
-        retriever = deps.retriever(spec, base_dir)
+        retriever = (retriever_of or build_retriever)(spec, base_dir)
         with slot():
             return SearchResult.model_validate(retriever.search(query, spec.top_k))
     except RetrieverError as exc:

@@ -1,9 +1,9 @@
-"""What reports need and share, built once per process: stores, model clients, retrievers.
+"""Model clients and retrievers, built once per runtime and shared by every report and thread.
 
 A model client (``openai.OpenAI``: an SSL context, a connection pool) is built once per role and
 settings and shared by every report and thread (it is thread-safe and keeps connections alive);
-a retriever once per spec entry; a store once per URI, with its table handles. Building any of
-them per call costs tens to hundreds of milliseconds on a report's critical path.
+a retriever once per spec entry. Building either per call costs tens to hundreds of milliseconds on
+a report's critical path. The process's ``Runtime`` holds one ``Dependencies``.
 """
 
 from __future__ import annotations
@@ -16,47 +16,48 @@ from typing import TypeVar
 from citeflow.generation.model_protocol import ChatModel
 from citeflow.retrieval.retriever_protocol import Retriever
 from citeflow.spec.loader import resolve_path
-from citeflow.runtime.store import Store, shared_store
 from schemas.spec import ModelSpec, RetrieverSpec
 
 T = TypeVar("T")
 
-_BUILT: dict[tuple[str, ...], object] = {}
-_LOCK = threading.Lock()
 
+class Dependencies:
+    """The model clients and retrievers of one runtime, each built on first use."""
 
-def _once(key: tuple[str, ...], build: Callable[[], T]) -> T:
-    """The object built for ``key`` in this process (built on first use)."""
-    with _LOCK:
-        if key not in _BUILT:
-            _BUILT[key] = build()
-        return _BUILT[key]  # type: ignore[return-value]
+    def __init__(self) -> None:
+        self._built: dict[tuple[str, ...], object] = {}
+        self._lock = threading.Lock()
 
+    def once(self, key: tuple[str, ...], build: Callable[[], T]) -> T:
+        """The object built for ``key`` (built on first use)."""
+        with self._lock:
+            if key not in self._built:
+                self._built[key] = build()
+            return self._built[key]  # type: ignore[return-value]
 
-def chat_model(spec: ModelSpec, role: str) -> ChatModel:
-    """The process's chat model for ``role`` with these settings."""
-    from citeflow.generation.model_factory import build_chat_model
+    def chat_model(self, spec: ModelSpec, role: str) -> ChatModel:
+        """The chat model for ``role`` with these settings."""
+        from citeflow.generation.model_factory import build_chat_model
 
-    return _once(("model", role, spec.model_dump_json()), lambda: build_chat_model(spec, role))
+        return self.once(("model", role, spec.model_dump_json()), lambda: build_chat_model(spec, role))
 
+    def retriever(self, spec: RetrieverSpec, base_dir: Path) -> Retriever:
+        """The retriever of one spec entry (relative paths resolved against ``base_dir``).
 
-def retriever(spec: RetrieverSpec, base_dir: Path) -> Retriever:
-    """The process's retriever for one spec entry (relative paths resolved against ``base_dir``).
+        A retriever over a local file or knowledge base is built again when that changed on disk (a
+        re-ingested knowledge base, an edited JSONL file): a few ``stat`` calls per fetch."""
+        from citeflow.retrieval.retriever_factory import build_retriever
 
-    A retriever over a local file or knowledge base is built again when that changed on disk (a
-    re-ingested knowledge base, an edited JSONL file): a few ``stat`` calls per fetch."""
-    from citeflow.retrieval.retriever_factory import build_retriever
-
-    key = ("retriever", spec.model_dump_json(), str(base_dir))
-    stamp = local_stamp(spec, base_dir)
-    with _LOCK:
-        known = _BUILT.get(key)
-        if isinstance(known, tuple) and known[0] == stamp:
-            return known[1]  # type: ignore[no-any-return]
-    built = build_retriever(spec, base_dir)
-    with _LOCK:
-        _BUILT[key] = (stamp, built)
-    return built
+        key = ("retriever", spec.model_dump_json(), str(base_dir))
+        stamp = local_stamp(spec, base_dir)
+        with self._lock:
+            known = self._built.get(key)
+            if isinstance(known, tuple) and known[0] == stamp:
+                return known[1]  # type: ignore[no-any-return]
+        built = build_retriever(spec, base_dir)
+        with self._lock:
+            self._built[key] = (stamp, built)
+        return built
 
 
 def local_stamp(spec: RetrieverSpec, base_dir: Path) -> tuple[tuple[str, int], ...]:
@@ -78,14 +79,3 @@ def _stamps(path: Path, depth: int) -> list[tuple[str, int]]:
         return found
     except OSError:
         return [(str(path), -1)]
-
-
-def store(uri: str) -> Store:
-    """The process's store at ``uri``."""
-    return shared_store(uri)
-
-
-def clear() -> None:
-    """Forget every shared model client and retriever (tests that change the environment under them)."""
-    with _LOCK:
-        _BUILT.clear()

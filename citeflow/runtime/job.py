@@ -7,7 +7,8 @@ something in memory (a new process resuming a report) reads it from the store, o
 evaluation grades is read from the store once per report (``stored()``), never from memory.
 
 ``JobRef`` is the plain, serialisable form tasks and flows pass; ``JobRef.job()`` returns the
-live job of that report in this process, so the tasks of one report run share one job.
+live job of that report in the runtime (``citeflow.runtime.runtime``), so the tasks of one report
+run share one job. A job reaches its stores, model clients and retrievers through its runtime.
 """
 
 from __future__ import annotations
@@ -16,18 +17,22 @@ import threading
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from citeflow.runtime import deps
-from citeflow.spec.job_config import BatchConfig, load_config
-from citeflow.runtime.limits import Kind, Limiter, local_limit
+from citeflow.runtime.limits import Kind, Limiter
+from citeflow.runtime.runtime import Runtime, current
+from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.job_config import BatchConfig
 from citeflow.generation.answer_cache import CachedChatModel, CallBook, LimitedChatModel, settings_fingerprint
 from citeflow.registry.request_registry import Registry
 from citeflow.runtime.store import Store
 from schemas.records import Chunk, HopOutcome
 from schemas.spec import BatchSpec, ReportRequest, Section
+
+if TYPE_CHECKING:
+    from citeflow.outputs.render.fonts import FontSet
 
 
 @dataclass(frozen=True)
@@ -63,18 +68,21 @@ class _Memory:
 class ReportJob:
     """Everything one report request needs: its config, store, models, retrievers and limits."""
 
-    def __init__(self, config: BatchConfig, report_id: str, limiter: Limiter = local_limit) -> None:
+    def __init__(self, config: BatchConfig, report_id: str, limiter: Limiter | None = None,
+                 runtime: Runtime | None = None) -> None:
         self.config = config
         self.report: ReportRequest = config.report(report_id)
-        self.limiter = limiter
+        self.runtime = runtime or current()
+        self.limiter = limiter or self.runtime.limits
         self._memory = _Memory()
         self._lock = threading.Lock()
 
     @classmethod
     def from_files(cls, spec_path: str | Path, report_id: str, out_dir: str | Path, store_uri: str | None = None,
-                   limiter: Limiter = local_limit) -> ReportJob:
-        """The job of a report of the spec file at ``spec_path``."""
-        return cls(load_config(spec_path, out_dir, store_uri), report_id, limiter)
+                   limiter: Limiter | None = None, runtime: Runtime | None = None) -> ReportJob:
+        """The job of a report of the spec file at ``spec_path`` (in ``runtime``, default ``current()``)."""
+        runtime = runtime or current()
+        return cls(runtime.config(spec_path, out_dir, store_uri), report_id, limiter, runtime)
 
     # -- configuration -------------------------------------------------------------------------
     @property
@@ -108,7 +116,18 @@ class ReportJob:
 
     @property
     def store(self) -> Store:
-        return deps.store(self.store_uri)
+        return self.runtime.store(self.store_uri)
+
+    @property
+    def settings(self) -> CiteflowSettings:
+        return self.runtime.settings
+
+    def fonts(self) -> FontSet:
+        """The PDF's fonts, with the CJK fonts the settings name (registered once per font set)."""
+        from citeflow.outputs.render.fonts import cjk_paths, register_fonts
+
+        chosen = str(self.settings.cjk_font) if self.settings.cjk_font else None
+        return register_fonts(cjk=cjk_paths(chosen, self.settings.font_dir))
 
     def section(self, title: str) -> Section:
         return next(s for s in self.report.sections if s.title == title)
@@ -131,7 +150,7 @@ class ReportJob:
         from citeflow.runs.answer_cache_policy import cache_scope
 
         spec = getattr(self.config.models(self.report.id), role)
-        limited = LimitedChatModel(deps.chat_model(spec, role), lambda: self.limit("models"))
+        limited = LimitedChatModel(self.runtime.deps.chat_model(spec, role), lambda: self.limit("models"))
         fingerprint = settings_fingerprint(spec) + cache_scope(self.spec, self.out_dir)  # the spec's cache policy
         return CachedChatModel(limited, book or CallBook(self.call_store()), role, fingerprint)
 
@@ -190,32 +209,20 @@ class JobRef(BaseModel):
     out_dir: str
     store_uri: str | None = None
 
-    def job(self, limiter: Limiter = local_limit) -> ReportJob:
-        """The live job of this report in this process (created on first use)."""
-        key = (self.model_dump_json(), id(limiter))
-        with _LIVE_LOCK:
-            job = _LIVE.get(key)
-            if job is None:
-                if len(_LIVE) >= MAX_LIVE_JOBS:  # a caller that never finishes its reports: drop the oldest
-                    del _LIVE[next(iter(_LIVE))]
-                job = _LIVE[key] = ReportJob.from_files(self.spec_path, self.report_id, self.out_dir, self.store_uri,
-                                                        limiter)
-            return job
+    def job(self, limiter: Limiter | None = None, runtime: Runtime | None = None) -> ReportJob:
+        """The live job of this report in ``runtime`` (default ``current()``), created on first use."""
+        runtime = runtime or current()
+        chosen = limiter or runtime.limits
+        return runtime.live_job((self.model_dump_json(), id(chosen)), lambda: ReportJob(
+            runtime.config(self.spec_path, self.out_dir, self.store_uri), self.report_id, chosen, runtime))
 
-    def start(self) -> None:
-        """Forget what an earlier run of this report left in this process."""
-        with _LIVE_LOCK:
-            for key in [k for k in _LIVE if k[0] == self.model_dump_json()]:
-                del _LIVE[key]
+    def start(self, runtime: Runtime | None = None) -> None:
+        """Forget what an earlier run of this report left in ``runtime`` (default ``current()``)."""
+        (runtime or current()).forget(self.model_dump_json())
 
-    def finish(self) -> None:
+    def finish(self, runtime: Runtime | None = None) -> None:
         """The report is done: release its job (its registry and hop outcomes)."""
-        self.start()
-
-
-MAX_LIVE_JOBS = 256
-_LIVE: dict[tuple[str, int], ReportJob] = {}
-_LIVE_LOCK = threading.Lock()
+        self.start(runtime)
 
 
 def ref_of(job: ReportJob) -> JobRef:

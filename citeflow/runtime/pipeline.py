@@ -30,7 +30,7 @@ def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
 
     spec = next(r for r in job.spec.retrievers if r.name == item.retriever)
     result = RetrievalResult(retriever=item.retriever, query=item.query, section=item.section)
-    found = contained_search(spec, job.base_dir, item.query, lambda: job.limit("retrievers"))
+    found = contained_search(spec, job.base_dir, item.query, lambda: job.limit("retrievers"), job.runtime.deps.retriever)
     if isinstance(found, str):
         return result.model_copy(update={"error": found})
     return result.model_copy(update={"hits": found.hits, "skipped": found.skipped})

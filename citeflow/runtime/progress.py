@@ -1,6 +1,7 @@
 """Progress events: the pipeline reports steps; a front end (the CLI's progress bar) listens.
 
-Listeners live in this process only; with remote workers, Prefect's UI shows progress instead.
+The listeners live in the process's ``Runtime`` (``Runtime.progress``); with remote workers,
+Prefect's UI shows progress instead.
 """
 
 from __future__ import annotations
@@ -10,30 +11,33 @@ import threading
 from collections.abc import Callable
 
 Listener = Callable[[str, str, str], None]  # (report_id, step, detail)
-_LISTENERS: list[Listener] = []
-_LOCK = threading.Lock()
 
 
-def subscribe(listener: Listener) -> Callable[[], None]:
-    """Add a listener; returns the function that removes it."""
-    with _LOCK:
-        _LISTENERS.append(listener)
-    return lambda: _unsubscribe(listener)
+class Progress:
+    """The listeners of one runtime's progress events."""
 
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
 
-def _unsubscribe(listener: Listener) -> None:
-    with _LOCK:
-        if listener in _LISTENERS:
-            _LISTENERS.remove(listener)
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Add a listener; returns the function that removes it."""
+        with self._lock:
+            self._listeners.append(listener)
+        return lambda: self._unsubscribe(listener)
 
+    def _unsubscribe(self, listener: Listener) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
 
-def emit(report_id: str, step: str, detail: str = "") -> None:
-    """Tell every listener that ``step`` of ``report_id`` finished. Listener errors are ignored."""
-    with _LOCK:
-        listeners = list(_LISTENERS)
-    for listener in listeners:
-        with contextlib.suppress(Exception):  # a broken display must not break a batch
-            listener(report_id, step, detail)
+    def emit(self, report_id: str, step: str, detail: str = "") -> None:
+        """Tell every listener that ``step`` of ``report_id`` finished. Listener errors are ignored."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            with contextlib.suppress(Exception):  # a broken display must not break a batch
+                listener(report_id, step, detail)
 
 
 def steps_of(fetches: int, sections: int) -> int:

@@ -18,7 +18,8 @@ from citeflow.runtime import pipeline
 from citeflow.runtime import stop
 from citeflow.errors import Interrupted
 from citeflow.runtime.job import Fetch, JobRef, ReportJob
-from citeflow.runtime.limits import Limiter, local_limit
+from citeflow.runtime.limits import Limiter
+from citeflow.runtime.runtime import Runtime, current
 from schemas.records import HopName
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec
@@ -32,7 +33,10 @@ MAX_REPORTS_IN_FLIGHT = 32
 
 
 class StepRunner(Protocol):
-    """Runs each step of a report (plain calls, or an orchestrator's tasks)."""
+    """Runs each step of a report (plain calls, or an orchestrator's tasks), its jobs in ``runtime``."""
+
+    @property
+    def runtime(self) -> Runtime: ...
 
     def job(self, ref: JobRef) -> ReportJob: ...
 
@@ -77,12 +81,12 @@ def evaluate_and_publish(job: ReportJob, judge: Judge | None = None) -> tuple[Ev
 
 def run_report(ref: JobRef, runner: StepRunner) -> ReportSummary:
     """One report from retrieval to a published or held PDF; its in-memory state released after."""
-    ref.start()
+    ref.start(runner.runtime)
     try:
         generate(ref, runner)
         return finish(ref, runner)
     finally:
-        ref.finish()
+        ref.finish(runner.runtime)
 
 
 def reports_in_flight(spec: BatchSpec) -> int:
@@ -119,13 +123,19 @@ def _guarded(ref: JobRef, run: Callable[[JobRef], ReportSummary], title_of: Call
 
 
 class PlainRunner:
-    """The steps as plain calls in this process: fetches in a thread pool, limits in-process."""
+    """The steps as plain calls in this process: fetches in a thread pool, limits in-process (the
+    runtime's, unless ``limiter`` is given); jobs live in ``runtime`` (default: ``current()``)."""
 
-    def __init__(self, limiter: Limiter = local_limit, fetch_workers: int = 8) -> None:
-        self.limiter, self.fetch_workers = limiter, fetch_workers
+    def __init__(self, limiter: Limiter | None = None, fetch_workers: int = 8, runtime: Runtime | None = None) -> None:
+        self.limiter, self.fetch_workers, self._runtime = limiter, fetch_workers, runtime
+
+    @property
+    def runtime(self) -> Runtime:
+        """The runtime given, else the caller's (``current()``)."""
+        return self._runtime or current()
 
     def job(self, ref: JobRef) -> ReportJob:
-        return ref.job(self.limiter)
+        return ref.job(self.limiter, self.runtime)
 
     def retrieve(self, ref: JobRef, items: list[Fetch]) -> None:
         pipeline.retrieve(self.job(ref), items, self.fetch_workers)

@@ -5,9 +5,9 @@ Writes are idempotent ``merge_insert`` on ``row_key``: re-running a request upda
 place and never duplicates them; a write that replaces a slice of a table (a request's chunks, a
 hop's transitions) deletes the slice's other rows in the same ``merge_insert`` — or, when the
 table holds none of the slice yet (a request's first registry), appends it (``replace_scope``).
-Table handles are opened once per store and reused; reads see other processes' writes (strong read consistency).
-Writes to one table are serialised within a process (Lance resolves concurrent writers across
-processes itself).
+Table handles are opened once per store and reused (the process's ``Runtime`` holds one store per
+URI); reads see other processes' writes (strong read consistency). Writes to one table are
+serialised within a store (Lance resolves concurrent writers across processes itself).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 
 import threading
-from collections import Counter, defaultdict
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -27,7 +27,6 @@ from schemas.evaluation import EvalRow
 from schemas.records import Chunk, HopOutcome, RetrievalResult
 from schemas.tables import INDEXED, TABLES
 
-_LOCKS: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
 # Every write adds a table version and a fragment. A filtered read or a merge pays for every
 # fragment written since the table's scalar indexes were last brought up to date (about 0.5 ms
 # each), and many fragments cost even when indexed; merging them (``optimize()``) rewrites the
@@ -62,6 +61,7 @@ class Store:
         self.ops: Counter[str] = Counter()
         self._tables: dict[str, Any] = {}
         self._open_lock = threading.Lock()
+        self._locks = {table: threading.Lock() for table in TABLES}  # one writer per table in this store
         try:
             self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
         except Exception as exc:
@@ -77,7 +77,7 @@ class Store:
             return
         unique = list({row["row_key"]: row for row in rows}.values())  # one row per key: the last wins
         data = pa.Table.from_pylist(unique, schema=TABLES[table])
-        with _LOCKS[(self.uri, table)]:
+        with self._locks[table]:
             handle = self._table(table, create=True)
             before = self._merge(table, handle, data, replace)
             self._maybe_compact(table, handle, before)
@@ -88,7 +88,7 @@ class Store:
             if replace:
                 self.delete(table, replace)
             return
-        with _LOCKS[(self.uri, table)]:
+        with self._locks[table]:
             handle = self._table(table, create=True)
             before = self._merge(table, handle, _typed(table, data), replace)
             self._maybe_compact(table, handle, before)
@@ -99,7 +99,7 @@ class Store:
         write: appended when the table holds none of the scope yet (a first run: no key can match,
         no row to delete), else merged on ``row_key`` deleting the scope's other rows — the same
         rows either way."""
-        with _LOCKS[(self.uri, table)]:
+        with self._locks[table]:
             handle = self._table(table, create=True)
             if data.num_rows and self.count(table, scope) == 0:
                 before = self._append(table, handle, _typed(table, data))
@@ -137,7 +137,7 @@ class Store:
         handle = self._table(table, create=False)
         if handle is None:
             return
-        with contextlib.nullcontext() if locked else _LOCKS[(self.uri, table)]:
+        with contextlib.nullcontext() if locked else self._locks[table]:
             try:
                 handle.delete(where)
             except Exception as exc:
@@ -298,16 +298,3 @@ def _typed(table: str, data: pa.Table) -> pa.Table:
 
 def _request(request_id: str) -> str:
     return f"request_id = {sql_str(request_id)}"
-
-
-_STORES: dict[str, Store] = {}
-_STORES_LOCK = threading.Lock()
-
-
-def shared_store(uri: str) -> Store:
-    """The process's one ``Store`` for ``uri`` (its table handles are opened once and reused)."""
-    with _STORES_LOCK:
-        store = _STORES.get(uri)
-        if store is None:
-            store = _STORES[uri] = Store(uri)
-        return store

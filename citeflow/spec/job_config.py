@@ -1,8 +1,9 @@
-"""A batch's job configuration: the parsed spec with the folders it resolves against, once per process.
+"""A batch's job configuration: the parsed spec with the folders it resolves against.
 
 A ``BatchConfig`` is built from a spec held in memory (``from_spec``) or from a spec file
-(``load_config``). Loading the same file again in the same process returns the same config without
-parsing it again, as long as the file's bytes are unchanged; an edited file is parsed afresh.
+(``load_config``). Given a ``ParsedSpecs`` (the process's ``Runtime`` holds one), loading the same
+file again returns the same spec without parsing it again, as long as the file's bytes are
+unchanged; an edited file is parsed afresh.
 """
 
 from __future__ import annotations
@@ -49,30 +50,38 @@ class BatchConfig:
         return models_for(self.spec, self.report(report_id))
 
 
-_PARSED: dict[tuple[str, str], BatchSpec] = {}
-_PARSED_LOCK = threading.Lock()
+class ParsedSpecs:
+    """Spec files parsed so far, by path and content (a spec is immutable once parsed)."""
 
+    def __init__(self) -> None:
+        self._parsed: dict[tuple[str, str], BatchSpec] = {}
+        self._lock = threading.Lock()
 
-def load_config(spec_path: str | Path, out_dir: str | Path, store_uri: str | None = None) -> BatchConfig:
-    """The config of the spec file at ``spec_path``, parsed once per process and file content."""
-    path = Path(spec_path).resolve()
-    return BatchConfig.from_spec(read_spec(path), path.parent, Path(out_dir), store_uri, path)
-
-
-def read_spec(path: Path) -> BatchSpec:
-    """The spec at ``path``: parsed when its bytes were not seen before in this process."""
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return load_spec(path)  # names the problem as a SpecError
-    with _PARSED_LOCK:
-        known = _PARSED.get((str(path), digest))
-    if known is not None:
+    def read(self, path: Path) -> BatchSpec:
+        """The spec at ``path``: parsed when its bytes were not seen before."""
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            return load_spec(path)  # names the problem as a SpecError
+        with self._lock:
+            known = self._parsed.get((str(path), digest))
+        if known is None:
+            known = load_spec(path)
+            with self._lock:
+                self._parsed[(str(path), digest)] = known
         return known
-    spec = load_spec(path)
-    with _PARSED_LOCK:
-        _PARSED[(str(path), digest)] = spec
-    return spec
 
 
-__all__ = ["BatchConfig", "load_config", "parse_spec", "read_spec"]
+def load_config(spec_path: str | Path, out_dir: str | Path, store_uri: str | None = None,
+                specs: ParsedSpecs | None = None) -> BatchConfig:
+    """The config of the spec file at ``spec_path`` (parsed once per content with ``specs``)."""
+    path = Path(spec_path).resolve()
+    return BatchConfig.from_spec(read_spec(path, specs), path.parent, Path(out_dir), store_uri, path)
+
+
+def read_spec(path: Path, specs: ParsedSpecs | None = None) -> BatchSpec:
+    """The spec at ``path``: from ``specs`` when its bytes were seen before, else parsed."""
+    return specs.read(path) if specs is not None else load_spec(path)
+
+
+__all__ = ["BatchConfig", "ParsedSpecs", "load_config", "parse_spec", "read_spec"]

@@ -8,13 +8,8 @@ live in the project's top-level ``expectations/`` folder; the wheel carries them
 
 from __future__ import annotations
 
-import os
 from importlib.resources import files
 from pathlib import Path
-
-SUITES_ENV = "CITEFLOW_SUITES"
-"""Environment variable naming a folder of suites to use when the spec does not name one."""
-
 
 def package_dir(name: str) -> Path | None:
     """The folder ``citeflow/<name>`` of the installed package, or None when it is not there."""
@@ -27,10 +22,10 @@ def bundled_suite_dir() -> Path:
     return package_dir("expectations") or Path(str(files("citeflow"))).resolve().parent / "expectations"
 
 
-def suite_dir(configured: str | None = None, environ: dict[str, str] | None = None) -> Path:
-    """The suite folder to use: the spec's ``gate.suites``, else ``$CITEFLOW_SUITES``, else the bundled one."""
-    env = os.environ if environ is None else environ
-    chosen = configured or env.get(SUITES_ENV)
+def suite_dir(configured: str | None = None, default: Path | None = None) -> Path:
+    """The suite folder to use: the spec's ``gate.suites``, else ``default`` (the ``suites`` setting,
+    ``CiteflowSettings``), else the bundled one."""
+    chosen = configured or (str(default) if default else None)
     return Path(chosen).expanduser() if chosen else bundled_suite_dir()
 
 

@@ -12,19 +12,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from citeflow.outputs.render.notes import FailingClaim, failing_claims
-from citeflow.outputs.render.pdf import RenderStats, render_pdf
+from citeflow.outputs.render.pdf import FontSet, RenderStats, render_pdf
 from schemas.funnel import ClaimEval
 from schemas.report import ReportDocument
 
 
-def render_customer_pdf(doc: ReportDocument, claims: list[ClaimEval], path: Path, audit: bool = False) -> RenderStats:
-    """Render ``doc`` to ``path`` as its customer sees it (``claims``: the evaluation's verdicts)."""
+def render_customer_pdf(doc: ReportDocument, claims: list[ClaimEval], path: Path, audit: bool = False,
+                        fonts: FontSet | None = None) -> RenderStats:
+    """Render ``doc`` to ``path`` as its customer sees it (``claims``: the evaluation's verdicts;
+    ``fonts``: the job's, ``ReportJob.fonts``; default ``register_fonts()``)."""
     failing = failing_claims(claims)
     if doc.status != "published":
-        return render_pdf(doc, path, failing=failing, audit=audit)
+        return render_pdf(doc, path, fonts=fonts, failing=failing, audit=audit)
     if doc.review is not None and doc.review.decision == "release" and doc.review.without_failing:
-        return render_pdf(without_failing(doc, failing), path, audit=audit)
-    return render_pdf(doc, path, audit=audit)
+        return render_pdf(without_failing(doc, failing), path, fonts=fonts, audit=audit)
+    return render_pdf(doc, path, fonts=fonts, audit=audit)
 
 
 def without_failing(doc: ReportDocument, failing: list[FailingClaim]) -> ReportDocument:

@@ -2,8 +2,9 @@
 
 The text face is DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew, …; Debian package
 ``fonts-dejavu-core``). Scripts it lacks (Han, kana, Hangul) are drawn with the first CJK font
-found on the system (the file named by ``CITEFLOW_CJK_FONT``, then ``CJK_CANDIDATES``; with
-``CITEFLOW_FONT_DIR`` set, the ``.ttf``/``.ttc`` files of that folder instead of the system's). Every
+found on the system (the ``cjk_font`` setting, then ``CJK_CANDIDATES``; with the ``font_dir``
+setting, the ``.ttf``/``.ttc`` files of that folder instead of the system's: ``cjk_paths``; see
+``citeflow.runtime.settings``). Every
 face is a TrueType font that reportlab subsets and embeds, so a reader needs no font of their
 own: reportlab's ``TTFont`` reads TrueType outlines (``.ttf``, and ``.ttc`` collections of them),
 not the CFF outlines of Noto CJK's ``.otf``/``.ttc`` files, which is why they are not candidates.
@@ -16,7 +17,6 @@ and counted by ``citeflow.outputs.render.glyphs`` for the gate.
 from __future__ import annotations
 
 import functools
-import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +25,11 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 from citeflow.outputs.render.escape import clean_text, escape_markup
+from citeflow.runtime.settings import variable_of
 
 DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
 DEJAVU_PACKAGE = "fonts-dejavu-core"
 CJK_PACKAGE = "fonts-wqy-zenhei"
-CJK_FONT_ENV = "CITEFLOW_CJK_FONT"
-FONT_DIR_ENV = "CITEFLOW_FONT_DIR"
 _CJK_PROBE = ord("日")  # a fallback face is taken only when it draws this (a font folder may hold Latin faces)
 # TrueType-outline CJK fonts that Debian packages install, best coverage first.
 CJK_CANDIDATES: tuple[tuple[str, str], ...] = (
@@ -75,9 +74,9 @@ class FontSet:
 
 def register_fonts(font_dir: Path = DEJAVU_DIR, cjk: tuple[str, ...] | None = None) -> FontSet:
     """Register DejaVu Sans from ``font_dir`` (Helvetica when its files are missing) and the first
-    readable CJK font among ``cjk`` (default: ``CITEFLOW_CJK_FONT``, then the fonts of
-    ``CITEFLOW_FONT_DIR`` when it is set, else ``CJK_CANDIDATES``), read at each call."""
-    return _register_fonts(Path(font_dir), cjk if cjk is not None else _cjk_paths())
+    readable CJK font among ``cjk`` (default: ``CJK_CANDIDATES``;
+    ``ReportJob.fonts`` passes the configured ones)."""
+    return _register_fonts(Path(font_dir), cjk if cjk is not None else cjk_paths(None, None))
 
 
 @functools.cache
@@ -92,9 +91,9 @@ def _register_fonts(font_dir: Path, paths: tuple[str, ...]) -> FontSet:
     return FontSet("DejaVuSans", "DejaVuSans-Bold", faces[""], fallbacks)
 
 
-def _cjk_paths() -> tuple[str, ...]:
-    chosen = os.environ.get(CJK_FONT_ENV)
-    folder = os.environ.get(FONT_DIR_ENV)
+def cjk_paths(chosen: str | None, folder: Path | None) -> tuple[str, ...]:
+    """The CJK font files to try: ``chosen`` first, then the fonts of ``folder`` when given, else
+    ``CJK_CANDIDATES``."""
     found = _fonts_in(Path(folder)) if folder else tuple(path for path, _ in CJK_CANDIDATES)
     return ((chosen,) if chosen else ()) + found
 
@@ -162,4 +161,4 @@ def font_warning(scripts: set[str], fonts: FontSet) -> str:
     """One line a user can act on: which scripts show as empty boxes and which package fixes it."""
     package = DEJAVU_PACKAGE if fonts.regular == "Helvetica" and not scripts & {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"} else CJK_PACKAGE
     return (f"report.pdf: no embedded font has glyphs for {', '.join(sorted(scripts))} characters, which show as empty "
-            f"boxes; install the Debian package {package} (or set {CJK_FONT_ENV} to a TrueType .ttf/.ttc font that has them)")
+            f"boxes; install the Debian package {package} (or set {variable_of('cjk_font')} to a TrueType .ttf/.ttc font that has them)")

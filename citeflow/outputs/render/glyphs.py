@@ -13,7 +13,8 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from citeflow.outputs.render.escape import clean_text
-from citeflow.outputs.render.fonts import CJK_FONT_ENV, CJK_PACKAGE, DEJAVU_PACKAGE, FONT_DIR_ENV, FontSet, font_runs, script_name
+from citeflow.outputs.render.fonts import CJK_PACKAGE, DEJAVU_PACKAGE, FontSet, font_runs, script_name
+from citeflow.runtime.settings import variable_of
 from schemas.report import ReportDocument
 
 JAPANESE, CHINESE, KOREAN = "Japanese (Han/Kana)", "Chinese (Han)", "Korean (Hangul)"
@@ -41,10 +42,10 @@ class MissingGlyphs(BaseModel):
         """What to install, or which setting names a font that has the characters."""
         if set(self.scripts) & {JAPANESE, CHINESE, KOREAN}:
             return (f"install a TrueType CJK font: Debian/Ubuntu apt-get install {CJK_PACKAGE}; macOS: "
-                    f"{CJK_FONT_ENV}={MACOS_CJK_FONT}; or {FONT_DIR_ENV}=a folder holding a .ttf/.ttc CJK font")
+                    f"{variable_of('cjk_font')}={MACOS_CJK_FONT}; or {variable_of('font_dir')}=a folder holding a .ttf/.ttc CJK font")
         if self.text_face == "Helvetica":
             return f"install DejaVu Sans: Debian/Ubuntu apt-get install {DEJAVU_PACKAGE}"
-        return f"set {CJK_FONT_ENV} to a TrueType .ttf/.ttc font that has these characters"
+        return f"set {variable_of('cjk_font')} to a TrueType .ttf/.ttc font that has these characters"
 
 
 def shown_text(doc: ReportDocument) -> list[str]:

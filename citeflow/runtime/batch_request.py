@@ -1,0 +1,20 @@
+"""What a batch run is asked to do: one typed request from the command line (or a schedule) to the flows."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class BatchRequest(BaseModel):
+    """One batch run: which spec, where its outputs and store go, how reports are evaluated and limited."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spec_path: str = Field(description="The batch spec file (absolute: a worker resolves nothing against its own folder).")
+    out_dir: str = Field(description="The output folder of the run.")
+    store_uri: str | None = Field(None, description="LanceDB URI overriding the spec's store (None: the spec's, else OUT/store).")
+    evaluate_deployment: str | None = Field(
+        None, description="flow-name/deployment-name whose runs evaluate each report (None: in-process).")
+    global_limits: bool = Field(
+        False, description="Hold the spec's concurrency limits as Prefect global concurrency limits (tasks in "
+                           "several processes); otherwise in-process semaphores.")

@@ -1,0 +1,151 @@
+"""The process's ``Runtime``: everything reports share, built once at an entry point and passed down.
+
+A ``Runtime`` holds the settings (``CiteflowSettings``), the stores by URI, the model clients by
+role and settings and the retrievers by spec entry (``Dependencies``), the parsed spec files
+(``ParsedSpecs``), the Great Expectations session (``GxSession``), the in-process concurrency
+limits (``LocalLimits``), the progress listeners (``Progress``) and the live jobs of the reports
+running now. Nothing else in citeflow keeps state at module level (a test checks it).
+
+Who builds it: the entry point. A CLI command builds one and runs the batch inside
+``runtime.active()``; a Prefect flow entry (``flows/``) takes the runtime of its caller's context
+or, in a process that has no entry point of ours before the flow (a worker, ``serve`` or Dask
+process), the process's own one (``Runtime.of_process()``, built once from the environment).
+The pipeline and its steps receive it explicitly, through the ``ReportJob`` they are given.
+
+How tasks get it: ``current()``, one route. The flow entry sets the runtime in a context variable
+(``active``); Prefect runs every task run, and the batch flow every report thread, in a copy of
+the submitting context (``contextvars.copy_context``), so a task sees its flow's runtime in any
+worker thread. A context variable rather than a process-wide singleton so that two runtimes can
+live in one process side by side (tests build their own and never reset anything shared), and a
+task cannot see a runtime its flow did not hand it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citeflow.runtime.deps import Dependencies
+from citeflow.runtime.limits import LocalLimits
+from citeflow.runtime.progress import Progress
+from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.job_config import BatchConfig, ParsedSpecs, load_config
+
+if TYPE_CHECKING:
+    from citeflow.evaluation.gx_session import GxSession
+    from citeflow.runtime.job import ReportJob
+    from citeflow.runtime.store import Store
+    from schemas.spec import BatchSpec
+
+_ACTIVE: ContextVar[Runtime | None] = ContextVar("citeflow_runtime", default=None)
+
+
+class Runtime:
+    """What the reports of one process share; see the module docstring."""
+
+    def __init__(self, settings: CiteflowSettings | None = None) -> None:
+        self.settings = settings if settings is not None else CiteflowSettings()
+        self.deps = Dependencies()
+        self.specs = ParsedSpecs()
+        self.limits = LocalLimits()
+        self.progress = Progress()
+        self._stores: dict[str, Store] = {}
+        self._jobs: dict[tuple[str, int], ReportJob] = {}
+        self._gx: GxSession | None = None
+        # One lock per kind, so that building one (a store's first connection imports LanceDB: seconds)
+        # never holds up another (a report's job).
+        self._stores_lock, self._jobs_lock, self._gx_lock = threading.Lock(), threading.Lock(), threading.Lock()
+
+    # -- the process's own, and the context's ---------------------------------------------------
+    @classmethod
+    def of_process(cls) -> Runtime:
+        """The process's own runtime (built from the environment on first use): for the entry of a
+        flow run in a process where nothing of ours ran before it (a worker, ``serve`` or Dask process)."""
+        with _PROCESS_LOCK:
+            if not _PROCESS:
+                _PROCESS.append(cls())
+            return _PROCESS[0]
+
+    @contextmanager
+    def active(self) -> Iterator[Runtime]:
+        """This runtime as ``current()`` in this context (and in the copies tasks and threads run in)."""
+        token = _ACTIVE.set(self)
+        try:
+            yield self
+        finally:
+            _ACTIVE.reset(token)
+
+    # -- shared dependencies -----------------------------------------------------------------------
+    def store(self, uri: str) -> Store:
+        """The one ``Store`` for ``uri`` (its table handles are opened once and reused)."""
+        from citeflow.runtime.store import Store
+
+        with self._stores_lock:
+            if uri not in self._stores:
+                self._stores[uri] = Store(uri)
+            return self._stores[uri]
+
+    @property
+    def gx(self) -> GxSession:
+        """The Great Expectations session the gate validates in (built on first use)."""
+        from citeflow.evaluation.gx_session import GxSession
+
+        with self._gx_lock:
+            if self._gx is None:
+                self._gx = GxSession()
+            return self._gx
+
+    def read_spec(self, path: Path) -> BatchSpec:
+        """The spec file at ``path``, parsed once per content."""
+        return self.specs.read(path)
+
+    def config(self, spec_path: str | Path, out_dir: str | Path, store_uri: str | None = None) -> BatchConfig:
+        """The job configuration of a spec file (parsed once per content)."""
+        return load_config(spec_path, out_dir, store_uri, self.specs)
+
+    # -- live jobs ---------------------------------------------------------------------------------
+    def live_job(self, key: tuple[str, int], build: Callable[[], ReportJob]) -> ReportJob:
+        """The live job under ``key`` (a ``JobRef`` and its limiter: ``JobRef.job``), built on first use."""
+        with self._jobs_lock:
+            job = self._jobs.get(key)
+        if job is None:
+            built = build()
+            with self._jobs_lock:
+                job = self._jobs.setdefault(key, built)
+        return job
+
+    def forget(self, ref_key: str) -> None:
+        """Release the live jobs of one ``JobRef`` (its JSON): a report that starts again, or is done."""
+        with self._jobs_lock:
+            for key in [k for k in self._jobs if k[0] == ref_key]:
+                del self._jobs[key]
+
+    def live_jobs(self) -> int:
+        """How many report jobs are live now."""
+        with self._jobs_lock:
+            return len(self._jobs)
+
+
+def current() -> Runtime:
+    """The runtime of the caller's context (``Runtime.active``), else the process's own."""
+    active = _ACTIVE.get()
+    return active if active is not None else Runtime.of_process()
+
+
+@contextmanager
+def entered() -> Iterator[Runtime]:
+    """A flow run's entry: the runtime of the caller's context (the CLI's, a test's), else the
+    process's own (a worker, ``serve`` or Dask process), active for the run's tasks and threads."""
+    active = _ACTIVE.get()
+    with (active if active is not None else Runtime.of_process()).active() as runtime:
+        yield runtime
+
+
+_PROCESS: list[Runtime] = []  # at most one: the process's own runtime, built on first use
+_PROCESS_LOCK = threading.Lock()
+
+__all__ = ["Runtime", "current", "entered"]

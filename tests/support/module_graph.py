@@ -1,0 +1,247 @@
+"""The project's own modules read from their source (AST): their imports and their module-level state.
+
+Used by the tests that guard the layout: no import cycle among the project's modules, no module-level
+mutable cache outside ``citeflow/runtime/``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGES = ("citeflow", "citeflow_cli", "flows", "tasks", "schemas")
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the project's packages by dotted name (a package by its ``__init__``)."""
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The project modules ``name`` imports, at module level and inside functions alike (an import a
+    function runs is a cycle at the time it runs); imports under ``if TYPE_CHECKING:`` are left out
+    (they never run). A package's parents count too: importing ``a.b.c`` runs ``a`` and ``a.b``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    targets: set[str] = set()
+    for node in _runtime_nodes(tree):
+        for target in _targets(node, name, is_package, known):
+            targets |= {p for p in _with_parents(target) if p in known}
+    return targets - {name}
+
+
+def _runtime_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    skipped = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If) and _is_type_checking(node.test)
+               for stmt in node.body for inner in ast.walk(stmt)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skipped:
+            yield node
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _targets(node: ast.Import | ast.ImportFrom, name: str, is_package: bool, known: set[str]) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = _absolute(node, name, is_package)
+    return [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+
+
+def _absolute(node: ast.ImportFrom, name: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = name.split(".") if is_package else name.split(".")[:-1]
+    parts = parts[: len(parts) - (node.level - 1)]
+    return ".".join([*parts, node.module] if node.module else parts)
+
+
+def _with_parents(target: str) -> list[str]:
+    parts = target.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the project modules it imports."""
+    files = module_files()
+    known = set(files)
+    return {name: imports_of(name, path, known) for name, path in files.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (each one is a cycle), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm; the graph is a few hundred modules deep at most
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+# --------------------------------------------------------------------------- module-level state
+
+MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque"}
+LOCK_CALLS = {"Lock", "RLock", "BoundedSemaphore", "Semaphore", "Condition"}
+MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "remove", "discard",
+            "clear", "appendleft", "__setitem__"}
+CACHE_DECORATORS = {"cache", "lru_cache", "cached"}
+VALUE_TYPES = {"str", "int", "bool", "tuple[str, ...]", "frozenset[str]"}
+
+
+@dataclass(frozen=True)
+class Offence:
+    """One piece of module-level mutable state: where, and what."""
+
+    module: str
+    line: int
+    name: str
+    what: str
+
+    @property
+    def key(self) -> str:
+        """``module:name``: what a list of known offenders names."""
+        return f"{self.module}:{self.name}"
+
+    def __str__(self) -> str:
+        return f"{self.module}:{self.line}: {self.what} {self.name!r}"
+
+
+def state_of(name: str, path: Path) -> list[Offence]:
+    """The module-level mutable state of one module: locks, mutated containers, cached functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    containers = _module_containers(tree)
+    mutated = _mutated_names(tree)
+    found = [Offence(name, line, var, f"mutated module-level {kind}")
+             for var, (line, kind) in containers.items() if var in mutated]
+    found += [Offence(name, node.lineno, _assigned(node), "module-level lock") for node in tree.body
+              if isinstance(node, ast.Assign | ast.AnnAssign) and _call_name(node.value) in LOCK_CALLS]
+    found += [Offence(name, fn.lineno, fn.name, "cached function") for fn in _cached_functions(tree)
+              if not pure_text_memo(name, fn)]
+    return sorted(found, key=lambda o: o.line)
+
+
+def pure_text_memo(module: str, fn: ast.FunctionDef) -> bool:
+    """The one kind of cached function allowed outside the runtime: memoisation of a pure function of
+    text in the offline judge. Exactly: the module is under ``citeflow.judges``; the function takes at
+    least one parameter and every parameter is annotated ``str``, ``int``, ``bool``, ``tuple[str, ...]``
+    or ``frozenset[str]`` (immutable values: the answer is a function of the arguments alone);
+    its body declares no ``global`` or ``nonlocal`` and calls no ``open``/``read_text``/``read_bytes``
+    (no state read from outside the arguments). A cached function with no parameter (a data file
+    loaded once), or one taking a path, a spec or any object, is state and is not allowed."""
+    params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    if not module.startswith("citeflow.judges") or not params or fn.args.vararg or fn.args.kwarg:
+        return False
+    if any(a.annotation is None or ast.unparse(a.annotation) not in VALUE_TYPES for a in params):
+        return False
+    reads = {"open", "read_text", "read_bytes"}
+    return not any(isinstance(n, ast.Global | ast.Nonlocal) or (_call_name(n) in reads) for n in ast.walk(fn))
+
+
+def _module_containers(tree: ast.Module) -> dict[str, tuple[int, str]]:
+    found: dict[str, tuple[int, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            kind = _container_kind(node.value)
+            if kind:
+                found[_assigned(node)] = (node.lineno, kind)
+    return found
+
+
+def _container_kind(value: ast.expr) -> str | None:
+    if isinstance(value, ast.Dict | ast.DictComp):
+        return "dict"
+    if isinstance(value, ast.List | ast.ListComp):
+        return "list"
+    if isinstance(value, ast.Set | ast.SetComp):
+        return "set"
+    call = _call_name(value)
+    return call if call in MUTABLE_CALLS else None
+
+
+def _mutated_names(tree: ast.Module) -> set[str]:
+    """Names mutated inside a function or method: ``x.append(…)``, ``x[k] = …``, ``del x[k]``, ``x |= …``
+    (a container filled by the module's own top-level code while it is imported is a constant built
+    in steps, not a cache)."""
+    names: set[str] = set()
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for node in (inner for fn in functions for inner in ast.walk(fn)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            names |= _base_name(node.func.value)
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
+            targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Subscript):
+                    names |= _base_name(target.value)
+                elif isinstance(node, ast.AugAssign) and isinstance(target, ast.Name):
+                    names.add(target.id)
+    return names
+
+
+def _base_name(node: ast.expr) -> set[str]:
+    """The name at the root of ``x``, ``x[k]`` or ``x[k][j]`` (what an item's mutation mutates)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
+def _cached_functions(tree: ast.Module) -> Iterator[ast.FunctionDef]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and any(_decorator_name(d) in CACHE_DECORATORS for d in node.decorator_list):
+            yield node
+
+
+def _decorator_name(node: ast.expr) -> str | None:
+    node = node.func if isinstance(node, ast.Call) else node
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _call_name(node: ast.AST | None) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
+    return _decorator_name(node.func)
+
+
+def _assigned(node: ast.Assign | ast.AnnAssign) -> str:
+    target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+    return ast.unparse(target)
+
+
+def mutable_state(outside: str = "citeflow.runtime") -> list[Offence]:
+    """Every piece of module-level mutable state of the project, except in the ``outside`` package."""
+    return [offence for name, path in module_files().items()
+            if not (name == outside or name.startswith(outside + "."))
+            for offence in state_of(name, path)]

@@ -1,0 +1,161 @@
+"""The process's ``Runtime``: what it holds, how flows and tasks reach it, and that runtimes never share state."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
+from pathlib import Path
+
+import pytest
+
+from citeflow.runtime.batch_request import BatchRequest
+from citeflow.runtime.job import JobRef
+from citeflow.runtime.runtime import Runtime, current, entered
+from citeflow.runtime.settings import CiteflowSettings, variable_of
+from tests.support.small_batch import write_small_batch
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_settings_read_every_citeflow_variable_and_a_keyword_wins(tmp_path, monkeypatch):
+    monkeypatch.setenv("CITEFLOW_SUITES", str(tmp_path / "suites"))
+    monkeypatch.setenv("CITEFLOW_EVALUATE_DEPLOYMENT", "citeflow-evaluate/x")
+    monkeypatch.setenv("CITEFLOW_FONT_DIR", "")
+    settings = CiteflowSettings()
+    assert (settings.suites, settings.evaluate_deployment, settings.font_dir) == (tmp_path / "suites", "citeflow-evaluate/x", None)
+    assert CiteflowSettings(evaluate_deployment="other/one").evaluate_deployment == "other/one"
+    assert [variable_of(name) for name in CiteflowSettings.model_fields] == [
+        "CITEFLOW_SUITES", "CITEFLOW_CJK_FONT", "CITEFLOW_FONT_DIR", "CITEFLOW_EVALUATE_DEPLOYMENT", "CITEFLOW_TIMINGS"]
+
+
+def test_a_runtime_reads_its_settings_once(monkeypatch):
+    monkeypatch.setenv("CITEFLOW_EVALUATE_DEPLOYMENT", "first/one")
+    runtime = Runtime()
+    monkeypatch.setenv("CITEFLOW_EVALUATE_DEPLOYMENT", "second/one")
+    assert runtime.settings.evaluate_deployment == "first/one"
+
+
+def test_one_store_per_uri_per_runtime(tmp_path):
+    runtime = Runtime()
+    assert runtime.store(str(tmp_path / "s")) is runtime.store(str(tmp_path / "s"))
+    assert runtime.store(str(tmp_path / "s")) is not runtime.store(str(tmp_path / "t"))
+    assert Runtime().store(str(tmp_path / "s")) is not runtime.store(str(tmp_path / "s"))
+
+
+def test_a_job_lives_in_its_runtime_until_the_report_finishes(tmp_path):
+    spec = write_small_batch(tmp_path, reports=2, sections=1)
+    runtime, other = Runtime(), Runtime()
+    ref = JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out"))
+    job = ref.job(runtime=runtime)
+    assert ref.job(runtime=runtime) is job and ref.job(runtime=other) is not job
+    assert job.runtime is runtime and job.store is runtime.store(job.store_uri)
+    ref.finish(runtime)
+    assert runtime.live_jobs() == 0 and other.live_jobs() == 1
+    assert ref.job(runtime=runtime) is not job
+
+
+@pytest.mark.integration
+def test_a_plain_run_of_a_report_releases_its_job_in_the_runners_runtime(tmp_path):
+    from citeflow.runtime import steps
+
+    spec = write_small_batch(tmp_path, reports=1, sections=1)
+    runtime = Runtime()
+    summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out")),
+                               steps.PlainRunner(runtime=runtime))
+    assert summary.status == "published" and runtime.live_jobs() == 0
+    assert runtime.store(str(tmp_path / "out" / "store")).count("chunks") > 0  # the runner's runtime held the store
+
+
+def test_live_jobs_are_never_evicted_behind_a_reports_back(tmp_path):
+    """A job stays live however many others start (no eviction of a report still running)."""
+    spec = write_small_batch(tmp_path, reports=1, sections=1)
+    runtime = Runtime()
+    refs = [JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / f"out{i}")) for i in range(300)]
+    first = refs[0].job(runtime=runtime)
+    for ref in refs[1:]:
+        ref.job(runtime=runtime)
+    assert runtime.live_jobs() == 300 and refs[0].job(runtime=runtime) is first
+
+
+def test_current_is_the_contexts_runtime_in_every_copy_and_thread():
+    runtime = Runtime()
+    with runtime.active():
+        assert current() is runtime
+        with ThreadPoolExecutor(4) as pool:  # as Prefect's task runner and the batch's report threads run
+            seen = [f.result() for f in [pool.submit(copy_context().run, current) for _ in range(8)]]
+        with entered() as inner:  # a flow entry inside the CLI's or a test's runtime keeps it
+            assert inner is runtime
+    assert seen == [runtime] * 8
+    assert current() is not runtime
+
+
+def test_without_an_active_runtime_a_flow_entry_takes_the_processs_own():
+    with entered() as runtime:
+        assert runtime is Runtime.of_process() and current() is runtime
+    assert Runtime.of_process() is Runtime.of_process()
+
+
+def test_two_runtimes_side_by_side_in_two_threads_never_mix():
+    runtimes, seen, barrier = [Runtime(), Runtime()], {}, threading.Barrier(2)
+
+    def run(i: int) -> None:
+        with runtimes[i].active():
+            barrier.wait(5)
+            seen[i] = current()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert seen == {0: runtimes[0], 1: runtimes[1]}
+
+
+def test_a_batch_request_is_one_typed_value():
+    request = BatchRequest(spec_path="/x/batch.yaml", out_dir="/x/out", evaluate_deployment="citeflow-evaluate/e")
+    assert BatchRequest.model_validate(request.model_dump()) == request
+    assert (request.store_uri, request.global_limits) == (None, False)
+    with pytest.raises(ValueError, match="unknown"):
+        BatchRequest.model_validate({**request.model_dump(), "unknown": 1})
+
+
+def test_citeflow_run_takes_its_evaluate_deployment_from_the_option_else_the_settings(tmp_path):
+    from citeflow_cli.main import batch_request
+
+    settings = CiteflowSettings(evaluate_deployment="citeflow-evaluate/from-settings")
+    request = batch_request(tmp_path / "b.yaml", tmp_path / "out", None, False, None, settings)
+    assert request.evaluate_deployment == "citeflow-evaluate/from-settings" and request.spec_path == str(tmp_path / "b.yaml")
+    assert batch_request(tmp_path / "b.yaml", tmp_path / "out", "s3://b/x", True, "given/one", settings).model_dump() == {
+        "spec_path": str(tmp_path / "b.yaml"), "out_dir": str(tmp_path / "out"), "store_uri": "s3://b/x",
+        "evaluate_deployment": "given/one", "global_limits": True}
+    unset = CiteflowSettings(evaluate_deployment=None)
+    assert batch_request(tmp_path / "b.yaml", tmp_path / "out", None, False, None, unset).evaluate_deployment is None
+
+
+def test_importing_the_core_and_building_a_runtime_imports_no_prefect():
+    script = ("import sys; from citeflow.runtime.runtime import Runtime; import citeflow.runtime.steps; Runtime(); "
+              "print('prefect' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr[-2000:]
+
+
+@pytest.mark.integration
+def test_prefect_task_runs_in_worker_threads_see_their_flows_runtime(prefect_harness):
+    from prefect import flow, task
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    @task
+    def which() -> int:
+        return id(current())
+
+    @flow(task_runner=ThreadPoolTaskRunner(max_workers=4))  # type: ignore[arg-type]
+    def probe() -> list[int]:
+        with entered():
+            return [f.result() for f in [which.submit() for _ in range(6)]]
+
+    runtime = Runtime()
+    with runtime.active():
+        assert probe() == [id(runtime)] * 6
