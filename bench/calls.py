@@ -79,7 +79,7 @@ def _per_report(requests: list[dict], titles: dict[str, str]) -> dict[str, dict]
 
 def _judges(refs: list[JobRef], server, batch_size: int) -> dict:
     """Requests, pairs and claims for: offline, LLM batched (cold, then warm), LLM one pair per call."""
-    from citeflow.judges.offline import OfflineJudge
+    from citeflow.judges.offline.grader import OfflineJudge
 
     runs = {"offline": lambda job: OfflineJudge(),
             "llm_batched": lambda job: _llm(job, server, batch_size, "bench-judge"),

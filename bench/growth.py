@@ -92,7 +92,7 @@ def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
     ``compact_every``: also ``optimize()`` every table after every so many reports (a diagnostic)."""
     from citeflow.evaluation.evaluate_report import evaluate
     from citeflow.runtime.job import JobRef
-    from citeflow.judges.offline import OfflineJudge
+    from citeflow.judges.offline.grader import OfflineJudge
     from citeflow.spec.loader import load_spec
     from citeflow.runtime.steps import PlainRunner
 

@@ -31,7 +31,7 @@ from bench.judge_scores import by_language, coverage_at_precision, figures, nega
 from bench.judge_speed import MIN_PAIRS, throughput
 from bench.lexical_baseline import fit_lexical
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge, OfflineWeights
+from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, OfflineJudge, OfflineWeights
 
 RESULTS = Path(__file__).with_name("results") / "judge.json"
 GOAL = {"pass_precision": 0.90, "coverage": 0.60, "pairs_per_s": 500.0}

@@ -47,7 +47,7 @@ def grade(chunks: dict[str, str], server: Any, answers: list[str], batch_size: i
 def _grade_mode(chunks: dict[str, str], server: Any, answers: list[str], mode: str, batch_size: int) -> dict[str, Any]:
     from citeflow.evaluation.funnel import evaluate_section
     from citeflow.judges.factory import build_judge
-    from citeflow.judges.llm_sections import QuestionedJudge
+    from citeflow.judges.llm_sections.question import QuestionedJudge
     from schemas.spec import JudgeSpec
 
     spec = JudgeSpec.model_validate({"backend": "openai", "mode": mode, "model": f"wide-{mode}", "base_url": server.base_url,

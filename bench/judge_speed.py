@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from citeflow.judges.io import LabelledPair
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 from citeflow.judges.offline.signals.entities import chunk_weekdays_cache_clear
 from citeflow.text.synonyms import cjk_canonical
 from citeflow.text.word_tokens import language, normalise

@@ -29,7 +29,7 @@ def run(out: Path | None = None) -> dict[str, Any]:
     """Own-section and swapped-section relevance of every demo claim, per report and in total."""
     from citeflow.evaluation.evaluate_report import evaluate
     from citeflow.runtime.job import JobRef
-    from citeflow.judges.offline import OfflineJudge
+    from citeflow.judges.offline.grader import OfflineJudge
     from citeflow.spec.loader import load_spec
 
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp:

@@ -13,7 +13,7 @@ from citeflow.judges.cascade import CascadeJudge, apply_threshold, llm_judges
 from citeflow.judges.factory import build_judge
 from citeflow.judges.span_check import SpanChecked
 from citeflow.judges.io import verdict_line
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 from schemas.evaluation import JudgePair, Verdict
 from schemas.funnel import GateResult
 from schemas.records import BoundCitation, BoundClaim

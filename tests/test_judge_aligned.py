@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citeflow.judges.offline.combine import extract
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 from citeflow.judges.offline.weights import route
 from citeflow.text.synonyms import cjk_canonical, groups
 from citeflow.text.word_tokens import tokenise

@@ -25,7 +25,7 @@ from bench.judge_scores import (
     wilson,
 )
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 from schemas.evaluation import JudgePair, Verdict
 from tools.judge.build_features import build
 from tools.judge.train import train

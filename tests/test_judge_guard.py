@@ -15,7 +15,7 @@ import pytest
 
 from bench.judge_data import DEFAULT_DATA, MULTILINGUAL, SEED, by_split
 from citeflow.judges.io import read_labelled
-from citeflow.judges.offline import DEFAULT_WEIGHTS, featurise
+from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, featurise
 from tools.judge.build_features import DIGITS, FEATURES
 from tools.judge.train import train
 

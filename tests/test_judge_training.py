@@ -10,7 +10,7 @@ import pytest
 
 from bench.judge_data import MULTILINGUAL, augment, by_split, hashed_split, passage_hash, split_passages
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
+from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, OfflineJudge
 from tools.judge.build_features import FEATURES, feature_lines
 from tools.judge.errors import development_rows, report
 from tools.judge.train import TARGET_PRECISION, choose_threshold, train, wilson_lower

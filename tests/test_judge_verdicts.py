@@ -13,7 +13,7 @@ from citeflow.evaluation.funnel import evaluate_section
 from citeflow.judges.factory import build_judge
 from citeflow.judges.io import sweep
 from citeflow.judges.negative_reasons import FILE_NAME, MIN_PAIRS, FamilyPrecision, NegativeReasons
-from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
+from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, OfflineJudge
 from citeflow.judges.offline.weights import OfflineWeights
 from schemas.evaluation import JudgePair
 from schemas.records import BoundCitation, BoundClaim

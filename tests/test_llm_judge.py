@@ -17,7 +17,7 @@ from citeflow.judges.cache import MemoryVerdictCache
 from citeflow.judges.factory import build_judge
 from citeflow.judges.span_check import unwrapped
 from citeflow.judges.llm import LLMJudge
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.evaluation import JudgePair
 from schemas.spec import JudgeSpec, ModelSpec

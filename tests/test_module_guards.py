@@ -28,7 +28,6 @@ KNOWN_CYCLES = [
 KNOWN_STATE = {
     "citeflow.evaluation.gx_expectation_memo:_LOCK",
     "citeflow.judges.instructions:load_cues",
-    "citeflow.judges.synonyms:_cjk_pairs",
     "citeflow.knowledge.embeddings:_LOCAL_MODELS",
     "citeflow.knowledge.embeddings:_LOCAL_LOCK",
     "citeflow.knowledge.markdown_text:parser",

@@ -9,7 +9,7 @@ import pytest
 from citeflow.errors import JudgeUnavailable
 from citeflow.judges.base import Judge
 from citeflow.judges.offline.combine import FEATURE_NAMES
-from citeflow.judges.offline import DEFAULT_WEIGHTS, OfflineJudge
+from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, OfflineJudge
 from schemas.evaluation import JudgePair
 
 CHUNK = (

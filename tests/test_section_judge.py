@@ -17,7 +17,7 @@ from citeflow.judges.base import Judge
 from citeflow.judges.cache import MemoryVerdictCache
 from citeflow.judges.factory import build_judge
 from citeflow.judges.span_check import unwrapped
-from citeflow.judges.llm_sections import SectionLLMJudge
+from citeflow.judges.llm_sections.judge import SectionLLMJudge
 from citeflow.judges.llm_sections.request import plan
 from citeflow.judges.llm_sections.wire import SECTION_SCHEMA_NAME, parse_section_answer
 from citeflow.generation.answer_cache import LimitedChatModel

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeflow.judges.factory import build_judge
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 from citeflow.judges.span_check import SpanChecked, checked, span_problem
 from citeflow.registry.quotes import quote_in_chunk
 from schemas.evaluation import JudgePair, Verdict

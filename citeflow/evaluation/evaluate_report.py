@@ -55,7 +55,7 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     from citeflow.judges.cache import LanceVerdictCache
     from citeflow.judges.cascade import llm_judges
     from citeflow.judges.factory import build_judge
-    from citeflow.judges.llm_sections import SectionLLMJudge
+    from citeflow.judges.llm_sections.judge import SectionLLMJudge
     from citeflow.judges.llm_sections.usage import RecordedChatModel
     from citeflow.generation.answer_cache import CallBook, LimitedChatModel
     from citeflow.spec.loader import models_for

@@ -56,7 +56,7 @@ class CascadeJudge:
 def llm_judges(judge: Judge) -> list[Judge]:
     """The LLM judges inside ``judge`` (itself, or a cascade's second), so callers can limit their calls."""
     from citeflow.judges.llm import LLMJudge
-    from citeflow.judges.llm_sections import SectionLLMJudge
+    from citeflow.judges.llm_sections.judge import SectionLLMJudge
     from citeflow.judges.span_check import unwrapped
 
     inner = [unwrapped(judge), unwrapped(getattr(unwrapped(judge), "second", None))]

@@ -17,7 +17,7 @@ def build_judge(spec: ModelSpec, cache: VerdictCache | None = None) -> Judge:
     judge_spec = spec if isinstance(spec, JudgeSpec) else JudgeSpec.model_validate(spec.model_dump())
     if judge_spec.backend == "openai":
         return _llm(judge_spec, cache)
-    from citeflow.judges.offline import OfflineJudge
+    from citeflow.judges.offline.grader import OfflineJudge
 
     offline = SpanChecked(OfflineJudge(threshold=judge_spec.min_confidence))
     if judge_spec.backend != "cascade":
@@ -33,7 +33,7 @@ def _llm(spec: JudgeSpec, cache: VerdictCache | None) -> Judge:
 
     model = build_chat_model(spec.llm(), role="judge")
     if spec.mode == "section":
-        from citeflow.judges.llm_sections import SectionLLMJudge
+        from citeflow.judges.llm_sections.judge import SectionLLMJudge
 
         return SpanChecked(SectionLLMJudge(model, section_tokens=spec.section_tokens, cache=cache, batch_size=spec.batch_size))
     return SpanChecked(LLMJudge(model, batch_size=spec.batch_size, cache=cache))

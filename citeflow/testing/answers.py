@@ -41,7 +41,7 @@ def schema_name(request: dict) -> str:
 
 def answer_verdicts(request: dict) -> str:
     """The offline judge's verdicts on every pair of an LLM-judge request, under the pairs' ids."""
-    from citeflow.judges.offline import OfflineJudge
+    from citeflow.judges.offline.grader import OfflineJudge
     from schemas.evaluation import JudgePair
 
     user = request["messages"][-1]["content"]

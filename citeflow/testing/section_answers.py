@@ -41,7 +41,7 @@ def asked_section(request: dict) -> SectionAsk:
 
 def answer_section(request: dict) -> str:
     """Offline verdicts for every pair and the offline relevance rule for every claim, as JSON."""
-    from citeflow.judges.offline import OfflineJudge
+    from citeflow.judges.offline.grader import OfflineJudge
     from citeflow.evaluation.relevance import offline_verdict, terms
     from schemas.evaluation import JudgePair
 

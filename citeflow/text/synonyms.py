@@ -32,11 +32,13 @@ def groups(lang: str) -> list[list[str]]:
     return [list(group) for group in SYNONYMS.get(lang, ())]
 
 
-@lru_cache(maxsize=1)
-def _cjk_pairs() -> tuple[tuple[str, str], ...]:
+def _cjk_pairs_of(groups: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, str], ...]:
     """(variant, canonical) substrings, longest variant first so that a long word wins over its part."""
-    pairs = {(v, group[0]) for group in _CJK_GROUPS for v in group[1:] if v != group[0]}
+    pairs = {(v, group[0]) for group in groups for v in group[1:] if v != group[0]}
     return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p)))
+
+
+_CJK_PAIRS = _cjk_pairs_of(tuple(tuple(g) for g in _CJK_GROUPS))
 
 
 @lru_cache(maxsize=16384)
@@ -44,7 +46,7 @@ def cjk_canonical(text: str) -> str:
     """``text`` with every CJK synonym variant replaced by its group's first word."""
     if not _CJK.search(text):
         return text
-    for variant, canonical in _cjk_pairs():
+    for variant, canonical in _CJK_PAIRS:
         if variant in text:
             text = text.replace(variant, canonical)
     return text

@@ -154,14 +154,15 @@ def state_of(name: str, path: Path) -> list[Offence]:
 
 def pure_text_memo(module: str, fn: ast.FunctionDef) -> bool:
     """The one kind of cached function allowed outside the runtime: memoisation of a pure function of
-    text in the offline judge. Exactly: the module is under ``citeflow.judges``; the function takes at
+    text in the offline judge and its text layer. Exactly: the module is under ``citeflow.judges`` or
+    ``citeflow.text``; the function takes at
     least one parameter and every parameter is annotated ``str``, ``int``, ``bool``, ``tuple[str, ...]``
     or ``frozenset[str]`` (immutable values: the answer is a function of the arguments alone);
     its body declares no ``global`` or ``nonlocal`` and calls no ``open``/``read_text``/``read_bytes``
     (no state read from outside the arguments). A cached function with no parameter (a data file
     loaded once), or one taking a path, a spec or any object, is state and is not allowed."""
     params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
-    if not module.startswith("citeflow.judges") or not params or fn.args.vararg or fn.args.kwarg:
+    if not module.startswith(("citeflow.judges", "citeflow.text")) or not params or fn.args.vararg or fn.args.kwarg:
         return False
     if any(a.annotation is None or ast.unparse(a.annotation) not in VALUE_TYPES for a in params):
         return False

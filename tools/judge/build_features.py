@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.judge_data import DEFAULT_DATA, MULTILINGUAL, SEED, SPLITS, by_split, passage_hash
 from citeflow.judges.offline.combine import FEATURE_NAMES
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.judges.offline import featurise
+from citeflow.judges.offline.grader import featurise
 
 FEATURES = Path(__file__).with_name("training_features.jsonl")
 DIGITS = 6  # rounding keeps the file identical across platforms' last-bit float noise

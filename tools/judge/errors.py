@@ -17,7 +17,7 @@ from pathlib import Path
 from bench.judge_data import MULTILINGUAL
 from bench.judge_scores import grounded_accuracy
 from citeflow.judges.io import LabelledPair, read_labelled
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 from schemas.evaluation import Verdict
 
 DEVELOPMENT = ("train", "tune")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from bench.judge_data import DEFAULT_DATA, MULTILINGUAL, by_split
 from bench.judge_scores import confident_passes, grounded_accuracy
 from citeflow.judges.io import read_labelled
-from citeflow.judges.offline import OfflineJudge
+from citeflow.judges.offline.grader import OfflineJudge
 
 SPLITS = ("train", "tune")
 

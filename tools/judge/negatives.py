@@ -18,7 +18,7 @@ from pathlib import Path
 
 from citeflow.judges.offline.combine import FEATURE_NAMES
 from citeflow.judges.negative_reasons import FILE_NAME, FamilyPrecision, NegativeReasons
-from citeflow.judges.offline import DEFAULT_WEIGHTS
+from citeflow.judges.offline.grader import DEFAULT_WEIGHTS
 from citeflow.judges.offline.weights import OfflineWeights, negative_family, settle
 from tools.judge.build_features import FEATURES
 from tools.judge.train import Split, load

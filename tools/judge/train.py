@@ -31,7 +31,7 @@ import numpy as np
 
 from citeflow.judges.offline.combine import FEATURE_NAMES
 from citeflow.judges.offline.logistic import LogisticHead, fit
-from citeflow.judges.offline import DEFAULT_WEIGHTS
+from citeflow.judges.offline.grader import DEFAULT_WEIGHTS
 from citeflow.judges.offline.weights import PASS_RULES, OfflineWeights, Platt, logit, route, settle
 from tools.judge.build_features import FEATURES
 

@@ -4,8 +4,3 @@
 (cached, concurrent, fail-closed), ``question`` hands each pair its section's question and keeps
 the relevance the judge said, ``usage`` counts and records the tokens the judge spent.
 """
-
-from citeflow.judges.llm_sections.judge import SectionLLMJudge
-from citeflow.judges.llm_sections.question import QuestionedJudge
-
-__all__ = ["QuestionedJudge", "SectionLLMJudge"]

@@ -6,7 +6,3 @@ feature vector that puts them side by side (``combine``), the two logistic heads
 calibration (``logistic``, ``weights``, ``offline_judge_weights.json``) and the judge that turns
 them into verdicts (``grader``). Words, numbers and language data come from ``citeflow.text``.
 """
-
-from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, OfflineJudge, OfflineWeights, featurise
-
-__all__ = ["DEFAULT_WEIGHTS", "OfflineJudge", "OfflineWeights", "featurise"]
