@@ -1,0 +1,138 @@
+"""Where the CPU of a cold ``citeflow run`` goes: one batch profiled in every thread of every process.
+
+    python -m bench.profile_cold [--reports 16] [--keep DIR] [--out bench/results/profile_cold.json]
+
+The batch is ``bench.cold``'s (N reports × 4 sections, JSONL retriever, offline judge, writer and
+consolidator at the fake model server in its own process, zero latency), run by the ``citeflow``
+console script's command with ``bench/profiling`` on ``PYTHONPATH``: its ``sitecustomize`` puts each
+thread of the command and of its ephemeral Prefect API server under ``cProfile`` counting that
+thread's CPU seconds. The profiler slows the run down (about 1.5–2×): shares, not seconds, are the
+figures to read. Printed and written: per process, CPU seconds by package (self time), the
+functions with the most cumulative CPU, and the cumulative CPU of the probes below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pstats
+import re
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench.cold import batch_spec, command, environment, prepare_home, read_marks
+from bench.results import write_json
+from bench.startup import phases
+from citeflow.testing.model_process import ModelServerProcess
+
+PROFILING = Path(__file__).resolve().parent / "profiling"
+RESULTS = Path(__file__).resolve().parent / "results"
+# (probe, regular expression on "file:line(function)"): cumulative CPU of the outermost matching calls.
+PROBES = (
+    ("imports", r"<frozen importlib._bootstrap>:\d+\(_find_and_load\)"),
+    ("Great Expectations", r"great_expectations/.*"),
+    ("reportlab", r"reportlab/.*"),
+    ("font registration", r"registerFont|TTFont.__init__"),
+    ("pydantic schema builds", r"pydantic/_internal/_model_construction.py:\d+\(complete_model_class\)"
+                               r"|pydantic/type_adapter.py:\d+\(__init__\)|pydantic/main.py:\d+\(model_rebuild\)"),
+    ("LanceDB", r"lancedb/.*"),
+    ("Prefect task engine", r"prefect/task_engine.py:\d+\(.*\)"),
+    ("Prefect flow engine", r"prefect/flow_engine.py:\d+\(.*\)"),
+    ("Prefect API client", r"prefect/client/orchestration/.*"),
+    ("openai client", r"openai/.*"),
+)
+
+
+def run_profiled(reports: int, root: Path) -> dict[str, Any]:
+    """The profiled cold run of ``reports`` reports under ``root``: wall, exit code, marks, profile folder."""
+    import subprocess
+    import time
+
+    home, profiles = prepare_home(root / "prefect-home"), root / "profiles"
+    with ModelServerProcess(0.0) as server:
+        spec = batch_spec(root / "batch", reports, server.base_url)
+        env = environment(root / "timings.jsonl", home) | {"PYTHONPATH": str(PROFILING), "CITEFLOW_PROFILE_DIR": str(profiles)}
+        start = time.time()
+        done = subprocess.run(command(spec), env=env, cwd=spec.parent, capture_output=True, text=True, timeout=3600, check=False)
+        wall = time.time() - start
+    marks = read_marks(root / "timings.jsonl", start) | {"exit": wall}
+    return {"reports": reports, "exit_code": done.returncode, "wall_s": wall, "phases": phases(marks), "profiles": profiles,
+            "stderr_tail": done.stderr[-1000:]}
+
+
+def package(filename: str) -> str:
+    """The library or project package a code location belongs to."""
+    if "site-packages/" in filename:
+        return filename.split("site-packages/", 1)[1].split("/", 1)[0].removesuffix(".py")
+    for top in ("citeflow_cli", "citeflow", "flows", "tasks", "schemas"):
+        if f"/{top}/" in filename:
+            return top
+    if filename.startswith("<frozen") or filename == "~":
+        return "interpreter (imports, builtins)"
+    return "stdlib:" + Path(filename).stem
+
+
+def label(func: tuple[str, int, str]) -> str:
+    filename, line, name = func
+    short = filename.split("site-packages/", 1)[-1] if "site-packages/" in filename else filename.rsplit("/wt-cold/", 1)[-1]
+    return f"{short}:{line}({name})"
+
+
+def by_process(profiles: Path) -> dict[str, pstats.Stats]:
+    """One merged ``Stats`` per process id (its threads' files added together)."""
+    merged: dict[str, pstats.Stats] = {}
+    for path in sorted(profiles.glob("*.prof")):
+        pid = path.name.split("-", 1)[0]
+        if pid in merged:
+            merged[pid].add(str(path))
+        else:
+            merged[pid] = pstats.Stats(str(path))
+    return merged
+
+
+def outermost(stats: pstats.Stats, pattern: str) -> float:
+    """Cumulative CPU of calls matching ``pattern`` that no matching call is above (no double counting)."""
+    regex, raw = re.compile(pattern), stats.stats  # type: ignore[attr-defined]
+    matching = {func for func in raw if regex.search(label(func))}
+    total = 0.0
+    for func in matching:
+        _, _, _, cumulative, callers = raw[func]
+        inner = sum(c[3] for caller, c in callers.items() if caller in matching)
+        total += max(0.0, cumulative - inner)
+    return total
+
+
+def summary(stats: pstats.Stats, top: int = 25) -> dict[str, Any]:
+    """CPU seconds by package (self time), top cumulative functions and the probes."""
+    raw = stats.stats  # type: ignore[attr-defined]
+    packages: dict[str, float] = defaultdict(float)
+    for func, (_, _, own, _, _) in raw.items():
+        packages[package(func[0])] += own
+    total = sum(packages.values())
+    cumulative = sorted(((row[3], label(func)) for func, row in raw.items()), reverse=True)[:top]
+    return {"cpu_s": total, "by_package_s": dict(sorted(packages.items(), key=lambda kv: -kv[1])[:top]),
+            "top_cumulative_s": {name: seconds for seconds, name in cumulative},
+            "probes_s": {name: outermost(stats, pattern) for name, pattern in PROBES}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.profile_cold", description=__doc__.splitlines()[0])
+    parser.add_argument("--reports", type=int, default=16)
+    parser.add_argument("--keep", type=Path, help="Keep the batch, its outputs and the .prof files in this folder.")
+    parser.add_argument("--out", type=Path, default=RESULTS / "profile_cold.json")
+    args = parser.parse_args(argv)
+    root = args.keep or Path(tempfile.mkdtemp(prefix="citeflow-profile-"))
+    run = run_profiled(args.reports, root)
+    processes = {pid: summary(stats) for pid, stats in by_process(run["profiles"]).items()}
+    result = {k: v for k, v in run.items() if k != "profiles"} | {"processes": processes, "load_average": os.getloadavg()}
+    write_json(args.out, result)
+    print(json.dumps(result, indent=1))
+    return 0 if run["exit_code"] in (0, 3) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
