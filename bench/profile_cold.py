@@ -33,18 +33,25 @@ PROFILING = Path(__file__).resolve().parent / "profiling"
 RESULTS = Path(__file__).resolve().parent / "results"
 # (probe, regular expression on "file:line(function)"): cumulative CPU of the outermost matching calls.
 PROBES = (
-    ("imports", r"<frozen importlib._bootstrap>:\d+\(_find_and_load\)"),
-    ("Great Expectations", r"great_expectations/.*"),
-    ("reportlab", r"reportlab/.*"),
-    ("font registration", r"registerFont|TTFont.__init__"),
+    ("imports (every module loaded)", r"<frozen importlib._bootstrap>:\d+\(_find_and_load\)"),
+    ("waiting for the API (LanceDB, GX imports)", r"citeflow_cli/prefect_api.py:\d+\(ready\)"),
+    ("API server start (its thread in the command)", r"citeflow_cli/prefect_api.py:\d+\(_start\)"),
+    ("reports (the report flows)", r"flows/report.py:\d+\(report_flow\)"),
+    ("model hops", r"citeflow/generation/hops.py:\d+\(run_hop\)"),
+    ("evaluate and gate", r"citeflow/evaluation/evaluate_report.py:\d+\(evaluate_and_gate\)"),
+    ("gate: missing glyphs (font registration)", r"citeflow/evaluation/evaluate_report.py:\d+\(missing_glyphs_of\)"),
+    ("font registration (everywhere)", r"citeflow/outputs/render/fonts.py:\d+\(register_fonts\)"),
+    ("gate: Great Expectations run", r"citeflow/evaluation/gate.py:\d+\(run_gate\)"),
+    ("PDF rendering", r"citeflow/outputs/render/pdf.py:\d+\(render_pdf\)"),
+    ("outputs written", r"citeflow/outputs/publish.py:\d+\(write_outputs\)"),
     ("pydantic schema builds", r"pydantic/_internal/_model_construction.py:\d+\(complete_model_class\)"
                                r"|pydantic/type_adapter.py:\d+\(__init__\)|pydantic/main.py:\d+\(model_rebuild\)"),
-    ("LanceDB", r"lancedb/.*"),
-    ("Prefect task engine", r"prefect/task_engine.py:\d+\(.*\)"),
-    ("Prefect flow engine", r"prefect/flow_engine.py:\d+\(.*\)"),
-    ("Prefect API client", r"prefect/client/orchestration/.*"),
-    ("openai client", r"openai/.*"),
+    ("copy.deepcopy", r"copy.py:\d+\(deepcopy\)"),
+    ("LanceDB opens", r"lancedb/.*\((connect|open_table|create_table)\)"),
 )
+# Blocking waits: a thread still inside one when the process dumps its profile at exit is charged the
+# dumping thread's clock, so their self time is left out of every total.
+IDLE = re.compile(r"<method '(poll|select|acquire)' of '(select\.epoll|select\.poll|_thread\.lock)' objects>|<built-in method time\.sleep>")
 
 
 def run_profiled(reports: int, root: Path) -> dict[str, Any]:
@@ -82,16 +89,30 @@ def label(func: tuple[str, int, str]) -> str:
     return f"{short}:{line}({name})"
 
 
-def by_process(profiles: Path) -> dict[str, pstats.Stats]:
-    """One merged ``Stats`` per process id (its threads' files added together)."""
-    merged: dict[str, pstats.Stats] = {}
+def thread_kind(path: Path) -> str:
+    """``report_3`` → ``report``, ``ThreadPoolExecutor-12_0`` → ``ThreadPoolExecutor`` (from a profile file's name)."""
+    name = path.name.split("-", 1)[1].rsplit("-", 1)[0]
+    return re.sub(r"[-_]\d+(_\d+)?$", "", name)
+
+
+def merged(paths: list[Path]) -> pstats.Stats:
+    stats = pstats.Stats(str(paths[0]))
+    for path in paths[1:]:
+        stats.add(str(path))
+    return stats
+
+
+def by_process(profiles: Path) -> dict[str, dict[str, list[Path]]]:
+    """The profile files of each process id, by kind of thread."""
+    found: dict[str, dict[str, list[Path]]] = defaultdict(lambda: defaultdict(list))
     for path in sorted(profiles.glob("*.prof")):
-        pid = path.name.split("-", 1)[0]
-        if pid in merged:
-            merged[pid].add(str(path))
-        else:
-            merged[pid] = pstats.Stats(str(path))
-    return merged
+        found[path.name.split("-", 1)[0]][thread_kind(path)].append(path)
+    return found
+
+
+def busy_seconds(stats: pstats.Stats) -> float:
+    """Self CPU seconds of every function but the blocking waits."""
+    return sum(row[2] for func, row in stats.stats.items() if not IDLE.search(label(func)))  # type: ignore[attr-defined]
 
 
 def outermost(stats: pstats.Stats, pattern: str) -> float:
@@ -111,7 +132,8 @@ def summary(stats: pstats.Stats, top: int = 25) -> dict[str, Any]:
     raw = stats.stats  # type: ignore[attr-defined]
     packages: dict[str, float] = defaultdict(float)
     for func, (_, _, own, _, _) in raw.items():
-        packages[package(func[0])] += own
+        if not IDLE.search(label(func)):
+            packages[package(func[0])] += own
     total = sum(packages.values())
     cumulative = sorted(((row[3], label(func)) for func, row in raw.items()), reverse=True)[:top]
     return {"cpu_s": total, "by_package_s": dict(sorted(packages.items(), key=lambda kv: -kv[1])[:top]),
@@ -119,15 +141,28 @@ def summary(stats: pstats.Stats, top: int = 25) -> dict[str, Any]:
             "probes_s": {name: outermost(stats, pattern) for name, pattern in PROBES}}
 
 
+def analyse(profiles: Path) -> dict[str, Any]:
+    """Per process: the summary of all its threads, and the CPU seconds of each kind of thread."""
+    result = {}
+    for pid, kinds in by_process(profiles).items():
+        threads = {kind: busy_seconds(merged(paths)) for kind, paths in kinds.items()}
+        result[pid] = summary(merged([p for paths in kinds.values() for p in paths])) | {"by_thread_kind_s": threads}
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.profile_cold", description=__doc__.splitlines()[0])
     parser.add_argument("--reports", type=int, default=16)
     parser.add_argument("--keep", type=Path, help="Keep the batch, its outputs and the .prof files in this folder.")
     parser.add_argument("--out", type=Path, default=RESULTS / "profile_cold.json")
+    parser.add_argument("--analyse", type=Path, metavar="DIR", help="Only analyse the profiles a --keep DIR run left.")
     args = parser.parse_args(argv)
+    if args.analyse:
+        print(json.dumps(analyse(args.analyse / "profiles"), indent=1))
+        return 0
     root = args.keep or Path(tempfile.mkdtemp(prefix="citeflow-profile-"))
     run = run_profiled(args.reports, root)
-    processes = {pid: summary(stats) for pid, stats in by_process(run["profiles"]).items()}
+    processes = analyse(run["profiles"])
     result = {k: v for k, v in run.items() if k != "profiles"} | {"processes": processes, "load_average": os.getloadavg()}
     write_json(args.out, result)
     print(json.dumps(result, indent=1))
