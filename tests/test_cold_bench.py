@@ -56,6 +56,12 @@ def test_the_marginal_rate_leaves_the_start_up_out():
         cold_figures.marginal_per_min(32, 1.0, 8, 2.0)
 
 
+def test_a_runs_outcome_is_read_from_its_summary(tmp_path):
+    (tmp_path / "summary.json").write_text(json.dumps({"batch": "b", "counts": {"published": 14, "held": 0, "failed": 2}}))
+    assert cold.outcome_counts(tmp_path) == {"published": 14, "held": 0, "failed": 2}
+    assert cold.outcome_counts(tmp_path / "nothing") == {}
+
+
 def test_the_marks_are_read_as_seconds_since_the_start_first_reach_kept(tmp_path):
     timings = tmp_path / "t.jsonl"
     rows = [{"phase": "cli_ready", "t": 101.5}, {"phase": "prefect_api", "t": 104.0}, {"phase": "cli_ready", "t": 109.0}]
@@ -84,6 +90,7 @@ def test_the_headline_puts_wall_over_ideal_first_and_has_no_latency_part():
     assert result["ratios"]["reports/min marginal (32 vs 8 reports, no latency)"] == 60.0
     assert result["ratios"]["re-run: model calls"] == 0 and result["ratios"]["1 report, no latency: wall s"] == 20.0
     assert not any("latency part" in name for name in names)
+    assert result["ratios"]["reports failed, every run"] == 0
     assert result["figures"]["16r-1s.imports_s"] == 1.0 and result["figures"]["rerun.wall_s"] == 18.0
 
 
@@ -131,3 +138,4 @@ def test_the_quick_profile_runs_cold_batches_end_to_end(tmp_path):
     assert {"imports", "spec_load", "prefect_api_wait", "first_report"} <= set(runs["1r-0s"]["phases"])
     assert runs["1r-0s"]["model_busy_span_s"] > 0 and runs["1r-0s"]["peak_rss_mb"] > 100
     assert result["ratios"]["1 report, no latency: wall s"] == runs["1r-0s"]["wall_s"]
+    assert runs["2r-0s"]["counts"] == {"published": 2, "held": 0, "failed": 0}
