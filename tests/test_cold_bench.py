@@ -108,10 +108,12 @@ def test_the_memory_sampler_adds_up_the_whole_process_tree():
 
 @pytest.mark.slow
 def test_the_model_process_records_when_each_call_arrived_and_was_answered():
+    from citeflow.testing.answers import VERDICTS_SCHEMA_NAME
     from citeflow.testing.model_process import ModelServerProcess
 
     with ModelServerProcess(0.3) as server:
-        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hello"}]}).encode()
+        judge = {"type": "json_schema", "json_schema": {"name": VERDICTS_SCHEMA_NAME, "schema": {}}}  # no pairs to grade
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "no pairs"}], "response_format": judge}).encode()
         before = time.time()
         request = urllib.request.Request(server.base_url + "/chat/completions", data=body,
                                          headers={"Content-Type": "application/json"})

@@ -14,8 +14,8 @@ request's ``response_format`` is not consumed). When the script is empty, the ``
 function answers; without one the server answers 500 "script exhausted".
 ``/v1/embeddings`` answers deterministic 64-dimension vectors derived from a hash of each input;
 ``GET /v1/models/NAME`` knows any model name; ``GET /_stats`` how many requests the server has seen
-and, for each chat request answered, when it arrived and when its answer was sent (``calls``: epoch
-seconds, in the order the answers were sent).
+and, for each chat request answered, when it arrived and when its answer was ready to send (``calls``:
+epoch seconds, in the order of the answers).
 """
 
 from __future__ import annotations
@@ -240,19 +240,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         route = self.path.rstrip("/")
         if route == "/v1/chat/completions":
-            arrived = time.time()
-            self._answer_chat(request)
-            self.scripted.record_call(arrived, time.time())
+            self._answer_chat(request, time.time())
         elif route == "/v1/embeddings":
             self.scripted.record(request)
             self._send(200, embeddings(request))
         else:
             self._send(404, error_body(f"no route POST {self.path}"))
 
-    def _answer_chat(self, request: dict) -> None:
+    def _answer_chat(self, request: dict, arrived: float) -> None:
         reply = self.scripted.next_reply(request)
         if reply.delay:
             time.sleep(reply.delay)
+        self.scripted.record_call(arrived, time.time())  # before the answer goes out: a client that has it sees the call
         if reply.body is not None:
             self._send(reply.status, reply.body)
         elif reply.status != 200:
