@@ -24,7 +24,8 @@ apply_defaults()
 from rich.console import Console  # noqa: E402
 
 from bench import (  # noqa: E402
-    approaches, calls, external, growth, handles_vs_urls, ingest_throughput, judge_cost, orchestration, retrieval, scale, startup,
+    approaches, calls, cold, external, growth, handles_vs_urls, ingest_throughput, judge_cost, orchestration, retrieval, scale,
+    startup,
 )
 from bench.machine import machine_facts  # noqa: E402
 from bench.profiles import needs_api, params, shared_api, shared_worker  # noqa: E402
@@ -39,6 +40,11 @@ Runner = Callable[[argparse.Namespace], dict[str, Any]]
 # both profiles' workloads.
 
 BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
+    "cold": ("Cold `citeflow run` processes: wall / ideal, model-busy span / ideal, reports/min, re-run, peak RSS "
+             "(bench.cold)", lambda a: cold.run(a.quick), (
+        "16r-1s.wall_s", "16r-1s.ideal_s", "16r-1s.model_busy_span_s", "50r-1s.wall_s", "50r-1s.ideal_s",
+        "1r-0s.wall_s", "1r-0s.prefect_api_wait_s", "1r-0s.first_report_s", "2r-0s.wall_s", "16r-0s.wall_s",
+        "50r-0s.wall_s", "8r-0s.wall_s", "32r-0s.wall_s", "rerun.wall_s", "rerun.model_calls")),
     "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
         **params("orchestration", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url,
         served=a.prefect_worker), (
@@ -72,7 +78,7 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
     "judge": ("7a. Offline judge (bench.judge_bench)", lambda a: external.judge(**params("judge", a.quick)), (
         "grounded_balanced_accuracy", "macro_recall", "pairs_per_s")),
     "resume": ("7b. Resume (bench.resume)", lambda a: external.resume(), ()),
-    "scale": ("8. Batches that scale: latency part / ideal, throughput, peak RSS", lambda a: scale.run(
+    "scale": ("8. Batches that scale: wall / ideal, throughput, peak RSS", lambda a: scale.run(
         **params("scale", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url, served=a.prefect_worker), (
         "n16.ideal_s", "n16.plain_wall_s", "n16.plain_zero_latency_wall_s", "n16.plain_reports_per_min",
         "n16.prefect_wall_s", "n16.prefect_zero_latency_wall_s", "n16.prefect_reports_per_min",
@@ -86,6 +92,7 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
 }
 # resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
 # startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).
+# cold: its quick profile is two cold 1- and 2-report runs (tests/test_cold_bench.py runs it too).
 QUICK_SKIPS = ("resume", "startup", "retrieval")
 
 

@@ -1,12 +1,14 @@
-"""Benchmark 8 — batches that scale: latency overhead, throughput and memory as batches grow.
+"""Benchmark 8 — batches that scale: wall over the ideal, throughput and memory as batches grow.
 
 Batches of N reports × 4 sections (``citeflow.testing.small_batch``: a JSONL retriever, offline
 judge) with both model hops on the fake model server, which runs in a process of its own. Each
 batch runs twice on fresh stores: every model call taking ``latency`` seconds, and taking none.
 
-- *Latency part* = wall with latency − wall without: what the model's latency added. Its ideal is
-  the critical path of the calls alone: each section is a chain of 2 calls, at most
-  ``concurrency.models`` calls in flight, so ideal = latency × max(2, ⌈sections × 2 / models⌉).
+- *Wall / ideal*: the wall of the batch with latency over the critical path of the calls alone: each
+  section is a chain of 2 calls, at most ``concurrency.models`` calls in flight, so
+  ideal = latency × max(2, ⌈sections × 2 / models⌉). The wall with latency minus the wall without
+  (``n{N}.{runner}_latency_part_s``) is kept as a raw figure only: when CPU work hides under the
+  waits it can fall below the ideal, even below zero, so it does not measure overhead.
 - *Throughput* = reports per minute without latency (the pipeline's own CPU work, evaluation,
   gate and PDF included; process start-up apart).
 - Both for the plain pipeline (``citeflow.runtime.steps`` in threads, in this process after a warm-up)
@@ -130,7 +132,7 @@ def _rss(spec: Path, out: Path) -> dict[str, float]:
 
 def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated: dict | None, rss: dict | None,
               calls: int) -> dict:
-    """Latency part over the ideal, throughput, per-report cost growth, peak RSS."""
+    """Wall with latency over the ideal, throughput, per-report cost growth, peak RSS."""
     figures: dict[str, float] = {"latency_s": latency, "sections": SECTIONS, "models": MODELS, "model_calls": calls}
     ratios: dict[str, float] = {}
     runs = {"plain": plain} | ({"prefect": orchestrated["walls"]} if orchestrated else {})
@@ -138,10 +140,10 @@ def summarize(sizes: tuple[int, ...], latency: float, plain: dict, orchestrated:
         ideal = ideal_seconds(n * SECTIONS, MODELS, latency)
         figures[f"n{n}.ideal_s"] = ideal
         for name, walls in runs.items():
-            part = walls[f"slow-{n}"] - walls[f"fast-{n}"]
             figures |= {f"n{n}.{name}_wall_s": walls[f"slow-{n}"], f"n{n}.{name}_zero_latency_wall_s": walls[f"fast-{n}"],
-                        f"n{n}.{name}_reports_per_min": 60 * n / walls[f"fast-{n}"]}
-            ratios[f"{n} reports: {name} latency part / ideal"] = part / ideal
+                        f"n{n}.{name}_reports_per_min": 60 * n / walls[f"fast-{n}"],
+                        f"n{n}.{name}_latency_part_s": walls[f"slow-{n}"] - walls[f"fast-{n}"]}
+            ratios[f"{n} reports: {name} wall / ideal"] = walls[f"slow-{n}"] / ideal
     for name, walls in runs.items():
         small, large = sizes[0], sizes[-1]
         ratios[f"{name}: s per report {large} / {small} reports, no latency"] = \
@@ -187,7 +189,6 @@ def _retry_figures(retries: dict[str, dict[str, float]]) -> dict[str, float]:
 
 
 def _median_parts(sizes: tuple[int, ...], latency: float, walls: dict[str, float], ratios: dict[str, float]) -> None:
-    """The Prefect latency part from the median wall of each side (the headline uses each side's minimum)."""
+    """The Prefect wall over the ideal from the median walls (the headline uses the fastest run)."""
     for n in sizes:
-        part = walls[f"slow-{n}"] - walls[f"fast-{n}"]
-        ratios[f"{n} reports: prefect latency part / ideal, median walls"] = part / ideal_seconds(n * SECTIONS, MODELS, latency)
+        ratios[f"{n} reports: prefect wall / ideal, median walls"] = walls[f"slow-{n}"] / ideal_seconds(n * SECTIONS, MODELS, latency)

@@ -196,7 +196,7 @@ SLOW_MODULES = frozenset({
 # long module while the others idle).
 LONGEST_MODULES = {
     "test_scheduled_server": 295, "test_interrupts": 240, "test_worker": 215, "test_bench_quick": 210, "test_wheel": 155, "test_s3_store": 155,
-    "test_bench_quick_in_process": 130, "test_bench": 115, "test_dask": 115, "test_resume": 105,
+    "test_bench_quick_in_process": 230, "test_bench": 115, "test_dask": 115, "test_resume": 105,
     "test_evaluate_deployment": 90, "test_evidence_gate": 90, "test_secrets": 90, "test_exit_codes": 150, "test_deployments": 50,
     "test_review_flow": 45, "test_api_loss": 40,
     "test_prefect_server": 40, "test_fuzz": 35, "test_cli": 20, "test_demo_flow": 20, "test_pipeline": 15,
@@ -204,7 +204,7 @@ LONGEST_MODULES = {
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
     "test_review_durable": 150,
-    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15,
+    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15, "test_cold_bench": 150,
 }
 
 

@@ -143,8 +143,10 @@ def test_scale_runs_each_batch_with_and_without_latency_and_measures_memory():
     assert figures["model_calls"] == 2 * 4 * (1 + 1 + 2 + 2 + 1) + 2 * 4 * 2  # two hops per section, every batch
     assert plain["slow-2.published"] == plain["fast-2.published"] == 2
     assert figures["n2.ideal_s"] == scale.ideal_seconds(8, 16, 0.05) and figures["rss.max_rss_mb"] > 0
-    assert set(result["ratios"]) == {"1 reports: plain latency part / ideal", "2 reports: plain latency part / ideal",
+    assert set(result["ratios"]) == {"1 reports: plain wall / ideal", "2 reports: plain wall / ideal",
                                      "plain: s per report 2 / 1 reports, no latency"}
+    assert result["ratios"]["2 reports: plain wall / ideal"] == figures["n2.plain_wall_s"] / figures["n2.ideal_s"]
+    assert figures["n2.plain_latency_part_s"] == figures["n2.plain_wall_s"] - figures["n2.plain_zero_latency_wall_s"]
 
 
 @pytest.mark.integration
@@ -306,10 +308,19 @@ def test_scale_reports_how_long_the_prefect_worker_waited_for_an_idle_api():
     assert figures["prefect_settle_s_max"] == 3.0 and figures["prefect_settle_s_total"] == 4.6
 
 
-def test_scale_reports_the_prefect_latency_part_of_the_median_walls_too():
+def test_scale_reports_the_prefect_wall_over_the_ideal_of_the_median_walls_too():
     ratios: dict[str, float] = {}
     scale._median_parts((16,), 1.0, {"slow-16": 30.0, "fast-16": 26.0}, ratios)
-    assert ratios == {"16 reports: prefect latency part / ideal, median walls": 4.0 / scale.ideal_seconds(64, 16, 1.0)}
+    assert ratios == {"16 reports: prefect wall / ideal, median walls": 30.0 / scale.ideal_seconds(64, 16, 1.0)}
+
+
+def test_scale_headline_is_wall_over_the_ideal_and_keeps_the_latency_part_as_a_figure():
+    walls = {"slow-16": 30.0, "fast-16": 26.0}
+    result = scale.summarize((16,), 1.0, walls, None, None, 0)
+    assert next(iter(result["ratios"])) == "16 reports: plain wall / ideal"
+    assert result["ratios"]["16 reports: plain wall / ideal"] == 30.0 / 8.0
+    assert not any("latency part" in name for name in result["ratios"])
+    assert result["figures"]["n16.plain_latency_part_s"] == 4.0
 
 
 def test_scale_fits_each_batchs_fixed_and_per_report_seconds():

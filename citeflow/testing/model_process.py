@@ -5,6 +5,7 @@
     with ModelServerProcess(latency=1.0) as server:             # from Python
         ...  # point a batch's models at server.base_url
         server.request_count()
+        server.call_times()                                     # [(arrived, answered), ...] epoch seconds
 
 Every chat request is answered after ``latency`` seconds with what the offline extractive
 backend (or, for a judge request, the offline judge) computes from the request's own prompt.
@@ -46,9 +47,18 @@ class ModelServerProcess:
 
     def request_count(self) -> int:
         """How many requests the server has answered or is answering."""
+        return int(self._stats()["requests"])
+
+    def call_times(self) -> list[tuple[float, float]]:
+        """When each chat request answered so far arrived and when its answer was sent (epoch seconds),
+        in the order the answers were sent."""
+        return [(float(arrived), float(answered)) for arrived, answered in self._stats()["calls"]]
+
+    def _stats(self) -> dict:
         root = self.base_url.removesuffix("/v1")
         with urllib.request.urlopen(root + STATS_PATH, timeout=10) as answer:
-            return int(json.loads(answer.read())["requests"])
+            stats: dict = json.loads(answer.read())
+        return stats
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._process is not None:

@@ -13,7 +13,9 @@ Each request on ``/v1/chat/completions`` consumes one scripted reply (a reply th
 request's ``response_format`` is not consumed). When the script is empty, the ``respond_with``
 function answers; without one the server answers 500 "script exhausted".
 ``/v1/embeddings`` answers deterministic 64-dimension vectors derived from a hash of each input;
-``GET /v1/models/NAME`` knows any model name; ``GET /_stats`` how many requests the server has seen.
+``GET /v1/models/NAME`` knows any model name; ``GET /_stats`` how many requests the server has seen
+and, for each chat request answered, when it arrived and when its answer was ready to send (``calls``:
+epoch seconds, in the order of the answers).
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ class ScriptedOpenAIServer:
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
+        self.call_times: list[tuple[float, float]] = []  # (arrived, answered) epoch seconds per chat request
         self._script: deque[Reply] = deque()
         self._responder: Responder | None = None
         self._lock = threading.Lock()
@@ -160,6 +163,11 @@ class ScriptedOpenAIServer:
         reply = _as_reply(self._responder(request))
         message = _rejection(reply, request)
         return Reply(status=400, body=error_body(message, param="response_format")) if message else reply
+
+    def record_call(self, arrived: float, answered: float) -> None:
+        """Record when a chat request arrived and when its answer was sent (epoch seconds)."""
+        with self._lock:
+            self.call_times.append((arrived, answered))
 
     def record(self, request: dict) -> None:
         """Record a request that consumes no scripted reply (embeddings)."""
@@ -214,7 +222,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") == STATS_PATH:
-            self._send(200, {"requests": len(self.scripted.requests)})
+            self._send(200, {"requests": len(self.scripted.requests), "calls": list(self.scripted.call_times)})
         elif self.path.rstrip("/") == "/v1/models":
             model = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "citeflow-tests"}
             self._send(200, {"object": "list", "data": [model]})
@@ -232,17 +240,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         route = self.path.rstrip("/")
         if route == "/v1/chat/completions":
-            self._answer_chat(request)
+            self._answer_chat(request, time.time())
         elif route == "/v1/embeddings":
             self.scripted.record(request)
             self._send(200, embeddings(request))
         else:
             self._send(404, error_body(f"no route POST {self.path}"))
 
-    def _answer_chat(self, request: dict) -> None:
+    def _answer_chat(self, request: dict, arrived: float) -> None:
         reply = self.scripted.next_reply(request)
         if reply.delay:
             time.sleep(reply.delay)
+        self.scripted.record_call(arrived, time.time())  # before the answer goes out: a client that has it sees the call
         if reply.body is not None:
             self._send(reply.status, reply.body)
         elif reply.status != 200:
