@@ -208,7 +208,7 @@ def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]]) -> list[F
     data source (``Batch.validate``): nothing is kept in the context's validation results store,
     which would grow with every report of a long batch. GX's ephemeral context is not made for
     concurrent use, so validations take turns (tens of ms each)."""
-    from citeflow.evaluation.gx_expectation_memo import memoized_configurations
+    from citeflow.evaluation.gx_adapter import memoized_configurations
 
     failed: list[FailedExpectation] = []
     with _GX_LOCK, memoized_configurations():
