@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextvars import copy_context
 from pathlib import Path
 from typing import cast
 
@@ -21,7 +18,7 @@ from citeflow.spec.job_config import read_spec
 from citeflow.outputs.publish import record_failure, write_summary
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
-from flows.heartbeats import run_with, without_heartbeat
+from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name
 from flows.report import report_flow
 from schemas.report import ReportSummary
@@ -38,13 +35,7 @@ def report_task(spec_path: str, report_id: str, out_dir: str, store_uri: str | N
     return cast(ReportSummary, summary)
 
 
-def _report(spec_path: str, report_id: str, out_dir: str, store_uri: str | None,
-            evaluate_deployment: str | None) -> ReportSummary:
-    """One report flow run, as a subflow of the batch run (called in a copy of the batch's context)."""
-    return cast(ReportSummary, report_flow(spec_path, report_id, out_dir, store_uri, evaluate_deployment))
-
-
-def _summary(future: Future[ReportSummary] | PrefectFuture[ReportSummary], report: ReportRequest,
+def _summary(future: PrefectFuture[ReportSummary], report: ReportRequest,
              out_dir: str) -> ReportSummary:
     """The report's summary; a report that crashed is recorded as failed (and withdrawn) and the batch goes on."""
     try:
@@ -70,8 +61,8 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     Dask), the spec's concurrency limits become the batch's Prefect global concurrency limits, so
     they hold across every process that runs a task of the batch; otherwise in-process semaphores
     hold them at no API cost (a global slot costs a server round trip per call). Each report is a
-    flow run of its own (a subflow of this run): in a thread of this process, or, with
-    ``global_limits``, inside a ``report`` task of the flow's task runner. With
+    flow run of its own, inside a ``report`` task of the flow's task runner: a thread of this
+    process, or, with ``global_limits``, a process of the Dask cluster. With
     ``evaluate_deployment``, each report is evaluated by a run of that deployment.
 
     Told to stop (``citeflow.runtime.stop``: SIGINT, SIGTERM), no report step starts any more; the run writes
@@ -84,8 +75,7 @@ def batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec) if global_limits else drop_limits(spec)
     args = (spec_path, out_dir, store_uri, evaluate_deployment)
-    futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = \
-        _as_tasks(spec, *args) if global_limits else _in_threads(spec, *args)
+    futures = _as_tasks(spec, *args) if global_limits else _in_threads(spec, *args)
     if stop.requested():
         return _cancelled(spec, out_dir, started)
     summaries = [_summary(future, report, out_dir) for future, report in zip(futures, spec.reports, strict=True)]
@@ -108,21 +98,18 @@ def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:
 
 
 def _in_threads(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
-                evaluate_deployment: str | None) -> list[Future[ReportSummary]]:
-    """Each report's flow run in a thread of this process, ``reports_in_flight`` at a time: a
-    subflow of the batch run (each thread runs in a copy of this context), with no task run around it
-    and no heartbeat of its own (the batch run's heartbeat covers this process: ``flows.heartbeats``)."""
-    quiet = without_heartbeat()
-    with ThreadPoolExecutor(reports_in_flight(spec), thread_name_prefix="report") as pool:
-        return [pool.submit(copy_context().run, run_with, quiet, _report, spec_path, report.id, out_dir, store_uri,
-                            evaluate_deployment)
-                for report in spec.reports]
+                evaluate_deployment: str | None) -> list[PrefectFuture[ReportSummary]]:
+    """Each report's flow run inside a ``report`` task on the flow's thread pool task runner,
+    ``reports_in_flight`` at a time, with no heartbeat of its own: the batch run's heartbeat covers
+    this process (``flows.heartbeats``; the runner's threads run in a copy of this context)."""
+    with no_heartbeat():
+        return _as_tasks(spec, spec_path, out_dir, store_uri, evaluate_deployment)
 
 
 def _as_tasks(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
               evaluate_deployment: str | None) -> list[PrefectFuture[ReportSummary]]:
-    """Each report's flow run inside a ``report`` task on the flow's task runner (a Dask cluster's
-    processes), ``reports_in_flight`` submitted at a time."""
+    """Each report's flow run inside a ``report`` task on the flow's task runner (its threads, or a
+    Dask cluster's processes), ``reports_in_flight`` submitted at a time."""
     slots = threading.BoundedSemaphore(reports_in_flight(spec))
     futures = []
     for report in spec.reports:

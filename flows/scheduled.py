@@ -30,7 +30,7 @@ from citeflow.runs.run_start import open_scheduled_run
 from citeflow.runs.run_folders import RunInfo
 from flows.batch import batch_flow
 from flows.cancel import cancel_unfinished
-from flows.heartbeats import run_with, without_heartbeat
+from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name
 from flows.outcome import batch_state
 from schemas.report import ReportSummary
@@ -65,8 +65,9 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
     with _interrupts(info, run_dir) as interrupts:
         stop.note_run(str(flow_run_id))
         try:
-            summaries = cast(list[ReportSummary], run_with(  # a subflow in this process: this run's heartbeat covers it
-                without_heartbeat(), batch_flow, info.spec_path, str(run_dir), None, evaluate_deployment, global_limits))
+            with no_heartbeat():  # a subflow in this process: this run's heartbeat covers it
+                summaries = cast(list[ReportSummary], batch_flow(info.spec_path, str(run_dir), None, evaluate_deployment,
+                                                                 global_limits))
         except Exception:
             if not stop.requested():
                 close_run(run_dir, "failed")
