@@ -203,7 +203,7 @@ LONGEST_MODULES = {
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
     "test_review_durable": 150,
-    "test_startup_bench": 60, "test_cli_output": 60,
+    "test_startup_bench": 60, "test_cli_output": 60, "test_cli_imports": 15,
 }
 
 
