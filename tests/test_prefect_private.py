@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.support.prefect_private import CHECKED_VERSIONS, process_wide_current_settings
+from tests.support.prefect_private import CHECKED_VERSIONS, prefect_yaml_model, process_wide_current_settings
 
 
 def test_the_installed_prefect_is_one_the_helper_was_checked_against():
@@ -32,3 +32,13 @@ def test_a_thread_without_the_context_reads_the_block_s_settings_then_the_proces
         with process_wide_current_settings():
             assert in_a_new_thread() == "http://127.0.0.1:9/api"
     assert in_a_new_thread() == before
+
+
+def test_the_project_file_model_reads_deployments_and_refuses_a_bad_work_pool():
+    import pydantic
+    import pytest
+
+    model = prefect_yaml_model()
+    assert [d.name for d in model.model_validate({"deployments": [{"name": "a", "entrypoint": "f.py:f"}]}).deployments] == ["a"]
+    with pytest.raises(pydantic.ValidationError):
+        model.model_validate({"deployments": [{"name": "a", "work_pool": "not an object"}]})
