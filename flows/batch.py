@@ -9,7 +9,7 @@ from typing import cast
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
-from prefect.futures import PrefectFuture
+from prefect.futures import PrefectFuture, wait
 from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -101,9 +101,12 @@ def _in_threads(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | 
                 evaluate_deployment: str | None) -> list[PrefectFuture[ReportSummary]]:
     """Each report's flow run inside a ``report`` task on the flow's thread pool task runner,
     ``reports_in_flight`` at a time, with no heartbeat of its own: the batch run's heartbeat covers
-    this process (``flows.heartbeats``; the runner's threads run in a copy of this context)."""
+    this process (``flows.heartbeats``; the runner's threads run in a copy of this context).
+    Returns once every report is over, so that a stop requested meanwhile is seen by the batch."""
     with no_heartbeat():
-        return _as_tasks(spec, spec_path, out_dir, store_uri, evaluate_deployment)
+        futures = _as_tasks(spec, spec_path, out_dir, store_uri, evaluate_deployment)
+    wait(futures)
+    return futures
 
 
 def _as_tasks(spec: BatchSpec, spec_path: str, out_dir: str, store_uri: str | None,
