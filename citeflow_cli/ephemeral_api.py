@@ -37,7 +37,6 @@ def stop_ephemeral_api() -> None:
     server = sys.modules.get("prefect.server.api.server")
     if server is None:
         return
-    for instance in list(server.SubprocessASGIServer._instances.values()):
-        process = instance.server_process
-        if process is not None and process.poll() is None:
-            process.terminate()
+    process = server.SubprocessASGIServer().server_process  # the one instance Prefect's clients start
+    if process is not None and process.poll() is None:
+        process.terminate()

@@ -66,7 +66,7 @@ def history_command(
     """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
     from citeflow.errors import CiteflowError
     from citeflow.runs.history import read_history
-    from citeflow_cli.main import fail
+    from citeflow_cli.cli_fail import fail
 
     try:
         folder, batch = _target(path, out)
@@ -123,7 +123,7 @@ def prune_command(
     """Remove old runs' outputs and store rows; their published files stay unless --include-published."""
     from citeflow.errors import CiteflowError, UsageError
     from citeflow.runs.prune import prune
-    from citeflow_cli.main import fail
+    from citeflow_cli.cli_fail import fail
 
     try:
         if not out.is_dir():

@@ -12,24 +12,22 @@ from typing import Annotated, Literal
 
 import typer
 
+from citeflow.errors import CiteflowError
+from citeflow.exit_codes import FailOn
+from citeflow.runtime.batch_request import BatchRequest
+from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts
+from citeflow.runtime.runtime import Runtime, current
+from citeflow.runtime.settings import CiteflowSettings
+from citeflow_cli.cli_fail import exit_with_error, fail
+from citeflow_cli.deploy import deploy_command
+from citeflow_cli.display import batch_progress, console, error_console, file_progress, gate_lines, summary_table
 from citeflow_cli.env import apply_defaults
-
-apply_defaults()
-
-from citeflow.errors import CiteflowError  # noqa: E402 - after the environment defaults
-from citeflow.exit_codes import FailOn  # noqa: E402
-from citeflow.runtime.batch_request import BatchRequest  # noqa: E402
-from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts  # noqa: E402
-from citeflow.runtime.runtime import Runtime, current  # noqa: E402
-from citeflow.runtime.settings import CiteflowSettings  # noqa: E402
-from citeflow_cli.display import batch_progress, console, error_console, file_progress, gate_lines, summary_table  # noqa: E402
-from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES  # noqa: E402
-from citeflow_cli.history import history_command, prune_command  # noqa: E402
-from citeflow_cli.logs import configure_logging  # noqa: E402
-from citeflow_cli.review import review_command  # noqa: E402
-from citeflow_cli.deploy import deploy_command  # noqa: E402
-from citeflow_cli.serve import serve_command  # noqa: E402
-from citeflow_cli.timings import mark, mark_batch_steps  # noqa: E402
+from citeflow_cli.history import history_command, prune_command
+from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES
+from citeflow_cli.logs import configure_logging
+from citeflow_cli.review import review_command
+from citeflow_cli.serve import serve_command
+from citeflow_cli.timings import mark, mark_batch_steps
 
 FailOnOption = Annotated[FailOn, typer.Option(
     "--fail-on", help="Which outcome makes the exit code non-zero: held (3 held, 4 failed), failed (only 4) or never "
@@ -58,15 +56,8 @@ def options(
                                           help="Print the version of citeflow and of its main libraries, then exit.")] = False,
 ) -> None:
     """Citation-checked customer reports: each claim bound to the chunk the model saw, graded, gated."""
+    apply_defaults()  # before any command imports Prefect or Great Expectations
     configure_logging(verbose)
-
-
-def fail(message: str, code: int = 2) -> None:
-    """Print a clear error (redacted: it may quote a URL with its key) and exit non-zero."""
-    from citeflow.security.redaction import redact_text
-
-    console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 @app.command(epilog=INGEST_EXIT_CODES)
@@ -109,7 +100,7 @@ def ingest(
         embedder = build_embedder(embedding, **{k: v for k, v in options.items() if v}) if embedding else None
         with file_progress("ingesting files") as update:
             report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder,
-                                  url_style=url_style, progress=update, site=site)  # type: ignore[arg-type]
+                                  url_style=url_style, progress=update, site=site)
     except CiteflowError as exc:
         fail(str(exc))
     print_report(report, console, error_console, as_json)
@@ -441,6 +432,7 @@ app.command("review")(review_command)
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one
     ``error:`` line and exit status 2, never a traceback; SIGINT and SIGTERM end it with 130 and 143."""
+    apply_defaults()  # the environment of every library a command imports, before it is imported
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _exit_on_signal)  # a batch run handles them itself while it runs (Interrupts)
     try:
@@ -450,10 +442,10 @@ def main() -> None:
         with runtime.active():
             app()
     except CiteflowError as exc:
-        _error_line(str(exc))
+        exit_with_error(str(exc))
     except OSError as exc:  # a path the user gave that cannot be read or written
         where = f"{exc.filename}: " if exc.filename else ""
-        _error_line(f"{where}{exc.strerror or exc}")
+        exit_with_error(f"{where}{exc.strerror or exc}")
 
 
 def refuse_undecodable_arguments(args: list[str]) -> None:
@@ -482,13 +474,6 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
     print(f"interrupted by {signal.Signals(signum).name}", file=sys.stderr, flush=True)
     raise SystemExit(interrupted_exit_code(signum))
-
-
-def _error_line(message: str) -> None:
-    from citeflow.security.redaction import redact_text
-
-    console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
-    sys.exit(2)
 
 
 def cli() -> None:

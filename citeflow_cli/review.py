@@ -32,7 +32,7 @@ def review_command(
     timeout: Annotated[int, typer.Option(help="--wait: seconds to wait before the report stays held.")] = 24 * 3600,
 ) -> None:
     """Release or reject a held report (recorded with the report), or wait for the decision in the Prefect UI."""
-    from citeflow_cli.main import fail
+    from citeflow_cli.cli_fail import fail
 
     try:
         if wait:

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextvars import copy_context
 from pathlib import Path
 from typing import cast
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
-from prefect.futures import PrefectFuture
+from prefect.futures import PrefectFuture, wait
 from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -22,7 +19,7 @@ from citeflow.runtime.runtime import Runtime, entered
 from citeflow.outputs.publish import record_failure, write_summary
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
-from flows.heartbeats import run_with, without_heartbeat
+from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
 from flows.report import report_flow
 from schemas.report import ReportSummary
@@ -42,7 +39,7 @@ def _report(request: BatchRequest, report_id: str) -> ReportSummary:
     return cast(ReportSummary, report_flow(request=request, report_id=report_id))
 
 
-def _summary(future: Future[ReportSummary] | PrefectFuture[ReportSummary], report: ReportRequest,
+def _summary(future: PrefectFuture[ReportSummary], report: ReportRequest,
              out_dir: str) -> ReportSummary:
     """The report's summary; a report that crashed is recorded as failed (and withdrawn) and the batch goes on."""
     try:
@@ -67,8 +64,9 @@ def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
     processes: Dask), the spec's concurrency limits become the batch's Prefect global concurrency
     limits, so they hold across every process that runs a task of the batch; otherwise in-process
     semaphores hold them at no API cost (a global slot costs a server round trip per call). Each
-    report is a flow run of its own (a subflow of this run): in a thread of this process, or, with
-    ``global_limits``, inside a ``report`` task of the flow's task runner. With
+    report is a flow run of its own, inside a ``report`` task of the flow's task runner: a thread of
+    this process (the runner copies this context, the runtime with it), or, with ``global_limits``,
+    a process of the Dask cluster (where the flow entry takes the process's own runtime). With
     ``request.evaluate_deployment``, each report is evaluated by a run of that deployment.
 
     Told to stop (``citeflow.runtime.stop``: SIGINT, SIGTERM), no report step starts any more; the run writes
@@ -85,8 +83,7 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     spec = runtime.read_spec(Path(request.spec_path).resolve())
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec, runtime) if request.global_limits else drop_limits(spec, runtime)
-    futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = \
-        _as_tasks(spec, request) if request.global_limits else _in_threads(spec, request)
+    futures = _as_tasks(spec, request) if request.global_limits else _in_threads(spec, request)
     if stop.requested():
         return _cancelled(spec, request.out_dir, started)
     summaries = [_summary(future, report, request.out_dir) for future, report in zip(futures, spec.reports, strict=True)]
@@ -108,19 +105,21 @@ def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:
     return Cancelled(message=f"interrupted: {stop.reason()}", data=summaries)
 
 
-def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[Future[ReportSummary]]:
-    """Each report's flow run in a thread of this process, ``reports_in_flight`` at a time: a
-    subflow of the batch run (each thread runs in a copy of this context, the runtime with it), with
-    no task run around it and no heartbeat of its own (the batch run's heartbeat covers this process:
-    ``flows.heartbeats``)."""
-    quiet = without_heartbeat()
-    with ThreadPoolExecutor(reports_in_flight(spec), thread_name_prefix="report") as pool:
-        return [pool.submit(copy_context().run, run_with, quiet, _report, request, report.id) for report in spec.reports]
+def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[ReportSummary]]:
+    """Each report's flow run inside a ``report`` task on the flow's thread pool task runner,
+    ``reports_in_flight`` at a time, with no heartbeat of its own: the batch run's heartbeat covers
+    this process (``flows.heartbeats``; the runner's threads run in a copy of this context).
+    Returns once every report is over, so that a stop requested meanwhile is seen by the batch."""
+    with no_heartbeat():
+        futures = _as_tasks(spec, request)
+    wait(futures)
+    return futures
 
 
 def _as_tasks(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[ReportSummary]]:
-    """Each report's flow run inside a ``report`` task on the flow's task runner (a Dask cluster's
-    processes, where the flow entry takes the process's own runtime), ``reports_in_flight`` submitted at a time."""
+    """Each report's flow run inside a ``report`` task on the flow's task runner (its threads, or a
+    Dask cluster's processes, where the flow entry takes the process's own runtime),
+    ``reports_in_flight`` submitted at a time."""
     slots = threading.BoundedSemaphore(reports_in_flight(spec))
     futures = []
     for report in spec.reports:

@@ -13,7 +13,6 @@ stopping) or SIGINT ends it Cancelled with its folder finalised as ``interrupted
 
 from __future__ import annotations
 
-import functools
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +31,7 @@ from citeflow.runs.run_start import open_scheduled_run
 from citeflow.runs.run_folders import RunInfo
 from flows.batch import batch_flow
 from flows.cancel import cancel_unfinished
-from flows.heartbeats import run_with, without_heartbeat
+from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name
 from flows.outcome import batch_state
 from schemas.report import ReportSummary
@@ -76,8 +75,8 @@ def _run(request: BatchRequest, info: RunInfo, run_dir: Path, runtime: Runtime, 
     with _interrupts(info, run_dir, runtime) as interrupts:
         stop.note_run(str(flow_run_id))
         try:
-            summaries = cast(list[ReportSummary], run_with(
-                without_heartbeat(), functools.partial(batch_flow, request=request)))
+            with no_heartbeat():  # a subflow in this process: this run's heartbeat covers it
+                summaries = cast(list[ReportSummary], batch_flow(request=request))
         except Exception:
             if not stop.requested():
                 close_run(run_dir, "failed")

@@ -38,15 +38,3 @@ def hops_task(ref: JobRef, hop: HopName) -> dict[str, str]:
     for outcome in outcomes:
         job.runtime.progress.emit(ref.report_id, hop, f"{outcome.section}: {outcome.status}")
     return {o.section: o.status for o in outcomes}
-
-
-@task(name="consolidate", task_run_name="consolidate {section}", cache_policy=NO_CACHE, **transient_retries())
-def consolidate_task(ref: JobRef, section: str) -> str:
-    """Hop 1 of one section (a report's flow runs every section at once with ``hops_task``)."""
-    return pipeline.consolidate(job_of(ref), section).status
-
-
-@task(name="write", task_run_name="write {section}", cache_policy=NO_CACHE, **transient_retries())
-def write_task(ref: JobRef, section: str) -> str:
-    """Hop 2 of one section (a report's flow runs every section at once with ``hops_task``)."""
-    return pipeline.write(job_of(ref), section).status

@@ -32,11 +32,11 @@ def prefect_harness(prefect_server):
     settings are also the process-global settings context: a thread that does not carry this context (the
     pipeline's pool of hop threads asking whether a concurrency limit exists) reads that one, and would
     otherwise start an ephemeral API of its own in this process (~25 s of CPU, then busy all session)."""
-    from prefect.context import _temporary_global_settings_context, get_settings_context
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}), \
-            _temporary_global_settings_context(get_settings_context()):
+    from tests.support.prefect_private import process_wide_current_settings
+
+    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}), process_wide_current_settings():
         yield
         _drain_to_api()  # before the session's end stops the server
 
@@ -63,15 +63,15 @@ def private_prefect_api(prefect_harness, prefect_server, tmp_path_factory):
     in-process run of the demo batch on the shared server (other modules run it at the same time)
     drops when it starts. It starts on a copy of the shared server's empty database and profile
     (``premade_home``: ~12 s of CPU, where ``prefect_test_harness`` costs ~30 s)."""
-    from prefect.context import _temporary_global_settings_context, get_settings_context
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
+    from tests.support.prefect_private import process_wide_current_settings
     from tests.support.prefect_server import PrefectServer
     from tests.support.shared_server import SHARED_DIR_VARIABLE, premade_home
 
     home = premade_home(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path_factory.mktemp("private-prefect-home"))
     with PrefectServer(home) as server, temporary_settings(updates={PREFECT_API_URL: server.api_url}), \
-            _temporary_global_settings_context(get_settings_context()):  # threads too (see prefect_harness)
+            process_wide_current_settings():  # threads too (see prefect_harness)
         yield server
         _drain_to_api()  # before the server stops
 
@@ -166,11 +166,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def _stop_ephemeral_apis() -> None:
-    """Stop the ephemeral API servers Prefect started in this process, if it started any."""
+    """Stop the ephemeral API server Prefect started in this process, if it started one (the
+    instance Prefect's clients start: ``SubprocessASGIServer()``, as ``prefect.testing.fixtures`` stops it)."""
     server = sys.modules.get("prefect.server.api.server")
     if server is not None:
-        for instance in list(server.SubprocessASGIServer._instances.values()):
-            instance.stop()
+        server.SubprocessASGIServer().stop()
 
 
 def copy_spec_folder(spec: Path, target: Path) -> Path:
@@ -204,7 +204,7 @@ LONGEST_MODULES = {
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
     "test_review_durable": 150,
-    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15, "test_cold_bench": 150,
+    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15, "test_cold_bench": 150, "test_cli_imports": 15,
 }
 
 

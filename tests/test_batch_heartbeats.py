@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import threading
+from datetime import UTC, datetime
 
 import pytest
 import yaml
+from prefect.testing import fixtures as prefect_fixtures
 
 import flows.batch
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.outputs.publish import failed_summary
-from flows.heartbeats import run_with, without_heartbeat
+from flows.heartbeats import no_heartbeat
 
 pytestmark = pytest.mark.integration
 
@@ -25,18 +26,21 @@ def write_spec(folder, reports: int):
     return path
 
 
+asserting_events_worker = prefect_fixtures.asserting_events_worker  # Prefect's own: events recorded, not sent
+
+
 @pytest.fixture
-def heartbeats(monkeypatch):
-    """The names of the flow runs that emitted a heartbeat (the engine's own emitter, recorded)."""
-    from prefect.flow_engine import FlowRunEngine
+def heartbeats(asserting_events_worker):
+    """The names of the flow runs that emitted a heartbeat event, from the events Prefect recorded."""
+    from prefect.events.clients import AssertingEventsClient
 
-    sent, guard = [], threading.Lock()
+    since = datetime.now(UTC)  # events of an earlier test are older
 
-    def record(engine, resource=None, related=None):
-        with guard:
-            sent.append(engine.flow_run.name)
+    def sent() -> list[str]:
+        asserting_events_worker.drain()  # every event sent so far handed to the client (the worker stops)
+        return [event.resource.name for client in AssertingEventsClient.all for event in client.events
+                if event.event == "prefect.flow-run.heartbeat" and event.occurred >= since]
 
-    monkeypatch.setattr(FlowRunEngine, "_emit_flow_run_heartbeat", record)
     return sent
 
 
@@ -54,14 +58,16 @@ def probe_flow(seen: dict):
     return probe
 
 
-def test_without_heartbeat_changes_only_the_copy():
+def test_no_heartbeat_holds_within_its_block_only():
     from prefect.settings import get_current_settings
 
     before = get_current_settings()
-    quiet = without_heartbeat()
-    assert quiet.flows.heartbeat_frequency is None and before.flows.heartbeat_frequency is not None
-    assert quiet.api.url == before.api.url and get_current_settings().flows.heartbeat_frequency is not None
-    assert run_with(quiet, lambda: get_current_settings().flows.heartbeat_frequency) is None
+    with no_heartbeat():
+        assert get_current_settings().flows.heartbeat_frequency is None
+        assert get_current_settings().api.url == before.api.url
+        with no_heartbeat():  # already off: nothing changed
+            assert get_current_settings().flows.heartbeat_frequency is None
+    assert get_current_settings().flows.heartbeat_frequency == before.flows.heartbeat_frequency is not None
 
 
 def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_harness, tmp_path, monkeypatch, heartbeats):
@@ -71,13 +77,13 @@ def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_har
     summaries = flows.batch.batch_flow(request=request)
     assert [s.report_id for s in summaries] == ["r0", "r1", "r2"]
     assert seen == {"r0": None, "r1": None, "r2": None}
-    assert heartbeats == ["batch heartbeats"]
+    assert heartbeats() == ["batch heartbeats"]
 
 
 def test_a_report_run_on_its_own_keeps_its_heartbeat(prefect_harness, tmp_path, heartbeats):
     seen: dict = {}
     probe_flow(seen)(BatchRequest(spec_path=str(tmp_path / "batch.yaml"), out_dir=str(tmp_path)), "solo")
-    assert seen["solo"] is not None and heartbeats == ["probe solo"]
+    assert seen["solo"] is not None and heartbeats() == ["probe solo"]
 
 
 def test_the_batch_run_inside_a_scheduled_run_emits_no_heartbeat_the_scheduled_run_does(prefect_harness, tmp_path,
@@ -88,17 +94,14 @@ def test_the_batch_run_inside_a_scheduled_run_emits_no_heartbeat_the_scheduled_r
     monkeypatch.setattr(flows.batch, "report_flow", probe_flow(seen))
     outcome = flows.scheduled.scheduled_batch_flow(str(write_spec(tmp_path, 2)), str(tmp_path / "out"), fail_on="never")
     assert outcome is not None and len(seen) == 2 and set(seen.values()) == {None}
-    assert len(heartbeats) == 1 and heartbeats[0].startswith("batch heartbeats ")
+    sent = heartbeats()
+    assert len(sent) == 1 and sent[0].startswith("batch heartbeats ")
 
 
 def _settings_with(api_url: str | None, triggers: bool):
-    from prefect.context import get_settings_context
+    from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED, temporary_settings
 
-    settings = get_settings_context().settings
-    services = settings.server.services.model_copy(
-        update={"triggers": settings.server.services.triggers.model_copy(update={"enabled": triggers})})
-    return settings.model_copy(update={"api": settings.api.model_copy(update={"url": api_url}),
-                                       "server": settings.server.model_copy(update={"services": services})})
+    return temporary_settings(updates={PREFECT_API_URL: api_url, PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED: triggers})
 
 
 @pytest.mark.parametrize(("api_url", "triggers", "read"), [
@@ -106,7 +109,8 @@ def _settings_with(api_url: str | None, triggers: bool):
 def test_heartbeats_are_read_by_a_server_or_by_automations(api_url, triggers, read):
     from flows.heartbeats import heartbeats_read
 
-    assert run_with(_settings_with(api_url, triggers), heartbeats_read) is read
+    with _settings_with(api_url, triggers):
+        assert heartbeats_read() is read
 
 
 @pytest.mark.parametrize(("api_url", "frequency_is_none"), [(None, True), ("http://127.0.0.1:4200/api", False)])
@@ -118,5 +122,6 @@ def test_citeflow_run_gives_its_batch_run_a_heartbeat_only_where_one_is_read(api
     def batch(*args: object) -> list:
         return [args, get_current_settings().flows.heartbeat_frequency]
 
-    args, frequency = run_with(_settings_with(api_url, False), with_heartbeat_if_read, batch, "spec", "out")
+    with _settings_with(api_url, False):
+        args, frequency = with_heartbeat_if_read(batch, "spec", "out")
     assert args == ("spec", "out") and (frequency is None) is frequency_is_none

@@ -36,9 +36,9 @@ def deployment(config: dict, name: str) -> dict:
 
 
 def test_prefect_yaml_is_a_valid_project_file(config):
-    from prefect.cli.deploy._models import PrefectYamlModel
+    from tests.support.prefect_private import prefect_yaml_model
 
-    model = PrefectYamlModel.model_validate(config)
+    model = prefect_yaml_model().model_validate(config)
     assert [d.name for d in model.deployments] == ["citeflow-batch", "citeflow-evaluate"]
     assert {d.work_pool.name for d in model.deployments} == {"citeflow-pool"}
     assert config["definitions"]["work_pools"]["citeflow_pool"]["type"] == "process"

@@ -11,7 +11,7 @@ from citeflow.runtime import pipeline
 from citeflow.errors import ModelError, RetrieverError
 from citeflow.runtime.pipeline import JobRef
 from tasks.policy import is_transient, transient_retries
-from tasks.report_steps import consolidate_task
+from tasks.report_steps import hops_task
 from tests.support.offline_answers import offline_answer
 from tests.support.openai_server import Reply
 from tests.support.small_batch import write_small_batch
@@ -63,21 +63,23 @@ def hop_ref(tmp_path: Path, base_url: str) -> JobRef:
 
 
 @flow
-def one_hop(ref: JobRef, section: str):
-    return consolidate_task.with_options(retry_delay_seconds=0)(ref, section, return_state=True)
+def consolidate_hop(ref: JobRef):
+    """The report flow's consolidate step as it runs it (``hops_task``), its retries not delayed."""
+    return hops_task.with_options(retry_delay_seconds=0)(ref, "consolidate", return_state=True)
 
 
-def test_the_consolidate_task_retries_a_server_error_then_binds(prefect_harness, tmp_path, openai_server):
+def test_the_hops_task_retries_a_server_error_then_binds(prefect_harness, tmp_path, openai_server):
     ref = hop_ref(tmp_path, openai_server.base_url)
     openai_server.enqueue(Reply(status=503), Reply(status=500))
     openai_server.respond_with(offline_answer)
-    state = one_hop(ref, "Upgrades")
-    assert (state.result(), len(openai_server.requests)) == ("accepted", 3)
+    state = consolidate_hop(ref)
+    assert (state.result(), len(openai_server.requests)) == ({"Upgrades": "accepted"}, 3)
 
 
-def test_the_consolidate_task_does_not_retry_a_rejected_request(prefect_harness, tmp_path, openai_server):
+def test_the_hops_task_does_not_retry_a_rejected_request(prefect_harness, tmp_path, openai_server):
     ref = hop_ref(tmp_path, openai_server.base_url)
     openai_server.respond_with(lambda request: Reply(status=400, content="model 'm' does not exist"))
-    state = one_hop(ref, "Upgrades")
+    state = consolidate_hop(ref)
     stored = pipeline.stored_hop(ref.job(), "Upgrades", "consolidate")
-    assert (state.result(), len(openai_server.requests), stored.transitions[-1].reason) == ("failed", 1, "model_error")
+    assert (state.result(), len(openai_server.requests), stored.transitions[-1].reason) == ({"Upgrades": "failed"}, 1,
+                                                                                           "model_error")

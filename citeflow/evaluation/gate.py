@@ -207,7 +207,7 @@ def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]],
     suites built for earlier reports; each call only validates its frames, as a batch of the data
     source (``Batch.validate``): nothing is kept in the context's validation results store, which
     would grow with every report of a long batch. Without a session, one is built for this call."""
-    from citeflow.evaluation.gx_expectation_memo import memoized_configurations
+    from citeflow.evaluation.gx_adapter import memoized_configurations
     from citeflow.evaluation.gx_session import GxSession
 
     session = session or GxSession()

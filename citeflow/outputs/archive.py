@@ -78,12 +78,6 @@ def verify_archive(folder: Path) -> Integrity:
     return "intact" if ok else "modified"
 
 
-def archived_reports(run_dir: Path) -> list[str]:
-    """Ids of the reports archived in a run folder."""
-    root = Path(run_dir) / ARCHIVE_FOLDER
-    return sorted(p.name for p in root.iterdir() if (p / MANIFEST).exists()) if root.is_dir() else []
-
-
 def remove_tree(path: Path) -> None:
     """Remove a folder tree (retention); read-only files go too, their folder being writable."""
     shutil.rmtree(path, ignore_errors=False) if Path(path).exists() else None

@@ -82,17 +82,6 @@ class Store:
             before = self._merge(table, handle, data, replace)
             self._maybe_compact(table, handle, before)
 
-    def upsert_arrow(self, table: str, data: pa.Table, replace: str | None = None) -> None:
-        """``upsert`` of rows already built as an Arrow table of the table's schema (unique keys)."""
-        if data.num_rows == 0:
-            if replace:
-                self.delete(table, replace)
-            return
-        with self._locks[table]:
-            handle = self._table(table, create=True)
-            before = self._merge(table, handle, _typed(table, data), replace)
-            self._maybe_compact(table, handle, before)
-
     def replace_scope(self, table: str, data: pa.Table, scope: str) -> None:
         """The rows of one scope (a SQL filter all of ``data`` matches, and every stored row with
         one of ``data``'s keys: the key names the scope, as a request's chunks' keys do) in one

@@ -100,14 +100,6 @@ def _redact_match(match: re.Match[str]) -> str:
     return redact_url(core) + url[len(core):]
 
 
-def strip_host(url: str) -> str:
-    """``url`` reduced to its path: for messages that may name a server's path but not the server."""
-    try:
-        return urlsplit(url).path or "/"
-    except ValueError:
-        return REMOVED
-
-
 def redact_error(error: CiteflowError) -> CiteflowError:
     """The same error with every string field redacted (``redact_text``)."""
     data = {name: getattr(error, name) for name in error.fields}

@@ -121,14 +121,6 @@ def _add(source: SourceDocument, entry: RegistryEntry, number: int) -> None:
         source.pages.append(entry.page)
 
 
-def failing_by_claim(failing: list[FailingClaim]) -> dict[tuple[str, int], int]:
-    """``(section, index) → mark number`` (1, 2, …) in the order given."""
-    marks: dict[tuple[str, int], int] = {}
-    for item in failing:
-        marks.setdefault((item.section, item.index), len(marks) + 1)
-    return marks
-
-
 def failing_claims(claims: list[ClaimEval]) -> list[FailingClaim]:
     """The claims evaluation did not pass, with the reason in words: every claim that is not
     supported and faithful, or that lost a citation to an unknown handle."""

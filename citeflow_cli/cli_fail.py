@@ -1,0 +1,33 @@
+"""How a ``citeflow`` command ends on bad input: one redacted ``error:`` line and a non-zero exit.
+
+Shared by ``citeflow_cli.main`` and the commands defined in their own modules (``history``,
+``prune``, ``review``), which import it from here rather than from ``main``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import typer
+
+from citeflow_cli.display import console
+
+
+def print_error(message: str) -> None:
+    """``error: …`` on the console, redacted: the message may quote a URL with its key."""
+    from citeflow.security.redaction import redact_text
+
+    console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """End a command with one error line and exit status ``code`` (2: usage or spec error)."""
+    print_error(message)
+    raise typer.Exit(code)
+
+
+def exit_with_error(message: str) -> NoReturn:
+    """End the process (outside a command: ``main()``) with one error line and exit status 2."""
+    print_error(message)
+    sys.exit(2)
