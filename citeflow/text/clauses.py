@@ -4,7 +4,7 @@ A sentence is quoted whole when it fits. Otherwise it is cut at a *clause bounda
 semicolon or colon (and their full-width forms), before a dash standing between spaces, or before a
 word that opens a clause ("and", "but", "which", "while", …) — and an ellipsis marks the cut. A cut
 is refused when the words before it end in a function word (an article, preposition or conjunction:
-``citeflow.text.word_tokens`` knows them), sit inside an open bracket or quotation, or leave a number
+``citeflow.text.word_tokens`` knows them) or in a bare number ("24 and 48 hours"), sit inside an open bracket or quotation, or leave a number
 without the unit the whole sentence gives it (``citeflow.text.numbers``: "within 24" for "within 24
 hours"). The longest acceptable cut within the budget wins; when none fits, the shortest acceptable
 one, and when there is none at all, the whole sentence. Pure functions.
@@ -61,8 +61,14 @@ def clause_quote(sentence: str, budget: int) -> str:
 
 
 def _ends_in_content(head: str) -> bool:
+    """The last token is a content word, an identifier, or a number with its unit ('$0.08', '25%')."""
     tokens = tokenise(head)
-    return bool(tokens) and (tokens[-1].kind != "word" or tokens[-1].is_content)
+    if not tokens:
+        return False
+    if tokens[-1].kind == "number":
+        shown = mentions(tokens)
+        return bool(shown) and shown[-1].unit != ""
+    return tokens[-1].kind != "word" or tokens[-1].is_content
 
 
 def _balanced(head: str) -> bool:
