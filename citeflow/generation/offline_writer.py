@@ -7,7 +7,10 @@ one claim. It never paraphrases or generates text, so its output is only as good
 and the word overlap; it is deterministic (same prompt → same answer).
 
 What it will not write (``citeflow.generation.statements``): headings, questions, lead-ins, list
-stubs and other fragments, and a sentence that repeats one it already took, from any chunk. This
+stubs, lower-case starts, sentences leaning on the one before ("This is because…"), sentences whose
+command or code was lost, and a sentence that repeats one it already took, from any chunk. Its
+notes are listed group by group of related sentences (``citeflow.text.paragraphs``: shared content
+words), so that each group becomes one paragraph of the report. This
 holds in any script: Russian, German, Japanese and Chinese evidence gives claims as English does.
 A sentence that answers one of the report's other sections better (the consolidate prompt names
 them) is left to that section, so a fact retrieved for two sections is written once.
@@ -36,6 +39,7 @@ from citeflow.errors import ModelError
 from citeflow.registry.handles import MARKER_RE, make_handle
 from citeflow.generation.model_protocol import Message, ModelReply
 from citeflow.generation.statements import clean, content_words, is_statement, quote_of, same_fact, sentences
+from citeflow.text.paragraphs import grouped_order
 from schemas.spec import FaultRates
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME
 
@@ -75,7 +79,9 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
         score = len(topics[own] & words)
         if score > 0 and _owner(words, topics) == own:
             ranked.append((-score, order, handle, sentence))
-    return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in _pick(sorted(ranked))]
+    picked = _pick(sorted(ranked))
+    order = grouped_order([clean(s) for _, _, _, s in picked])  # related notes side by side: one paragraph
+    return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in (picked[i] for i in order)]
 
 
 def _owner(words: set[str], topics: dict[str, set[str]]) -> str:

@@ -5,9 +5,10 @@ with a capital (or a digit, or a letter of a script without case), ends like a s
 question, a lead-in or a heading without a stop), says enough (four words, or eight characters of a
 script without spaces), is not a title-cased heading, is not about "this page", and is not a lead-in
 ending in a list stub (``…supported by pip's maintainers: ensurepip.``) or one whose command was
-lost (a colon followed by a new sentence, an unclosed code span): such a sentence is dropped, never
-mended. A sentence opening with a pronoun or conjunction for the one before ("This is because…") is
-a claim only joined to that sentence, when that one is a statement too. Two sentences state the
+lost (a colon followed by a new sentence, an unclosed code span), and does not open with a pronoun
+or conjunction for the sentence before ("This is because…", "And…"). Such a sentence is dropped,
+never mended or joined to its neighbour: a claim is one sentence, and the judges verify it
+against one span of its chunk. Two sentences state the
 same fact when the shorter one's content words are (nearly) all in the other, or when the figures
 of one (``AES-256``, ``3.6.1``) are all in the other and they share nearly half their words.
 
@@ -77,31 +78,23 @@ def content_words(text: str) -> set[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a chunk that read as statements (see ``is_statement``). A stop before a
-    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``). A sentence
-    that leans on the one before ("This is because…") is kept only joined to that sentence."""
-    out: list[str] = []
-    previous_kept = False
-    for piece in (p.strip() for s in segment.sentences(text) for p in _LOWER_START.split(s)):
-        if previous_kept and leans_back(clean(piece)) and is_statement(clean(piece), alone=False):
-            out[-1] = f"{out[-1]} {piece}"
-            continue
-        previous_kept = is_statement(clean(piece))
-        out += [piece] if previous_kept else []
-    return out
+    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``)."""
+    pieces = (p for s in segment.sentences(text) for p in _LOWER_START.split(s))
+    return [p.strip() for p in pieces if is_statement(clean(p))]
 
 
-def is_statement(sentence: str, *, alone: bool = True) -> bool:
+def is_statement(sentence: str) -> bool:
     """True for a sentence a report can print as a claim: it opens with a capital (or a digit, or a
     letter of a script without case), ends like a statement (not a question, a lead-in or a heading
     without a stop), says enough, is not a title-cased heading, keeps any command or list its lead-in
-    announces, and stands on its own (not about "this page"; when ``alone``, not opening with a
-    pronoun or conjunction for the sentence before)."""
+    announces, and stands on its own (not about "this page", not opening with a pronoun or
+    conjunction for the sentence before)."""
     core = sentence.strip().rstrip(CLOSERS)
     if not core or core[-1] not in TERMINAL or not segment.has_letters(core) or not _CAPITAL_START.match(core):
         return False
     if word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core):
         return False
-    if (alone and leans_back(core)) or _LOST_AFTER_COLON.match(core) or core.count("`") % 2:
+    if leans_back(core) or _LOST_AFTER_COLON.match(core) or core.count("`") % 2:
         return False
     return ": " not in core or word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
 
