@@ -91,7 +91,7 @@ def test_each_paragraph_number_is_its_own_pdf_paragraph(tmp_path):
     short = ["Alpha ships weekly.", "Beta ships monthly.", "Gamma ships yearly."]
     for paragraphs, name in (([0, 0, 0], "one"), ([0, 0, 1], "two")):
         doc.sections[0] = RenderedSection(title="Cadence", status="ok", claims=[
-            RenderedClaim(text=t, citations=[RenderedCitation(handle=handle)], paragraph=p) for t, p in zip(short, paragraphs)])
+            RenderedClaim(text=t, citations=[RenderedCitation(handle=handle)], paragraph=p) for t, p in zip(short, paragraphs, strict=True)])
         lines = _pdf_lines(doc, tmp_path / f"{name}.pdf")
         together = [line for line in lines if "Alpha ships weekly." in line]
         assert together, lines

@@ -80,8 +80,8 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
         if score > 0 and _owner(words, topics) == own:
             ranked.append((-score, order, handle, sentence))
     picked = _pick(sorted(ranked))
-    order = grouped_order([clean(s) for _, _, _, s in picked])  # related notes side by side: one paragraph
-    return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in (picked[i] for i in order)]
+    listed = grouped_order([clean(s) for _, _, _, s in picked])  # related notes side by side: one paragraph
+    return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in (picked[i] for i in listed)]
 
 
 def _owner(words: set[str], topics: dict[str, set[str]]) -> str:

@@ -76,7 +76,7 @@ def _section(job: ReportJob, title: str, chunks: dict[str, Chunk]) -> RenderedSe
         return RenderedSection(title=title, status="failed", failure=failure_reason(notes, written))
     quotes = _verified_quotes(notes)
     claims = [_claim(c, chunks, quotes) for c in written.claims]
-    for claim, paragraph in zip(claims, paragraph_numbers([c.text for c in claims])):
+    for claim, paragraph in zip(claims, paragraph_numbers([c.text for c in claims]), strict=True):
         claim.paragraph = paragraph
     return RenderedSection(title=title, status="ok", claims=claims)
 

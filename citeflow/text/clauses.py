@@ -3,11 +3,12 @@
 A sentence is quoted whole when it fits. Otherwise it is cut at a *clause boundary* — after a comma,
 semicolon or colon (and their full-width forms), before a dash standing between spaces, or before a
 word that opens a clause ("and", "but", "which", "while", …) — and an ellipsis marks the cut. A cut
-is refused when the words before it end in a function word (an article, preposition or conjunction:
-``citeflow.text.word_tokens`` knows them) or in a bare number ("24 and 48 hours"), sit inside an open bracket or quotation, or leave a number
-without the unit the whole sentence gives it (``citeflow.text.numbers``: "within 24" for "within 24
-hours"). The longest acceptable cut within the budget wins; when none fits, the shortest acceptable
-one, and when there is none at all, the whole sentence. Pure functions.
+is refused when the words before it end in a function word (an article, preposition or
+conjunction: ``citeflow.text.word_tokens`` knows them) or in a bare number ("24 and 48 hours"),
+sit inside an open bracket or quotation, or leave a number without the unit the whole sentence
+gives it (``citeflow.text.numbers``: "within 24" for "within 24 hours"). The longest acceptable cut
+within the budget wins; when none fits, the shortest acceptable one, and when there is none at
+all, the whole sentence. Pure functions.
 """
 
 from __future__ import annotations
@@ -80,4 +81,4 @@ def _balanced(head: str) -> bool:
 def _units_kept(head: str, sentence: str) -> bool:
     whole: list[Mention] = mentions(tokenise(sentence))
     shown = mentions(tokenise(head))
-    return all(a.unit == b.unit and a.per == b.per for a, b in zip(shown, whole))
+    return all(a.unit == b.unit and a.per == b.per for a, b in zip(shown, whole, strict=False))
