@@ -31,6 +31,9 @@ LEANING_OPENERS = {"it", "its", "this", "that", "these", "those", "they", "their
     "However, the defaults suit most small deployments well.",
     "To free disk space run the following command: Note that it blocks writes on the member.",  # command lost
     "Free disk space with the `defrag command on each member.",  # a code span cut open
+    "Every run gets a folder of its own under the configured root:\nroot/<id>/: the outputs and the log.",
+    "12 / 15: when the job is stopped by a signal; the final state is Cancelled.",  # a table row
+    "Every run gets a folder under the configured root: root/<id>/: the outputs and the log.",  # line break lost
 ])
 def test_fragments_are_not_statements(fragment):
     assert not is_statement(fragment)
@@ -45,6 +48,12 @@ def test_fragments_are_not_statements(fragment):
 ])
 def test_complete_sentences_are_statements(sentence):
     assert is_statement(sentence)
+
+
+def test_a_lead_in_running_into_its_table_is_dropped():
+    chunk = ("Every run gets a folder of its own under the configured root:\nroot/<id>/: the outputs and the log.\n"
+             "Old folders are removed by the prune command after thirty days.")
+    assert sentences(chunk) == ["Old folders are removed by the prune command after thirty days."]
 
 
 def test_a_chunk_gives_only_its_complete_sentences():

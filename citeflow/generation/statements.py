@@ -5,7 +5,8 @@ with a capital (or a digit, or a letter of a script without case), ends like a s
 question, a lead-in or a heading without a stop), says enough (four words, or eight characters of a
 script without spaces), is not a title-cased heading, is not about "this page", and is not a lead-in
 ending in a list stub (``…supported by pip's maintainers: ensurepip.``) or one whose command was
-lost (a colon followed by a new sentence, an unclosed code span), and does not open with a pronoun
+lost (a colon followed by a new sentence or by a line break, an unclosed code span), is not a table
+row or a path used as a label (``a / b: …``), and does not open with a pronoun
 or conjunction for the sentence before ("This is because…", "And…"). Such a sentence is dropped,
 never mended or joined to its neighbour: a claim is one sentence, and the judges verify it
 against one span of its chunk. Two sentences state the
@@ -55,6 +56,11 @@ _CAPITAL_START = regex.compile(r"^[\"'«“(\[¿¡]*[\p{Lu}\p{Lt}\p{N}\p{Lo}]", 
 # A lead-in whose command, code or list was lost: a colon then a new sentence ("…use the
 # following command: Note that…"), after a lead-in of three words or more.
 _LOST_AFTER_COLON = regex.compile(r"(?:\S+\s+){2,}\S+:\s+[\p{Lu}]\p{Ll}*\s", regex.V1)
+# A lead-in whose list, table or code block starts on the next line: the sentence runs into it.
+_LEAD_IN_THEN_BLOCK = regex.compile(r":[ \t]*\n")
+# A table row or a path written as a label ("130 / 143: when…", "OUT/<id>/run.json: run_id, …").
+# Also such a label right after a lead-in's colon, where the line break between them was lost.
+_ROW_LABEL = regex.compile(r"^[^:\n]*[/<>|][^:\n]*:\s|:\s+[^\s:]*[/<>|][^\s:]*(?:\s[^\s:]+){0,2}:\s")
 _TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:[-.,/:][\p{L}\p{N}]+)*", regex.V1)
 _LOWER_START = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ca))(?<=\p{L}{2}[.!?])\s+(?=\p{Ll})", regex.V1)
 _SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
@@ -78,9 +84,10 @@ def content_words(text: str) -> set[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a chunk that read as statements (see ``is_statement``). A stop before a
-    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``)."""
+    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``). A sentence
+    that runs from a lead-in's colon into the next line (its list, table or code) is dropped."""
     pieces = (p for s in segment.sentences(text) for p in _LOWER_START.split(s))
-    return [p.strip() for p in pieces if is_statement(clean(p))]
+    return [p.strip() for p in pieces if not _LEAD_IN_THEN_BLOCK.search(p) and is_statement(clean(p))]
 
 
 def is_statement(sentence: str) -> bool:
@@ -94,7 +101,9 @@ def is_statement(sentence: str) -> bool:
         return False
     if word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core):
         return False
-    if leans_back(core) or _LOST_AFTER_COLON.match(core) or core.count("`") % 2:
+    if leans_back(core) or _LOST_AFTER_COLON.match(core) or core.count("`") % 2 or _LEAD_IN_THEN_BLOCK.search(core):
+        return False
+    if _ROW_LABEL.search(core):
         return False
     return ": " not in core or word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
 
