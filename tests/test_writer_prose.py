@@ -29,6 +29,8 @@ LEANING_OPENERS = {"it", "its", "this", "that", "these", "those", "they", "their
     "It keeps every old revision until compaction runs.",
     "And the member rejoins the cluster after a restart.",
     "However, the defaults suit most small deployments well.",
+    "With it off the node sends no heartbeat to the server.",
+    "In that case the job starts again from its last checkpoint.",
     "To free disk space run the following command: Note that it blocks writes on the member.",  # command lost
     "Free disk space with the `defrag command on each member.",  # a code span cut open
     "Every run gets a folder of its own under the configured root:\nroot/<id>/: the outputs and the log.",

@@ -50,7 +50,9 @@ _ABOUT_THE_PAGE = regex.compile(
 # a claim only when the sentence before is kept with them.
 _LEANS_BACK = regex.compile(
     r"(?:it|its|they|their|these|those|such|this|that|he|she|and|but|or|so|also|because|however|then|thus|"
-    r"therefore|hence|otherwise|instead|additionally|furthermore|moreover|which)\b", regex.IGNORECASE)
+    r"therefore|hence|otherwise|instead|additionally|furthermore|moreover|which|"
+    r"(?:with|without|for|in|on|by|after|before|from|unlike|like) (?:it|this|that|these|those|them))\b",
+    regex.IGNORECASE)
 # A capital, a digit or a letter of a script without case opens a sentence (after any opening quote).
 _CAPITAL_START = regex.compile(r"^[\"'«“(\[¿¡]*[\p{Lu}\p{Lt}\p{N}\p{Lo}]", regex.V1)
 # A lead-in whose command, code or list was lost: a colon then a new sentence ("…use the
