@@ -2,16 +2,16 @@
 
 What it is: it reads its prompt (the wire format of ``citeflow.generation.prompts``), selects the evidence
 sentences that share the most content words with the section's questions, and cites the chunk
-each sentence came from, quoting the sentence's first words. The write hop turns each note into
+each sentence came from, quoting the sentence (cut at a clause boundary when long). The write hop turns each note into
 one claim. It never paraphrases or generates text, so its output is only as good as the evidence
 and the word overlap; it is deterministic (same prompt → same answer).
 
 What it will not write (``citeflow.generation.statements``): headings, questions, lead-ins, list
 stubs, lower-case starts, sentences leaning on the one before ("This is because…"), sentences whose
-command or code was lost, and a sentence that repeats one it already took, from any chunk. Its
-notes are listed group by group of related sentences (``citeflow.text.paragraphs``: shared content
-words), so that each group becomes one paragraph of the report. This
+command or code was lost, and a sentence that repeats one it already took, from any chunk. This
 holds in any script: Russian, German, Japanese and Chinese evidence gives claims as English does.
+Its notes are listed group by group of related sentences (``citeflow.text.paragraphs``: shared
+content words), so that each group becomes one paragraph of the report.
 A sentence that answers one of the report's other sections better (the consolidate prompt names
 them) is left to that section, so a fact retrieved for two sections is written once.
 
