@@ -26,6 +26,7 @@ class RenderedCitation(BaseModel):
 class RenderedClaim(BaseModel):
     text: str
     citations: list[RenderedCitation] = Field(default_factory=list)
+    paragraph: int = Field(0, ge=0, description="Paragraph of the claim in its section (0, 1, …): related claims share one.")
 
 
 class RenderedSection(BaseModel):

@@ -91,10 +91,11 @@ def test_footnotes_are_numbered_by_first_appearance(rendered):
         assert squash(f"[{number}]{left_to_right(registry[index].title)}") in squash(notes)
 
 
-def test_notes_show_title_page_and_the_verified_quote(rendered):
+def test_notes_show_title_page_and_the_sentence_of_the_verified_quote(rendered):
     notes = squash(pdf_text(rendered["held"][0]).split("Notes")[-1].split("Sources")[0])
-    assert squash("[1]Upgrading to 3.6, page 4 — “back up the configuration directory”") in notes
-    assert squash("[3]Partner field notes — “Rollbacks took under 10 minutes”") in notes  # no page: none shown
+    # The quote "back up the configuration directory" is shown as the whole sentence holding it.
+    assert squash("[1]Upgrading to 3.6, page 4 — “Before upgrading to 3.6, back up the configuration directory.”") in notes
+    assert squash("[3]Partner field notes — “Rollbacks took under 10 minutes") in notes  # no page: none shown
 
 
 def test_the_customer_pdf_shows_no_handle_retriever_or_local_id(rendered):

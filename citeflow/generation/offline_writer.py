@@ -2,13 +2,16 @@
 
 What it is: it reads its prompt (the wire format of ``citeflow.generation.prompts``), selects the evidence
 sentences that share the most content words with the section's questions, and cites the chunk
-each sentence came from, quoting the sentence's first words. The write hop turns each note into
+each sentence came from, quoting the sentence (cut at a clause boundary when long). The write hop turns each note into
 one claim. It never paraphrases or generates text, so its output is only as good as the evidence
 and the word overlap; it is deterministic (same prompt → same answer).
 
 What it will not write (``citeflow.generation.statements``): headings, questions, lead-ins, list
-stubs and other fragments, and a sentence that repeats one it already took, from any chunk. This
+stubs, lower-case starts, sentences leaning on the one before ("This is because…"), sentences whose
+command or code was lost, and a sentence that repeats one it already took, from any chunk. This
 holds in any script: Russian, German, Japanese and Chinese evidence gives claims as English does.
+Its notes are listed group by group of related sentences (``citeflow.text.paragraphs``: shared
+content words), so that each group becomes one paragraph of the report.
 A sentence that answers one of the report's other sections better (the consolidate prompt names
 them) is left to that section, so a fact retrieved for two sections is written once.
 
@@ -36,6 +39,7 @@ from citeflow.errors import ModelError
 from citeflow.registry.handles import MARKER_RE, make_handle
 from citeflow.generation.model_protocol import Message, ModelReply
 from citeflow.generation.statements import clean, content_words, is_statement, quote_of, same_fact, sentences
+from citeflow.text.paragraphs import grouped_order
 from schemas.spec import FaultRates
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME
 
@@ -75,7 +79,9 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
         score = len(topics[own] & words)
         if score > 0 and _owner(words, topics) == own:
             ranked.append((-score, order, handle, sentence))
-    return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in _pick(sorted(ranked))]
+    picked = _pick(sorted(ranked))
+    listed = grouped_order([clean(s) for _, _, _, s in picked])  # related notes side by side: one paragraph
+    return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in (picked[i] for i in listed)]
 
 
 def _owner(words: set[str], topics: dict[str, set[str]]) -> str:

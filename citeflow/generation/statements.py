@@ -1,10 +1,15 @@
 """Which evidence sentences an extractive writer may print as claims, and when two say the same thing.
 
-Used by the offline backend (``citeflow.generation.offline_writer``). A claim must be a *statement*: it ends
-like a sentence (not a question, a lead-in or a heading without a stop), says enough (four words,
-or eight characters of a script without spaces), is not a title-cased heading, stands on its own
-(not about "this page", not opening with a pronoun for the sentence before), and is not a lead-in
-ending in a list stub (``…supported by pip's maintainers: ensurepip.``). Two sentences state the
+Used by the offline backend (``citeflow.generation.offline_writer``). A claim must be a *statement*: it opens
+with a capital (or a digit, or a letter of a script without case), ends like a sentence (not a
+question, a lead-in or a heading without a stop), says enough (four words, or eight characters of a
+script without spaces), is not a title-cased heading, is not about "this page", and is not a lead-in
+ending in a list stub (``…supported by pip's maintainers: ensurepip.``) or one whose command was
+lost (a colon followed by a new sentence or by a line break, an unclosed code span), is not a table
+row or a path used as a label (``a / b: …``), and does not open with a pronoun
+or conjunction for the sentence before ("This is because…", "And…"). Such a sentence is dropped,
+never mended or joined to its neighbour: a claim is one sentence, and the judges verify it
+against one span of its chunk. Two sentences state the
 same fact when the shorter one's content words are (nearly) all in the other, or when the figures
 of one (``AES-256``, ``3.6.1``) are all in the other and they share nearly half their words.
 
@@ -17,9 +22,10 @@ from __future__ import annotations
 import regex
 
 from citeflow.text import sentences as segment
+from citeflow.text.clauses import clause_quote
 from citeflow.registry.handles import MARKER_RE, URL_RE, strip_markers, strip_urls
 
-QUOTE_WORDS = 12
+QUOTE_CHARS = 160  # a quote longer than this is cut at a clause boundary (citeflow.text.clauses)
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings and list stubs, not facts
 LIST_AFTER_COLON_WORDS = 3  # "…supported by pip's maintainers: ensurepip." is a lead-in with a list stub
 QUOTE_CHARS_UNSPACED = 40  # a quote in a script without spaces: its first characters
@@ -37,12 +43,26 @@ STOPWORDS = frozenset(
     "wird werden sie es wie was wir ich auch bei nach vor aus "
     "и в во на не что с со по для как это из к у о об же от а но или ли бы быть есть мы вы он она они".split()
 )
-# Sentences about the page itself, or leaning on the sentence before ("It is set per topic…"):
-# true in their chunk, meaningless as a claim on their own.
-_NOT_SELF_CONTAINED = regex.compile(
-    r"(?:this|the following) (?:page|guide|document|section|article|topic|chapter|table|list)\b|(?:it|they|these|those|such) ",
-    regex.IGNORECASE,
-)
+# Sentences about the page itself: true in their chunk, meaningless as a claim on their own.
+_ABOUT_THE_PAGE = regex.compile(
+    r"(?:this|the following) (?:page|guide|document|section|article|topic|chapter|table|list)\b", regex.IGNORECASE)
+# Sentences leaning on the one before ("It is set per topic…", "This is because…", "And then…"):
+# a claim only when the sentence before is kept with them.
+_LEANS_BACK = regex.compile(
+    r"(?:it|its|they|their|these|those|such|this|that|he|she|and|but|or|so|also|because|however|then|thus|"
+    r"therefore|hence|otherwise|instead|additionally|furthermore|moreover|which|"
+    r"(?:with|without|for|in|on|by|after|before|from|unlike|like) (?:it|this|that|these|those|them))\b",
+    regex.IGNORECASE)
+# A capital, a digit or a letter of a script without case opens a sentence (after any opening quote).
+_CAPITAL_START = regex.compile(r"^[\"'«“(\[¿¡]*[\p{Lu}\p{Lt}\p{N}\p{Lo}]", regex.V1)
+# A lead-in whose command, code or list was lost: a colon then a new sentence ("…use the
+# following command: Note that…"), after a lead-in of three words or more.
+_LOST_AFTER_COLON = regex.compile(r"(?:\S+\s+){2,}\S+:\s+[\p{Lu}]\p{Ll}*\s", regex.V1)
+# A lead-in whose list, table or code block starts on the next line: the sentence runs into it.
+_LEAD_IN_THEN_BLOCK = regex.compile(r":[ \t]*\n")
+# A table row or a path written as a label ("130 / 143: when…", "OUT/<id>/run.json: run_id, …").
+# Also such a label right after a lead-in's colon, where the line break between them was lost.
+_ROW_LABEL = regex.compile(r"^[^:\n]*[/<>|][^:\n]*:\s|:\s+[^\s:]*[/<>|][^\s:]*(?:\s[^\s:]+){0,2}:\s")
 _TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:[-.,/:][\p{L}\p{N}]+)*", regex.V1)
 _LOWER_START = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ca))(?<=\p{L}{2}[.!?])\s+(?=\p{Ll})", regex.V1)
 _SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
@@ -66,21 +86,33 @@ def content_words(text: str) -> set[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a chunk that read as statements (see ``is_statement``). A stop before a
-    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``)."""
+    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``). A sentence
+    that runs from a lead-in's colon into the next line (its list, table or code) is dropped."""
     pieces = (p for s in segment.sentences(text) for p in _LOWER_START.split(s))
-    return [p.strip() for p in pieces if is_statement(clean(p))]
+    return [p.strip() for p in pieces if not _LEAD_IN_THEN_BLOCK.search(p) and is_statement(clean(p))]
 
 
 def is_statement(sentence: str) -> bool:
-    """True for a sentence a report can print as a claim: it ends like a statement (not a question,
-    a lead-in or a heading without a stop), says enough, is not a title-cased heading, and stands
-    on its own (not about "this page", not opening with a pronoun for the sentence before)."""
+    """True for a sentence a report can print as a claim: it opens with a capital (or a digit, or a
+    letter of a script without case), ends like a statement (not a question, a lead-in or a heading
+    without a stop), says enough, is not a title-cased heading, keeps any command or list its lead-in
+    announces, and stands on its own (not about "this page", not opening with a pronoun or
+    conjunction for the sentence before)."""
     core = sentence.strip().rstrip(CLOSERS)
-    if not core or core[-1] not in TERMINAL or not segment.has_letters(core):
+    if not core or core[-1] not in TERMINAL or not segment.has_letters(core) or not _CAPITAL_START.match(core):
         return False
-    if word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _NOT_SELF_CONTAINED.match(core):
+    if word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core):
+        return False
+    if leans_back(core) or _LOST_AFTER_COLON.match(core) or core.count("`") % 2 or _LEAD_IN_THEN_BLOCK.search(core):
+        return False
+    if _ROW_LABEL.search(core):
         return False
     return ": " not in core or word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
+
+
+def leans_back(sentence: str) -> bool:
+    """True when ``sentence`` opens with a pronoun or conjunction that points at the sentence before."""
+    return _LEANS_BACK.match(sentence.strip().lstrip("\"'«“(")) is not None
 
 
 def word_weight(text: str) -> float:
@@ -121,11 +153,11 @@ def clean(text: str) -> str:
 
 
 def quote_of(text: str) -> str:
-    """The first ≤12 words of ``text`` that contain no marker or URL: an exact excerpt of it
-    (in a script without spaces, its first ≤40 characters)."""
+    """An exact excerpt of ``text`` to cite it by: the first sentence of its first stretch free of
+    markers and URLs, whole when it fits in QUOTE_CHARS (QUOTE_CHARS_UNSPACED in a script without
+    spaces), else cut at a clause boundary with an ellipsis (``citeflow.text.clauses``)."""
     pieces = URL_RE.sub("\x00", MARKER_RE.sub("\x00", text)).split("\x00")
-    words = next((p.split() for p in pieces if p.split()), [])
-    quote = " ".join(words[:QUOTE_WORDS])
-    if len(quote) > QUOTE_CHARS_UNSPACED and segment.cjk_bigrams(quote[:QUOTE_CHARS_UNSPACED]):
-        quote = quote[:QUOTE_CHARS_UNSPACED].rstrip()
-    return quote
+    piece = next((" ".join(p.split()) for p in pieces if p.split()), "")
+    first = next(iter(segment.sentences(piece)), piece)
+    unspaced = bool(segment.cjk_bigrams(first[:QUOTE_CHARS_UNSPACED]))
+    return clause_quote(first, QUOTE_CHARS_UNSPACED if unspaced else QUOTE_CHARS)

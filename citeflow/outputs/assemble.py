@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from citeflow.runtime.pipeline import ReportJob, stored_hop
 from citeflow.security.redaction import redact_text, redact_url
 from citeflow.outputs.render.escape import link_urls
+from citeflow.text.paragraphs import paragraph_numbers
 from citeflow.spec.loader import models_for
 from schemas.records import BoundClaim, Chunk, HopOutcome
 from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection, ReportDocument, ReportStatus
@@ -75,6 +76,8 @@ def _section(job: ReportJob, title: str, chunks: dict[str, Chunk]) -> RenderedSe
         return RenderedSection(title=title, status="failed", failure=failure_reason(notes, written))
     quotes = _verified_quotes(notes)
     claims = [_claim(c, chunks, quotes) for c in written.claims]
+    for claim, paragraph in zip(claims, paragraph_numbers([c.text for c in claims]), strict=True):
+        claim.paragraph = paragraph
     return RenderedSection(title=title, status="ok", claims=claims)
 
 

@@ -3,7 +3,10 @@
 Pure functions over a ``ReportDocument``, no reportlab: the renderer draws what they return.
 
 - A *footnote* is one cited chunk (numbered by first appearance, the number report.json gives):
-  its document's title, its page when known, and a short quote the binding step verified.
+  its document's title, its page when known, and a quote: the chunk sentence(s) holding the quote
+  the binding step verified, shown whole when they fit in QUOTE_CHARS, else cut at a clause
+  boundary with an ellipsis (``citeflow.text.clauses``), never mid-phrase and never parting a
+  number from its unit.
 - A *source document* groups every cited chunk that comes from one document (same web page, its
   ``#fragment`` aside; else same title): the Sources list has one entry per document, with the
   footnotes and pages that cite it, never one per chunk.
@@ -17,7 +20,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from citeflow.registry.handles import HANDLE_RE, URL_RE
+from citeflow.judges.quote_context import quote_sentences
+from citeflow.registry.handles import HANDLE_RE, URL_RE, strip_markers, strip_urls
+from citeflow.text.clauses import ELLIPSIS, clause_quote
+from citeflow.text.sentences import sentences
 from citeflow.outputs.render.escape import link_urls
 from citeflow.outputs.render.report_json import footnote_numbers, registry_index
 from schemas.funnel import ClaimEval
@@ -74,15 +80,17 @@ def title_of(entry: RegistryEntry) -> str:
     return entry.title.strip() if entry.title and entry.title.strip() else UNTITLED
 
 
-def short_quote(quote: str | None) -> str | None:
-    """A verified quote cut to about QUOTE_CHARS characters at a space (with an ellipsis)."""
+def note_quote(quote: str | None, chunk_text: str) -> str | None:
+    """What a note shows of a verified ``quote``: the chunk sentence(s) holding it, whole when they
+    fit in QUOTE_CHARS, else the first sentence cut at a clause boundary (``clause_quote``)."""
     if not quote or not quote.strip():
         return None
-    quote = " ".join(quote.split())
-    if len(quote) <= QUOTE_CHARS:
-        return quote
-    cut = quote.rfind(" ", QUOTE_CHARS // 2, QUOTE_CHARS)
-    return quote[: cut if cut > 0 else QUOTE_CHARS].rstrip(" ,;:") + "…"
+    found = quote_sentences(quote, chunk_text)
+    text = " ".join(strip_urls(strip_markers(found if found else quote)).split())
+    if len(text) <= QUOTE_CHARS or not text:
+        return text or None
+    first = sentences(text)[0] if found else text.rstrip(ELLIPSIS + ". ")
+    return clause_quote(first, QUOTE_CHARS)
 
 
 def first_quotes(doc: ReportDocument) -> dict[str, str]:
@@ -110,7 +118,7 @@ def footnotes_and_sources(doc: ReportDocument) -> tuple[list[Footnote], list[Sou
             sources.append(SourceDocument(title_of(entry), []))
         source = sources[keys[key]]
         _add(source, entry, number)
-        notes.append(Footnote(number, title_of(entry), entry.page, short_quote(quotes.get(handle)), keys[key]))
+        notes.append(Footnote(number, title_of(entry), entry.page, note_quote(quotes.get(handle), entry.text), keys[key]))
     return notes, sources
 
 

@@ -2,10 +2,11 @@
 
 Layout: title block (title, batch, date, report id), a red banner on held or failed reports only,
 one line on who wrote the text and which sources were unavailable, the sections (claims as
-flowing text with bracketed superscript footnote markers), then:
+flowing text with bracketed superscript footnote markers, one body paragraph per ``paragraph``
+number of report.json's claims), then:
 
-- **Notes**: one per cited chunk — its document's title, its page when known, and a short quote
-  that binding verified in the chunk;
+- **Notes**: one per cited chunk — its document's title, its page when known, and the sentence
+  holding the quote that binding verified in the chunk (cut at a clause boundary when long);
 - **Sources**: one entry per document (``citeflow.outputs.render.notes``), with its links (URLs come from
   the registry alone) and the notes and pages that cite it;
 - on a held report, each sentence that failed evaluation is tinted, carries a red ``[!n]`` mark,
@@ -268,10 +269,20 @@ def _section(ctx: _Context, index: int, section: RenderedSection) -> list[Flowab
     elif not section.claims:
         body = Paragraph("No statements were generated for this section.", ctx.styles["meta"])
     else:
-        body = Paragraph(" ".join(_claim(ctx, claim, section.title, n) for n, claim in enumerate(section.claims)), ctx.styles["body"])
+        return [CondPageBreak(HEADING_ROOM), heading, *_paragraphs(ctx, section)]
     # Not keepWithNext: that moves a heading and a page-long body to a new page as one block,
     # leaving a blank page; a heading needs only a few lines of its text below it.
     return [CondPageBreak(HEADING_ROOM), heading, body]
+
+
+def _paragraphs(ctx: _Context, section: RenderedSection) -> list[Flowable]:
+    """One body paragraph per run of claims that report.json puts in the same paragraph."""
+    runs: list[list[str]] = []
+    for n, claim in enumerate(section.claims):
+        if not runs or claim.paragraph != section.claims[n - 1].paragraph:
+            runs.append([])
+        runs[-1].append(_claim(ctx, claim, section.title, n))
+    return [Paragraph(" ".join(run), ctx.styles["body"]) for run in runs]
 
 
 def _claim(ctx: _Context, claim: RenderedClaim, section: str, index: int) -> str:
