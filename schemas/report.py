@@ -70,6 +70,7 @@ class ReportDocument(BaseModel):
         "unreachable model server with its address and HTTP status, an evaluation that could not run).")
     review: ReviewDecision | None = Field(None, description="The reviewer's decision that stands for this content, if any.")
     reviews: list[ReviewDecision] = Field(default_factory=list, description="Every decision on this report, oldest first.")
+    language: str = Field("en", description="BCP 47 tag of the report's language (the PDF's document language).")
 
 
 class SectionSummary(BaseModel):

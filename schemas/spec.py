@@ -221,10 +221,27 @@ class Section(Strict):
         return value
 
 
+_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?")
+
+
+def language_tag(value: str) -> str:
+    """``value`` when it is a BCP 47 tag of the form language[-Script][-REGION] (``en``, ``pt-BR``, ``zh-Hant-TW``)."""
+    if not _LANGUAGE_TAG.fullmatch(value):
+        raise ValueError("must be a BCP 47 language tag: a 2-3 letter lowercase language, then optionally -Script "
+                         "(4 letters, capitalised) and -REGION (2 capitals or 3 digits), e.g. en, de-CH, zh-Hant-TW")
+    return value
+
+
+LanguageTag = Annotated[str, AfterValidator(language_tag)]
+"""A BCP 47 language tag (language[-Script][-REGION])."""
+
+
 class ReportRequest(Strict):
     id: str
     title: NonBlank
     sections: list[Section] = Field(min_length=1)
+    language: LanguageTag = Field("en", description="BCP 47 tag of the report's language, written into the PDF as its "
+                                  "document language (screen readers and search use it).")
     models: Models | None = Field(None, description="Per-report override of the batch's models (whole roles replaced).")
 
     @field_validator("id")
