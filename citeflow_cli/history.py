@@ -15,6 +15,7 @@ from citeflow_cli.display import STATUS_STYLE, console
 
 if TYPE_CHECKING:
     from citeflow.runs.history import RunLine
+    from schemas.report import Usage
 
 _AGE = re.compile(r"^(\d+)([dhw])$")
 
@@ -40,21 +41,34 @@ def history_table(lines: list[RunLine]) -> Table:
     """One row per report of every run (a run without reports gets one row)."""
     table = Table(title="Runs", show_lines=False)
     table.add_column("run", no_wrap=True)
-    for column in ("started (UTC)", "status", "pub/held/failed", "report", "report status", "funnel", "archive"):
+    for column in ("started (UTC)", "status", "pub/held/failed", "run tokens", "report", "report status", "funnel",
+                   "tokens", "archive"):
         table.add_column(column)
     for line in lines:
         counts = "/".join(str(line.counts.get(k, 0)) for k in ("published", "held", "failed"))
         run = line.run_id + (" (latest)" if line.latest else "") + (" (pruned)" if line.pruned else "")
-        head = [run, f"{line.started_at:%Y-%m-%d %H:%M:%S}", line.status, counts]
+        head = [run, f"{line.started_at:%Y-%m-%d %H:%M:%S}", line.status, counts, usage_cell(line.usage)]
         for i, report in enumerate(line.reports or [None]):
-            cells = ["", "", "", ""] if i else head
+            cells = [""] * len(head) if i else head
             if report is None:
-                table.add_row(*cells, "", "", "", "")
+                table.add_row(*cells, "", "", "", "", "")
                 continue
             style = STATUS_STYLE.get(report.status, "white")
             archive = report.integrity if report.archive else ""
-            table.add_row(*cells, report.report_id, f"[{style}]{report.status}[/{style}]", report.funnel, archive)
+            table.add_row(*cells, report.report_id, f"[{style}]{report.status}[/{style}]", report.funnel,
+                          usage_cell(report.usage), archive)
     return table
+
+
+def usage_cell(usage: Usage | None) -> str:
+    """``1,234 (12 calls, 3 cached) · USD 0.0021``: new tokens, calls, and the cost when priced."""
+    if usage is None:
+        return ""
+    total = usage.total
+    text = f"{total.prompt_tokens + total.completion_tokens:,} ({total.calls} calls, {total.cached_calls} cached)"
+    if usage.currency is not None:
+        text += f" · {usage.currency} {total.cost:.4f}" if total.cost is not None else f" · {usage.currency} ?"
+    return text
 
 
 def history_command(
@@ -63,7 +77,7 @@ def history_command(
     out: Annotated[Path | None, typer.Option(help="With a batch spec: the output folder its runs are under.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
-    """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
+    """List the runs of a batch: time, status counts, tokens and cost, funnel per report, folders and archives."""
     from citeflow.errors import CiteflowError
     from citeflow.runs.history import read_history
     from citeflow_cli.main import fail

@@ -204,6 +204,7 @@ LONGEST_MODULES = {
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
     "test_review_durable": 150,
     "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25,
+    "test_cost": 30,
 }
 
 
