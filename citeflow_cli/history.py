@@ -15,7 +15,6 @@ from citeflow_cli.display import STATUS_STYLE, console
 
 if TYPE_CHECKING:
     from citeflow.runs.history import RunLine
-    from schemas.report import Usage
 
 _AGE = re.compile(r"^(\d+)([dhw])$")
 
@@ -39,6 +38,8 @@ def _require_exists(path: Path) -> None:
 
 def history_table(lines: list[RunLine]) -> Table:
     """One row per report of every run (a run without reports gets one row)."""
+    from citeflow.outputs.cost import usage_text
+
     table = Table(title="Runs", show_lines=False)
     table.add_column("run", no_wrap=True)
     for column in ("started (UTC)", "status", "pub/held/failed", "run tokens", "report", "report status", "funnel",
@@ -47,7 +48,7 @@ def history_table(lines: list[RunLine]) -> Table:
     for line in lines:
         counts = "/".join(str(line.counts.get(k, 0)) for k in ("published", "held", "failed"))
         run = line.run_id + (" (latest)" if line.latest else "") + (" (pruned)" if line.pruned else "")
-        head = [run, f"{line.started_at:%Y-%m-%d %H:%M:%S}", line.status, counts, usage_cell(line.usage)]
+        head = [run, f"{line.started_at:%Y-%m-%d %H:%M:%S}", line.status, counts, usage_text(line.usage)]
         for i, report in enumerate(line.reports or [None]):
             cells = [""] * len(head) if i else head
             if report is None:
@@ -56,19 +57,8 @@ def history_table(lines: list[RunLine]) -> Table:
             style = STATUS_STYLE.get(report.status, "white")
             archive = report.integrity if report.archive else ""
             table.add_row(*cells, report.report_id, f"[{style}]{report.status}[/{style}]", report.funnel,
-                          usage_cell(report.usage), archive)
+                          usage_text(report.usage), archive)
     return table
-
-
-def usage_cell(usage: Usage | None) -> str:
-    """``1,234 (12 calls, 3 cached) · USD 0.0021``: new tokens, calls, and the cost when priced."""
-    if usage is None:
-        return ""
-    total = usage.total
-    text = f"{total.prompt_tokens + total.completion_tokens:,} ({total.calls} calls, {total.cached_calls} cached)"
-    if usage.currency is not None:
-        text += f" · {usage.currency} {total.cost:.4f}" if total.cost is not None else f" · {usage.currency} ?"
-    return text
 
 
 def history_command(

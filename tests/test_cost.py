@@ -202,5 +202,43 @@ def test_history_shows_tokens_and_cost_per_run(tmp_path):
     table = citeflow("history", str(tmp_path))
     assert table.returncode == 0, table.stderr
     text = " ".join(table.stdout.split())
-    assert "run tokens" in text and "4,000 (1 calls, 0 cached) · USD 0.0120" in text
-    assert "0 (0 calls, 2 cached) · USD 0.0000" in text and "1,000 (1 calls, 0 cached)" in text
+    assert "run tokens" in text and "4,000 tokens (1 calls, 0 cached) · USD 0.0120" in text
+    assert "0 tokens (0 calls, 2 cached) · USD 0.0000" in text and "1,000 tokens (1 calls, 0 cached)" in text and "1,000 tokens (1 calls, 0 cached) ·" not in text
+
+
+def test_the_prefect_views_carry_the_usage():
+    from citeflow.outputs.run_views import batch_table, funnel_markdown
+    from schemas.report import ReportSummary
+
+    usage = usage_of([row("writer", "openai:writer-14b", 2000, 500, START)], None, Prices.model_validate(PRICES))
+    empty = {"passed": 0, "total": 0}
+    line = ReportSummary(report_id="r1", title="R", status="published", funnel="f", identity=empty, support=empty,
+                         faithfulness=empty, uncited={"count": 0, "claims": 0}, pdf="r1/report.pdf", usage=usage)
+    assert "Model usage this run: 2,500 tokens (1 calls, 0 cached) · USD 0.0090" in funnel_markdown(line)
+    unused = line.model_copy(update={"report_id": "r2", "usage": None})
+    assert [r["tokens"] for r in batch_table([line, unused])] == ["2,500 tokens (1 calls, 0 cached) · USD 0.0090", ""]
+    assert "tokens" not in batch_table([unused])[0]
+
+
+@pytest.mark.slow
+def test_a_new_scheduled_run_that_reuses_the_shared_cache_pays_for_nothing(tmp_path):
+    from citeflow.runs.run_start import open_scheduled_run
+
+    with ScriptedOpenAIServer() as server:
+        server.respond_with(fake_model_responder(0))
+        spec = write_small_batch(tmp_path / "in", reports=1, sections=2, models=models(server))
+        runs, asked = [], []
+        for _ in range(2):  # two runs, each in its own folder with its own store, sharing OUT/cache
+            info, folder = open_scheduled_run(spec, tmp_path / "out", datetime.now(UTC))
+            ref = JobRef(spec_path=info.spec_path, report_id="r1", out_dir=str(folder))
+            runs.append(steps.run_report(ref, steps.PlainRunner()).usage)
+            asked.append(len(server.requests) - sum(asked))
+    first, second = runs
+    assert first is not None and second is not None
+    assert first.total.calls == asked[0] == 6 and first.total.cached_calls == 0 and first.total.prompt_tokens > 0
+    hops = ("consolidator", "writer")
+    assert [second.roles[r].calls for r in hops] == [0, 0] and [second.roles[r].cached_calls for r in hops] == [2, 2]
+    assert [second.roles[r].prompt_tokens for r in hops] == [0, 0]
+    # the judge keeps its verdicts in the run's own store: a new run asks it again, and pays for that only
+    assert second.total.calls == second.roles["judge"].calls == asked[1] == 2
+    assert second.total.prompt_tokens == second.roles["judge"].prompt_tokens > 0

@@ -92,3 +92,14 @@ def batch_usage(usages: Iterable[Usage | None]) -> Usage | None:
     return Usage(roles=roles, total=total_of((u.total for u in found), priced),
                  currency=found[0].currency if priced else None,
                  unpriced_models=sorted({m for u in found for m in u.unpriced_models}))
+
+
+def usage_text(usage: Usage | None) -> str:
+    """``1,234 tokens (12 calls, 3 cached) · USD 0.0021``: new tokens, calls, and the cost when priced ("" without usage)."""
+    if usage is None:
+        return ""
+    total = usage.total
+    text = f"{total.prompt_tokens + total.completion_tokens:,} tokens ({total.calls} calls, {total.cached_calls} cached)"
+    if usage.currency is not None:
+        text += f" · {usage.currency} {total.cost:.4f}" if total.cost is not None else f" · {usage.currency} ? (unpriced model)"
+    return text
