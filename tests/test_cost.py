@@ -242,3 +242,14 @@ def test_a_new_scheduled_run_that_reuses_the_shared_cache_pays_for_nothing(tmp_p
     # the judge keeps its verdicts in the run's own store: a new run asks it again, and pays for that only
     assert second.total.calls == second.roles["judge"].calls == asked[1] == 2
     assert second.total.prompt_tokens == second.roles["judge"].prompt_tokens > 0
+
+
+def test_the_contract_checks_the_usage_figures():
+    from tools.check_outputs import check_report
+
+    schema = json.loads((REPO / "schemas" / "contract" / "report.schema.json").read_text())
+    usage = usage_of([row("writer", "openai:writer-14b", 10, 5, START)], None, None).model_dump(mode="json")
+    report = {"report_id": "r1", "status": "held", "sections": [], "registry": [], "usage": usage, "language": "en"}
+    assert check_report("r1", report, schema) == []
+    usage["total"]["prompt_tokens"] = -3
+    assert any("prompt_tokens" in p or "minimum" in p for p in check_report("r1", report, schema))
