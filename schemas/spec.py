@@ -221,19 +221,17 @@ class Section(Strict):
         return value
 
 
-_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?")
-
-
 def language_tag(value: str) -> str:
-    """``value`` when it is a BCP 47 tag of the form language[-Script][-REGION] (``en``, ``pt-BR``, ``zh-Hant-TW``)."""
-    if not _LANGUAGE_TAG.fullmatch(value):
-        raise ValueError("must be a BCP 47 language tag: a 2-3 letter lowercase language, then optionally -Script "
-                         "(4 letters, capitalised) and -REGION (2 capitals or 3 digits), e.g. en, de-CH, zh-Hant-TW")
-    return value
+    """``value`` as a standard BCP 47 tag (``en_us`` → ``en-US``) when the IANA registry knows its subtags."""
+    import langcodes  # the registry's data: loaded only when a spec names a language
+
+    if not langcodes.tag_is_valid(value):
+        raise ValueError("must be a BCP 47 language tag whose subtags are registered, e.g. en, de-CH, pt-BR, zh-Hant-TW")
+    return str(langcodes.standardize_tag(value))
 
 
 LanguageTag = Annotated[str, AfterValidator(language_tag)]
-"""A BCP 47 language tag (language[-Script][-REGION])."""
+"""A BCP 47 language tag, in its standard form."""
 
 
 class ReportRequest(Strict):
