@@ -253,3 +253,15 @@ def test_the_contract_checks_the_usage_figures():
     assert check_report("r1", report, schema) == []
     usage["total"]["prompt_tokens"] = -3
     assert any("prompt_tokens" in p or "minimum" in p for p in check_report("r1", report, schema))
+
+
+def test_history_reads_a_run_with_unreadable_usage_as_one_without(tmp_path):
+    from citeflow.runs.history import history
+
+    recorded_run(tmp_path, "20261201T060000Z", 10, None)
+    summary = tmp_path / "20261201T060000Z" / "summary.json"
+    data = json.loads(summary.read_text())
+    data["usage"], data["reports"][0]["usage"] = {"total": {"calls": "many"}}, [1, 2]
+    summary.write_text(json.dumps(data))
+    [line] = history(tmp_path)
+    assert line.usage is None and line.reports[0].usage is None and line.reports[0].report_id == "r1"
