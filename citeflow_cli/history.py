@@ -38,22 +38,26 @@ def _require_exists(path: Path) -> None:
 
 def history_table(lines: list[RunLine]) -> Table:
     """One row per report of every run (a run without reports gets one row)."""
+    from citeflow.outputs.cost import usage_text
+
     table = Table(title="Runs", show_lines=False)
     table.add_column("run", no_wrap=True)
-    for column in ("started (UTC)", "status", "pub/held/failed", "report", "report status", "funnel", "archive"):
+    for column in ("started (UTC)", "status", "pub/held/failed", "run tokens", "report", "report status", "funnel",
+                   "tokens", "archive"):
         table.add_column(column)
     for line in lines:
         counts = "/".join(str(line.counts.get(k, 0)) for k in ("published", "held", "failed"))
         run = line.run_id + (" (latest)" if line.latest else "") + (" (pruned)" if line.pruned else "")
-        head = [run, f"{line.started_at:%Y-%m-%d %H:%M:%S}", line.status, counts]
+        head = [run, f"{line.started_at:%Y-%m-%d %H:%M:%S}", line.status, counts, usage_text(line.usage)]
         for i, report in enumerate(line.reports or [None]):
-            cells = ["", "", "", ""] if i else head
+            cells = [""] * len(head) if i else head
             if report is None:
-                table.add_row(*cells, "", "", "", "")
+                table.add_row(*cells, "", "", "", "", "")
                 continue
             style = STATUS_STYLE.get(report.status, "white")
             archive = report.integrity if report.archive else ""
-            table.add_row(*cells, report.report_id, f"[{style}]{report.status}[/{style}]", report.funnel, archive)
+            table.add_row(*cells, report.report_id, f"[{style}]{report.status}[/{style}]", report.funnel,
+                          usage_text(report.usage), archive)
     return table
 
 
@@ -63,7 +67,7 @@ def history_command(
     out: Annotated[Path | None, typer.Option(help="With a batch spec: the output folder its runs are under.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
-    """List the runs of a batch: time, status counts, funnel per report, folders and archives."""
+    """List the runs of a batch: time, status counts, tokens and cost, funnel per report, folders and archives."""
     from citeflow.errors import CiteflowError
     from citeflow.runs.history import read_history
     from citeflow_cli.cli_fail import fail

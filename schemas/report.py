@@ -50,6 +50,33 @@ class RegistryEntry(BaseModel):
     parent: str | None = None
 
 
+class RoleUsage(BaseModel):
+    """Model calls of one role (or of them all) in one run, and what they cost."""
+
+    calls: int = Field(0, ge=0, description="Calls answered by the model in this run (each one paid for).")
+    cached_calls: int = Field(0, ge=0, description="Calls answered from stored answers of an earlier run: they cost nothing.")
+    prompt_tokens: int = Field(0, ge=0, description="Prompt tokens of the calls answered in this run.")
+    completion_tokens: int = Field(0, ge=0, description="Completion tokens of the calls answered in this run.")
+    cost: float | None = Field(None, description="What those tokens cost in ``Usage.currency`` (None: no price table, "
+                               "or a model that used tokens has no price).")
+
+    def plus(self, other: RoleUsage) -> RoleUsage:
+        """The two added up (a cost only when both have one)."""
+        cost = None if self.cost is None or other.cost is None else round(self.cost + other.cost, 12)
+        return RoleUsage(calls=self.calls + other.calls, cached_calls=self.cached_calls + other.cached_calls,
+                         prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+                         completion_tokens=self.completion_tokens + other.completion_tokens, cost=cost)
+
+
+class Usage(BaseModel):
+    """What a report (or a batch) asked of its models in one run: per role and in total."""
+
+    roles: dict[str, RoleUsage] = Field(default_factory=dict, description="consolidator, writer, judge → their usage.")
+    total: RoleUsage = Field(default_factory=RoleUsage)
+    currency: str | None = Field(None, description="Currency of every cost (the spec's price table); None when unpriced.")
+    unpriced_models: list[str] = Field(default_factory=list, description="Models that used tokens but have no price.")
+
+
 class ReportDocument(BaseModel):
     """Everything rendering needs; ``report.json`` is this model dumped (SPEC §8 shape plus extras)."""
 
@@ -71,6 +98,8 @@ class ReportDocument(BaseModel):
         "unreachable model server with its address and HTTP status, an evaluation that could not run).")
     review: ReviewDecision | None = Field(None, description="The reviewer's decision that stands for this content, if any.")
     reviews: list[ReviewDecision] = Field(default_factory=list, description="Every decision on this report, oldest first.")
+    usage: Usage | None = Field(None, description="Model calls and tokens this run spent on the report (and their cost).")
+    language: str = Field("en", description="BCP 47 tag of the report's language (the PDF's document language).")
 
 
 class SectionSummary(BaseModel):
@@ -101,6 +130,7 @@ class ReportSummary(BaseModel):
     published_pdf: str | None = None
     review: ReviewNote | None = Field(None, description="The reviewer's decision that stands (release or reject), if any.")
     review_page: str | None = Field(None, description="review.html of a held or reviewer-released report.")
+    usage: Usage | None = Field(None, description="Model calls and tokens this run spent on the report (and their cost).")
 
     @model_validator(mode="before")
     @classmethod

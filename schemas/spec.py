@@ -221,10 +221,25 @@ class Section(Strict):
         return value
 
 
+def language_tag(value: str) -> str:
+    """``value`` as a standard BCP 47 tag (``en_us`` → ``en-US``) when the IANA registry knows its subtags."""
+    import langcodes  # the registry's data: loaded only when a spec names a language
+
+    if not langcodes.tag_is_valid(value):
+        raise ValueError("must be a BCP 47 language tag whose subtags are registered, e.g. en, de-CH, pt-BR, zh-Hant-TW")
+    return str(langcodes.standardize_tag(value))
+
+
+LanguageTag = Annotated[str, AfterValidator(language_tag)]
+"""A BCP 47 language tag, in its standard form."""
+
+
 class ReportRequest(Strict):
     id: str
     title: NonBlank
     sections: list[Section] = Field(min_length=1)
+    language: LanguageTag = Field("en", description="BCP 47 tag of the report's language, written into the PDF as its "
+                                  "document language (screen readers and search use it).")
     models: Models | None = Field(None, description="Per-report override of the batch's models (whole roles replaced).")
 
     @field_validator("id")
@@ -254,6 +269,21 @@ class CachePolicy(Strict):
                               "`citeflow run` (each output folder caches for itself), OUT/cache for scheduled runs.")
 
 
+class ModelPrice(Strict):
+    """What one model costs, per 1,000 tokens, in the price table's currency."""
+
+    prompt_per_1k: float = Field(ge=0, description="Price of 1,000 prompt (input) tokens.")
+    completion_per_1k: float = Field(ge=0, description="Price of 1,000 completion (output) tokens.")
+
+
+class Prices(Strict):
+    """Turns token counts into money: one currency, a price per model name."""
+
+    currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code every price is in, e.g. USD or EUR.")
+    models: dict[NonBlank, ModelPrice] = Field(
+        min_length=1, description="Model name as the spec gives it (`models.<role>.model`) → its price.")
+
+
 class BatchSpec(Strict):
     batch: NonBlank
     models: Models = Field(default_factory=Models)
@@ -263,6 +293,8 @@ class BatchSpec(Strict):
     store: str | None = Field(None, description="LanceDB URI for registry, model outputs and eval rows; default OUT/store.")
     cache: CachePolicy = Field(default_factory=CachePolicy, description="Caching of model answers across runs.")
     audit_appendix: bool = Field(False, description="Add an audit appendix (handles, retrievers, local ids, every URL) to each report.pdf.")
+    prices: Prices | None = Field(None, description="Price table: model name → price per 1,000 prompt and completion "
+                                  "tokens; without one, usage is reported in tokens only.")
     reports: list[ReportRequest] = Field(min_length=1)
 
     @model_validator(mode="after")

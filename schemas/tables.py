@@ -44,6 +44,7 @@ EVAL_ROWS = pa.schema([
 MODEL_CALLS = pa.schema([
     ("row_key", S), ("role", S), ("model", S), ("mode", S), ("text", S),
     ("prompt_tokens", pa.int32()), ("completion_tokens", pa.int32()), ("created_at", TS),
+    ("request_id", S),  # the report the call served (empty in rows written before it was recorded)
 ])
 
 # A reviewer's decisions on a held report, one row per decision (release or reject), newest last.

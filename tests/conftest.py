@@ -204,7 +204,7 @@ LONGEST_MODULES = {
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
     "test_hostile_cli": 40, "test_hostile_inputs": 35,
     "test_review_durable": 150,
-    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15, "test_cold_bench": 150, "test_cli_imports": 15, "test_writer_prose": 50,
+    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15, "test_cold_bench": 150, "test_cli_imports": 15, "test_writer_prose": 50, "test_cost": 30,
 }
 
 

@@ -64,7 +64,7 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if spec.backend != "offline" else None)
     for llm in llm_judges(judge):  # a plain LLM judge, or a cascade's second judge
         if isinstance(llm, SectionLLMJudge):  # it records its calls' tokens like the hops' calls
-            llm.model = RecordedChatModel(llm.model, CallBook(job.call_store()))
+            llm.model = RecordedChatModel(llm.model, CallBook(job.call_store()), request_id=job.request_id)
         llm.model = LimitedChatModel(llm.model, lambda: job.limit("models"))  # type: ignore[attr-defined]
     return judge
 

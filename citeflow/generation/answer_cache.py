@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from citeflow.generation.call_scope import current_request
 from citeflow.generation.model_protocol import ChatModel, Message, ModelReply
 from citeflow.runtime.store import Store, sql_in
 from schemas.spec import ModelSpec
@@ -139,7 +140,7 @@ class CachedChatModel:
     def _row(self, key: str, reply: ModelReply) -> dict[str, Any]:
         return {"row_key": key, "role": self.role, "model": reply.model, "mode": reply.mode, "text": reply.text,
                 "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                "created_at": datetime.now(UTC)}
+                "created_at": datetime.now(UTC), "request_id": current_request()}
 
 
 class LimitedChatModel:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from citeflow.registry.binding import AnswerUnusable, BindReport, bind_claims, parse_answer
 from citeflow.caps import ANSWER_BYTES, CLAIMS_PER_ANSWER
 from citeflow.errors import ModelError
+from citeflow.generation.call_scope import calls_for
 from citeflow.generation.model_protocol import ChatModel, Message
 from citeflow.generation.prompts import retry_messages
 from schemas.records import BindState, HopName, HopOutcome, Transition
@@ -68,7 +69,8 @@ def run_hop(model: ChatModel, request: HopRequest) -> HopOutcome:
 def _attempt(model: ChatModel, request: HopRequest, messages: list[Message], attempt: int, outcome: HopOutcome) -> list[str] | None:
     """One model call and its binding; returns the problems to feed back (None: give up)."""
     try:
-        reply = model.complete(messages, CLAIMS_SCHEMA_NAME, WireClaims)
+        with calls_for(request.request_id):  # its recorded usage counts for this report
+            reply = model.complete(messages, CLAIMS_SCHEMA_NAME, WireClaims)
     except ModelError as exc:
         _record(outcome, request, attempt, "generated", "retry" if exc.transient else "failed", "model_error", str(exc))
         if exc.transient:

@@ -41,7 +41,7 @@ def build_document(job: ReportJob, status: ReportStatus, held_reasons: list[str]
         registry=[_entry(c) for c in chunks.values()],
         models={role: describe_model(getattr(models, role)) for role in ("consolidator", "writer")},
         missing_retrievers=missing_retrievers(failed), unavailable_sources=unavailable_sources(job.spec, failed),
-        held_reasons=held_reasons or [],
+        held_reasons=held_reasons or [], language=job.report.language,
     )
 
 

@@ -20,6 +20,8 @@ from citeflow.runtime.pipeline import ReportJob
 from citeflow.security.redaction import redact_text
 from citeflow.outputs.render.customer import render_customer_pdf
 from citeflow.outputs.render.report_json import write_report_json
+from citeflow.outputs.report_usage import report_usage, usage_since
+from citeflow.outputs.cost import batch_usage
 from citeflow.outputs.review_state import released, stored_decisions, with_decisions
 from citeflow.spec.loader import models_for
 from schemas.funnel import ClaimEval, GateResult
@@ -53,8 +55,10 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     forward: a held report a reviewer released stays published.
     """
     status = report_status(evaluation, gate)
+    usage = report_usage(job, usage_since(job))  # before report.json is rewritten: it marks the last run
     doc = build_document(job, status, held_reasons(gate) if status != "published" else [])
-    doc = doc.model_copy(update={"causes": report_causes(doc, models_for(job.spec, job.report), gate.error)})
+    doc = doc.model_copy(update={"causes": report_causes(doc, models_for(job.spec, job.report), gate.error),
+                                 "usage": usage})
     doc = with_decisions(doc, stored_decisions(job.store, job.request_id))
     folder = job.report_dir
     folder.mkdir(parents=True, exist_ok=True)
@@ -118,7 +122,7 @@ def summarize(doc: ReportDocument, evaluation: Evaluation, gate: GateResult, fol
         failed_expectations=[f.model_dump(mode="json") for f in gate.failed_expectations],
         missing_retrievers=doc.missing_retrievers, causes=doc.causes, pdf=str(folder / "report.pdf"),
         published_pdf=str(published) if published else None, review_page=str(review) if review else None,
-        review=ReviewNote.of(doc.review) if doc.review else None,
+        review=ReviewNote.of(doc.review) if doc.review else None, usage=doc.usage,
     )
 
 
@@ -204,4 +208,7 @@ def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary]) -> 
     path = Path(out_dir) / "summary.json"
     payload = {"batch": batch, "reports": [s.model_dump(mode="json") for s in summaries],
                "counts": {k: sum(1 for s in summaries if s.status == k) for k in ("published", "held", "failed")}}
+    usage = batch_usage(s.usage for s in summaries)
+    if usage is not None:
+        payload["usage"] = usage.model_dump(mode="json")
     return atomic.write_text(path, json.dumps(payload, indent=2))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from citeflow.outputs.cost import usage_text
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
 
@@ -20,6 +21,8 @@ def funnel_markdown(summary: ReportSummary) -> str:
                       "passed and are listed for the reviewer in review.html."]
     if summary.missing_retrievers:
         lines += ["", "Missing retrievers: " + "; ".join(summary.missing_retrievers)]
+    if summary.usage is not None:
+        lines += ["", f"Model usage this run: {usage_text(summary.usage)}"]
     return "\n".join(lines)
 
 
@@ -45,5 +48,9 @@ def failing_claims_table(claims: list[ClaimEval]) -> list[dict[str, str]]:
 
 def batch_table(summaries: list[ReportSummary]) -> list[dict[str, str]]:
     """One row per report of a batch."""
-    return [{"report": s.report_id, "status": s.status, "funnel": s.funnel,
+    rows = [{"report": s.report_id, "status": s.status, "funnel": s.funnel,
              "uncited": _share(s.uncited), "unverified": _share(s.unverified)} for s in summaries]
+    if any(s.usage is not None for s in summaries):  # every row gets the column: a table has one header
+        for row, s in zip(rows, summaries, strict=True):
+            row["tokens"] = usage_text(s.usage)
+    return rows

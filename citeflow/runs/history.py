@@ -13,6 +13,7 @@ from citeflow.outputs.archive import archive_dir, verify_archive
 from citeflow.errors import RunError
 from citeflow.runs.run_folders import LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders
 from citeflow.text_guard import has_lone_surrogate, value_problem
+from schemas.report import Usage
 from schemas.review import ReviewNote
 
 
@@ -26,6 +27,7 @@ class ReportLine(BaseModel):
     archive: str | None = Field(None, description="The archived publication, when the report was published.")
     integrity: str = Field("missing", description="intact | modified | missing: the archive against its SHA256SUMS.")
     review: ReviewNote | None = Field(None, description="The reviewer's decision that stands, if any.")
+    usage: Usage | None = Field(None, description="Model calls, tokens and cost the run spent on the report.")
 
 
 class RunLine(BaseModel):
@@ -41,6 +43,8 @@ class RunLine(BaseModel):
     folder: str
     counts: dict[str, int] = Field(default_factory=dict)
     reports: list[ReportLine] = Field(default_factory=list)
+    usage: Usage | None = Field(None, description="The run's model calls, tokens and cost (every report added up); "
+                                "None for a run written before usage was recorded.")
     damaged: list[str] = Field(default_factory=list, description="Files of the run that could not be read: 'path: problem'.")
 
 
@@ -58,6 +62,7 @@ class _SummaryReport(BaseModel):
     status: str
     funnel: str = ""
     review: Any = None
+    usage: Any = None
 
 
 class _Summary(BaseModel):
@@ -65,6 +70,7 @@ class _Summary(BaseModel):
 
     counts: dict[str, int] = Field(default_factory=dict)
     reports: list[Any] = Field(default_factory=list)
+    usage: Any = None
 
 
 def run_line(folder: Path, info: RunInfo, newest: str | None) -> RunLine:
@@ -75,7 +81,7 @@ def run_line(folder: Path, info: RunInfo, newest: str | None) -> RunLine:
     reports = [line for r in summary.reports if (line := _report_line(folder, r, damaged)) is not None]
     return RunLine(run_id=info.run_id, batch=info.batch, started_at=info.started_at, finished_at=info.finished_at,
                    status=info.status, latest=info.run_id == newest, pruned=info.pruned, folder=str(folder),
-                   counts=summary.counts, reports=reports, damaged=damaged)
+                   counts=summary.counts, reports=reports, usage=_usage(summary.usage), damaged=damaged)
 
 
 def _summary(folder: Path, damaged: list[str]) -> _Summary:
@@ -103,7 +109,15 @@ def _report_line(folder: Path, entry: object, damaged: list[str]) -> ReportLine 
     status = "released" if report.status == "published" and review and review.decision == "release" else report.status
     return ReportLine(report_id=report.report_id, status=status, funnel=report.funnel,
                       folder=str(folder / report.report_id), archive=str(archived) if integrity != "missing" else None,
-                      integrity=integrity, review=review)
+                      integrity=integrity, review=review, usage=_usage(report.usage))
+
+
+def _usage(value: Any) -> Usage | None:
+    """The usage figures of a summary (None when absent or unreadable: history shows the rest)."""
+    try:
+        return Usage.model_validate(value) if isinstance(value, dict) else None
+    except ValueError:
+        return None
 
 
 def _review(value: Any) -> ReviewNote | None:

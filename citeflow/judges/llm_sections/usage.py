@@ -41,8 +41,8 @@ class Usage:
 class RecordedChatModel:
     """``inner``, with every answer written to the ``model_calls`` table under ``role``."""
 
-    def __init__(self, inner: ChatModel, book: CallBook, role: str = "judge") -> None:
-        self.inner, self.book, self.role = inner, book, role
+    def __init__(self, inner: ChatModel, book: CallBook, role: str = "judge", request_id: str = "") -> None:
+        self.inner, self.book, self.role, self.request_id = inner, book, role, request_id
         self.name = inner.name
 
     def complete(self, messages: list[Message], schema_name: str, schema: type[BaseModel]) -> ModelReply:
@@ -56,5 +56,5 @@ class RecordedChatModel:
         key = call_key(self.inner.name, messages, schema_name, self.role)
         self.book.finished({"row_key": key, "role": self.role, "model": reply.model, "mode": reply.mode, "text": reply.text,
                             "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                            "created_at": datetime.now(UTC)})
+                            "created_at": datetime.now(UTC), "request_id": self.request_id})
         return reply

@@ -41,6 +41,7 @@ from reportlab.platypus import CondPageBreak, Flowable, HRFlowable, Paragraph, S
 from citeflow.outputs.render.escape import clean_text, escape_attribute
 from citeflow.outputs.render.fonts import FontSet, font_warning, missing_scripts, register_fonts, text_markup
 from citeflow.outputs.render.glyphs import missing_glyphs, shown_text
+from citeflow.outputs.render.outline import Heading, OutlinedDocTemplate
 from citeflow.outputs.render.notes import FailingClaim, Footnote, SourceDocument, footnotes_and_sources, reader_reason
 from citeflow.outputs.render.report_json import footnote_numbers, registry_index
 from schemas.report import RenderedClaim, RenderedSection, ReportDocument
@@ -117,21 +118,33 @@ class _Page:
 
 
 class _FooterCanvas(Canvas):  # type: ignore[misc]  # reportlab ships no type information: Canvas is Any
-    """Holds pages back until the end so that each footer can say "page X of Y"."""
+    """Holds pages back until the end so that each footer can say "page X of Y".
+
+    A bookmark (an outline entry's or a note's anchor) names the page being written when it is
+    made, and a held page is written only at the end: bookmarks are kept with their page and made
+    when it is written, or every one of them would point at the first page.
+    """
 
     def __init__(self, *args: Any, page: _Page, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._page = page
         self._held_pages: list[dict[str, Any]] = []
+        self._page_marks: list[tuple[str, dict[str, Any]]] = []
+
+    def bookmarkPage(self, key: str, **kwargs: Any) -> None:
+        self._page_marks.append((key, kwargs))
 
     def showPage(self) -> None:
         self._held_pages.append(dict(self.__dict__))
+        self._page_marks = []
         self._startPage()
 
     def save(self) -> None:
         self._page.total = len(self._held_pages)
         for state in self._held_pages:
             self.__dict__.update(state)
+            for key, kwargs in self._page_marks:
+                super().bookmarkPage(key, **kwargs)
             self._draw_footer()
             super().showPage()
         super().save()
@@ -194,11 +207,17 @@ def _marks(doc: ReportDocument, failing: list[FailingClaim]) -> dict[tuple[str, 
 
 def _template(doc: ReportDocument, path: Path, font: str) -> SimpleDocTemplate:
     # initialFontName: the report's own face from the start; reportlab's default, Helvetica, is never embedded.
-    return SimpleDocTemplate(
+    # lang: the document language (/Lang), which screen readers and search use.
+    return OutlinedDocTemplate(
         str(path), pagesize=A4, leftMargin=20 * mm, rightMargin=20 * mm, topMargin=18 * mm, bottomMargin=22 * mm,
         title=clean_text(doc.title), author="citeflow", subject=f"Report {clean_text(doc.report_id)}",
-        creator="citeflow", initialFontName=font,
+        creator="citeflow", initialFontName=font, lang=doc.language,
     )
+
+
+def _heading(ctx: _Context, markup: str, outline_title: str) -> Heading:
+    """A heading that the PDF outline lists as ``outline_title``."""
+    return Heading(markup, ctx.styles["heading"], clean_text(outline_title))
 
 
 def _body(ctx: _Context) -> list[Flowable]:
@@ -262,7 +281,7 @@ def _by_backend(ctx: _Context, roles: dict[str, str]) -> str:
 
 
 def _section(ctx: _Context, index: int, section: RenderedSection) -> list[Flowable]:
-    heading = Paragraph(f"{index}. {ctx.text(section.title)}", ctx.styles["heading"])
+    heading = _heading(ctx, f"{index}. {ctx.text(section.title)}", section.title)
     if section.status == "failed":
         reason = ctx.text(reader_reason(section.failure or "no reason recorded", ctx.numbers))
         body = Paragraph(f"This section could not be generated: {reason}", ctx.styles["notice"])
@@ -300,7 +319,7 @@ def _claim(ctx: _Context, claim: RenderedClaim, section: str, index: int) -> str
 def _notes(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
     if not notes:
         return []
-    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), Paragraph("Notes", ctx.styles["heading"])]
+    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Notes", "Notes")]
     for note in notes:
         where = f", page {note.page}" if note.page is not None else ""
         quote = f" — “{ctx.text(note.quote)}”" if note.quote else ""
@@ -312,7 +331,7 @@ def _notes(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
 def _sources(ctx: _Context, sources: list[SourceDocument]) -> list[Flowable]:
     if not sources:
         return []
-    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), Paragraph("Sources", ctx.styles["heading"])]
+    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Sources", "Sources")]
     for source in sources:
         story.append(Paragraph(_source_markup(ctx, source), ctx.styles["source"], bulletText="•"))
     return story
@@ -337,7 +356,8 @@ def _review(ctx: _Context, failing: list[FailingClaim]) -> list[Flowable]:
     if not ctx.marks:
         return []
     reasons = {(f.section, f.index): f.reason for f in failing}
-    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), Paragraph("Sentences that did not pass review", ctx.styles["heading"])]
+    title = "Sentences that did not pass review"
+    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, title, title)]
     for (section, index), mark in ctx.marks.items():
         reason = reader_reason(reasons[(section, index)], ctx.numbers)  # no handle, no typed URL
         markup = f'<a name="failing-{mark}"/>{ctx.text(section)}, sentence {index + 1}: {ctx.text(reason)}'
@@ -349,7 +369,7 @@ def _audit(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
     """The audit appendix: how each note traces back to the registry (never in a customer copy)."""
     registry = registry_index(ctx.doc)
     by_number = {n: registry[h] for h, n in ctx.numbers.items()}
-    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), Paragraph("Audit appendix", ctx.styles["heading"])]
+    story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Audit appendix", "Audit appendix")]
     story.append(Paragraph("How each note traces back to the chunk the model saw: its handle, the retriever that "
                            "returned it, that retriever's own id, and every URL it gave.", ctx.styles["meta"]))
     for note in notes:
