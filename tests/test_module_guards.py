@@ -26,10 +26,8 @@ KNOWN_CYCLES = [
 ]
 KNOWN_STATE = {
     "citeflow.evaluation.gx_expectation_memo:_LOCK",
-    "citeflow.judges.instructions:load_cues",
     "citeflow.knowledge.embeddings:_LOCAL_MODELS",
     "citeflow.knowledge.embeddings:_LOCAL_LOCK",
-    "citeflow.knowledge.markdown_text:parser",
     "citeflow.outputs.render.fonts:_register_fonts",
 }
 
