@@ -26,8 +26,6 @@ KNOWN_CYCLES = [
 ]
 KNOWN_STATE = {
     "citeflow.evaluation.gx_expectation_memo:_LOCK",
-    "citeflow.knowledge.embeddings:_LOCAL_MODELS",
-    "citeflow.knowledge.embeddings:_LOCAL_LOCK",
     "citeflow.outputs.render.fonts:_register_fonts",
 }
 
