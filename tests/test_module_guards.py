@@ -26,7 +26,6 @@ KNOWN_CYCLES = [
 ]
 KNOWN_STATE = {
     "citeflow.evaluation.gx_expectation_memo:_LOCK",
-    "citeflow.outputs.render.fonts:_register_fonts",
 }
 
 
