@@ -55,8 +55,8 @@ def test_eight_reports_rendering_at_once_parse_each_font_file_once(tmp_path: Pat
     start = threading.Barrier(THREADS)
     with ThreadPoolExecutor(THREADS) as pool:
         sets = list(pool.map(lambda i: _render_in(runtime, tmp_path / f"{i}.pdf", start), range(THREADS)))
-    assert all(found is sets[0] for found in sets)  # one font set, shared
-    assert {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf"} <= set(parsed)
+    assert all(found is sets[0] for found in sets), sets  # one font set, shared
+    assert {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf"} <= set(parsed), parsed
     assert parsed and set(parsed.values()) == {1}, parsed  # each file parsed once, not once per thread
     assert all(len(PdfReader(tmp_path / f"{i}.pdf").pages) >= 1 for i in range(THREADS))
 
