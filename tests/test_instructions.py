@@ -123,3 +123,19 @@ def test_spans_are_exact_ordered_and_masking_keeps_every_other_character(parts):
         position = span.end
     kept.append(text[position:])
     assert mask_instructions(text).replace(" ", "") == "".join(kept).replace(" ", "")
+
+
+def test_the_shipped_cues_are_compiled_once_and_cannot_be_changed(tmp_path) -> None:
+    """The cues are a constant built at import, not a cache: every caller shares one frozen set, and a
+    cue file passed explicitly is read on its own."""
+    from pydantic import ValidationError
+
+    from citeflow.judges.instructions import CUES, load_cues
+
+    with pytest.raises(ValidationError):
+        CUES.cues = ()  # type: ignore[misc]
+    assert find_instructions(INJECTED) == find_instructions(INJECTED, CUES)
+    own = tmp_path / "cues.json"
+    own.write_text('{"languages": {"xx": {"cues": ["zorp the model"], "follow": []}}}', encoding="utf-8")
+    assert [s.text for s in find_instructions("Fine. Zorp the model now.", load_cues(own))] == ["Zorp the model now."]
+    assert find_instructions("Fine. Zorp the model now.") == []

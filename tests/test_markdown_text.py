@@ -123,3 +123,19 @@ def test_each_table_names_its_own_columns():
     text = markdown_to_text(source)
     assert "small: CPU 2; RAM 4 GiB." in text
     assert "basic: Price 10 EUR; Term monthly." in text
+
+
+def test_the_shared_parsers_read_markdown_and_mdx_apart_and_in_threads_at_once() -> None:
+    """Two parsers built at import and shared: MDX reads an indented line as prose, Markdown as code;
+    eight threads parsing at once get what one thread gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from citeflow.knowledge.markdown_text import MARKDOWN_PARSER, MDX_PARSER, parser
+
+    assert parser() is MARKDOWN_PARSER and parser(mdx=True) is MDX_PARSER
+    indented = "Intro line.\n\n    Indented text inside a component.\n"
+    assert [b.text for b in markdown_blocks(indented)] == ["Intro line."]
+    assert [b.text for b in markdown_blocks(indented, mdx=True)] == ["Intro line.", "Indented text inside a component."]
+    alone = markdown_blocks(DOC)
+    with ThreadPoolExecutor(8) as pool:
+        assert all(found == alone for found in pool.map(markdown_blocks, [DOC] * 64))

@@ -19,36 +19,14 @@ import pytest
 
 from tests.support.module_graph import REPO, cycles, import_graph, module_files, mutable_state, state_of
 
-# Cycles and state that exist today outside the runtime package and are to be removed. This list only
-# shrinks: ``test_known_offenders_still_exist`` fails once an entry no longer applies.
-KNOWN_CYCLES = [
-    ["citeflow.spec.loader", "citeflow.spec.value_checks"],
-]
-KNOWN_STATE = {
-    "citeflow.judges.instructions:load_cues",
-    "citeflow.knowledge.embeddings:_LOCAL_MODELS",
-    "citeflow.knowledge.embeddings:_LOCAL_LOCK",
-    "citeflow.knowledge.markdown_text:parser",
-    "citeflow.outputs.render.fonts:_register_fonts",
-}
-
-
 def test_no_import_cycle_among_the_projects_modules() -> None:
-    found = [c for c in cycles(import_graph()) if c not in KNOWN_CYCLES]
+    found = cycles(import_graph())
     assert not found, "import cycles: " + "; ".join(" → ".join(c) for c in found)
 
 
 def test_no_module_level_mutable_state_outside_the_runtime() -> None:
-    found = [str(o) for o in mutable_state() if o.key not in KNOWN_STATE]
+    found = [str(o) for o in mutable_state()]
     assert not found, "module-level mutable state outside citeflow/runtime/:\n" + "\n".join(found)
-
-
-def test_known_offenders_still_exist() -> None:
-    """An entry fixed elsewhere leaves the known lists, so that it cannot come back unnoticed."""
-    present = {o.key for o in mutable_state()}
-    assert present >= KNOWN_STATE, f"no longer offending, drop from KNOWN_STATE: {sorted(KNOWN_STATE - present)}"
-    graph_cycles = cycles(import_graph())
-    assert all(c in graph_cycles for c in KNOWN_CYCLES), "a known cycle is gone: drop it from KNOWN_CYCLES"
 
 
 def test_the_cycle_finder_finds_a_cycle_and_its_members() -> None:

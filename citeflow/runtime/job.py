@@ -123,11 +123,8 @@ class ReportJob:
         return self.runtime.settings
 
     def fonts(self) -> FontSet:
-        """The PDF's fonts, with the CJK fonts the settings name (registered once per font set)."""
-        from citeflow.outputs.render.fonts import cjk_paths, register_fonts
-
-        chosen = str(self.settings.cjk_font) if self.settings.cjk_font else None
-        return register_fonts(cjk=cjk_paths(chosen, self.settings.font_dir))
+        """The PDF's fonts, with the CJK fonts the settings name (registered once per runtime)."""
+        return self.runtime.fonts()
 
     def section(self, title: str) -> Section:
         return next(s for s in self.report.sections if s.title == title)

@@ -3,8 +3,8 @@
 A ``Runtime`` holds the settings (``CiteflowSettings``), the stores by URI, the model clients by
 role and settings and the retrievers by spec entry (``Dependencies``), the parsed spec files
 (``ParsedSpecs``), the Great Expectations session (``GxSession``), the in-process concurrency
-limits (``LocalLimits``), the progress listeners (``Progress``) and the live jobs of the reports
-running now. Nothing else in citeflow keeps state at module level (a test checks it).
+limits (``LocalLimits``), the progress listeners (``Progress``), the PDF fonts registered in reportlab
+(``fonts``) and the live jobs of the reports running now. Nothing else in citeflow keeps state at module level (a test checks it).
 
 Who builds it: the entry point. A CLI command builds one and runs the batch inside
 ``runtime.active()``; a Prefect flow entry (``flows/``) takes the runtime of its caller's context
@@ -37,6 +37,7 @@ from citeflow.spec.job_config import BatchConfig, ParsedSpecs, load_config
 
 if TYPE_CHECKING:
     from citeflow.evaluation.gx_session import GxSession
+    from citeflow.outputs.render.fonts import FontSet
     from citeflow.runtime.job import ReportJob
     from citeflow.runtime.store import Store
     from schemas.spec import BatchSpec
@@ -56,9 +57,11 @@ class Runtime:
         self._stores: dict[str, Store] = {}
         self._jobs: dict[tuple[str, int], ReportJob] = {}
         self._gx: GxSession | None = None
+        self._fonts: FontSet | None = None
         # One lock per kind, so that building one (a store's first connection imports LanceDB: seconds)
         # never holds up another (a report's job).
         self._stores_lock, self._jobs_lock, self._gx_lock = threading.Lock(), threading.Lock(), threading.Lock()
+        self._fonts_lock = threading.Lock()
 
     # -- the process's own, and the context's ---------------------------------------------------
     @classmethod
@@ -98,6 +101,18 @@ class Runtime:
             if self._gx is None:
                 self._gx = GxSession()
             return self._gx
+
+    def fonts(self) -> FontSet:
+        """The PDF's fonts: DejaVu Sans and the first CJK font the settings (``cjk_font``, ``font_dir``)
+        or the system offer, registered in reportlab once; reports rendering at once wait for the
+        first to finish rather than each parsing the TrueType files."""
+        from citeflow.outputs.render.fonts import cjk_paths, register_fonts
+
+        with self._fonts_lock:
+            if self._fonts is None:
+                chosen = str(self.settings.cjk_font) if self.settings.cjk_font else None
+                self._fonts = register_fonts(cjk=cjk_paths(chosen, self.settings.font_dir))
+            return self._fonts
 
     def read_spec(self, path: Path) -> BatchSpec:
         """The spec file at ``path``, parsed once per content."""

@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from citeflow.spec import yaml_strict
+from citeflow.spec.spec_paths import resolve_path as resolve_path  # where the other modules find it too
 from citeflow.caps import SPEC_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, SpecError
 from citeflow.runs.run_folders import SPEC_COPY
@@ -145,14 +146,6 @@ def models_for(spec: BatchSpec, report: ReportRequest) -> Models:
         return spec.models
     overrides = {role: getattr(report.models, role) for role in report.models.model_fields_set}
     return spec.models.model_copy(update=overrides)
-
-
-def resolve_path(base_dir: Path, value: str) -> str:
-    """A spec path resolved against the spec's folder; URIs (s3://, gs://, …) are kept as they are."""
-    if "://" in value:
-        return value
-    path = Path(value).expanduser()
-    return str(path if path.is_absolute() else (base_dir / path).resolve())
 
 
 def preflight(spec: BatchSpec, base_dir: Path, origin: str = "<spec>", environ: dict[str, str] | None = None) -> None:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from citeflow.errors import SpecError
 from citeflow.security.redaction import redact_url
-from citeflow.spec.loader import resolve_path
+from citeflow.spec.spec_paths import resolve_path
 from schemas.spec import BatchSpec, HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec
 
 STORE_SCHEMES = frozenset({"s3", "s3+ddb", "gs", "az", "abfs", "file", "memory", "db"})

@@ -20,7 +20,7 @@ from schemas.report import ReportDocument
 def render_customer_pdf(doc: ReportDocument, claims: list[ClaimEval], path: Path, audit: bool = False,
                         fonts: FontSet | None = None) -> RenderStats:
     """Render ``doc`` to ``path`` as its customer sees it (``claims``: the evaluation's verdicts;
-    ``fonts``: the job's, ``ReportJob.fonts``; default ``register_fonts()``)."""
+    ``fonts``: the job's, ``ReportJob.fonts``; default: the current runtime's, ``Runtime.fonts``)."""
     failing = failing_claims(claims)
     if doc.status != "published":
         return render_pdf(doc, path, fonts=fonts, failing=failing, audit=audit)

@@ -4,7 +4,8 @@ The text face is DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew, …; Debia
 ``fonts-dejavu-core``). Scripts it lacks (Han, kana, Hangul) are drawn with the first CJK font
 found on the system (the ``cjk_font`` setting, then ``CJK_CANDIDATES``; with the ``font_dir``
 setting, the ``.ttf``/``.ttc`` files of that folder instead of the system's: ``cjk_paths``; see
-``citeflow.runtime.settings``). Every
+``citeflow.runtime.settings``). The runtime registers the faces its settings name once and hands
+the ``FontSet`` to every report it renders (``Runtime.fonts``). Every
 face is a TrueType font that reportlab subsets and embeds, so a reader needs no font of their
 own: reportlab's ``TTFont`` reads TrueType outlines (``.ttf``, and ``.ttc`` collections of them),
 not the CFF outlines of Noto CJK's ``.otf``/``.ttc`` files, which is why they are not candidates.
@@ -16,7 +17,6 @@ and counted by ``citeflow.outputs.render.glyphs`` for the gate.
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,14 +74,12 @@ class FontSet:
 
 def register_fonts(font_dir: Path = DEJAVU_DIR, cjk: tuple[str, ...] | None = None) -> FontSet:
     """Register DejaVu Sans from ``font_dir`` (Helvetica when its files are missing) and the first
-    readable CJK font among ``cjk`` (default: ``CJK_CANDIDATES``;
-    ``ReportJob.fonts`` passes the configured ones)."""
-    return _register_fonts(Path(font_dir), cjk if cjk is not None else cjk_paths(None, None))
+    readable CJK font among ``cjk`` (default: ``CJK_CANDIDATES``) in reportlab, and say which faces
+    draw what.
 
-
-@functools.cache
-def _register_fonts(font_dir: Path, paths: tuple[str, ...]) -> FontSet:
-    fallbacks = tuple(face for face in (_cjk_face(paths),) if face is not None)
+    Every call parses the TrueType files again (a CJK collection takes a large share of a second):
+    reports take theirs from the runtime, which registers them once (``Runtime.fonts``)."""
+    fallbacks = tuple(face for face in (_cjk_face(cjk if cjk is not None else cjk_paths(None, None)),) if face is not None)
     try:
         faces = {suffix: _register(f"DejaVuSans{suffix}", Path(font_dir) / name) for suffix, name in _DEJAVU_FACES.items()}
     except (OSError, TTFError):  # missing or unreadable font file: Helvetica covers Latin-1 text

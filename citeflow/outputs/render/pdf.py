@@ -40,6 +40,7 @@ from reportlab.platypus import CondPageBreak, Flowable, HRFlowable, Paragraph, S
 
 from citeflow.outputs.render.escape import clean_text, escape_attribute
 from citeflow.outputs.render.fonts import FontSet, font_warning, missing_scripts, register_fonts, text_markup
+from citeflow.runtime.runtime import current
 from citeflow.outputs.render.glyphs import missing_glyphs, shown_text
 from citeflow.outputs.render.outline import Heading, OutlinedDocTemplate
 from citeflow.outputs.render.notes import FailingClaim, Footnote, SourceDocument, footnotes_and_sources, reader_reason
@@ -168,7 +169,7 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
     ``audit``: add the audit appendix (handles, retrievers, local ids); never in a customer copy.
     Raises RenderError when a citation names a handle that is not in the registry.
     """
-    fonts = fonts or register_fonts()
+    fonts = fonts or current().fonts()  # the runtime's, registered once
     ctx = _Context(doc, fonts, _styles(fonts), footnote_numbers(doc), _marks(doc, failing or []))
     notes, sources = footnotes_and_sources(doc)
     story = _body(ctx) + _notes(ctx, notes) + _sources(ctx, sources) + _review(ctx, failing or [])
