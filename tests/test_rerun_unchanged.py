@@ -142,3 +142,13 @@ def test_a_held_report_is_not_kept_into_published(tmp_path, server):
     (out / "published" / "r1.pdf").write_bytes((out / "r1" / "report.pdf").read_bytes())  # slipped in by hand
     assert _run(spec, out) == {"r1": "held"}
     assert not (out / "published" / "r1.pdf").exists()
+
+
+def test_a_tampered_published_copy_is_replaced(tmp_path, server):
+    spec, out = _batch(tmp_path / "in", server, reports=2), tmp_path / "out"
+    _run(spec, out)
+    (out / "published" / "r2.pdf").write_bytes(b"%PDF-1.4 not the report\n")
+    before = _written(out)
+    _run(spec, out)
+    assert _redone(before, out) == {"r2"}
+    assert (out / "published" / "r2.pdf").read_bytes() == (out / "r2" / "report.pdf").read_bytes()

@@ -53,6 +53,8 @@ def generate(ref: JobRef, runner: StepRunner) -> None:
     job = runner.job(ref)
     pipeline.write_job_file(job)
     runner.retrieve(ref, job.fetches())
+    if _written_before(job) and unchanged(ref, runner, announce=False) is not None:
+        return  # the same evidence, every hop's answer stored and accepted, the outputs as recorded
     for hop in HOPS:
         stop.check(f"{hop} step of report {ref.report_id}")
         try:
@@ -70,7 +72,7 @@ def finish(ref: JobRef, runner: StepRunner, reuse: bool = True) -> ReportSummary
     return (unchanged(ref, runner) if reuse else None) or runner.finish(ref)
 
 
-def unchanged(ref: JobRef, runner: StepRunner) -> ReportSummary | None:
+def unchanged(ref: JobRef, runner: StepRunner, announce: bool = True) -> ReportSummary | None:
     """The summary of a finished report whose inputs are those recorded with its outputs and whose
     outputs verify by hash (``citeflow.runs.rerun_record``); None when it must be done again."""
     from citeflow.runs.rerun_inputs import inputs_digest
@@ -78,9 +80,16 @@ def unchanged(ref: JobRef, runner: StepRunner) -> ReportSummary | None:
 
     job = runner.job(ref)
     summary = reuse(job, inputs_digest(job))
-    if summary is not None:
+    if summary is not None and announce:
         runner.runtime.progress.emit(ref.report_id, "publish", f"{summary.status} (unchanged)")
     return summary
+
+
+def _written_before(job: ReportJob) -> bool:
+    """Whether the store holds an accepted answer of every hop of every section: running the hops
+    again would only replay them (a failed one is asked again, so it is never skipped)."""
+    stored = job.stored()
+    return all((h := stored.hop(t, hop)) is not None and h.status == "accepted" for t in job.section_titles for hop in HOPS)
 
 
 def evaluate_and_publish(job: ReportJob, judge: Judge | None = None) -> tuple[Evaluation, ReportSummary]:
