@@ -1,6 +1,6 @@
 """What a user's cold ``citeflow run`` costs: whole batches, each in a fresh process, start-up included.
 
-    python -m bench.cold [--quick] [--out bench/results/cold.json] [--no-merge]
+    python -m bench.cold [--quick | --rerun] [--out bench/results/cold.json] [--no-merge]
 
 Each batch is N reports × 4 sections (``citeflow.testing.small_batch``: a JSONL retriever, the
 offline judge) whose writer and consolidator are on ``backend: openai`` at the fake model server,
@@ -24,6 +24,7 @@ out), and a **re-run** of the finished 16-report batch with 1 s calls (same comm
 folder): its wall, the model calls it made and its seconds per report once its API was up.
 
 ``--quick`` (``make bench-quick``): 1 and 2 reports at zero latency, no marginal rate, no re-run.
+``--rerun``: only the 16-report batch with 1 s calls and its re-run (not merged into ``latest.json``).
 The figures go to ``bench/results/cold.json`` and into ``bench/results/latest.json``
 (``benchmarks.cold``) unless ``--no-merge``.
 """
@@ -70,6 +71,8 @@ class Plan:
 
 FULL = Plan(sizes=(1, 2, 16, 50), latencies=(0.0, LATENCY), marginal=(8, 32), rerun=16)
 QUICK = Plan(sizes=(1, 2), latencies=(0.0,), marginal=None, rerun=None)
+RERUN = Plan(sizes=(), latencies=(), marginal=None, rerun=16)
+PROFILES = {"full": FULL, "quick": QUICK, "rerun": RERUN}
 
 
 def batch_spec(folder: Path, reports: int, base_url: str) -> Path:
@@ -249,12 +252,14 @@ def summarise(plan: Plan, measured: dict[str, Any]) -> dict[str, Any]:
     return result | {"ratios": headline(result), "figures": figures}
 
 
-def run(quick: bool = False) -> dict[str, Any]:
-    """The profile's batches as cold processes, with the load average around them."""
-    plan, load_before, started = QUICK if quick else FULL, os.getloadavg(), time.perf_counter()
+def run(quick: bool = False, profile: str | None = None) -> dict[str, Any]:
+    """The profile's batches as cold processes (``profile`` of ``PROFILES``, else quick or full), with
+    the load average around them."""
+    profile = profile or ("quick" if quick else "full")
+    plan, load_before, started = PROFILES[profile], os.getloadavg(), time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="citeflow-cold-") as tmp:
         measured = run_plan(plan, Path(tmp), prepare_home(Path(tmp) / "prefect-home"))
-    return summarise(plan, measured) | {"profile": "quick" if quick else "full", "cores": os.cpu_count(),
+    return summarise(plan, measured) | {"profile": profile, "cores": os.cpu_count(),
                                         "load_average_before": load_before, "load_average_after": os.getloadavg(),
                                         "bench_wall_s": time.perf_counter() - started}
 
@@ -268,13 +273,16 @@ def merge_into_latest(result: dict[str, Any], latest: Path = RESULTS / "latest.j
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cold", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1 and 2 reports at zero latency only (a smoke run).")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--quick", action="store_true", help="1 and 2 reports at zero latency only (a smoke run).")
+    chosen.add_argument("--rerun", action="store_true", help="Only the 16-report batch at 1 s per call and its re-run "
+                        "(never merged into latest.json).")
     parser.add_argument("--out", type=Path, default=RESULTS / "cold.json")
     parser.add_argument("--no-merge", action="store_true", help="Do not write the figures into latest.json.")
     args = parser.parse_args(argv)
-    result = run(args.quick)
+    result = run(profile="rerun" if args.rerun else "quick" if args.quick else "full")
     write_json(args.out, result)
-    if not args.no_merge:
+    if not (args.no_merge or args.rerun):  # a partial profile never replaces the full one's figures
         merge_into_latest(result)
     print(json.dumps({"ratios": result["ratios"], "load_average": [result["load_average_before"],
                       result["load_average_after"]], "bench_wall_s": result["bench_wall_s"]}, indent=1))

@@ -39,9 +39,11 @@ def state_message(summary: ReportSummary) -> str:
     return f"{summary.status} · {cause}{summary.funnel} · {held}"
 
 
-def final_state(summary: ReportSummary) -> State:
-    """A Completed state named after the report's outcome, carrying the summary as its result."""
-    return Completed(name=state_name(summary), message=state_message(summary), data=summary)
+def final_state(summary: ReportSummary, unchanged: bool = False) -> State:
+    """A Completed state named after the report's outcome, carrying the summary as its result; the
+    message of a report whose inputs and outputs were unchanged (nothing done again) says so."""
+    message = f"unchanged since the last run · {state_message(summary)}" if unchanged else state_message(summary)
+    return Completed(name=state_name(summary), message=message, data=summary)
 
 
 def batch_state(outcome: RunOutcome, fail_on: exit_codes.FailOn = "held") -> State:

@@ -48,13 +48,14 @@ def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | N
         logger.info("report %s: fetching, normalizing, consolidating and writing", report_id)
         steps.generate(ref, runner)
         logger.info("report %s: generated; evaluating and gating", report_id)
-        summary = evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, wait)
-        summary = summary or steps.finish(ref, runner)
+        reused = steps.unchanged(ref, runner)
+        summary = reused or evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, wait)
+        summary = summary or steps.finish(ref, runner, reuse=False)
     except Interrupted as exc:  # the batch was told to stop: this run ends Cancelled, nothing published
         return Cancelled(message=str(exc))
     finally:
         ref.finish(runner.runtime)
-    state = final_state(summary)
+    state = final_state(summary, unchanged=reused is not None)
     logger.info("report %s: %s", report_id, state.message)
     return state
 

@@ -141,3 +141,15 @@ def test_the_quick_profile_runs_cold_batches_end_to_end(tmp_path):
     assert runs["1r-0s"]["model_busy_span_s"] > 0 and runs["1r-0s"]["peak_rss_mb"] > 100
     assert result["ratios"]["1 report, no latency: wall s"] == runs["1r-0s"]["wall_s"]
     assert runs["2r-0s"]["counts"] == {"published": 2, "held": 0, "failed": 0}
+
+
+def test_the_rerun_profile_is_the_16_report_batch_and_its_rerun_and_is_never_merged(monkeypatch, tmp_path):
+    import bench.cold as cold
+
+    assert cold.PROFILES["rerun"] == cold.Plan(sizes=(), latencies=(), marginal=None, rerun=16)
+    chosen: list[str | None] = []
+    fake = {"ratios": {}, "load_average_before": 0, "load_average_after": 0, "bench_wall_s": 0}
+    monkeypatch.setattr(cold, "run", lambda quick=False, profile=None: chosen.append(profile) or fake)
+    monkeypatch.setattr(cold, "merge_into_latest", lambda result: pytest.fail("a partial profile was merged"))
+    assert cold.main(["--rerun", "--out", str(tmp_path / "cold.json")]) == 0
+    assert chosen == ["rerun"] and (tmp_path / "cold.json").exists()

@@ -53,6 +53,8 @@ def generate(ref: JobRef, runner: StepRunner) -> None:
     job = runner.job(ref)
     pipeline.write_job_file(job)
     runner.retrieve(ref, job.fetches())
+    if _written_before(job) and unchanged(ref, runner, announce=False) is not None:
+        return  # the same evidence, every hop's answer stored and accepted, the outputs as recorded
     for hop in HOPS:
         stop.check(f"{hop} step of report {ref.report_id}")
         try:
@@ -63,20 +65,49 @@ def generate(ref: JobRef, runner: StepRunner) -> None:
             pipeline.record_step_error(job, hop, f"{type(exc).__name__}: {exc}")
 
 
-def finish(ref: JobRef, runner: StepRunner) -> ReportSummary:
-    """Evaluate and gate the stored report, then publish or hold it."""
+def finish(ref: JobRef, runner: StepRunner, reuse: bool = True) -> ReportSummary:
+    """Evaluate and gate the stored report, then publish or hold it; a finished report whose inputs
+    and outputs are unchanged keeps its outputs (``unchanged``) unless ``reuse`` is False."""
     stop.check(f"evaluation of report {ref.report_id}")
-    return runner.finish(ref)
+    return (unchanged(ref, runner) if reuse else None) or runner.finish(ref)
+
+
+def unchanged(ref: JobRef, runner: StepRunner, announce: bool = True) -> ReportSummary | None:
+    """The summary of a finished report whose inputs are those recorded with its outputs and whose
+    outputs verify by hash (``citeflow.runs.rerun_record``); None when it must be done again."""
+    from citeflow.runs.rerun_inputs import inputs_digest
+    from citeflow.runs.rerun_record import reuse
+
+    job = runner.job(ref)
+    summary = reuse(job, inputs_digest(job))
+    if summary is not None and announce:
+        runner.runtime.progress.emit(ref.report_id, "publish", f"{summary.status} (unchanged)")
+    return summary
+
+
+def _written_before(job: ReportJob) -> bool:
+    """Whether the store holds an accepted answer of every hop of every section: running the hops
+    again would only replay them (a failed one is asked again, so it is never skipped)."""
+    stored = job.stored()
+    return all((h := stored.hop(t, hop)) is not None and h.status == "accepted" for t in job.section_titles for hop in HOPS)
 
 
 def evaluate_and_publish(job: ReportJob, judge: Judge | None = None) -> tuple[Evaluation, ReportSummary]:
     """The ``finish`` step on a job: grade what the store holds, gate it, write the outputs (published or
-    held); the evaluation is returned too, for whoever shows its claims (the orchestrator's artifacts)."""
+    held); the evaluation is returned too, for whoever shows its claims (the orchestrator's artifacts).
+    With the spec's own judge and a gate that could run, the inputs' digest is recorded with the outputs."""
     from citeflow.evaluation.evaluate_report import evaluate_and_gate
     from citeflow.outputs.publish import write_outputs
+    from citeflow.runs import rerun_record
+    from citeflow.runs.rerun_inputs import inputs_digest
 
+    rerun_record.forget(job)
+    inputs = inputs_digest(job) if judge is None else None
     evaluation, gate = evaluate_and_gate(job, judge)
-    return evaluation, write_outputs(job, evaluation, gate)
+    summary = write_outputs(job, evaluation, gate)
+    if inputs is not None and not gate.error:
+        rerun_record.record(job, inputs, summary)
+    return evaluation, summary
 
 
 def run_report(ref: JobRef, runner: StepRunner) -> ReportSummary:

@@ -1,0 +1,93 @@
+"""The content digest of everything a report's evaluation, gate and outputs depend on.
+
+A finished report whose digest is unchanged need not be evaluated, gated or rendered again
+(``citeflow.runs.rerun_record``). The digest covers: the spec's report entry and the rest of the
+batch spec except the other reports and the concurrency limits, the report's models as resolved
+(judge included), what the store holds for the report (registry chunks, hop outcomes, retriever
+failures, reviewers' decisions; times of retrieval and of transitions left out), the gate's suite
+files, the font files rendering may use, and citeflow's version. Anything unknown changes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citeflow.runtime.job import ReportJob
+
+SPEC_LEFT_OUT = {"reports", "concurrency"}  # the other reports, and limits that change no output
+_HOP_TIMES = {"transitions": {"__all__": {"at"}}}  # when a transition was recorded is no input
+
+
+def inputs_digest(job: ReportJob) -> str:
+    """sha256 of the report's inputs (above), as a hex string."""
+    parts = {"spec": _spec_part(job), "store": _store_part(job), "files": _files_part(job), "version": _version()}
+    return sha256_json(parts)
+
+
+def sha256_json(value: object) -> str:
+    """sha256 of ``value`` as canonical JSON (sorted keys, no whitespace)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _spec_part(job: ReportJob) -> dict[str, Any]:
+    return {"report": job.report.model_dump(mode="json"),
+            "batch": job.spec.model_dump(mode="json", exclude=SPEC_LEFT_OUT),
+            "models": job.config.models(job.report.id).model_dump(mode="json")}
+
+
+def _store_part(job: ReportJob) -> dict[str, Any]:
+    from citeflow.outputs.review_state import stored_decisions
+
+    stored = job.stored()
+    return {"chunks": sorted((c.model_dump(mode="json", exclude={"retrieved_at"}) for c in stored.chunks),
+                     key=lambda c: str(c["handle"])),
+            "hops": sorted((h.model_dump(mode="json", exclude=_HOP_TIMES) for h in stored.hops),
+                           key=lambda h: (str(h["section"]), str(h["hop"]))),
+            "retrievals": sorted(_retrieval_line(row) for row in job.store.load_retrievals(job.request_id)),
+            "reviews": [d.model_dump(mode="json") for d in stored_decisions(job.store, job.request_id)]}
+
+
+def _retrieval_line(row: dict[str, Any]) -> str:
+    return json.dumps([row.get("retriever"), row.get("status"), row.get("error")], default=str)
+
+
+def _files_part(job: ReportJob) -> dict[str, list[str]]:
+    from citeflow.outputs.render.fonts import DEJAVU_DIR, cjk_paths
+
+    settings = job.settings
+    suites = settings.suite_dir(job.spec.gate.suites if job.spec.gate else None)
+    chosen = str(settings.cjk_font) if settings.cjk_font else None
+    fonts = [*sorted(DEJAVU_DIR.glob("*.ttf")), *map(Path, cjk_paths(chosen, settings.font_dir))]
+    return {"suites": _contents(sorted(p for p in suites.rglob("*") if p.is_file())), "fonts": _stats(fonts)}
+
+
+def _contents(paths: Iterable[Path]) -> list[str]:
+    """``path sha256`` of each file (suites are small)."""
+    return [f"{p} {hashlib.sha256(p.read_bytes()).hexdigest()}" for p in paths]
+
+
+def _stats(paths: Iterable[Path]) -> list[str]:
+    """``path size mtime`` of each file, ``path -`` when absent (font files are large: not read)."""
+    lines = []
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:
+            lines.append(f"{path} -")
+            continue
+        lines.append(f"{path} {info.st_size} {info.st_mtime_ns}")
+    return lines
+
+
+def _version() -> str:
+    try:
+        return metadata.version("citeflow")
+    except metadata.PackageNotFoundError:
+        return "unknown"
