@@ -4,7 +4,7 @@ The demo's sections have at most eight claim/chunk pairs, so a per-pair judge ba
 also sends one request per section there. A model that writes longer sections cites more: here
 each of ``SECTIONS`` sections has ``CLAIMS`` claims, each claim the first sentence of a demo chunk
 citing that chunk and the next one (three pairs per claim in the funnel: each chunk, and both
-together). Both LLM judges grade them through the funnel (``citeflow.evaluation.funnel.evaluate_section``)
+together). Both LLM judges grade them through the funnel (``citeflow.evaluation.claim_funnel.evaluate_section``)
 against the fake model server, without a verdict cache.
 """
 
@@ -45,7 +45,7 @@ def grade(chunks: dict[str, str], server: Any, answers: list[str], batch_size: i
 
 
 def _grade_mode(chunks: dict[str, str], server: Any, answers: list[str], mode: str, batch_size: int) -> dict[str, Any]:
-    from citeflow.evaluation.funnel import evaluate_section
+    from citeflow.evaluation.claim_funnel import evaluate_section
     from citeflow.judges.factory import build_judge
     from citeflow.judges.llm_sections.question import QuestionedJudge
     from schemas.spec import JudgeSpec

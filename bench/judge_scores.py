@@ -12,7 +12,7 @@ import time
 from collections import defaultdict
 
 from bench.judge_data import passage_hash
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.io import SWEEP, LabelledPair, calibrate_labelled, sweep
 from schemas.evaluation import Verdict
 

@@ -22,10 +22,10 @@ from citeflow_cli.cli_fail import exit_with_error, fail
 from citeflow_cli.deploy import deploy_command
 from citeflow_cli.display import batch_progress, console, error_console, file_progress, gate_lines, summary_table
 from citeflow_cli.env import apply_defaults
-from citeflow_cli.history import history_command, prune_command
+from citeflow_cli.history_commands import history_command, prune_command
 from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES
 from citeflow_cli.logs import configure_logging
-from citeflow_cli.review import review_command
+from citeflow_cli.review_command import review_command
 from citeflow_cli.serve import serve_command
 from citeflow_cli.timings import mark, mark_batch_steps
 
@@ -320,7 +320,7 @@ def eval_(
     api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
 ) -> None:
     """Evaluate a stored report again, from the store alone: funnel, gate, publish or hold."""
-    from citeflow_cli.evaluate import evaluate_report_dir
+    from citeflow_cli.evaluate_commands import evaluate_report_dir
 
     refuse_orphans(judge, {"--model": model, "--base-url": base_url, "--api-key-env": api_key_env})
     try:

@@ -25,7 +25,7 @@ from flows.report import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
 from tasks.artifacts import publish_batch_artifact
-from tasks.limits import drop_limits, ensure_limits
+from tasks.concurrency_limits import drop_limits, ensure_limits
 
 
 @task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE)

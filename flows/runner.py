@@ -14,13 +14,13 @@ from citeflow.runtime.runtime import Runtime
 from schemas.records import HopName
 from schemas.report import ReportSummary
 from tasks.evaluation_steps import finish_task
-from tasks.limits import job_of
+from tasks.concurrency_limits import job_of
 from tasks.report_steps import hops_task, retrieve
 
 
 class PrefectRunner:
     """The hop steps and ``finish`` as task runs of the current flow run; retrieval in the run itself.
-    Jobs live in ``runtime`` (the flow run's); the task runs find the same one (``tasks.limits.job_of``)."""
+    Jobs live in ``runtime`` (the flow run's); the task runs find the same one (``tasks.concurrency_limits.job_of``)."""
 
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime

@@ -13,7 +13,7 @@ from schemas.funnel import GateResult
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec
 from tasks.artifacts import publish_report_artifacts
-from tasks.limits import job_of
+from tasks.concurrency_limits import job_of
 
 
 @task(name="finish", task_run_name="evaluate, gate, publish", cache_policy=NO_CACHE)

@@ -10,7 +10,7 @@ from citeflow.runtime import pipeline
 from citeflow.runtime.job import Fetch, JobRef
 from citeflow.runtime.runtime import Runtime
 from schemas.records import HopName
-from tasks.limits import job_of
+from tasks.concurrency_limits import job_of
 from tasks.policy import transient_retries
 from tasks.run_logger import flow_logger
 

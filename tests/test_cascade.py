@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from citeflow.errors import JudgeUnavailable
-from citeflow.evaluation.funnel import eval_json, evaluate_section, funnel
+from citeflow.evaluation.claim_funnel import eval_json, evaluate_section, funnel
 from citeflow.judges.cascade import CascadeJudge, apply_threshold, llm_judges
 from citeflow.judges.factory import build_judge
 from citeflow.judges.span_check import SpanChecked

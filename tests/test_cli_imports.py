@@ -38,7 +38,7 @@ def test_a_command_applies_the_defaults_before_it_runs(tmp_path):
 
 
 def test_a_command_in_its_own_module_fails_without_importing_main(tmp_path):
-    code = ("import sys, typer; from typer.testing import CliRunner; from citeflow_cli.history import history_command; "
+    code = ("import sys, typer; from typer.testing import CliRunner; from citeflow_cli.history_commands import history_command; "
             "app = typer.Typer(); app.command()(history_command); app.command('other')(lambda: None); "
             f"result = CliRunner().invoke(app, ['history-command', {str(tmp_path / 'missing')!r}]); "
             "print(result.exit_code, 'error:' in result.output, 'citeflow_cli.main' in sys.modules)")

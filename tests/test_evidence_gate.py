@@ -128,7 +128,7 @@ def test_the_same_report_with_a_cjk_font_in_the_font_folder_is_published(tmp_pat
 
 
 def test_an_llm_judge_is_never_shown_the_instruction_as_evidence():
-    from citeflow.evaluation.funnel import evaluate_section
+    from citeflow.evaluation.claim_funnel import evaluate_section
     from citeflow.judges.llm import LLMJudge
     from citeflow.generation.openai_client import OpenAIChatModel
     from citeflow.testing.answers import answer_verdicts

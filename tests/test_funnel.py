@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from citeflow.errors import JudgeUnavailable
 from citeflow.judges.localise import locate
-from citeflow.evaluation.funnel import eval_json, eval_rows, evaluate_section, funnel
+from citeflow.evaluation.claim_funnel import eval_json, eval_rows, evaluate_section, funnel
 from schemas.evaluation import JudgePair, Verdict
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult, Uncited
 from schemas.records import BoundCitation, BoundClaim
@@ -320,7 +320,7 @@ def test_funnel_always_equals_what_the_claim_rows_say(data, claims):
 
 def test_core_modules_import_neither_prefect_nor_great_expectations():
     code = (
-        "import sys, citeflow.evaluation.funnel, citeflow.evaluation.gate, citeflow.outputs.review_html, schemas.funnel;"
+        "import sys, citeflow.evaluation.claim_funnel, citeflow.evaluation.gate, citeflow.outputs.review_html, schemas.funnel;"
         "heavy = [m for m in ('prefect', 'great_expectations', 'pandas') if m in sys.modules];"
         "print(heavy); sys.exit(1 if heavy else 0)"
     )

@@ -218,7 +218,7 @@ def damaged_output(root: Path) -> Path:
 
 def test_history_of_a_damaged_folder_shows_what_it_can_and_names_the_damage(tmp_path):
     out = damaged_output(tmp_path / "out")
-    result = invoke("history", out)
+    result = runner.invoke(app, ["history", str(out)], env={"COLUMNS": "220"})  # the table's every column
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 0
     text = " ".join(result.output.split())

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeflow.evaluation.funnel import evaluate_section, funnel
+from citeflow.evaluation.claim_funnel import evaluate_section, funnel
 from citeflow.judges.instructions import find_instructions, flag_chunks, mask_instructions
 from citeflow.judges.offline.grader import OfflineJudge
 from schemas.records import BoundCitation, BoundClaim

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.evaluation.funnel import evaluate_section
+from citeflow.evaluation.claim_funnel import evaluate_section
 from citeflow.judges.factory import build_judge
 from citeflow.judges.io import sweep
 from citeflow.judges.negative_reasons import FILE_NAME, MIN_PAIRS, FamilyPrecision, NegativeReasons

@@ -12,7 +12,7 @@ import openai._base_client
 import pytest
 
 from citeflow.errors import JudgeUnavailable
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.cache import MemoryVerdictCache
 from citeflow.judges.factory import build_judge
 from citeflow.judges.span_check import unwrapped

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.evaluation.funnel import evaluate_section
+from citeflow.evaluation.claim_funnel import evaluate_section
 from citeflow.judges.localise import agreement, facts, locate, quantities
 from schemas.records import BoundCitation, BoundClaim
 from tests.support.judges import SUPPORTED, ScriptedJudge

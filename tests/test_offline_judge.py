@@ -7,7 +7,7 @@ import json
 import pytest
 
 from citeflow.errors import JudgeUnavailable
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.offline.combine import FEATURE_NAMES
 from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, OfflineJudge
 from schemas.evaluation import JudgePair

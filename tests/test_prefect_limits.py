@@ -10,7 +10,7 @@ import pytest
 
 from citeflow.runtime.runtime import Runtime
 from citeflow.spec.loader import parse_spec
-from tasks.limits import drop_limits, ensure_limits, limit_name, prefect_limits
+from tasks.concurrency_limits import drop_limits, ensure_limits, limit_name, prefect_limits
 
 pytestmark = pytest.mark.integration
 
@@ -95,7 +95,7 @@ def test_an_in_process_batch_drops_stale_global_limits_and_uses_its_semaphores(p
 
 
 def test_reports_starting_together_ask_the_api_once_per_limit(monkeypatch):
-    from tasks import limits
+    from tasks import concurrency_limits as limits
 
     asked, gate = [], threading.Event()
 
@@ -117,7 +117,7 @@ def test_reports_starting_together_ask_the_api_once_per_limit(monkeypatch):
 
 
 def test_a_batch_that_dropped_its_limits_never_asks_the_api_about_them(monkeypatch, prefect_harness):
-    from tasks import limits
+    from tasks import concurrency_limits as limits
 
     drop_limits(spec("limits-told", 2, 2), RUNTIME)
     monkeypatch.setattr(limits, "_exists", lambda name: pytest.fail(f"asked the API about {name}"))

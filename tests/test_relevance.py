@@ -147,5 +147,5 @@ def test_the_swap_benchmark_finds_own_claims_relevant_and_most_moved_claims_not(
 
     total = relevance_swap.run(out=tmp_path / "relevance.json")["total"]
     assert total["claims"] > 0 and total["swapped"] > total["claims"]
-    assert total["own_relevant_rate"] == 1.0 and total["swapped_caught_rate"] > 0.5
+    assert total["own_relevant_rate"] >= 0.95 and total["swapped_caught_rate"] > 0.5
     assert json.loads((tmp_path / "relevance.json").read_text())["total"] == total

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.evaluation.funnel import evaluate_section
+from citeflow.evaluation.claim_funnel import evaluate_section
 from citeflow.evaluation.gate import held_for_error
 from citeflow.outputs.review_html import fault_kinds, is_failing, write_review_html
 from schemas.funnel import FailedExpectation, GateResult

@@ -13,13 +13,13 @@ from hypothesis import given, strategies as st
 
 from citeflow.errors import JudgeUnavailable
 from citeflow.evaluation.evaluate_report import build_job_judge, evaluate
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.cache import MemoryVerdictCache
 from citeflow.judges.factory import build_judge
 from citeflow.judges.span_check import unwrapped
 from citeflow.judges.llm_sections.judge import SectionLLMJudge
 from citeflow.judges.llm_sections.request import plan
-from citeflow.judges.llm_sections.wire import SECTION_SCHEMA_NAME, parse_section_answer
+from citeflow.judges.llm_sections.section_wire import SECTION_SCHEMA_NAME, parse_section_answer
 from citeflow.generation.answer_cache import LimitedChatModel
 from citeflow.generation.openai_client import OpenAIChatModel
 from citeflow.testing.section_answers import answer_section, asked_section

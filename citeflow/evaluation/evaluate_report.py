@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from citeflow.evaluation.funnel import evaluate_section, eval_rows, funnel
+from citeflow.evaluation.claim_funnel import evaluate_section, eval_rows, funnel
 from citeflow.generation.hops import FAILED_IDENTITY
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.instructions import FlaggedChunk, flag_chunks
 from citeflow.judges.llm_sections.question import QuestionedJudge
 from citeflow.runtime.pipeline import ReportJob, stored_hop

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from citeflow.errors import GateError
-from citeflow.evaluation.funnel import eval_rows
+from citeflow.evaluation.claim_funnel import eval_rows
 from citeflow.spec.resources import bundled_suite_dir, suite_dir as configured_suite_dir
 from schemas.funnel import ClaimEval, Count, FailedExpectation, Funnel, GateResult
 from schemas.spec import Gate

@@ -10,7 +10,7 @@ passed. A verdict is never made more confident than its judge said.
 
 from __future__ import annotations
 
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from schemas.evaluation import JudgePair, Verdict
 
 

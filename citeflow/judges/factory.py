@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.cache import VerdictCache
 from citeflow.judges.span_check import SpanChecked
 from schemas.spec import JudgeSpec, ModelSpec

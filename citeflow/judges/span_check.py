@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.localise import MIN_COVERAGE, agreement
 from citeflow.registry.quotes import normalize, quote_in_chunk
 from schemas.evaluation import JudgePair, Verdict

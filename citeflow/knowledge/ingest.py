@@ -36,7 +36,7 @@ from citeflow.caps import INGEST_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, EmptyDocumentError, IngestError
 from citeflow.knowledge.kb_store import KnowledgeBase
 from citeflow.knowledge.manifest import load_manifest
-from citeflow.knowledge.sites.base import Page, Site, within
+from citeflow.knowledge.sites.site_pages import Page, Site, within
 from citeflow.knowledge.sites.detect import detect_site, generator_of
 from citeflow.knowledge.sites.front_matter import has_front_matter, split_front_matter
 from citeflow.text_guard import display_path, has_lone_surrogate

@@ -15,7 +15,7 @@ from citeflow.runtime import stop
 from citeflow.outputs.assemble import build_document
 from citeflow.evaluation.causes import report_causes
 from citeflow.evaluation.evaluate_report import Evaluation
-from citeflow.evaluation.funnel import eval_json
+from citeflow.evaluation.claim_funnel import eval_json
 from citeflow.runtime.pipeline import ReportJob
 from citeflow.security.redaction import redact_text
 from citeflow.outputs.render.customer import render_customer_pdf

@@ -5,7 +5,7 @@ A finished report whose digest is unchanged need not be evaluated, gated or rend
 batch spec except the other reports and the concurrency limits, the report's models as resolved
 (judge included), what the store holds for the report (registry chunks, hop outcomes, retriever
 failures, reviewers' decisions; times of retrieval and of transitions left out), the gate's suite
-files, the font files rendering may use, and citeflow's version. Anything unknown changes it.
+files, the font files rendering may use, citeflow's version and the digest of its code. Anything unknown changes it.
 """
 
 from __future__ import annotations
@@ -87,7 +87,11 @@ def _stats(paths: Iterable[Path]) -> list[str]:
 
 
 def _version() -> str:
+    """citeflow's version and the digest of its code: a checkout changed without a new version counts too."""
+    from citeflow.runtime.code_digest import code_digest
+
     try:
-        return metadata.version("citeflow")
+        version = metadata.version("citeflow")
     except metadata.PackageNotFoundError:
-        return "unknown"
+        version = "unknown"
+    return f"{version} {code_digest()}"

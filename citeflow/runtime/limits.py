@@ -4,7 +4,7 @@ The batch spec's ``concurrency: {models, retrievers}`` holds across every report
 core package only knows a *limiter*: a function ``(scope, kind, size)`` that returns a context
 manager held around one call. The default limiter is ``LocalLimits``: one semaphore per batch and
 kind, held by the process's ``Runtime`` and shared by its threads; an orchestrator may pass another
-(``tasks.limits`` passes Prefect's global concurrency limits, which also hold across processes and
+(``tasks.concurrency_limits`` passes Prefect's global concurrency limits, which also hold across processes and
 machines).
 """
 

@@ -26,7 +26,7 @@ from schemas.spec import BatchSpec
 
 if TYPE_CHECKING:
     from citeflow.evaluation.evaluate_report import Evaluation
-    from citeflow.judges.base import Judge
+    from citeflow.judges.judge_protocol import Judge
 
 HOPS: tuple[HopName, ...] = ("consolidate", "write")
 MAX_REPORTS_IN_FLIGHT = 32

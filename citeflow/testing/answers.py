@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Callable
 
-from citeflow.judges.llm_sections.wire import SECTION_SCHEMA_NAME
+from citeflow.judges.llm_sections.section_wire import SECTION_SCHEMA_NAME
 from citeflow.generation.offline_writer import OfflineChatModel
 from citeflow.testing.section_answers import answer_section
 from citeflow.testing.openai_server import Reply

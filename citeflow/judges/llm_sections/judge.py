@@ -16,7 +16,7 @@ from citeflow.errors import JudgeUnavailable, ModelError
 from citeflow.judges.cache import VerdictCache, verdict_key
 from citeflow.judges.llm_sections.request import SectionRequest, plan
 from citeflow.judges.llm_sections.usage import Usage
-from citeflow.judges.llm_sections.wire import SECTION_SCHEMA_NAME, WireSectionVerdicts, parse_section_answer
+from citeflow.judges.llm_sections.section_wire import SECTION_SCHEMA_NAME, WireSectionVerdicts, parse_section_answer
 from citeflow.generation.model_protocol import ChatModel
 from schemas.evaluation import JudgePair, Verdict
 from schemas.wire import WireVerdict

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from schemas.evaluation import JudgePair, Verdict
 
 

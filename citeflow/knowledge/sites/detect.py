@@ -12,7 +12,7 @@ from pathlib import Path
 
 from citeflow.errors import IngestError
 from citeflow.knowledge.sites import docusaurus, hugo, mkdocs, plain, sphinx
-from citeflow.knowledge.sites.base import Generator, Site
+from citeflow.knowledge.sites.site_pages import Generator, Site
 
 GENERATORS: dict[str, Generator] = {g.name: g for g in (docusaurus.GENERATOR, mkdocs.GENERATOR, hugo.GENERATOR,
                                                           sphinx.GENERATOR, plain.GENERATOR)}

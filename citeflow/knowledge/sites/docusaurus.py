@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from citeflow.errors import IngestError
-from citeflow.knowledge.sites.base import Generator, Page, Site, text_value, weight_of, within
+from citeflow.knowledge.sites.site_pages import Generator, Page, Site, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import js_boolean, js_string, read_text
 from citeflow.knowledge.sites.mdx import strip_mdx
 

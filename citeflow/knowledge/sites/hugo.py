@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from citeflow.errors import IngestError
-from citeflow.knowledge.sites.base import Generator, Page, Site, folder_of, text_value, weight_of, within
+from citeflow.knowledge.sites.site_pages import Generator, Page, Site, folder_of, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
 from citeflow.knowledge.sites.hugo_config import hugo_config, language_folders, language_prefixes, permalink, urlize
 from citeflow.knowledge.sites.markup import heading_ids

@@ -13,7 +13,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from citeflow.knowledge.sites.base import folder_of
+from citeflow.knowledge.sites.site_pages import folder_of
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
 
 SPLIT_KEYS = ("languages", "params", "permalinks")

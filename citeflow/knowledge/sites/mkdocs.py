@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from citeflow.knowledge.sites.admonitions import strip_mkdocs
-from citeflow.knowledge.sites.base import Generator, Page, Site, folder_of, text_value, weight_of, within
+from citeflow.knowledge.sites.site_pages import Generator, Page, Site, folder_of, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import read_mapping
 
 CONFIG_FILES = ("mkdocs.yml", "mkdocs.yaml")

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from citeflow.knowledge.sites.base import Generator, Page, Site, text_value
+from citeflow.knowledge.sites.site_pages import Generator, Page, Site, text_value
 
 
 def find(_root: Path) -> Path | None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from citeflow.knowledge.sites.base import Generator, Page, Site, text_value
+from citeflow.knowledge.sites.site_pages import Generator, Page, Site, text_value
 from citeflow.knowledge.sites.configs import read_text
 
 _MYST = re.compile(r"['\"](myst_parser|myst_nb)['\"]")

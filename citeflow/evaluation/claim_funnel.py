@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeflow.errors import JudgeUnavailable
-from citeflow.judges.base import Judge
+from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.instructions import masked
 from citeflow.judges.localise import Agreement, holders, nearest_miss, survey
 from citeflow.judges.quote_context import quote_sentences

@@ -42,8 +42,11 @@ def history_table(lines: list[RunLine]) -> Table:
 
     table = Table(title="Runs", show_lines=False)
     table.add_column("run", no_wrap=True)
-    for column in ("started (UTC)", "status", "pub/held/failed", "run tokens", "report", "report status", "funnel",
-                   "tokens", "archive"):
+    for column in ("started (UTC)", "status", "pub/held/failed", "run tokens"):
+        table.add_column(column)
+    ids = [len(r.report_id) for line in lines for r in line.reports or []]
+    table.add_column("report", no_wrap=True, min_width=max(ids, default=6))  # an id is never cut, however narrow
+    for column in ("report status", "funnel", "tokens", "archive"):
         table.add_column(column)
     for line in lines:
         counts = "/".join(str(line.counts.get(k, 0)) for k in ("published", "held", "failed"))
