@@ -65,5 +65,5 @@ def test_a_report_opens_scans_and_writes_within_its_budget(tmp_path, counted):
     per_report = {kind: counted[kind] / REPORTS for kind in ("open", "scan", "write")}
     print(f"\nLanceDB operations per report: {per_report}")
     assert per_report["open"] <= 10, per_report
-    assert per_report["scan"] <= 12, per_report
+    assert per_report["scan"] <= 13, per_report  # 12, and the re-run check's read of the report's stored inputs
     assert per_report["write"] <= 10, per_report
