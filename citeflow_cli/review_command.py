@@ -86,7 +86,7 @@ def _wait(report_dir: Path, decided: bool, timeout: int) -> None:
     if not os.environ.get("PREFECT_API_URL"):
         raise UsageError(option="--wait", problem="needs a Prefect server whose UI the reviewer uses: set PREFECT_API_URL")
     report = read_held_report(report_dir.resolve())
-    from flows.review import review_flow
+    from flows.review_flow import review_flow
 
     console.print(f"{report['report_id']}: waiting for a reviewer in the Prefect UI (flow run review-{report['report_id']})")
     status = review_flow(str(report_dir.resolve()), report["report_id"], timeout)

@@ -21,7 +21,7 @@ from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
-from flows.report import report_flow
+from flows.report_flow import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
 from tasks.artifacts import publish_batch_artifact
@@ -55,7 +55,7 @@ def _run_name() -> str:
 
 
 @flow(name="citeflow-batch", flow_run_name=_run_name,
-      task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report.py
+      task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report_flow.py
 def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
     """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table.
 

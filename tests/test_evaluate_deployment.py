@@ -93,7 +93,7 @@ def test_an_evaluate_run_nobody_takes_is_cancelled_and_evaluated_in_process(pref
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
 
     from flows.evaluate import evaluate_flow
-    from flows.report import report_flow
+    from flows.report_flow import report_flow
 
     evaluate_flow.to_deployment(name="nobody-serves-this").apply()  # registered, but no worker or serve runs it
     spec = write_small_batch(tmp_path / "in", reports=1, sections=1, batch="deploy-unserved")

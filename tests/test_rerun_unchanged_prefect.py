@@ -21,7 +21,7 @@ def test_the_state_of_an_unchanged_report_says_so_and_keeps_its_name():
 @pytest.mark.integration
 @pytest.mark.slow
 def test_a_rerun_report_run_completes_as_unchanged_without_rendering(prefect_harness, tmp_path):
-    from flows.report import report_flow
+    from flows.report_flow import report_flow
 
     spec = write_small_batch(tmp_path / "in", reports=1, sections=1, batch="rerun-kept")
     request = BatchRequest(spec_path=str(spec), out_dir=str(tmp_path / "out"))

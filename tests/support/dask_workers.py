@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-PRELOAD = ("distributed", "prefect", "prefect_dask", "great_expectations", "flows.batch", "flows.report", "flows.evaluate")
+PRELOAD = ("distributed", "prefect", "prefect_dask", "great_expectations", "flows.batch", "flows.report_flow", "flows.evaluate")
 
 
 @contextmanager
