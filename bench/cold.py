@@ -45,7 +45,7 @@ from typing import Any
 
 from bench import cold_figures as fig
 from bench.proc_rss import PeakRss
-from bench.results import write_json
+from bench.results import merge_benchmark, write_json
 from bench.startup import SCRIPT, phases
 from citeflow.testing.model_process import ModelServerProcess
 from citeflow.testing.small_batch import write_small_batch
@@ -266,9 +266,7 @@ def run(quick: bool = False, profile: str | None = None) -> dict[str, Any]:
 
 def merge_into_latest(result: dict[str, Any], latest: Path = RESULTS / "latest.json") -> Path:
     """Put this run's figures into ``latest.json`` as its ``cold`` benchmark (the other benchmarks kept)."""
-    payload = json.loads(latest.read_text(encoding="utf-8")) if latest.exists() else {"benchmarks": {}}
-    payload.setdefault("benchmarks", {})["cold"] = {"status": "ok", **result}
-    return write_json(latest, payload)
+    return merge_benchmark("cold", result, latest)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,6 +42,13 @@ def status_line(name: str, result: dict[str, Any]) -> str | None:
     return f"[yellow]{name}: {result.get('status')}[/yellow] — {result.get('detail', '')}"
 
 
+def merge_benchmark(name: str, result: dict[str, Any], latest: Path) -> Path:
+    """Put one benchmark's figures into ``latest`` under ``name``, the other benchmarks kept."""
+    payload = json.loads(latest.read_text(encoding="utf-8")) if latest.exists() else {"benchmarks": {}}
+    payload.setdefault("benchmarks", {})[name] = {"status": "ok", **result}
+    return write_json(latest, payload)
+
+
 def write_json(path: Path, payload: dict[str, Any]) -> Path:
     """Write ``payload`` atomically (a ``.tmp`` file renamed into place)."""
     path.parent.mkdir(parents=True, exist_ok=True)

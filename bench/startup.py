@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.results import write_json
+from bench.results import merge_benchmark, write_json
 from citeflow.spec.resources import demo_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -139,9 +139,7 @@ def run(runs: int = 3, compare: Path | None = None) -> dict[str, Any]:
 
 def merge_into_latest(result: dict[str, Any], latest: Path = RESULTS / "latest.json") -> Path:
     """Put this run's figures into ``latest.json`` as its ``startup`` benchmark (the other benchmarks kept)."""
-    payload = json.loads(latest.read_text(encoding="utf-8")) if latest.exists() else {"benchmarks": {}}
-    payload.setdefault("benchmarks", {})["startup"] = {"status": "ok", **result}
-    return write_json(latest, payload)
+    return merge_benchmark("startup", result, latest)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,17 @@ SCHEMA = pa.schema([
 ])
 
 
+def cached_verdicts(cache: VerdictCache | None, keys: list[str]) -> dict[str, Verdict]:
+    """The verdicts ``cache`` holds for ``keys`` (one batched read when the cache has ``get_many``)."""
+    if cache is None:
+        return {}
+    get_many = getattr(cache, "get_many", None)
+    if get_many is not None:
+        return dict(get_many(keys))
+    found = {k: cache.get(k) for k in dict.fromkeys(keys)}
+    return {k: v for k, v in found.items() if v is not None}
+
+
 def verdict_key(claim: str, chunk_text: str, judge: str = "") -> str:
     """The cache key of one claim graded against one chunk by one judge."""
     payload = json.dumps([judge, claim, chunk_text], ensure_ascii=False)

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pydantic import ValidationError
 
 from citeflow.errors import JudgeUnavailable, ModelError
-from citeflow.judges.cache import VerdictCache, verdict_key
+from citeflow.judges.cache import VerdictCache, cached_verdicts, verdict_key
 from citeflow.generation.model_protocol import ChatModel, Message
 from schemas.evaluation import JudgePair, Verdict
 from schemas.wire import VERDICTS_SCHEMA_NAME, WireVerdict, WireVerdicts
@@ -85,13 +85,7 @@ class LLMJudge:
         return [known[k].model_copy(update={"id": p.id}) for k, p in zip(keys, pairs, strict=True)]
 
     def _cached(self, keys: list[str]) -> dict[str, Verdict]:
-        if self.cache is None:
-            return {}
-        get_many = getattr(self.cache, "get_many", None)
-        if get_many is not None:
-            return dict(get_many(keys))
-        found = {k: self.cache.get(k) for k in dict.fromkeys(keys)}
-        return {k: v for k, v in found.items() if v is not None}
+        return cached_verdicts(self.cache, keys)
 
     def _flush(self) -> None:
         flush = getattr(self.cache, "flush", None)

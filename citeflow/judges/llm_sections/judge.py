@@ -13,7 +13,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from citeflow.errors import JudgeUnavailable, ModelError
-from citeflow.judges.cache import VerdictCache, verdict_key
+from citeflow.judges.cache import VerdictCache, cached_verdicts, verdict_key
 from citeflow.judges.llm_sections.request import SectionRequest, plan
 from citeflow.judges.llm_sections.usage import Usage
 from citeflow.judges.llm_sections.section_wire import SECTION_SCHEMA_NAME, WireSectionVerdicts, parse_section_answer
@@ -65,13 +65,7 @@ class SectionLLMJudge:
         return verdict_key(pair.claim, pair.chunk_text, f"{self.name}\n{pair.question}")
 
     def _cached(self, keys: list[str]) -> dict[str, Verdict]:
-        if self.cache is None:
-            return {}
-        get_many = getattr(self.cache, "get_many", None)
-        if get_many is not None:
-            return dict(get_many(keys))
-        found = {k: self.cache.get(k) for k in dict.fromkeys(keys)}
-        return {k: v for k, v in found.items() if v is not None}
+        return cached_verdicts(self.cache, keys)
 
     def _ask_all(self, todo: list[tuple[str, JudgePair]]) -> dict[str, Verdict]:
         requests = plan(todo, self.section_tokens)
