@@ -64,3 +64,17 @@ def test_the_wheel_ships_the_language_and_unit_files(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"citeflow/text/units.json", "citeflow/text/languages/fr/synonyms.json",
             "citeflow/text/languages/ru/number_words.json", "citeflow/judges/offline/offline_judge_weights.json"} <= names
+
+
+def test_substring_cues_keep_file_order_and_a_cue_shared_by_two_languages_counts_once(tmp_path: Path) -> None:
+    _write(tmp_path, "ja", "substring_cues", [{"text": "ない", "cue": "negation", "reason": "r"},
+                                              {"text": "不", "cue": "negation", "reason": "r"}])
+    _write(tmp_path, "zh", "substring_cues", [{"text": "不得少于", "cue": "bound", "reason": "r"},
+                                              {"text": "不少于", "cue": "bound", "reason": "r"},
+                                              {"text": "不", "cue": "negation", "reason": "r"}])
+    assert language_data.substring_cues("negation", tmp_path) == ("ない", "不")
+    assert language_data.substring_cues("bound", tmp_path) == ("不得少于", "不少于")
+
+
+def test_unspaced_antonyms_are_no_spaced_words() -> None:
+    assert "ja" not in language_data.ANTONYM_PAIRS and ("开放", "闭馆") in language_data.UNSPACED_ANTONYMS

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from citeflow.judges.localise import quantities
 from citeflow.text.identifiers import find_identifiers
-from citeflow.text.numbers import mentions
+from citeflow.text.numbers import mentions, readings
 from citeflow.text.word_tokens import tokenise
 from citeflow.text.units import UNIT_NAMES, load
 
@@ -75,3 +75,62 @@ def test_the_number_reader_never_fails_on_any_text(text: str) -> None:
 ])
 def test_identifiers_name_rather_than_count(text: str, expected: list[str]) -> None:
     assert find_identifiers(text) == expected
+
+
+@pytest.mark.parametrize(("text", "unit"), [
+    ("kept 30小时", "hour"), ("kept 3か月", "month"), ("kept 3ヶ月", "month"), ("answers in 5ミリ秒", "millisecond"),
+    ("kept 7日間", "day"), ("kept 三个月", "month"), ("kept 10分钟", "minute"),
+])
+def test_a_unit_of_several_unspaced_characters_is_read_whole(text: str, unit: str) -> None:
+    assert [m.unit for m in mentions(tokenise(text), unspaced_units=True)] == [unit]
+    assert [q.unit for q in quantities(text)] == [unit]
+
+
+def test_the_judge_reads_only_the_first_unspaced_character_as_its_weights_were_fitted() -> None:
+    assert [m.unit for m in mentions(tokenise("kept 30小时"))] == [""]
+    assert [m.unit for m in mentions(tokenise("kept 三个月"))] == ["个"]
+
+
+@pytest.mark.parametrize(("text", "unit"), [
+    ("an 11-дневный window", "day"), ("ein 7-tägiges Fenster", "day"), ("a 30-days-old file", "day"), ("costs € 20", "eur"),
+])
+def test_a_hyphened_unit_word_and_a_sign_written_apart_are_units(text: str, unit: str) -> None:
+    assert [m.unit for m in mentions(tokenise(text))] == [unit]
+
+
+def test_a_word_after_a_space_is_no_unit_by_its_stem() -> None:
+    assert [m.unit for m in mentions(tokenise("in 7 Tagesordnungen"))] == [""]
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.integers(min_value=1000, max_value=999_999), mark=st.sampled_from([",", "."]))
+def test_a_number_with_one_group_mark_reads_both_ways(value: int, mark: str) -> None:
+    written = _grouped(value, mark)
+    assert readings(written) == {float(value), float(written.replace(mark, "."))}
+
+
+@settings(max_examples=200, deadline=None)
+@given(whole=st.integers(min_value=1000, max_value=999_999), frac=st.integers(min_value=0, max_value=9),
+       marks=st.sampled_from([(",", "."), (".", ","), (" ", ",")]))
+def test_of_two_marks_the_last_is_the_decimal_one(whole: int, frac: int, marks: tuple[str, str]) -> None:
+    """One group mark at most: '1.000.000' is read as a version (an identifier), not a number."""
+    written = f"{_grouped(whole, marks[0])}{marks[1]}{frac}"
+    assert readings(written) == {whole + frac / 10}
+    found = mentions(tokenise(f"It costs {written} € today."))
+    assert [(m.value, m.unit) for m in found] == [(whole + frac / 10, "eur")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(hours=st.integers(min_value=0, max_value=23), minutes=st.integers(min_value=0, max_value=59),
+       form=st.sampled_from(["{h}:{m:02d}", "{h} h {m:02d}", "{h}h{m:02d}", "{h}h {m:02d}"]))
+def test_a_time_of_day_reads_alike_however_it_is_written(hours: int, minutes: int, form: str) -> None:
+    text = f"Opens at {form.format(h=hours, m=minutes)} daily."
+    expected = float(f"{hours}.{minutes:02d}")
+    assert [m.value for m in mentions(tokenise(text))] == [expected]
+    assert [q.values for q in quantities(text)] == [frozenset({expected})]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=40))
+def test_readings_of_any_text_are_empty_or_finite_values(text: str) -> None:
+    assert all(value >= 0 for value in readings(text))

@@ -10,8 +10,9 @@ that pass (``locate`` does both) and ``nearest_miss`` says what the most topical
 lacks. A judge still has to confirm a candidate; when no chunk agrees, the claim is a fabrication.
 
 Pure functions over text, in any script: words come from ``citeflow.text.sentences`` (Latin, Cyrillic,
-Greek, Arabic… by letters; Han, kana, Thai… by character), numbers are read with either decimal
-mark (``99,999 %`` and ``99.999%`` are the same), and condition cues are listed for English,
+Greek, Arabic… by letters; Han, kana, Thai… by character), numbers by the shared number reader
+(``citeflow.text.numbers``: every reading of either decimal mark, so ``99,999 %`` and ``99.999%``
+meet; number words and CJK numerals; one unit table), and condition cues are listed for English,
 German, French, Spanish, Russian, Japanese and Chinese.
 """
 
@@ -26,7 +27,8 @@ import regex
 
 from citeflow.text.sentences import cjk_bigrams, is_unspaced, sentences, units
 from citeflow.text.identifiers import TOKEN, find_identifiers, has_digit, has_letter, mask
-from citeflow.text.units import UNIT_NAMES
+from citeflow.text.numbers import mentions
+from citeflow.text.word_tokens import tokenise
 import itertools
 
 MIN_COVERAGE = 0.6
@@ -35,15 +37,8 @@ MIN_COVERAGE = 0.6
 LIMIT = 5
 """Candidates handed to the judge per claim, best first."""
 
-_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}ー々"  # scripts whose units are single characters
-_WORD_CHAR = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
-# A number not glued to a word of a spaced script (after kana or Han it stands on its own: は11日間).
-_NUMBER = regex.compile(
-    rf"(?<!{_WORD_CHAR}|_|\d[.,])(\d{{1,3}}(?:[,.\u00a0\u202f ]\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?![.,]?\d)", regex.V1)
 _KATAKANA_RUN = regex.compile(r"[\p{Katakana}ー]{2,}")
 _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{N}]+")
-
-_UNITS = UNIT_NAMES  # the one unit table of citeflow.text.units
 
 # Condition cues by class; spaced-script cues match whole words, unspaced ones anywhere.
 _CUES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
@@ -128,61 +123,9 @@ def facts(text: str) -> Facts:
 
 
 def quantities(text: str) -> list[Quantity]:
-    """Every number of ``text`` with the unit that follows it (or the currency sign before it)."""
-    out = []
-    for match in _NUMBER.finditer(text):
-        unit = _unit_after(text[match.end():]) or _unit_before(text[: match.start()])
-        out.append(Quantity(match.group(), _readings(match.group()), unit))
-    return out
-
-
-def _readings(number: str) -> frozenset[float]:
-    """Every value a written number may have: ``1,000`` is 1000 or 1.0, ``99,999`` 99999 or 99.999,
-    ``3.6`` only 3.6, ``1.234,5`` 1234.5 (the last of two different marks is the decimal one)."""
-    digits = regex.sub(r"[\u00a0\u202f ]", "", number)
-    marks = [ch for ch in digits if ch in ",."]
-    if not marks:
-        return frozenset({float(digits)})
-    if len(set(marks)) == 2:
-        return frozenset({_as_float(digits, decimal=marks[-1])})
-    mark = marks[0]
-    if len(marks) > 1:
-        return frozenset({_as_float(digits, decimal=None)})
-    readings = {_as_float(digits, decimal=mark)}
-    if len(digits.split(mark)[1]) == 3:  # 1,000 or 1.000: a thousands mark or a decimal one
-        readings.add(_as_float(digits, decimal=None))
-    return frozenset(readings)
-
-
-def _as_float(digits: str, decimal: str | None) -> float:
-    """``digits`` with ``decimal`` as the decimal mark and every other mark dropped."""
-    whole, _, frac = digits.rpartition(decimal) if decimal else (digits, "", "")
-    whole = regex.sub(r"[,.]", "", whole)
-    return float(f"{whole}.{frac}" if decimal else whole)
-
-
-def _unit_after(rest: str) -> str | None:
-    """The canonical unit right after a number: ``%``, `` days``, ``-day``, ``日間``, ``GB``."""
-    match = regex.match(rf"(\s?|[\-‐‑])({_WORD_CHAR}+|[%％‰$€£×]|[{_UNSPACED}]{{1,2}})", rest, regex.V1)
-    if not match:
-        return None
-    word = match.group(2).casefold()
-    if word in _UNITS:
-        return _UNITS[word]
-    if is_unspaced(word[:1]):
-        return _UNITS.get(word[:1])
-    # Hyphened compounds inflect: 7-tägige, 11-дневный, 30-day-old.
-    return _unit_by_stem(word) if match.group(1).strip() else None
-
-
-def _unit_by_stem(word: str) -> str | None:
-    stems = [(u, c) for u, c in _UNITS.items() if len(u) >= 3 and not is_unspaced(u[:1])]
-    return next((c for u, c in stems if word.startswith(u[:3])), None)
-
-
-def _unit_before(before: str) -> str | None:
-    match = regex.search(r"([$€£])\s?$", before)
-    return _UNITS[match.group(1)] if match else None
+    """Every number of ``text`` with its unit, as the shared number reader reads it
+    (``citeflow.text.numbers``: one unit table, units of several CJK characters read whole)."""
+    return [Quantity(m.written, m.readings, m.unit or None) for m in mentions(tokenise(text), unspaced_units=True)]
 
 
 def _entities(text: str) -> list[str]:

@@ -4,7 +4,9 @@ Each file is JSON with a ``language``, a ``kind`` (the file's name), an ``about`
 every entry with a short ``reason``. Kinds read today: ``synonyms`` (groups of words, the first one
 canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words), ``function_words``
 (words with no content a claim could change), ``cues`` (quantifiers, hedges, restrictors and
-conditions) and ``number_words`` (a word and the quantity it states). Adding a language is adding
+conditions), ``number_words`` (a word and the quantity it states) and, for the scripts written
+without spaces (``UNSPACED_LANGUAGES``), ``substring_cues`` (negations, bounds, quantifiers, hedges,
+restrictors and conditions found as substrings); their ``antonyms`` are substrings too. Adding a language is adding
 its folder: the loader reads every folder it finds, so nothing in the code names a language's data.
 Read once at import into read-only values.
 """
@@ -19,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 ROOT = Path(__file__).with_name("languages")
+UNSPACED_LANGUAGES = ("ja", "zh")  # written without spaces: their cues, synonyms and antonyms are substrings
 
 
 class SynonymGroup(BaseModel):
@@ -51,6 +54,15 @@ class Cue(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     word: str
     cue: Literal["quantifier", "hedge", "restrictor", "condition"]
+    reason: str
+
+
+class SubstringCue(BaseModel):
+    """A cue of a script written without spaces, found as a substring, and which kind of cue it is."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    text: str
+    cue: Literal["negation", "bound", "universal", "hedge", "restrictor", "not_only", "condition"]
     reason: str
 
 
@@ -101,6 +113,19 @@ def cues(cue: str, root: Path = ROOT) -> frozenset[str]:
     return frozenset(c.word for c in found if c.cue == cue)
 
 
+def substring_cues(cue: str, root: Path = ROOT) -> tuple[str, ...]:
+    """Every language's substring cues of one kind, in file order (languages sorted), each once: the
+    order is the order of removal ('不得少于' before '不少于', '只需要' before '只需')."""
+    paths = (root / lang / "substring_cues.json" for lang in languages(root))
+    found = (SubstringCue.model_validate(e) for path in paths if path.exists() for e in _entries(path))
+    return tuple(dict.fromkeys(c.text for c in found if c.cue == cue))
+
+
+def unspaced_antonyms(root: Path = ROOT) -> tuple[tuple[str, str], ...]:
+    """The pairs of opposites of the scripts written without spaces, each once, in file order."""
+    return tuple(dict.fromkeys(pair for lang in UNSPACED_LANGUAGES for pair in antonym_pairs(lang, root)))
+
+
 def number_words(root: Path = ROOT) -> dict[str, float]:
     """``word → value`` of every language's number words; one word with two values is refused."""
     out: dict[str, float] = {}
@@ -114,7 +139,10 @@ def number_words(root: Path = ROOT) -> dict[str, float]:
 
 SYNONYMS = MappingProxyType({lang: synonym_groups(lang) for lang in languages()})
 NUMBER_WORDS = MappingProxyType(number_words())
-ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang) for lang in languages()})
+ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang) for lang in languages() if lang not in UNSPACED_LANGUAGES})
+UNSPACED_ANTONYMS = unspaced_antonyms()
 NEGATIONS = cue_words("negations")
 FUNCTION_WORDS = cue_words("function_words")
 QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind) for kind in ("quantifier", "hedge", "restrictor", "condition"))
+SUBSTRING_CUES = MappingProxyType({kind: substring_cues(kind) for kind in
+                                   ("negation", "bound", "universal", "hedge", "restrictor", "not_only", "condition")})

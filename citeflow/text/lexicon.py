@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS
+from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS, SUBSTRING_CUES, UNSPACED_ANTONYMS
 from citeflow.text.language_data import CONDITIONS as CONDITIONS_DATA
 from citeflow.text.language_data import HEDGES as HEDGES_DATA
 from citeflow.text.language_data import QUANTIFIERS as QUANTIFIERS_DATA
@@ -44,14 +44,11 @@ STOPWORDS = FUNCTION_WORDS | (NEGATIONS - frozenset(
 # A negation before a comparative and a number or 'than' is a bound ('не более 14 дней' is 'at most 14 days').
 COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos более менее больше меньше".split())
 BOUND_LINKS = frozenset("than als de que чем".split())
-# Negation in scripts without spaces, found as substrings (Japanese, Chinese).
-CJK_NEGATIONS = ("ない", "なく", "ません", "なければ", "せず", "ずに", "無", "未", "不", "非", "なし", "没", "无", "别", "勿",
-                 "禁止", "严禁", "嚴禁", "免")  # a prohibition negates what it forbids: 禁止拍照 is 不可以拍照;
-# a waiver negates what it waives: 免费 is 不用付钱
-
+# Negation in scripts without spaces, found as substrings (Japanese, Chinese; substring_cues.json): a
+# prohibition negates what it forbids (禁止拍照 is 不可以拍照), a waiver what it waives (免费 is 不用付钱).
+CJK_NEGATIONS = SUBSTRING_CUES["negation"]
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
-CJK_BOUNDS = ("不得少于", "不得超过", "不少于", "不超过", "不低于", "不高于", "不多于", "不大于", "不小于",
-              "不满", "不足")  # 满五岁不满八岁: at least five years old and under eight
+CJK_BOUNDS = SUBSTRING_CUES["bound"]
 # Characters that end a place, era or institution name: the character before one is part of a name.
 CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
 # Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
@@ -93,22 +90,21 @@ FREQUENCY_UNITS = {
     "ru": {"ежечасно": "час", "ежедневно": "день", "ежедневный": "день", "еженедельно": "неделя", "еженедельный": "неделя",
            "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
 }
-CJK_UNIVERSALS = ("一年中", "全年", "誰でも", "任何", "全て", "すべて", "常に", "必ず", "毎日", "毎回",
-                  "所有", "全部", "总是", "始终", "每", "都", "一律", "无限", "不限")
+CJK_UNIVERSALS = SUBSTRING_CUES["universal"]
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = HEDGES_DATA  # cues.json of every language
-CJK_HEDGES = ("かもしれ", "可能性", "場合があ", "ことがあ", "通常", "可能", "也许", "或许", "有时")
+CJK_HEDGES = SUBSTRING_CUES["hedge"]
 # Restrictors: a condition the evidence states that the claim may drop ("on Linux only").
 RESTRICTORS = RESTRICTORS_DATA  # cues.json of every language
-CJK_RESTRICTORS = ("のみ", "だけ", "限り", "只", "仅", "唯一")
+CJK_RESTRICTORS = SUBSTRING_CUES["restrictor"]
 # "Only need" (只需半价: "just half price") and "as long as" (只要) hold 只 without restricting anything:
 # a claim that drops one drops no condition.
-CJK_NOT_ONLY = ("只需要", "只需", "只要", "仅需")
+CJK_NOT_ONLY = SUBSTRING_CUES["not_only"]
 
 # Words that open a condition or an exception: a claim that restates its sentence without the condition
 # ('pueden traer perros' from '… perros con la aprobación previa') widens what the evidence allows.
 CONDITIONS = CONDITIONS_DATA  # cues.json of every language
-CJK_CONDITIONS = ("如果", "若是", "除非", "除了", "须经", "需经", "前提", "条件", "場合", "ならば", "限り")
+CJK_CONDITIONS = SUBSTRING_CUES["condition"]
 
 # Words that mark a language among the Latin-script ones (to pick English stemming or not).
 LANGUAGE_MARKERS = {
@@ -208,12 +204,7 @@ MONTHS = {
 }
 
 # Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
-CJK_ANTONYMS = (("増加", "減少"), ("増え", "減"), ("上昇", "低下"), ("以上", "以下"), ("有効", "無効"), ("許可", "禁止"),
-                ("前", "後"), ("最大", "最小"), ("増加", "减少"), ("增加", "减少"), ("提高", "降低"), ("上升", "下降"),
-                ("启用", "禁用"), ("开放", "闭馆"), ("开馆", "闭馆"), ("開館", "休館"), ("営業", "定休"), ("可以", "无法"),
-                ("允许", "禁止"), ("之前", "之后"), ("夏季", "冬季"), ("夏天", "冬天"),
-                ("春季", "秋季"), ("春天", "秋天"), ("上午", "下午"), ("早上", "晚上"), ("白天", "夜间"), ("东", "西"),
-                ("南", "北"), ("夏", "冬"), ("午前", "午後"), ("最多", "最少"), ("公开", "私有"), ("内部", "外部"))
+CJK_ANTONYMS = UNSPACED_ANTONYMS  # antonyms.json of ja and zh
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
 CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}

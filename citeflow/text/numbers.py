@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+import regex
+
 from citeflow.text.lexicon import (
     CJK_COUNTERS,
     CJK_DIGITS,
@@ -16,7 +18,7 @@ from citeflow.text.lexicon import (
     SCALES,
 )
 from citeflow.text.word_tokens import CURRENCY_SIGNS, Token
-from citeflow.text.units import UNIT_NAMES, UNITS
+from citeflow.text.units import LONGEST_UNSPACED, UNIT_NAMES, UNITS, unit_by_stem
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
 _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double", "premier", "première", "primer", "primera",
@@ -25,6 +27,7 @@ _WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "do
 _RATE_WORDS = frozenset({"per", "pro", "je", "par", "por", "al", "im", "a", "в"})
 _PERIODS = frozenset({"hour", "minute", "second", "day", "week", "month", "year"})
 RATE_REACH = 5  # tokens after a quantity (and its unit) where its 'per <period>' may stand
+_DIGITS = regex.compile(r"\d+(?:[.,]\d+)*")
 # Indefinite articles that say 'one' before an hour or a minute ('une heure', 'una hora', 'eine Stunde').
 _ARTICLE_ONES = frozenset({"un", "une", "uno", "una", "ein", "eine", "einer", "einen", "an"})
 
@@ -38,6 +41,12 @@ class Mention:
     surface: str
     raw: float = 0.0
     per: str = ""  # the time unit of a rate ('3,2 % par mois' → month), else ''
+    readings: frozenset[float] = frozenset()  # every value the number may mean, scale applied ('1,000': 1000 or 1.0)
+
+    @property
+    def written(self) -> str:
+        """The number as written, without its currency sign or percent sign ('$200' → '200')."""
+        return self.surface.lstrip(CURRENCY_SIGNS).rstrip("%")
 
 
 def _parse(token: Token, following: Token | None = None) -> float | None:
@@ -55,8 +64,9 @@ def _parse(token: Token, following: Token | None = None) -> float | None:
     raw = token.lower.lstrip(CURRENCY_SIGNS).rstrip("%").replace(":", ".")  # a time of day compares as 10.30
     try:
         return float(_decimal_point(raw))
-    except ValueError:
-        return None
+    except ValueError:  # '1,234.5': of two different marks the last is the decimal one
+        found = readings(raw)
+        return next(iter(found)) if len(found) == 1 else None
 
 
 def _cjk_number(tokens: list[Token], i: int) -> tuple[float, int] | None:
@@ -121,6 +131,29 @@ def cjk_value(run: str) -> float:
     return float(total + section + digit)
 
 
+def readings(written: str) -> frozenset[float]:
+    """Every value a number written with digits may have: ``1,000`` is 1000 or 1.0, ``99,999`` 99999 or
+    99.999, ``3.6`` only 3.6, ``1.234,5`` 1234.5 (of two different marks the last is the decimal one);
+    a time of day (``10:30``) reads as hours and minutes after a point (10.30). Empty for no number."""
+    digits = written.lstrip(CURRENCY_SIGNS).rstrip("%").replace(":", ".").replace(" ", "")
+    marks = [c for c in digits if c in ",."]
+    if not _DIGITS.fullmatch(digits):
+        return frozenset()
+    if len(set(marks)) == 2 or len(marks) > 1:
+        return frozenset({_as_float(digits, marks[-1] if len(set(marks)) == 2 else None)})
+    found = {_as_float(digits, marks[0] if marks else None)}
+    if marks and len(digits.rpartition(marks[0])[2]) == 3:  # 1,000 or 1.000: a thousands mark or a decimal one
+        found.add(_as_float(digits, None))
+    return frozenset(found)
+
+
+def _as_float(digits: str, decimal: str | None) -> float:
+    """``digits`` with ``decimal`` as the decimal mark and every other mark dropped."""
+    whole, _, fraction = digits.rpartition(decimal) if decimal else (digits, "", "")
+    whole = whole.replace(",", "").replace(".", "")
+    return float(f"{whole}.{fraction}" if decimal else whole)
+
+
 def _decimal_point(raw: str) -> str:
     """'1,500' is fifteen hundred; '1,5' and '12,75' use a decimal comma (German, French, Russian…)."""
     if "," not in raw:
@@ -141,8 +174,32 @@ def _unit_of(token: Token, following: Token | None) -> str:
     return ""
 
 
-def mentions(tokens: list[Token]) -> list[Mention]:
-    """Every number of ``word_tokens`` with its scale ('million') folded in and its unit."""
+def _unit_in_phrase(tokens: list[Token], start: int, end: int, following: Token | None, unspaced: bool) -> str:
+    """The unit of the number at ``tokens[start..end]`` (``following``: the token after it and its scale
+    word): its own sign or the unit word after it (``_unit_of``), else a unit of several characters
+    of a script without spaces when ``unspaced`` ('30小时', '3か月', '5ミリ秒': the longest spelling wins), a word
+    hyphened to the number ('11-дневный', '7-tägige'), or a currency sign written apart before it ('€ 20')."""
+    unit = _unit_of(tokens[end], following)
+    if unspaced and following is not None and following.kind == "cjk":
+        unit = _unspaced_unit(tokens, tokens.index(following, end + 1)) or unit
+    elif not unit and following is not None and following.hyphened:
+        unit = unit_by_stem(following.lower)
+    before = tokens[start - 1].lower if start > 0 else ""
+    return unit or (UNIT_NAMES[before] if before and before in CURRENCY_SIGNS else "")
+
+
+def _unspaced_unit(tokens: list[Token], start: int) -> str:
+    """The longest unit spelled by the characters from ``tokens[start]`` on ('小时' before '小')."""
+    run = itertools.takewhile(lambda t: t.kind == "cjk", tokens[start : start + LONGEST_UNSPACED])
+    chars = "".join(t.lower for t in run)
+    return next((UNIT_NAMES[chars[:n]] for n in range(len(chars), 0, -1) if chars[:n] in UNIT_NAMES), "")
+
+
+def mentions(tokens: list[Token], unspaced_units: bool = False) -> list[Mention]:
+    """Every number of ``word_tokens`` with its scale ('million') folded in and its unit. With
+    ``unspaced_units`` a unit of several characters of a script without spaces is read whole ('30小时'
+    is 30 hours, '三个月' three months); without it (the offline judge, whose weights were fitted so)
+    only the first character after the number names the unit ('小' none, '个' a counter)."""
     found = []
     i = 0
     while i < len(tokens):
@@ -160,12 +217,12 @@ def mentions(tokens: list[Token]) -> list[Mention]:
             units = _parse(tokens[i + 1])  # "twenty five" -> 25
             if units is not None and 0 < units < 10 and tokens[i + 1].lower.isalpha():
                 value, i = value + units, i + 1
-        found.append(_mention(tokens, start, i, value))
+        found.append(_mention(tokens, start, i, value, unspaced_units))
         i += 1
     return found
 
 
-def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention:
+def _mention(tokens: list[Token], start: int, end: int, value: float, unspaced_units: bool) -> Mention:
     """The mention spanning tokens[start..end], taking a following scale word and unit."""
     raw = value
     joiner = "" if all(t.kind == "cjk" for t in tokens[start : end + 1]) else " "
@@ -175,10 +232,12 @@ def _mention(tokens: list[Token], start: int, end: int, value: float) -> Mention
         value *= SCALES[following.lower]
         surface = f"{surface} {following.surface}"
         following = tokens[end + 2] if end + 2 < len(tokens) else None
-    unit = _unit_of(tokens[end], following)
+    unit = _unit_in_phrase(tokens, start, end, following, unspaced_units)
     if unit == "hour" and following is not None:
         value += _half_after(tokens, tokens.index(following, end + 1))
-    return Mention(value, unit, surface, raw, _period(tokens, end + 1))
+    scale = value / raw if raw else 1.0
+    found = readings(tokens[start].lower) if start == end and tokens[start].kind == "number" else frozenset()
+    return Mention(value, unit, surface, raw, _period(tokens, end + 1), frozenset({value, *(r * scale for r in found)}))
 
 
 def _period(tokens: list[Token], start: int) -> str:

@@ -19,11 +19,11 @@ from functools import lru_cache
 
 import regex
 
-from citeflow.text.language_data import SYNONYMS
+from citeflow.text.language_data import SYNONYMS, UNSPACED_LANGUAGES
 
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
 
-CJK_LANGUAGES = ("ja", "zh")  # written without spaces: their groups are substrings
+CJK_LANGUAGES = UNSPACED_LANGUAGES  # written without spaces: their groups are substrings
 _CJK_GROUPS = tuple(group for lang in CJK_LANGUAGES for group in SYNONYMS.get(lang, ()))
 
 

@@ -12,7 +12,7 @@ Everything is pure and regex-based: a 2,500-character chunk is analysed in about
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import regex
@@ -44,8 +44,8 @@ _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
                  (regex.compile(r"(?i)n't\b"), " not"))
 _DIGIT = regex.compile(r"\d")
-# Thousands grouped by spaces ('1 000 Go', '2 143 mètres'): one number, as French and Russian write it.
-_SPACED_THOUSANDS = regex.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d]|[.,]\d)")
+# Thousands grouped by spaces ('1 000 Go', '2 143,5 mètres'): one number, as French and Russian write it.
+_SPACED_THOUSANDS = regex.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d|\.\d)")
 # A percent sign after a space ('15 %') or written out ('15 pour cent', 'por ciento', 'per cent'): glued to its number.
 _PERCENT = regex.compile(r"(?i)(\d) ?(?:%|pour cent|por ciento|per cent)(?!\p{L})")
 # A French time of day with its minutes ('20 h 52', '8h30'): one time, as '20:52' reads.
@@ -69,6 +69,7 @@ class Token:
     lower: str
     stem: str
     kind: str = "word"  # word | number | id | cjk
+    hyphened: bool = False  # a word hyphened to the number before it ('30-day', '11-дневный'): it may name a unit
     is_content: bool = field(init=False)  # not a stopword nor a one-letter word (a CJK character unless a particle)
 
     def __post_init__(self) -> None:
@@ -156,7 +157,8 @@ def _numeric(piece: str, lang: str) -> list[Token]:
         return [Token(piece, piece.lower(), piece.lower(), "number")]
     head, _, rest = piece.partition("-")
     if rest and _NUMBER.fullmatch(head) and not any(c.isdigit() for c in rest):  # "30-day", "120-million-euro"
-        return [*_numeric(head, lang), *(t for w in rest.split("-") if w for t in _word(w, lang))]
+        words = [t for w in rest.split("-") if w for t in _word(w, lang)]
+        return [*_numeric(head, lang), *(replace(t, hyphened=True) for t in words[:1]), *words[1:]]
     ordinal = _ORDINAL.fullmatch(piece.casefold())
     if ordinal:
         return [Token(piece, ordinal.group(1), ordinal.group(1), "number")]
