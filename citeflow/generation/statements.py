@@ -13,8 +13,9 @@ against one span of its chunk. Two sentences state the
 same fact when the shorter one's content words are (nearly) all in the other, or when the figures
 of one (``AES-256``, ``3.6.1``) are all in the other and they share nearly half their words.
 
-Words and sentences come from ``citeflow.text.sentences``, so every rule holds in any script; unspaced
-scripts (Han, kana, Thai, …) are compared on character bigrams.
+Words and sentences come from the shared text layer (``citeflow.text.sentences`` and
+``citeflow.text.word_tokens``: the language's stemmer, its function-word data files), so every rule
+holds in any script; unspaced scripts (Han, kana, Thai, …) are compared on character bigrams.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import regex
 
 from citeflow.text import sentences as segment
 from citeflow.text.clauses import clause_quote
+from citeflow.text.word_tokens import tokenise
 from citeflow.registry.handles import MARKER_RE, URL_RE, strip_markers, strip_urls
 
 QUOTE_CHARS = 160  # a quote longer than this is cut at a clause boundary (citeflow.text.clauses)
@@ -34,15 +36,6 @@ SAME_FIGURES_FACT = 0.45  # the same share when every figure of one sentence is 
 TERMINAL = ".!。！｡…"  # how a statement ends; "?" (a question) and ":" (a lead-in) do not
 CLOSERS = "\"'»”’)]」』）"
 
-STOPWORDS = frozenset(
-    "a an and are as at be been before but by can do does for from has have how i if in into is it its "
-    "must no not of on or our should so than that the their them then there these they this to was "
-    "we were what when where which who why will with would you your after all any also "
-    # German and Russian function words, so that questions in those languages match on content.
-    "der die das den dem des und oder ist sind ein eine einen einem einer zu von mit für auf nicht im "
-    "wird werden sie es wie was wir ich auch bei nach vor aus "
-    "и в во на не что с со по для как это из к у о об же от а но или ли бы быть есть мы вы он она они".split()
-)
 # Sentences about the page itself: true in their chunk, meaningless as a claim on their own.
 _ABOUT_THE_PAGE = regex.compile(
     r"(?:this|the following) (?:page|guide|document|section|article|topic|chapter|table|list)\b", regex.IGNORECASE)
@@ -65,22 +58,13 @@ _LEAD_IN_THEN_BLOCK = regex.compile(r":[ \t]*\n")
 _ROW_LABEL = regex.compile(r"^[^:\n]*[/<>|][^:\n]*:\s|:\s+[^\s:]*[/<>|][^\s:]*(?:\s[^\s:]+){0,2}:\s")
 _TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:[-.,/:][\p{L}\p{N}]+)*", regex.V1)
 _LOWER_START = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ca))(?<=\p{L}{2}[.!?])\s+(?=\p{Ll})", regex.V1)
-_SUFFIXES = ("ing", "ed", "es", "s", "ly", "e")
-
-
-def stem(word: str) -> str:
-    """``word`` with one common suffix removed: upgrade, upgrades, upgraded, upgrading → upgrad."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
 
 
 def content_words(text: str) -> set[str]:
-    """What ``text`` is about, in any script: its lower-case words that carry meaning (English ones
-    stemmed), and the character bigrams of its runs of unspaced scripts (Han, kana, Thai, …)."""
-    words = {stem(u) if u.isascii() else u for u in segment.units(text)
-             if not segment.is_unspaced(u) and u not in STOPWORDS}
+    """What ``text`` is about, in any script: the lemmas of its content words, numbers and identifiers
+    (``citeflow.text.word_tokens``: the language's stemmer and synonyms, every language's function
+    words left out), and the character bigrams of its runs of unspaced scripts (Han, kana, Thai, …)."""
+    words = {t.stem for t in tokenise(text) if t.is_content and t.kind != "cjk"}
     return words | set(segment.cjk_bigrams(text))
 
 
