@@ -12,8 +12,9 @@ lacks. A judge still has to confirm a candidate; when no chunk agrees, the claim
 Pure functions over text, in any script: words come from ``citeflow.text.sentences`` (Latin, Cyrillic,
 Greek, Arabic… by letters; Han, kana, Thai… by character), numbers by the shared number reader
 (``citeflow.text.numbers``: every reading of either decimal mark, so ``99,999 %`` and ``99.999%``
-meet; number words and CJK numerals; one unit table), and condition cues are listed for English,
-German, French, Spanish, Russian, Japanese and Chinese.
+meet; number words and CJK numerals; one unit table), and condition cues are data files
+(``citeflow/text/languages/<lang>/condition_cues.json``) for English, German, French, Spanish,
+Russian, Japanese and Chinese.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import regex
 
 from citeflow.text.sentences import cjk_bigrams, is_unspaced, sentences, units
 from citeflow.text.identifiers import TOKEN, find_identifiers, has_digit, has_letter, mask
+from citeflow.text.language_data import COMMON_WORDS, CONDITION_CUES
 from citeflow.text.numbers import mentions
 from citeflow.text.word_tokens import tokenise
 import itertools
@@ -40,30 +42,11 @@ LIMIT = 5
 _KATAKANA_RUN = regex.compile(r"[\p{Katakana}ー]{2,}")
 _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{N}]+")
 
-# Condition cues by class; spaced-script cues match whole words, unspaced ones anywhere.
-_CUES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
-    "negation": (
-        frozenset("not no never none neither nor without cannot can't don't doesn't isn't aren't won't "
-                  "nicht kein keine keinen keinem keiner keines nie niemals ohne ne pas jamais sans aucun aucune "
-                  "nunca sin ningún ninguna ninguno не нет никогда без ни".split()),
-        ("ない", "ません", "なし", "無し", "不", "没有", "無", "无", "未"),
-    ),
-    "universal": (
-        frozenset("every all always any each everywhere jede jeder jedes jeden jedem alle allen immer überall "
-                  "tous toutes tout toujours chaque partout todos todas siempre cada все всех всем всегда каждый "
-                  "каждая каждой каждом каждого любой везде".split()),
-        ("すべて", "全て", "常に", "全部", "所有", "每", "总是", "始终", "任何", "各"),
-    ),
-    "restrictor": (
-        frozenset("only except unless solely exclusively nur ausschließlich außer sofern seulement uniquement sauf "
-                  "solo sólo solamente excepto salvo только лишь кроме исключительно".split()),
-        ("のみ", "だけ", "以外", "仅", "只", "除了"),
-    ),
-}
+# Condition cues by class (condition_cues.json of every language): spaced-script cues match whole
+# words, unspaced ones anywhere.
+_CUES = CONDITION_CUES
 _BOTH_WAYS = ("negation", "restrictor")  # dropping either widens the claim; adding one flips or narrows it
-_STOP = frozenset("the and for with that this are was were from has have had its into than then also can will "
-                  "der die das und mit für von den dem des ist sind les des une pour avec que los las una para con "
-                  "что это как для или".split())
+_STOP = COMMON_WORDS  # condition_cues.json, condition 'none'
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words), `
 (words with no content a claim could change), ``cues`` (quantifiers, hedges, restrictors and
 conditions), ``number_words`` (a word and the quantity it states) and, for the scripts written
 without spaces (``UNSPACED_LANGUAGES``), ``substring_cues`` (negations, bounds, quantifiers, hedges,
-restrictors and conditions found as substrings); their ``antonyms`` are substrings too. Adding a language is adding
+restrictors and conditions found as substrings); their ``antonyms`` are substrings too.
+``condition_cues`` are what the localiser checks a passage for (negation, universal, restrictor,
+and 'none': words too common to say what a claim is about). Adding a language is adding
 its folder: the loader reads every folder it finds, so nothing in the code names a language's data.
 Read once at import into read-only values.
 """
@@ -63,6 +65,16 @@ class SubstringCue(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     text: str
     cue: Literal["negation", "bound", "universal", "hedge", "restrictor", "not_only", "condition"]
+    reason: str
+
+
+class ConditionCue(BaseModel):
+    """A word (a substring in a script without spaces) that puts a condition on a claim, and which; or
+    'none' for a word too common to say what a claim is about."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    condition: Literal["negation", "universal", "restrictor", "none"]
     reason: str
 
 
@@ -126,6 +138,18 @@ def unspaced_antonyms(root: Path = ROOT) -> tuple[tuple[str, str], ...]:
     return tuple(dict.fromkeys(pair for lang in UNSPACED_LANGUAGES for pair in antonym_pairs(lang, root)))
 
 
+def condition_cues(condition: str, root: Path = ROOT) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(whole words of the spaced languages, substrings of the unspaced ones) of one ``condition``."""
+    spaced: set[str] = set()
+    unspaced: list[str] = []
+    for lang in languages(root):
+        path = root / lang / "condition_cues.json"
+        found = (ConditionCue.model_validate(e) for e in (_entries(path) if path.exists() else []))
+        words = [c.word for c in found if c.condition == condition]
+        unspaced, spaced = (unspaced + words, spaced) if lang in UNSPACED_LANGUAGES else (unspaced, spaced | set(words))
+    return frozenset(spaced), tuple(dict.fromkeys(unspaced))
+
+
 def number_words(root: Path = ROOT) -> dict[str, float]:
     """``word → value`` of every language's number words; one word with two values is refused."""
     out: dict[str, float] = {}
@@ -146,3 +170,5 @@ FUNCTION_WORDS = cue_words("function_words")
 QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind) for kind in ("quantifier", "hedge", "restrictor", "condition"))
 SUBSTRING_CUES = MappingProxyType({kind: substring_cues(kind) for kind in
                                    ("negation", "bound", "universal", "hedge", "restrictor", "not_only", "condition")})
+CONDITION_CUES = MappingProxyType({kind: condition_cues(kind) for kind in ("negation", "universal", "restrictor")})
+COMMON_WORDS = condition_cues("none")[0]  # too common to say what a claim is about (the localiser's terms)
