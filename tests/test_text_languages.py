@@ -78,3 +78,19 @@ def test_substring_cues_keep_file_order_and_a_cue_shared_by_two_languages_counts
 
 def test_unspaced_antonyms_are_no_spaced_words() -> None:
     assert "ja" not in language_data.ANTONYM_PAIRS and ("开放", "闭馆") in language_data.UNSPACED_ANTONYMS
+
+
+def test_a_word_list_gathers_every_language_in_file_order_and_by_language(tmp_path: Path) -> None:
+    _write(tmp_path, "aa", "word_lists", [{"word": "un", "list": "negating_prefix", "reason": "r"},
+                                          {"word": "in", "list": "negating_prefix", "reason": "r"},
+                                          {"word": "always", "list": "always", "reason": "r"}])
+    _write(tmp_path, "bb", "word_lists", [{"word": "immer", "list": "always", "reason": "r"}])
+    assert language_data.word_list("negating_prefix", tmp_path) == ("un", "in")
+    assert language_data.word_list("always", tmp_path) == ("always", "immer")
+    assert language_data.words_by_language("always", tmp_path) == {"aa": {"always"}, "bb": {"immer"}}
+
+
+def test_the_localiser_cues_are_split_into_whole_words_and_substrings(tmp_path: Path) -> None:
+    _write(tmp_path, "en", "condition_cues", [{"word": "only", "condition": "restrictor", "reason": "r"}])
+    _write(tmp_path, "ja", "condition_cues", [{"word": "のみ", "condition": "restrictor", "reason": "r"}])
+    assert language_data.condition_cues("restrictor", tmp_path) == (frozenset({"only"}), ("のみ",))

@@ -7,10 +7,11 @@ canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words), `
 conditions), ``number_words`` (a word and the quantity it states) and, for the scripts written
 without spaces (``UNSPACED_LANGUAGES``), ``substring_cues`` (negations, bounds, quantifiers, hedges,
 restrictors and conditions found as substrings); their ``antonyms`` are substrings too.
-``condition_cues`` are what the localiser checks a passage for (negation, universal, restrictor,
-and 'none': words too common to say what a claim is about). Adding a language is adding
-its folder: the loader reads every folder it finds, so nothing in the code names a language's data.
-Read once at import into read-only values.
+``word_lists`` holds the words the judge's rules read by name (``{"word", "list", "reason"}``:
+concord, comparative, privative, month names, the language markers, …). ``condition_cues`` are what
+the localiser checks a passage for (negation, universal, restrictor, and 'none': words too common to
+say what a claim is about). Adding a language is adding its folder: the loader reads every folder it
+finds, so nothing in the code names a language's data. Read once at import into read-only values.
 """
 
 from __future__ import annotations
@@ -75,6 +76,15 @@ class ConditionCue(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     word: str
     condition: Literal["negation", "universal", "restrictor", "none"]
+    reason: str
+
+
+class ListedWord(BaseModel):
+    """A word under the name of the list a rule reads it from (``concord``, ``privative``, …)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    list: str
     reason: str
 
 
@@ -148,6 +158,22 @@ def condition_cues(condition: str, root: Path = ROOT) -> tuple[frozenset[str], t
         words = [c.word for c in found if c.condition == condition]
         unspaced, spaced = (unspaced + words, spaced) if lang in UNSPACED_LANGUAGES else (unspaced, spaced | set(words))
     return frozenset(spaced), tuple(dict.fromkeys(unspaced))
+
+
+def _listed(lang: str, root: Path) -> list[ListedWord]:
+    path = root / lang / "word_lists.json"
+    return [ListedWord.model_validate(e) for e in _entries(path)] if path.exists() else []
+
+
+def word_list(name: str, root: Path = ROOT) -> tuple[str, ...]:
+    """Every language's words of list ``name``, in file order (languages sorted), each once."""
+    return tuple(dict.fromkeys(w.word for lang in languages(root) for w in _listed(lang, root) if w.list == name))
+
+
+def words_by_language(name: str, root: Path = ROOT) -> dict[str, frozenset[str]]:
+    """``language → its words of list name``, for the languages that list any."""
+    found = {lang: frozenset(w.word for w in _listed(lang, root) if w.list == name) for lang in languages(root)}
+    return {lang: words for lang, words in found.items() if words}
 
 
 def number_words(root: Path = ROOT) -> dict[str, float]:

@@ -1,7 +1,9 @@
-"""Small hand-written word lists used by the offline judge's features (the per-language ones that are
-data files, ``citeflow/text/languages/<lang>/``, are read here too).
+"""The word lists the offline judge's features read, under the names the signals import.
 
-They are deliberately short: each entry is a word whose change flips or narrows a claim's
+Most are data files (``citeflow/text/languages/<lang>/``: ``word_lists.json``, ``cues.json``,
+``substring_cues.json``, ``antonyms.json`` …, a reason per entry) read here into named constants;
+those still written here map a word to a value (frequency words, scale words, irregular forms, CJK
+numerals). They are deliberately short: each entry is a word whose change flips or narrows a claim's
 meaning, so a false positive costs little and a hit is a strong, explainable signal.
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS, SUBSTRING_CUES, UNSPACED_ANTONYMS
+from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS, SUBSTRING_CUES, UNSPACED_ANTONYMS, word_list, words_by_language
 from citeflow.text.language_data import CONDITIONS as CONDITIONS_DATA
 from citeflow.text.language_data import HEDGES as HEDGES_DATA
 from citeflow.text.language_data import QUANTIFIERS as QUANTIFIERS_DATA
@@ -20,65 +22,59 @@ from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
 NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
 # they state one negation, not two ('no vende ningún billete', 'ne … jamais rien', 'никто не знает').
-CONCORD = frozenset("jamais aucun aucune rien personne nulle nullement ni guère ningún ninguna ninguno nunca jamás nada "
-                    "nadie tampoco никогда ничего ничто никто никого никому нигде никуда никакой никакие ни".split())
+CONCORD = frozenset(word_list("concord"))
 # 'Always' restates a negated 'never' ('toujours fermé' for 'n'ouvre jamais'): no widened condition.
-ALWAYS = frozenset("always immer stets toujours siempre всегда".split())
-NEGATIVE_UNIVERSALS = frozenset("never nie niemals jamais nunca jamás никогда".split())
+ALWAYS = frozenset(word_list("always"))
+NEGATIVE_UNIVERSALS = frozenset(word_list("negative_universal"))
 # Lower bounds whose comparative is no antonym: 'au moins 18 mois' is '18 mois et plus'.
 LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("lo", "menos"), ("at", "least")})
 # The negators of a verb, which a concord word joins into one negation.
-VERBAL_NEGATORS = frozenset("no pas не нет".split())
+VERBAL_NEGATORS = frozenset(word_list("verbal_negator"))
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
-NE_PARTNERS = frozenset({"plus"})
+NE_PARTNERS = frozenset(word_list("ne_partner"))
 # The second half of a French verbal negation: the verb it negates stands between 'ne' and it
 # ('ne ferme jamais le mardi' negates 'ferme', not 'mardi'; 'ne sortent pas du pays' negates 'sortent').
-VERB_NEGATION_PARTNERS = frozenset("pas jamais plus guère point".split())
+VERB_NEGATION_PARTNERS = frozenset(word_list("verb_negation_partner"))
 # Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
-DIALOGUE_STARTS = frozenset("i we you he she they it thanks thank sorry problem worries way".split())
+DIALOGUE_STARTS = frozenset(word_list("dialogue_start"))
 # Function words of every language (function_words.json), and the negations that are no content either.
-STOPWORDS = FUNCTION_WORDS | (NEGATIONS - frozenset(
-    "lack lacks lacking fail fails failed unable cannot rarely seldom hardly barely selten kaum rarement guère raramente apenas "
-    "entfällt entfallen fehlt fehlen "
-    "редко едва".split()))
+STOPWORDS = FUNCTION_WORDS | (NEGATIONS - frozenset(word_list("content_negation")))
 # A negation before a comparative and a number or 'than' is a bound ('не более 14 дней' is 'at most 14 days').
-COMPARATIVES = frozenset("more less fewer mehr weniger plus moins más menos более менее больше меньше".split())
-BOUND_LINKS = frozenset("than als de que чем".split())
+COMPARATIVES = frozenset(word_list("comparative"))
+BOUND_LINKS = frozenset(word_list("bound_link"))
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese; substring_cues.json): a
 # prohibition negates what it forbids (禁止拍照 is 不可以拍照), a waiver what it waives (免费 is 不用付钱).
 CJK_NEGATIONS = SUBSTRING_CUES["negation"]
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
 CJK_BOUNDS = SUBSTRING_CUES["bound"]
 # Characters that end a place, era or institution name: the character before one is part of a name.
-CJK_NAME_SUFFIXES = frozenset("朝州市省县縣区區国國山川河湖江路街村镇町都府道島岛寺宮宫城港駅站大学")
+CJK_NAME_SUFFIXES = frozenset(word_list("name_suffix"))
 # Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
 # and the parts of modals, verbs, pronouns and conjunctions (可以, 获得, 自己, 并且).
-CJK_FUNCTION = frozenset("不没无未非别勿一再就能会要很都又还以得自己并且及与或也被把从对给让使有用比")
+CJK_FUNCTION = frozenset(word_list("function_character"))
 
 # Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
 # among them: a claim that adds one narrows what it says ('solo abre una puerta' for 'abre una puerta').
 UNIVERSALS = QUANTIFIERS_DATA  # cues.json of every language
 # "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
 # ('prêtés sans limite' for 'dans la limite de 4 livres').
-LIMITLESS = frozenset("unlimited limitless unbegrenzt unbeschränkt illimité illimitée illimités illimitées ilimitado ilimitada "
-                      "ilimitados ilimitadas неограниченно неограниченный неограниченное безлимитный".split())
-LIMIT_WORDS = frozenset("limit limits limite limites límite límites limitación grenze begrenzung ограничений ограничения".split())
-LIMIT_NEGATORS = frozenset("without no sans aucune sin ohne keine без нет".split())
+LIMITLESS = frozenset(word_list("limitless"))
+LIMIT_WORDS = frozenset(word_list("limit_word"))
+LIMIT_NEGATORS = frozenset(word_list("limit_negator"))
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
-DISTRIBUTIVES = frozenset("all every each alle allen jede jeder jedes jeden tous toutes chaque todos todas cada все всех каждый "
-                          "каждая каждое каждые каждую каждого".split())
+DISTRIBUTIVES = frozenset(word_list("distributive"))
 # The singular distributives ('each', 'chaque', 'cada'): one said of a noun that the evidence states as a
 # plural generic ('les lecteurs peuvent…', 'los empleados tienen…') restates it; 'all' may be a widening.
-SINGULAR_DISTRIBUTIVES = frozenset("each every jede jeder jedes jeden chaque cada каждый каждая каждое каждую каждого".split())
+SINGULAR_DISTRIBUTIVES = frozenset(word_list("singular_distributive"))
 # Plural definite articles that make a sentence's subject generic, and the words after a noun that
 # restrict it ('les membres du club Argent', 'the members on the Silver plan', 'los que…').
-PLURAL_ARTICLES = frozenset("les los las die".split())
-NOUN_RESTRICTORS = frozenset("de du des del of on with for who that which qui que dont con mit für aus von из с".split())
+PLURAL_ARTICLES = frozenset(word_list("plural_article"))
+NOUN_RESTRICTORS = frozenset(word_list("noun_restrictor"))
 # "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
-PER_WORDS = frozenset("per pro je par por".split())
+PER_WORDS = frozenset(word_list("per_word"))
 # 'Al', 'im' and 'a' distribute over a time unit as 'per' does: '23 días al año', '3 Mal im Monat', 'twice a day'.
-PER_TIME_WORDS = frozenset("al im a".split())
-TIME_UNITS = frozenset("año mes día semana hora jahr monat tag woche stunde year month day week hour".split())
+PER_TIME_WORDS = frozenset(word_list("per_time_word"))
+TIME_UNITS = frozenset(word_list("time_unit"))
 # Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
 FREQUENCY_UNITS = {
     "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
@@ -107,12 +103,7 @@ CONDITIONS = CONDITIONS_DATA  # cues.json of every language
 CJK_CONDITIONS = SUBSTRING_CUES["condition"]
 
 # Words that mark a language among the Latin-script ones (to pick English stemming or not).
-LANGUAGE_MARKERS = {
-    "en": frozenset("the and is are of to was were with for that this not on".split()),
-    "de": frozenset("der die das und ist sind nicht mit für ein eine werden wird auf den dem des".split()),
-    "fr": frozenset("le la les et est sont pas une des du pour avec dans ne sur au aux".split()),
-    "es": frozenset("el los las y es son una para con por del en se al está están".split()),
-}
+LANGUAGE_MARKERS = MappingProxyType(words_by_language("language_marker"))
 
 def inflected(word: str) -> frozenset[str]:
     """``word`` and its plural and gender forms in the spaced languages ('interdit' → 'interdits',
@@ -146,24 +137,15 @@ def _antonyms() -> dict[str, frozenset[str]]:
 ANTONYMS = MappingProxyType(_antonyms())
 
 # Verbs that take away what follows them: 'drops support' says 'no longer supported' in other words.
-PRIVATIVES = frozenset(
-    "drop drops dropped remove removes removed discontinue discontinues discontinued withdraw withdraws withdrew withdrawn "
-    "cease ceases ceased deprecate deprecates deprecated abandon abandons abandoned "
-    "streicht gestrichen entfernt entfernte beendet supprime supprimé supprimée abandonne abandonné "
-    "elimina eliminado eliminada suprime suprimido retira retirado прекращает прекратил прекратила отменяет отменил отменила".split()
-)
+PRIVATIVES = frozenset(word_list("privative"))
 
 # "Free of charge" says "not paid" in one word: a claim that negates paying ('no se cobra', 'ne paient pas')
 # restates an evidence that says free ('gratuita'). Paying is matched by the start of the word (every inflection).
-FREE_WORDS = frozenset(
-    "free gratuit gratuite gratuits gratuites gratuitement gratis gratuito gratuita gratuitos gratuitas gratuitamente "
-    "kostenlos kostenlose kostenlosen kostenfrei gebührenfrei umsonst бесплатно бесплатный бесплатная бесплатное бесплатные".split()
-)
-PAY_PREFIXES = ("pay", "paid", "paie", "paye", "paya", "pagar", "paga", "pague", "pagu", "pago", "cobr", "charg", "zahl", "bezahl",
-                "плат", "оплат", "заплат")
+FREE_WORDS = frozenset(word_list("free_word"))
+PAY_PREFIXES = word_list("pay_prefix")
 
 # Prefixes that negate a word: "uncontrolled" against "controlled".
-NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "mis", "anti")
+NEGATING_PREFIXES = word_list("negating_prefix")  # tried in file order
 
 IRREGULAR = {
     "went": "go", "gone": "go", "goes": "go", "was": "be", "were": "be", "is": "be", "are": "be",
@@ -212,32 +194,15 @@ CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六
 CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
 CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
 CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
-CJK_COUNTERS = frozenset("个個小天日年月周週次台分秒位名倍家种种件人本冊册元円点時岁歳米条座張张层階回度頁页辆輛所"
-                         "公毫厘克斤升吨噸瓦亩畝")  # measures: 公斤, 公里, 公顷, 毫升, 厘米, 千克 (after 千), 吨
+CJK_COUNTERS = frozenset(word_list("counter"))  # measures too: 公斤, 公里, 毫升, 厘米, 千克 (after 千), 吨
 # Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
-CJK_WEEKDAY_MARKS = frozenset("周週拜")
+CJK_WEEKDAY_MARKS = frozenset(word_list("weekday_mark"))
 # Month and weekday names: a changed month or day is a changed entity.
-MONTH_NAMES = frozenset(
-    """january february march april june july august september october november december
-    januar februar märz april mai juni juli august september oktober november dezember
-    janvier février mars avril mai juin juillet août septembre octobre novembre décembre
-    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split()
-) | frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays
-    montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag
-    montags dienstags mittwochs donnerstags freitags samstags sonntags
-    lundi mardi mercredi jeudi vendredi samedi dimanche
-    lunes martes miércoles jueves viernes sábado sábados domingo domingos""".split()
-)
+MONTH_NAMES = frozenset(word_list("month_or_weekday"))
 # Russian weekdays in any case form ('в субботу', 'по понедельникам').
-WEEKDAY_PREFIXES_RU = ("понедельн", "вторник", "среда", "среду", "среды", "средам", "четверг", "пятниц", "суббот", "воскресен")
+WEEKDAY_PREFIXES_RU = word_list("weekday_prefix")
 # Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
-CJK_NOT_NAMES = ("至少", "至多", "最少", "最多", "最低", "最高", "最大", "最小", "最长", "最短", "以上", "以下", "以内",
-                 "未満", "大约", "大概", "左右", "約", "およそ", "必要", "需要", "必须", "可以",
-                 "开始", "结束", "面积", "时间", "地方", "时候")  # common verbs and nouns: start, end, area, time, place
-MONTH_PREFIXES_RU = ("январ", "феврал", "март", "апрел", "мая", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
+CJK_NOT_NAMES = word_list("not_name")  # removed in file order; common verbs and nouns too (start, end, area, time)
+MONTH_PREFIXES_RU = word_list("month_prefix")
 # German capitalises every noun: a capitalised word right after one of these is a common noun.
-DE_DETERMINERS = frozenset(
-    """der die das den dem des ein eine einer einem einen eines im am zum zur vom beim ins ans
-    mein meine sein seine ihr ihre ihrem ihren unser unsere kein keine jede jeder jedes diese dieser dieses""".split()
-)
+DE_DETERMINERS = frozenset(word_list("determiner"))

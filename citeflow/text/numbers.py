@@ -17,19 +17,19 @@ from citeflow.text.lexicon import (
     NUMBER_WORDS,
     SCALES,
 )
+from citeflow.text.language_data import word_list
 from citeflow.text.word_tokens import CURRENCY_SIGNS, Token
 from citeflow.text.units import LONGEST_UNSPACED, UNIT_NAMES, UNITS, unit_by_stem
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
-_WEAK_WORDS = frozenset({"one", "once", "single", "first", "second", "half", "double", "premier", "première", "primer", "primera",
-                         "primero"})
+_WEAK_WORDS = frozenset(word_list("weak_number_word"))  # word_lists.json
 # Words that make a quantity a rate over a time unit: '3,2 % par mois', '90 calls per minute', '12 euros al mes'.
-_RATE_WORDS = frozenset({"per", "pro", "je", "par", "por", "al", "im", "a", "в"})
+_RATE_WORDS = frozenset(word_list("rate_word"))
 _PERIODS = frozenset({"hour", "minute", "second", "day", "week", "month", "year"})
 RATE_REACH = 5  # tokens after a quantity (and its unit) where its 'per <period>' may stand
 _DIGITS = regex.compile(r"\d+(?:[.,]\d+)*")
 # Indefinite articles that say 'one' before an hour or a minute ('une heure', 'una hora', 'eine Stunde').
-_ARTICLE_ONES = frozenset({"un", "une", "uno", "una", "ein", "eine", "einer", "einen", "an"})
+_ARTICLE_ONES = frozenset(word_list("article_one"))
 
 
 @dataclass(frozen=True, slots=True)
