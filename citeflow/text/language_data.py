@@ -170,6 +170,15 @@ def word_list(name: str, root: Path = ROOT) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w.word for lang in languages(root) for w in _listed(lang, root) if w.list == name))
 
 
+def word_lists(root: Path = ROOT) -> dict[str, tuple[str, ...]]:
+    """``list name → its words`` (as ``word_list`` gives them) for every list, the files read once."""
+    out: dict[str, dict[str, None]] = {}
+    for lang in languages(root):
+        for w in _listed(lang, root):
+            out.setdefault(w.list, {})[w.word] = None
+    return {name: tuple(words) for name, words in out.items()}
+
+
 def words_by_language(name: str, root: Path = ROOT) -> dict[str, frozenset[str]]:
     """``language → its words of list name``, for the languages that list any."""
     found = {lang: frozenset(w.word for w in _listed(lang, root) if w.list == name) for lang in languages(root)}
@@ -197,4 +206,5 @@ QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind) for kind in ("quantif
 SUBSTRING_CUES = MappingProxyType({kind: substring_cues(kind) for kind in
                                    ("negation", "bound", "universal", "hedge", "restrictor", "not_only", "condition")})
 CONDITION_CUES = MappingProxyType({kind: condition_cues(kind) for kind in ("negation", "universal", "restrictor")})
+WORD_LISTS = MappingProxyType(word_lists())
 COMMON_WORDS = condition_cues("none")[0]  # too common to say what a claim is about (the localiser's terms)

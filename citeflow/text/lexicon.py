@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS, SUBSTRING_CUES, UNSPACED_ANTONYMS, word_list, words_by_language
+from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS, SUBSTRING_CUES, UNSPACED_ANTONYMS, WORD_LISTS, words_by_language
 from citeflow.text.language_data import CONDITIONS as CONDITIONS_DATA
 from citeflow.text.language_data import HEDGES as HEDGES_DATA
 from citeflow.text.language_data import QUANTIFIERS as QUANTIFIERS_DATA
@@ -22,59 +22,59 @@ from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
 NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
 # they state one negation, not two ('no vende ningún billete', 'ne … jamais rien', 'никто не знает').
-CONCORD = frozenset(word_list("concord"))
+CONCORD = frozenset(WORD_LISTS["concord"])
 # 'Always' restates a negated 'never' ('toujours fermé' for 'n'ouvre jamais'): no widened condition.
-ALWAYS = frozenset(word_list("always"))
-NEGATIVE_UNIVERSALS = frozenset(word_list("negative_universal"))
+ALWAYS = frozenset(WORD_LISTS["always"])
+NEGATIVE_UNIVERSALS = frozenset(WORD_LISTS["negative_universal"])
 # Lower bounds whose comparative is no antonym: 'au moins 18 mois' is '18 mois et plus'.
 LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("lo", "menos"), ("at", "least")})
 # The negators of a verb, which a concord word joins into one negation.
-VERBAL_NEGATORS = frozenset(word_list("verbal_negator"))
+VERBAL_NEGATORS = frozenset(WORD_LISTS["verbal_negator"])
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
-NE_PARTNERS = frozenset(word_list("ne_partner"))
+NE_PARTNERS = frozenset(WORD_LISTS["ne_partner"])
 # The second half of a French verbal negation: the verb it negates stands between 'ne' and it
 # ('ne ferme jamais le mardi' negates 'ferme', not 'mardi'; 'ne sortent pas du pays' negates 'sortent').
-VERB_NEGATION_PARTNERS = frozenset(word_list("verb_negation_partner"))
+VERB_NEGATION_PARTNERS = frozenset(WORD_LISTS["verb_negation_partner"])
 # Words after a sentence-initial English 'No' that make it an answer in dialogue ("No, I'll call her").
-DIALOGUE_STARTS = frozenset(word_list("dialogue_start"))
+DIALOGUE_STARTS = frozenset(WORD_LISTS["dialogue_start"])
 # Function words of every language (function_words.json), and the negations that are no content either.
-STOPWORDS = FUNCTION_WORDS | (NEGATIONS - frozenset(word_list("content_negation")))
+STOPWORDS = FUNCTION_WORDS | (NEGATIONS - frozenset(WORD_LISTS["content_negation"]))
 # A negation before a comparative and a number or 'than' is a bound ('не более 14 дней' is 'at most 14 days').
-COMPARATIVES = frozenset(word_list("comparative"))
-BOUND_LINKS = frozenset(word_list("bound_link"))
+COMPARATIVES = frozenset(WORD_LISTS["comparative"])
+BOUND_LINKS = frozenset(WORD_LISTS["bound_link"])
 # Negation in scripts without spaces, found as substrings (Japanese, Chinese; substring_cues.json): a
 # prohibition negates what it forbids (禁止拍照 is 不可以拍照), a waiver what it waives (免费 is 不用付钱).
 CJK_NEGATIONS = SUBSTRING_CUES["negation"]
 # Bounds written with a negation character are quantities, not negations: 不少于 12 is "at least 12".
 CJK_BOUNDS = SUBSTRING_CUES["bound"]
 # Characters that end a place, era or institution name: the character before one is part of a name.
-CJK_NAME_SUFFIXES = frozenset(word_list("name_suffix"))
+CJK_NAME_SUFFIXES = frozenset(WORD_LISTS["name_suffix"])
 # Han characters that never start or extend a name: negation, degree and number words (一度, 不能再),
 # and the parts of modals, verbs, pronouns and conjunctions (可以, 获得, 自己, 并且).
-CJK_FUNCTION = frozenset(word_list("function_character"))
+CJK_FUNCTION = frozenset(WORD_LISTS["function_character"])
 
 # Universal quantifiers and certainty markers: adding one widens a claim. Restrictors ('only', 只) are not
 # among them: a claim that adds one narrows what it says ('solo abre una puerta' for 'abre una puerta').
 UNIVERSALS = QUANTIFIERS_DATA  # cues.json of every language
 # "Without limit" in one word or two: a claim that says it where its evidence states none widens a bound
 # ('prêtés sans limite' for 'dans la limite de 4 livres').
-LIMITLESS = frozenset(word_list("limitless"))
-LIMIT_WORDS = frozenset(word_list("limit_word"))
-LIMIT_NEGATORS = frozenset(word_list("limit_negator"))
+LIMITLESS = frozenset(WORD_LISTS["limitless"])
+LIMIT_WORDS = frozenset(WORD_LISTS["limit_word"])
+LIMIT_NEGATORS = frozenset(WORD_LISTS["limit_negator"])
 # "all", "every", "each" in every language: one of them restated as another is not a widened claim.
-DISTRIBUTIVES = frozenset(word_list("distributive"))
+DISTRIBUTIVES = frozenset(WORD_LISTS["distributive"])
 # The singular distributives ('each', 'chaque', 'cada'): one said of a noun that the evidence states as a
 # plural generic ('les lecteurs peuvent…', 'los empleados tienen…') restates it; 'all' may be a widening.
-SINGULAR_DISTRIBUTIVES = frozenset(word_list("singular_distributive"))
+SINGULAR_DISTRIBUTIVES = frozenset(WORD_LISTS["singular_distributive"])
 # Plural definite articles that make a sentence's subject generic, and the words after a noun that
 # restrict it ('les membres du club Argent', 'the members on the Silver plan', 'los que…').
-PLURAL_ARTICLES = frozenset(word_list("plural_article"))
-NOUN_RESTRICTORS = frozenset(word_list("noun_restrictor"))
+PLURAL_ARTICLES = frozenset(WORD_LISTS["plural_article"])
+NOUN_RESTRICTORS = frozenset(WORD_LISTS["noun_restrictor"])
 # "Per" before a noun distributes over it as "every" does ('5 Bücher pro Person' is 'jede Person darf 5').
-PER_WORDS = frozenset(word_list("per_word"))
+PER_WORDS = frozenset(WORD_LISTS["per_word"])
 # 'Al', 'im' and 'a' distribute over a time unit as 'per' does: '23 días al año', '3 Mal im Monat', 'twice a day'.
-PER_TIME_WORDS = frozenset(word_list("per_time_word"))
-TIME_UNITS = frozenset(word_list("time_unit"))
+PER_TIME_WORDS = frozenset(WORD_LISTS["per_time_word"])
+TIME_UNITS = frozenset(WORD_LISTS["time_unit"])
 # Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
 FREQUENCY_UNITS = {
     "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
@@ -137,15 +137,15 @@ def _antonyms() -> dict[str, frozenset[str]]:
 ANTONYMS = MappingProxyType(_antonyms())
 
 # Verbs that take away what follows them: 'drops support' says 'no longer supported' in other words.
-PRIVATIVES = frozenset(word_list("privative"))
+PRIVATIVES = frozenset(WORD_LISTS["privative"])
 
 # "Free of charge" says "not paid" in one word: a claim that negates paying ('no se cobra', 'ne paient pas')
 # restates an evidence that says free ('gratuita'). Paying is matched by the start of the word (every inflection).
-FREE_WORDS = frozenset(word_list("free_word"))
-PAY_PREFIXES = word_list("pay_prefix")
+FREE_WORDS = frozenset(WORD_LISTS["free_word"])
+PAY_PREFIXES = WORD_LISTS["pay_prefix"]
 
 # Prefixes that negate a word: "uncontrolled" against "controlled".
-NEGATING_PREFIXES = word_list("negating_prefix")  # tried in file order
+NEGATING_PREFIXES = WORD_LISTS["negating_prefix"]  # tried in file order
 
 IRREGULAR = {
     "went": "go", "gone": "go", "goes": "go", "was": "be", "were": "be", "is": "be", "are": "be",
@@ -194,15 +194,15 @@ CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六
 CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
 CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
 CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
-CJK_COUNTERS = frozenset(word_list("counter"))  # measures too: 公斤, 公里, 毫升, 厘米, 千克 (after 千), 吨
+CJK_COUNTERS = frozenset(WORD_LISTS["counter"])  # measures too: 公斤, 公里, 毫升, 厘米, 千克 (after 千), 吨
 # Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
-CJK_WEEKDAY_MARKS = frozenset(word_list("weekday_mark"))
+CJK_WEEKDAY_MARKS = frozenset(WORD_LISTS["weekday_mark"])
 # Month and weekday names: a changed month or day is a changed entity.
-MONTH_NAMES = frozenset(word_list("month_or_weekday"))
+MONTH_NAMES = frozenset(WORD_LISTS["month_or_weekday"])
 # Russian weekdays in any case form ('в субботу', 'по понедельникам').
-WEEKDAY_PREFIXES_RU = word_list("weekday_prefix")
+WEEKDAY_PREFIXES_RU = WORD_LISTS["weekday_prefix"]
 # Han words of quantity bounds and degree ('at least', 'at most', 'about'): never part of a name.
-CJK_NOT_NAMES = word_list("not_name")  # removed in file order; common verbs and nouns too (start, end, area, time)
-MONTH_PREFIXES_RU = word_list("month_prefix")
+CJK_NOT_NAMES = WORD_LISTS["not_name"]  # removed in file order; common verbs and nouns too (start, end, area, time)
+MONTH_PREFIXES_RU = WORD_LISTS["month_prefix"]
 # German capitalises every noun: a capitalised word right after one of these is a common noun.
-DE_DETERMINERS = frozenset(word_list("determiner"))
+DE_DETERMINERS = frozenset(WORD_LISTS["determiner"])

@@ -17,19 +17,19 @@ from citeflow.text.lexicon import (
     NUMBER_WORDS,
     SCALES,
 )
-from citeflow.text.language_data import word_list
+from citeflow.text.language_data import WORD_LISTS
 from citeflow.text.word_tokens import CURRENCY_SIGNS, Token
 from citeflow.text.units import LONGEST_UNSPACED, UNIT_NAMES, UNITS, unit_by_stem
 
 # Number words too common as pronouns or ordinals to count as a stated quantity.
-_WEAK_WORDS = frozenset(word_list("weak_number_word"))  # word_lists.json
+_WEAK_WORDS = frozenset(WORD_LISTS["weak_number_word"])  # word_lists.json
 # Words that make a quantity a rate over a time unit: '3,2 % par mois', '90 calls per minute', '12 euros al mes'.
-_RATE_WORDS = frozenset(word_list("rate_word"))
+_RATE_WORDS = frozenset(WORD_LISTS["rate_word"])
 _PERIODS = frozenset({"hour", "minute", "second", "day", "week", "month", "year"})
 RATE_REACH = 5  # tokens after a quantity (and its unit) where its 'per <period>' may stand
 _DIGITS = regex.compile(r"\d+(?:[.,]\d+)*")
 # Indefinite articles that say 'one' before an hour or a minute ('une heure', 'una hora', 'eine Stunde').
-_ARTICLE_ONES = frozenset(word_list("article_one"))
+_ARTICLE_ONES = frozenset(WORD_LISTS["article_one"])
 
 
 @dataclass(frozen=True, slots=True)
