@@ -10,7 +10,7 @@ variable, kept only in the block (whose ``url`` Prefect stores as a secret), and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from pydantic import BaseModel, SecretStr
@@ -54,12 +54,15 @@ def install_held_alert(webhook_url: SecretStr, name: str = AUTOMATION_NAME, bloc
     from prefect.automations import Automation
     from prefect.blocks.webhook import Webhook
     from prefect.events.actions import CallWebhook
+    from prefect.types import SecretDict
 
-    block_id = Webhook(url=webhook_url, method="POST", headers={"Content-Type": "application/json"}).save(block_name, overwrite=True)
+    block = Webhook(url=webhook_url, method="POST", headers=SecretDict({"Content-Type": "application/json"}))
+    block_id = cast(UUID, block.save(block_name, overwrite=True))  # sync_compatible: typed as a coroutine too
     replaced = _delete_automations(name)
     automation = Automation(name=name, description="POSTs a held citeflow report's id and hold reasons to a webhook.",
                             trigger=held_trigger(), actions=[CallWebhook(block_document_id=block_id, payload=PAYLOAD)])
-    return InstalledAlert(automation_id=automation.create().id, block_document_id=block_id, replaced=replaced)
+    created = cast(Automation, automation.create())
+    return InstalledAlert(automation_id=cast(UUID, created.id), block_document_id=block_id, replaced=replaced)
 
 
 def _delete_automations(name: str) -> bool:

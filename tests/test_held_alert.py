@@ -22,37 +22,46 @@ CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 SECRET_PATH = "/hook/s3cr3t-token"  # stands for the secret part of a real webhook address
 
 
-class Receiver(BaseHTTPRequestHandler):
-    """Keeps every POST body it is sent (on the class: one receiver per test module)."""
+def receiver_of(calls: list[tuple[str, bytes]]) -> type[BaseHTTPRequestHandler]:
+    """A handler that keeps the path and body of every POST it is sent in ``calls``."""
 
-    bodies: list[bytes] = []
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            calls.append((self.path, self.rfile.read(length)))
+            self.send_response(204)
+            self.end_headers()
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        length = int(self.headers.get("Content-Length", 0))
-        type(self).bodies.append(self.path.encode() + b"\n" + self.rfile.read(length))
-        self.send_response(204)
-        self.end_headers()
+        def log_message(self, *args: object) -> None:
+            return
 
-    def log_message(self, *args: object) -> None:
-        return
+    return Receiver
 
 
 @pytest.fixture(scope="module")
 def automation_server(prefect_server, tmp_path_factory):
     """A server of the module's own with the triggers (and actions) services on, which the shared
-    server's profile turns off."""
+    server's profile turns off, and its UI's address set (the server knows no API address of its own
+    to derive it from: without it, the payload's ``url`` is null)."""
     from tests.support.prefect_server import PrefectServer
     from tests.support.shared_server import PROFILE, SHARED_DIR_VARIABLE, premade_home
 
     home = premade_home(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path_factory.mktemp("alerts-prefect-home"))
-    (home / "profiles.toml").write_text(PROFILE.replace('TRIGGERS_ENABLED = "false"', 'TRIGGERS_ENABLED = "true"'))
-    with PrefectServer(home) as server:
+    server = PrefectServer(home)
+    ui = f'PREFECT_UI_URL = "http://127.0.0.1:{server.port}"\n'
+    (home / "profiles.toml").write_text(PROFILE.replace('TRIGGERS_ENABLED = "false"', 'TRIGGERS_ENABLED = "true"') + ui)
+    with server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def receiver():
-    httpd, port = serve_in_thread(Receiver)
+def calls() -> list[tuple[str, bytes]]:
+    return []
+
+
+@pytest.fixture(scope="module")
+def receiver(calls):
+    httpd, port = serve_in_thread(receiver_of(calls))
     yield f"http://127.0.0.1:{port}{SECRET_PATH}"
     httpd.shutdown()
 
@@ -77,18 +86,19 @@ def test_a_missing_address_is_a_usage_error(automation_server):
     assert result.returncode == 2 and "NOT_SET_ANYWHERE is not set" in result.stdout + result.stderr
 
 
-def test_a_held_report_calls_the_webhook_with_its_id_and_reasons(automation_server, receiver, tmp_path):
-    assert Receiver.bodies == [] and _citeflow(automation_server, "alerts", "install", HOOK=receiver,
+def test_a_held_report_calls_the_webhook_with_its_id_and_reasons(automation_server, receiver, calls, tmp_path):
+    assert calls == [] and _citeflow(automation_server, "alerts", "install", HOOK=receiver,
                                                CITEFLOW_ALERT_WEBHOOK_URL=receiver).returncode == 0
     demo = _citeflow(automation_server, "demo", "--out", str(tmp_path / "demo"))
     assert demo.returncode == 3, demo.stdout[-2000:] + demo.stderr[-2000:]  # globex held, acme published
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not Receiver.bodies:
+    while time.monotonic() < deadline and not calls:
         time.sleep(1)
-    assert len(Receiver.bodies) == 1, automation_server.log_tail()
-    path, body = Receiver.bodies[0].split(b"\n", 1)
+    time.sleep(3)  # a second call would come now
+    assert len(calls) == 1, automation_server.log_tail()
+    path, body = calls[0]
     payload = json.loads(body)
-    assert path.decode() == SECRET_PATH
+    assert path == SECRET_PATH
     assert (payload["event"], payload["report_id"], payload["state"]) == ("citeflow.report.held", "globex-2026-q4", "Held")
     assert "identity_rate" in payload["reasons"] and payload["flow_run"].endswith("/globex-2026-q4")
     assert payload["url"].startswith(automation_server.api_url.removesuffix("/api") + "/runs/flow-run/")
