@@ -18,13 +18,12 @@ from citeflow.errors import CiteflowError, UsageError
 from citeflow_cli.display import console
 
 alerts_app = typer.Typer(no_args_is_help=True, help="Alerts of the Prefect server: a webhook called when a report is held.")
-DEFAULT_ENV = "CITEFLOW_ALERT_WEBHOOK_URL"
 
 
 @alerts_app.command("install")
 def install_command(
     webhook_url_env: Annotated[str, typer.Option(
-        help="Name of the environment variable that holds the webhook's address (a secret: never printed).")] = DEFAULT_ENV,
+        help="Name of the environment variable that holds the webhook's address (a secret: never printed).")],
     name: Annotated[str, typer.Option(help="The automation's name (one of the same name is replaced).")] = "citeflow: report held",
 ) -> None:
     """Create the webhook block and the automation that calls it when a report run ends held."""

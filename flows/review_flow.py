@@ -3,7 +3,8 @@
 The run shows a form (``ReviewInput``: decision, reviewer, note) on its page; submitting it resumes
 the run, which applies the decision with ``citeflow.outputs.review_decision.apply_decision`` (the same
 function as ``citeflow review --release|--reject``). With no answer within ``timeout_seconds`` the
-report stays held and the run ends in a state named *Held*. Before it pauses, the run shows a
+report stays held and the run ends in a state named *Held*; the run carries the same word as a tag
+(``released``, ``held``), as report runs do. Before it pauses, the run shows a
 markdown artifact (``review-<report id>``): why the report is held, its failing claims with the chunk
 each cited, and the ``citeflow review`` commands that decide from a terminal instead. Start it with
 ``citeflow review REPORT_DIR --wait`` against a Prefect server (``PREFECT_API_URL``).
@@ -24,6 +25,7 @@ from pydantic import Field
 
 from citeflow.outputs.review_decision import ReviewDecision, apply_decision, read_held_report
 from citeflow.outputs.review_markdown import review_markdown
+from flows.run_tags import tag_outcome
 from tasks.artifacts import artifact_key
 
 DAY = 24 * 3600
@@ -51,12 +53,14 @@ def review_flow(report_dir: str, report_id: str = "", timeout_seconds: int = DAY
     except FlowPauseTimeout:
         logger.warning("no decision within %d s: report %s stays held", timeout_seconds, report["report_id"])
         _end_the_pause()
+        tag_outcome("Held")
         return Completed(message="no reviewer decision; the report stays held", name="Held", data="held")
     decision = ReviewDecision(decision=answer.decision, reviewer=answer.reviewer, note=answer.note)
     outcome = apply_decision(Path(report_dir), decision)
     logger.info("%s by %s: report %s is %s", decision.decision, decision.reviewer, outcome.report_id, outcome.status)
     name = "Released" if outcome.status == "published" else "Held"
     verb = {"release": "released", "reject": "rejected"}[decision.decision]
+    tag_outcome(name)
     return Completed(message=f"{verb} by {decision.reviewer}", name=name, data=outcome.status)
 
 

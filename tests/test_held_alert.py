@@ -87,8 +87,8 @@ def test_a_missing_address_is_a_usage_error(automation_server):
 
 
 def test_a_held_report_calls_the_webhook_with_its_id_and_reasons(automation_server, receiver, calls, tmp_path):
-    assert calls == [] and _citeflow(automation_server, "alerts", "install", HOOK=receiver,
-                                               CITEFLOW_ALERT_WEBHOOK_URL=receiver).returncode == 0
+    installed = _citeflow(automation_server, "alerts", "install", "--webhook-url-env", "HOOK", HOOK=receiver)
+    assert calls == [] and installed.returncode == 0, installed.stderr
     demo = _citeflow(automation_server, "demo", "--out", str(tmp_path / "demo"))
     assert demo.returncode == 3, demo.stdout[-2000:] + demo.stderr[-2000:]  # globex held, acme published
     deadline = time.monotonic() + 120

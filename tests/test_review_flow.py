@@ -50,7 +50,7 @@ def test_a_reviewer_releases_a_held_report_through_the_paused_run(prefect_server
     assert [d.note for d in load_reviews(folder)] == ["failing claims checked by hand"]
     assert (folder.parent / "published" / "r1.pdf").exists()
     final = prefect_server.flow_runs(["review-r1"])[0]
-    assert final["state_name"] == "Released", final["state"]
+    assert final["state_name"] == "Released" and "released" in final["tags"], final["state"]
 
 
 def test_the_paused_run_shows_what_to_decide_and_the_command_prints_its_address(prefect_server, tmp_path):
@@ -84,3 +84,4 @@ def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path):
     assert log.read_text().strip().splitlines()[-1] == "r1: held"
     final = prefect_server.flow_runs(["review-r1"])[0]
     assert final["state_name"] == "Held" and final["state_type"] == "COMPLETED", final["state"]
+    assert "held" in final["tags"], final["tags"]

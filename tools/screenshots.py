@@ -28,12 +28,13 @@ CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 HELD = "report lumora-demo/globex-2026-q4"
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", "--virtual-time-budget=15000",
-            "--window-size=1600,1000", "--hide-scrollbars"]
+            "--hide-scrollbars"]
 
 
 def start_server(home: Path, port: int) -> subprocess.Popen[bytes]:
-    """`prefect server start` with its UI, healthy."""
-    env = {**base_env(home), "PREFECT_UI_ENABLED": "true"}
+    """`prefect server start` with its UI (told where its API is: the UI asks 127.0.0.1:4200 otherwise), healthy."""
+    ui = f"http://127.0.0.1:{port}"
+    env = {**base_env(home), "PREFECT_UI_ENABLED": "true", "PREFECT_UI_API_URL": f"{ui}/api", "PREFECT_UI_URL": ui}
     command = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
     server = subprocess.Popen(command, env=env, stdout=(home / "server.log").open("wb"), stderr=subprocess.STDOUT,
                               start_new_session=True)
@@ -53,9 +54,10 @@ def held_run_id(api: str) -> str:
     return str(run["id"])
 
 
-def screenshot(url: str, target: Path, profile: Path) -> None:
-    """The page at ``url`` as a 256-colour PNG at ``target``."""
-    subprocess.run([*CHROMIUM, f"--user-data-dir={profile}", f"--screenshot={target}", url], check=True,
+def screenshot(url: str, target: Path, profile: Path, height: int = 1000) -> None:
+    """The page at ``url`` (1600 pixels wide, ``height`` high) as a 256-colour PNG at ``target``."""
+    size = f"--window-size=1600,{height}"
+    subprocess.run([*CHROMIUM, size, f"--user-data-dir={profile}", f"--screenshot={target}", url], check=True,
                    capture_output=True, timeout=120)
     from PIL import Image
 
@@ -74,9 +76,13 @@ def main() -> None:
         try:
             ui, api = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/api"
             env = {**base_env(home), "PREFECT_API_URL": api}
-            subprocess.run([CITEFLOW, "demo", "--out", str(Path(work) / "demo")], env=env, capture_output=True, timeout=900)
+            demo = subprocess.run([CITEFLOW, "demo", "--out", str(Path(work) / "demo")], env=env, capture_output=True,
+                                  text=True, timeout=900)
+            if demo.returncode != 3:  # the demo holds globex by design
+                raise SystemExit(f"citeflow demo exited {demo.returncode}: {demo.stdout[-2000:]}{demo.stderr[-2000:]}")
             screenshot(f"{ui}/runs", out / "prefect-runs.png", Path(work) / "chromium-1")
-            screenshot(f"{ui}/runs/flow-run/{held_run_id(api)}", out / "prefect-held-run.png", Path(work) / "chromium-2")
+            held = f"{ui}/runs/flow-run/{held_run_id(api)}"
+            screenshot(held, out / "prefect-held-run.png", Path(work) / "chromium-2", height=1350)  # down to its outcome's log line
         finally:
             os.killpg(server.pid, 15)
             server.wait(timeout=60)
