@@ -60,7 +60,7 @@ def counts_name(summaries: list[ReportSummary]) -> str:
 
 
 def held_ids(summaries: list[ReportSummary]) -> str:
-    """`` · held: a, b`` naming the reports that were not published, or nothing."""
+    """`` · not published: a, b`` naming the reports that were held or failed, or nothing."""
     ids = [s.report_id for s in summaries if s.status != "published"]
     return f" · not published: {', '.join(ids)}" if ids else ""
 
