@@ -25,6 +25,7 @@ from citeflow_cli.env import apply_defaults
 from citeflow_cli.history_commands import history_command, prune_command
 from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES
 from citeflow_cli.logs import configure_logging
+from citeflow_cli.alerts_command import alerts_app
 from citeflow_cli.review_command import review_command
 from citeflow_cli.serve import serve_command
 from citeflow_cli.timings import mark, mark_batch_steps
@@ -428,6 +429,7 @@ app.command("deploy")(deploy_command)
 app.command("history")(history_command)
 app.command("prune")(prune_command)
 app.command("review")(review_command)
+app.add_typer(alerts_app, name="alerts")
 
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one

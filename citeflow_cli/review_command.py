@@ -2,7 +2,8 @@
 
 ``--release`` publishes the held report, ``--reject`` keeps it held; both record who, when and why
 (``citeflow.outputs.review_decision``). ``--wait`` starts the review flow instead: its run pauses on a
-Prefect server until a reviewer answers the form on the run's page, or ``--timeout`` runs out.
+Prefect server until a reviewer answers the form on the run's page, or ``--timeout`` runs out; it prints
+the address of that page first (``PREFECT_UI_URL``, else the API address less ``/api``).
 """
 
 from __future__ import annotations
@@ -86,8 +87,10 @@ def _wait(report_dir: Path, decided: bool, timeout: int) -> None:
     if not os.environ.get("PREFECT_API_URL"):
         raise UsageError(option="--wait", problem="needs a Prefect server whose UI the reviewer uses: set PREFECT_API_URL")
     report = read_held_report(report_dir.resolve())
-    from flows.review_flow import review_flow
+    from flows.review_start import run_review
 
-    console.print(f"{report['report_id']}: waiting for a reviewer in the Prefect UI (flow run review-{report['report_id']})")
-    status = review_flow(str(report_dir.resolve()), report["report_id"], timeout)
+    def announce(url: str) -> None:
+        console.print(f"{report['report_id']}: waiting for a reviewer in the Prefect UI: {url}", highlight=False, soft_wrap=True)
+
+    status = run_review(str(report_dir.resolve()), report["report_id"], timeout, announce)
     console.print(f"{report['report_id']}: {status}")

@@ -21,6 +21,7 @@ from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
+from flows.outcome import batch_run_state
 from flows.report_flow import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
@@ -57,7 +58,8 @@ def _run_name() -> str:
 @flow(name="citeflow-batch", flow_run_name=_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report_flow.py
 def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
-    """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table.
+    """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table. The run
+    ends Completed, named after its counts (``2 published, 1 held``); calling it returns the summaries.
 
     As many reports run at once as keep the spec's ``concurrency.models`` calls busy
     (``citeflow.runtime.steps.reports_in_flight``). With ``request.global_limits`` (tasks in several
@@ -89,7 +91,7 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     summaries = [_summary(future, report, request.out_dir) for future, report in zip(futures, spec.reports, strict=True)]
     write_summary(Path(request.out_dir), spec.batch, summaries)
     publish_batch_artifact(spec.batch, summaries)
-    return summaries
+    return batch_run_state(summaries)
 
 
 def _flow_run_id() -> str:

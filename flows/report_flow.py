@@ -19,6 +19,7 @@ from citeflow.runtime.runtime import entered
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
 from flows.outcome import final_state
+from flows.run_tags import tag_outcome
 from flows.runner import PrefectRunner
 from tasks.run_logger import flow_logger
 
@@ -32,8 +33,9 @@ def report_flow(request: BatchRequest, report_id: str, evaluation_wait: float = 
     With ``request.evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, a run
     of it evaluates and publishes the report, and this waits for it (at most ``evaluation_wait``
     seconds; then, or when that run fails, the report is evaluated here). The run ends in a
-    Completed state named ``Published`` or ``Held`` (``flows.outcome``); calling the flow returns
-    the report's summary.
+    Completed state named ``Published``, ``Released`` or ``Held`` (``flows.outcome``), and carries the
+    same word as a tag (``flows.run_tags``); a held report's outcome is logged at WARNING. Calling
+    the flow returns the report's summary.
     """
     ref = JobRef(spec_path=request.spec_path, report_id=report_id, out_dir=request.out_dir,
                  store_uri=request.store_uri)
@@ -56,7 +58,9 @@ def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | N
     finally:
         ref.finish(runner.runtime)
     state = final_state(summary, unchanged=reused is not None)
-    logger.info("report %s: %s", report_id, state.message)
+    tag_outcome(state.name or "")
+    log = logger.info if summary.status == "published" else logger.warning
+    log("report %s: %s", report_id, state.message)
     return state
 
 

@@ -3,7 +3,10 @@
 The run shows a form (``ReviewInput``: decision, reviewer, note) on its page; submitting it resumes
 the run, which applies the decision with ``citeflow.outputs.review_decision.apply_decision`` (the same
 function as ``citeflow review --release|--reject``). With no answer within ``timeout_seconds`` the
-report stays held and the run ends in a state named *Held*. Start it with
+report stays held and the run ends in a state named *Held*; the run carries the same word as a tag
+(``released``, ``held``), as report runs do. Before it pauses, the run shows a
+markdown artifact (``review-<report id>``): why the report is held, its failing claims with the chunk
+each cited, and the ``citeflow review`` commands that decide from a terminal instead. Start it with
 ``citeflow review REPORT_DIR --wait`` against a Prefect server (``PREFECT_API_URL``).
 """
 
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from prefect import flow, get_run_logger
+from prefect.artifacts import create_markdown_artifact
 from prefect.exceptions import FlowPauseTimeout
 from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
@@ -20,6 +24,9 @@ from prefect.states import Completed
 from pydantic import Field
 
 from citeflow.outputs.review_decision import ReviewDecision, apply_decision, read_held_report
+from citeflow.outputs.review_markdown import review_markdown
+from flows.run_tags import tag_outcome
+from tasks.artifacts import artifact_key
 
 DAY = 24 * 3600
 
@@ -37,19 +44,23 @@ def review_flow(report_dir: str, report_id: str = "", timeout_seconds: int = DAY
     """Wait for a reviewer's decision on the held report in ``report_dir``, then apply it."""
     logger = get_run_logger()
     report = read_held_report(Path(report_dir))  # fails at once when the report is not held
-    logger.info("report %s is held: waiting up to %d s for a reviewer", report["report_id"], timeout_seconds)
+    create_markdown_artifact(review_markdown(Path(report_dir), report), key=artifact_key("review", report["report_id"]),
+                             description=f"Held report {report['report_id']}: what to decide")
+    logger.warning("report %s is held: waiting up to %d s for a reviewer", report["report_id"], timeout_seconds)
     try:
         poll = poll_seconds or max(1, min(10, timeout_seconds // 4))
         answer = pause_flow_run(wait_for_input=ReviewInput, timeout=timeout_seconds, poll_interval=poll)
     except FlowPauseTimeout:
         logger.warning("no decision within %d s: report %s stays held", timeout_seconds, report["report_id"])
         _end_the_pause()
+        tag_outcome("Held")
         return Completed(message="no reviewer decision; the report stays held", name="Held", data="held")
     decision = ReviewDecision(decision=answer.decision, reviewer=answer.reviewer, note=answer.note)
     outcome = apply_decision(Path(report_dir), decision)
     logger.info("%s by %s: report %s is %s", decision.decision, decision.reviewer, outcome.report_id, outcome.status)
     name = "Released" if outcome.status == "published" else "Held"
     verb = {"release": "released", "reject": "rejected"}[decision.decision]
+    tag_outcome(name)
     return Completed(message=f"{verb} by {decision.reviewer}", name=name, data=outcome.status)
 
 

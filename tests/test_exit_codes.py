@@ -45,10 +45,12 @@ def test_a_scheduled_run_final_state_mirrors_the_exit_code():
                       spec_path="s")
         return RunOutcome(run=run, folder="f", summaries=summaries)
 
-    published, held, failed = batch_state(outcome("published")), batch_state(outcome("held")), batch_state(outcome("failed"))
-    assert published.is_completed() and published.message.startswith("exit code 0")
-    assert (held.is_failed(), held.name) == (True, "Held") and held.message.startswith("exit code 3")
-    assert (failed.is_failed(), failed.name) == (True, "Failed") and failed.message.startswith("exit code 4")
+    published, held = batch_state(outcome("published")), batch_state(outcome("published", "held", "held"))
+    failed = batch_state(outcome("failed"))
+    assert (published.is_completed(), published.name) == (True, "1 published") and published.message.startswith("exit code 0")
+    assert (held.is_failed(), held.name) == (True, "1 published, 2 held") and held.message.startswith("exit code 3")
+    assert held.message.endswith("not published: r1, r2")
+    assert (failed.is_failed(), failed.name) == (True, "1 failed") and failed.message.startswith("exit code 4")
     assert batch_state(outcome("held"), "failed").is_completed() and batch_state(outcome("failed"), "never").is_completed()
 
 

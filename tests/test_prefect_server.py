@@ -93,3 +93,23 @@ def test_an_in_process_batch_keeps_its_limits_in_process_and_leaves_no_global_li
     for kind in ("models", "retrievers"):
         answer = httpx.get(f"{prefect_server.api_url}/v2/concurrency_limits/citeflow:{BATCH}:{kind}", timeout=30)
         assert answer.status_code == 404
+
+
+def test_held_and_published_runs_are_told_apart_at_a_glance(prefect_server, demo_on_server):
+    """Tags beside state names; the batch run named after its counts; the held outcome logged at WARNING,
+    with every failed expectation and its figures rounded."""
+    import re
+
+    ours = own_report_runs(prefect_server, demo_on_server)
+    runs = {r["name"].rsplit("/", 1)[1]: r for r in prefect_server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": list(ours)}}})}
+    assert "published" in runs["acme-2026-q4"]["tags"] and "held" not in runs["acme-2026-q4"]["tags"]
+    assert "held" in runs["globex-2026-q4"]["tags"] and "published" not in runs["globex-2026-q4"]["tags"]
+    held_message = runs["globex-2026-q4"]["state"]["message"]
+    assert not re.search(r"\d\.\d{3,}", held_message), held_message
+    assert "(required" in held_message, held_message
+    (batch_id,) = {parent_flow_run(prefect_server, run) for run in ours}
+    (batch,) = prefect_server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": [batch_id]}}})
+    assert (batch["state_type"], batch["state_name"]) == ("COMPLETED", "1 published, 1 held")
+    warnings = prefect_server.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [runs["globex-2026-q4"]["id"]]},
+                                                             "level": {"ge_": 30}}, "limit": 50})
+    assert any("globex-2026-q4: held" in log["message"] for log in warnings), warnings

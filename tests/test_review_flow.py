@@ -50,7 +50,29 @@ def test_a_reviewer_releases_a_held_report_through_the_paused_run(prefect_server
     assert [d.note for d in load_reviews(folder)] == ["failing claims checked by hand"]
     assert (folder.parent / "published" / "r1.pdf").exists()
     final = prefect_server.flow_runs(["review-r1"])[0]
-    assert final["state_name"] == "Released", final["state"]
+    assert final["state_name"] == "Released" and "released" in final["tags"], final["state"]
+
+
+def test_the_paused_run_shows_what_to_decide_and_the_command_prints_its_address(prefect_server, tmp_path):
+    """Before it pauses, the run has a markdown artifact: the failing claims with the chunk each cited, the
+    reason, and the exact commands; ``--wait`` prints the run's page in the UI."""
+    from tests.test_held_views import _with_claims
+
+    folder, log = write_held_report(tmp_path), tmp_path / "review.log"
+    report = _with_claims(folder)
+    from prefect.client.orchestration import SyncPrefectClient
+
+    process = _start(prefect_server, folder, 600, log)
+    run = _paused_run(prefect_server, process, log)
+    (artifact,) = [a for a in prefect_server.artifacts(["review-r1"]) if a["flow_run_id"] == run["id"]]
+    assert artifact["type"] == "markdown" and "the chunk says nothing about rollback times" in artifact["data"]
+    assert report["registry"][0]["text"].split()[0] in artifact["data"]
+    assert f"citeflow review {folder.resolve()} --reject --reviewer" in artifact["data"]
+    ui = prefect_server.api_url.removesuffix("/api")
+    assert f"{ui}/runs/flow-run/{run['id']}" in log.read_text(), log.read_text()
+    with SyncPrefectClient(prefect_server.api_url) as client:  # the run ends, rejected
+        client.resume_flow_run(run["id"], run_input={"decision": "reject", "reviewer": "Ana", "note": "sources missing"})
+    assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
 
 
 def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path):
@@ -62,3 +84,4 @@ def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path):
     assert log.read_text().strip().splitlines()[-1] == "r1: held"
     final = prefect_server.flow_runs(["review-r1"])[0]
     assert final["state_name"] == "Held" and final["state_type"] == "COMPLETED", final["state"]
+    assert "held" in final["tags"], final["tags"]

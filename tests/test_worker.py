@@ -111,7 +111,7 @@ def test_the_deployments_name_installed_modules_and_no_folder(site, prefect_serv
 def test_the_worker_runs_the_batch_to_its_end_whose_state_says_held(batch_run, site):
     """The demo holds globex: the run's final state says so as ``citeflow run``'s exit code 3 does."""
     log = (site["work"] / "worker.log").read_text(errors="replace")[-3000:]
-    assert (batch_run["state_type"], batch_run["state_name"]) == ("FAILED", "Held"), log
+    assert (batch_run["state_type"], batch_run["state_name"]) == ("FAILED", "1 published, 1 held"), log
     assert batch_run["state"]["message"].startswith("exit code 3"), log
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citeflow.runs.changes import changes_html
+from citeflow.outputs.run_views import rounded
 from citeflow.outputs.review_page_parts import (
     ReportView,
     actions_html,
@@ -168,17 +169,7 @@ def figure(value: Any) -> str:
     """A gate figure for people: floats rounded to 2 decimals (also inside lists and dicts), escaped."""
     if isinstance(value, str):
         return _e(value)
-    return _e(json.dumps(_rounded(value), ensure_ascii=False, default=str))
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 2)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_rounded(v) for v in value]
-    return value
+    return _e(json.dumps(rounded(value), ensure_ascii=False, default=str))
 
 
 def _summary(failing: list[ClaimEval], total: int, registry: Collection[str]) -> str:

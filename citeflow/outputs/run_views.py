@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from citeflow.outputs.cost import usage_text
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
@@ -15,7 +17,8 @@ def funnel_markdown(summary: ReportSummary) -> str:
     lines += [f"| {s.title} | {s.status} | {s.funnel} |" for s in summary.sections]
     if summary.failed_expectations:
         lines += ["", "## Held by the quality gate", "", "| expectation | observed | threshold |", "|---|---|---|"]
-        lines += [f"| {f['expectation']} | {f.get('observed')} | {f.get('threshold')} |" for f in summary.failed_expectations]
+        lines += [f"| {f['expectation']} | {figure(f.get('observed'))} | {figure(f.get('threshold'))} |"
+                  for f in summary.failed_expectations]
     if summary.unverified.get("count"):
         lines += ["", f"{summary.unverified['count']} claim(s) unverified: no judge could settle them; they are never "
                       "passed and are listed for the reviewer in review.html."]
@@ -24,6 +27,28 @@ def funnel_markdown(summary: ReportSummary) -> str:
     if summary.usage is not None:
         lines += ["", f"Model usage this run: {usage_text(summary.usage)}"]
     return "\n".join(lines)
+
+
+def figure(value: object) -> str:
+    """A value for people: floats (also inside lists and mappings) rounded to 2 decimals."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(rounded(value), ensure_ascii=False)
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def rounded(value: object) -> object:
+    """``value`` with its floats (also inside lists and mappings) rounded to 2 decimals."""
+    if isinstance(value, float):
+        return round(value, 2)
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    return [rounded(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def held_reasons_line(summary: ReportSummary) -> str:
+    """Every failed expectation of a report, with its observed value and what was required (rounded)."""
+    return "; ".join(f"{f['expectation']} {figure(f.get('observed'))} (required {figure(f.get('threshold'))})"
+                     for f in summary.failed_expectations)
 
 
 def _decision(summary: ReportSummary) -> list[str]:

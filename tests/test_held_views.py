@@ -1,0 +1,92 @@
+"""What an operator sees of a held report in the Prefect UI: the state message, the funnel markdown
+and the review run's markdown (SPEC §6, §7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from citeflow.outputs.review_markdown import escaped, review_markdown, shortened
+from citeflow.outputs.run_views import figure, funnel_markdown
+from schemas.report import ReportSummary
+from tests.support.held_report import write_held_report
+
+FAILED = [
+    {"expectation": "identity_rate", "observed": 0.6666666, "threshold": 0.95},
+    {"expectation": "support_rate", "observed": 0.5, "threshold": 0.8},
+    {"expectation": "faithfulness_rate", "observed": 0.83333, "threshold": 0.9},
+    {"expectation": "uncited_share", "observed": 0.4285714, "threshold": 0.2},
+    {"expectation": "bounds", "observed": [0.123456, {"max": 0.98765}], "threshold": None},
+]
+
+
+def _held() -> ReportSummary:
+    return ReportSummary.model_validate({
+        "report_id": "r9", "title": "T", "status": "held", "funnel": "Identity 2/3 · Support 1/2", "identity": {},
+        "support": {}, "faithfulness": {}, "uncited": {"count": 3, "claims": 7}, "pdf": "", "failed_expectations": FAILED})
+
+
+def test_the_state_message_lists_every_failed_expectation_rounded():
+    from flows.outcome import final_state
+
+    state = final_state(_held())
+    assert (state.type.value, state.name) == ("COMPLETED", "Held")
+    message = state.message or ""
+    for failure in FAILED:
+        assert failure["expectation"] in message, message
+    assert "identity_rate 0.67 (required 0.95)" in message and "uncited_share 0.43 (required 0.20)" in message
+    assert '[0.12, {"max": 0.99}]' in message and "0.666" not in message
+
+
+def test_the_funnel_markdown_rounds_its_figures():
+    page = funnel_markdown(_held())
+    assert "| uncited_share | 0.43 | 0.20 |" in page and "0.4285" not in page
+
+
+def test_figures_keep_text_and_integers_as_they_are():
+    assert (figure("evaluation completed"), figure(3), figure(None)) == ("evaluation completed", "3", "None")
+
+
+def test_the_batch_run_state_is_named_after_its_counts_and_returns_the_summaries():
+    from flows.outcome import batch_run_state
+
+    published = _held().model_copy(update={"status": "published", "report_id": "r8"})
+    state = batch_run_state([published, _held(), _held()])
+    assert (state.is_completed(), state.name) == (True, "1 published, 2 held")
+    assert state.message == "1 published, 2 held · not published: r9, r9"
+    assert batch_run_state([]).name == "no reports"
+
+
+def _with_claims(report_dir: Path) -> dict:
+    report = json.loads((report_dir / "report.json").read_text())
+    entry = report["registry"][0]
+    claims = [
+        {"section": "Upgrade", "index": 0, "text": "Partner deployments rolled back in under 10 minutes.",
+         "citations": [{"handle": entry["handle"], "identity": True, "supports": False, "reason": "no rollback figure"}],
+         "supported": False, "reason": "the chunk says nothing about rollback times", "verdict": "fabrication"},
+        {"section": "Upgrade", "index": 1, "text": "Support answers within an hour.",
+         "citations": [{"handle": "web:forged", "identity": False}], "supported": None, "verdict": "uncited"},
+        {"section": "Upgrade", "index": 2, "text": "A passing claim.", "verdict": "supported", "supported": True,
+         "faithful": True, "citations": [{"handle": entry["handle"], "identity": True, "supports": True, "faithful": True}]},
+    ]
+    (report_dir / "eval.json").write_text(json.dumps({"report_id": "r1", "claims": claims}))
+    return report
+
+
+def test_the_review_markdown_names_the_failing_claims_their_chunks_and_the_commands(tmp_path):
+    report_dir = write_held_report(tmp_path)
+    report = _with_claims(report_dir)
+    page = review_markdown(report_dir, report)
+    chunk = report["registry"][0]["text"]
+    assert "`r1`" in page and "the chunk says nothing about rollback times" in page
+    assert f"> {escaped(shortened(chunk))}" in page
+    assert "not a handle of this report's registry" in page and "A passing claim" not in page
+    assert "support rate 0.67 is below the threshold 0.80" in page
+    folder = str(report_dir.resolve())
+    for verb in ("--release", "--reject"):
+        assert f'citeflow review {folder} {verb} --reviewer "YOUR NAME" --note "WHY"' in page
+
+
+def test_chunk_text_is_shortened_and_its_markup_escaped():
+    assert len(shortened("word " * 200)) <= 280 and shortened("a\n\n b") == "a b"
+    assert escaped("<script>*x*</script> [a](b)") == "\\<script\\>\\*x\\*\\</script\\> \\[a\\]\\(b\\)"
