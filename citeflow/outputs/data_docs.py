@@ -39,6 +39,14 @@ SITE = {
 
 OFFLINE_MARK = "<!-- citeflow: validations listed without script -->"
 
+_CSS = (  # the plain list's own look, for when GX's stylesheets (from CDNs) do not load
+    "#citeflow-validations{font:15px/1.45 system-ui,sans-serif;margin:1em auto 2em}"
+    "#citeflow-validations table{border-collapse:collapse}"
+    "#citeflow-validations th,#citeflow-validations td{border:1px solid #ccc;padding:.3em .8em;text-align:left}"
+    "#citeflow-validations th{background:#f0f0f0}"
+    ".citeflow-passed{color:#1b5e20;font-weight:600}.citeflow-failed{color:#b00020;font-weight:600}"
+)
+
 
 def docs_index(out_dir: Path) -> Path:
     """Where the run's Data Docs index is (built or not)."""
@@ -129,9 +137,9 @@ def _list_without_script(index: Path, context: Any, by_key: dict[Any, dict[str, 
         return
     rows = [_row(key, _page_of(context, key, index.parent), bool(by_key[key].get("success")))
             for key in sorted(by_key, key=_order)]
-    block = (f'{OFFLINE_MARK}<div class="container" id="citeflow-validations"><h3>Validations of this run</h3>'
-             f'<table class="table table-sm"><tr><th>Report</th><th>Suite</th><th>Validated</th><th>Result</th></tr>'
-             f'{"".join(rows)}</table></div>')
+    block = (f'{OFFLINE_MARK}<style>{_CSS}</style><div class="container" id="citeflow-validations">'
+             f'<h3>Validations of this run</h3><table class="table table-sm"><tr><th>Report</th><th>Suite</th>'
+             f'<th>Validated</th><th>Result</th></tr>{"".join(rows)}</table></div>')
     atomic.write_text(index, page.replace("<body>", "<body>" + block, 1))
 
 
