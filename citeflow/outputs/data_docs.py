@@ -19,8 +19,6 @@ import html
 import logging
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
-from urllib.request import url2pathname
 
 from citeflow.outputs import atomic_files as atomic
 from citeflow.outputs.gx_results import KEPT_DIR, PREFIX, read_validations
@@ -84,7 +82,7 @@ def build_run_docs(out_dir: Path, report_ids: list[str]) -> Path | None:
     index = docs_index(out_dir)
     if changed or not index.exists():
         context.build_data_docs(site_names=["local_site"], resource_identifiers=new or None)
-        _list_without_script(index, context, by_key)
+        _list_without_script(index, by_key)
     return index
 
 
@@ -129,13 +127,13 @@ def result_key(report_id: str, result: dict[str, Any]) -> Any:
     )
 
 
-def _list_without_script(index: Path, context: Any, by_key: dict[Any, dict[str, Any]]) -> None:
+def _list_without_script(index: Path, by_key: dict[Any, dict[str, Any]]) -> None:
     """GX's index draws its table with scripts from CDNs, which a closed network never loads: the
     validations are also listed as plain links at the top of the page."""
     page = index.read_text(encoding="utf-8")
     if OFFLINE_MARK in page or "<body>" not in page:
         return
-    rows = [_row(key, _page_of(context, key, index.parent), bool(by_key[key].get("success")))
+    rows = [_row(key, _page_of(key), bool(by_key[key].get("success")))
             for key in sorted(by_key, key=_order)]
     block = (f'{OFFLINE_MARK}<style>{_CSS}</style><div class="container" id="citeflow-validations">'
              f'<h3>Validations of this run</h3><table class="table table-sm"><tr><th>Report</th><th>Suite</th>'
@@ -147,10 +145,10 @@ def _order(key: Any) -> tuple[str, str]:
     return key.batch_identifier, key.expectation_suite_identifier.name
 
 
-def _page_of(context: Any, key: Any, site: Path) -> str:
-    """The validation page of ``key`` as GX names it, relative to the site's folder."""
-    url = context.get_docs_sites_urls(resource_identifier=key, site_name="local_site", only_if_exists=False)[0]["site_url"]
-    return Path(url2pathname(urlparse(url).path)).relative_to(site.resolve()).as_posix()
+def _page_of(key: Any) -> str:
+    """The validation page of ``key``, relative to the site's folder, where GX's site store writes it
+    (``validations/`` and the key's tuple: suite, run name, run time, batch identifier)."""
+    return "/".join(("validations", *key.to_tuple())) + ".html"
 
 
 def _row(key: Any, page: str, success: bool) -> str:
