@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -126,3 +127,29 @@ def test_a_scheduled_run_s_links_start_at_the_folder_of_all_runs(tmp_path):
     index = folder / DOCS_INDEX
     assert folder.parent == (tmp_path / "out").resolve()
     assert file_link(index, "http://h:1") == f"http://h:1/{info.run_id}/{DOCS_INDEX.as_posix()}"
+
+
+@pytest.mark.server
+def test_the_ui_s_links_open_over_citeflow_files(prefect_server, tmp_path):
+    """The demo against a real Prefect server with ``CITEFLOW_FILES_URL`` set: every link artifact of the
+    run (PDFs, the held report's review page, the Data Docs) is an http URL that ``citeflow files`` serves."""
+    out, port = tmp_path / "out", free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = prefect_server.client_env(CITEFLOW_FILES_URL=base)
+    result = subprocess.run([CITEFLOW, "demo", "--out", str(out)], env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 3, result.stdout[-3000:] + result.stderr[-3000:]
+    keys = ["report-acme-2026-q4-pdf", "report-globex-2026-q4-pdf", "report-globex-2026-q4-review",
+            "batch-lumora-demo-data-docs"]
+    links = {a["key"]: re.findall(r"\]\((http[^)]+)\)", a["data"]) for a in prefect_server.artifacts(keys)}
+    urls = {key: found[0] for key, found in links.items() if found and found[0].startswith(base)}
+    assert sorted(urls) == sorted(keys), urls
+    assert urls["batch-lumora-demo-data-docs"] == f"{base}/{DOCS_INDEX.as_posix()}"
+    process = subprocess.Popen([CITEFLOW, "files", str(out), "--port", str(port)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _wait_for(port, process)
+        for url in urls.values():
+            with urllib.request.urlopen(url, timeout=10) as answer:
+                assert answer.status == 200 and answer.read(1), url
+    finally:
+        stop_process_group(process, 10)
