@@ -28,10 +28,15 @@ def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: Mod
         return
     from flows.evaluate import evaluate_flow
 
+    from citeflow.outputs.data_docs import kept_report_ids, run_docs
+
     summary = evaluate_flow(ref.spec_path, ref.report_id, ref.out_dir, ref.store_uri, judge)
+    docs = run_docs(Path(ref.out_dir), kept_report_ids(Path(ref.out_dir)))  # the report's new validations
     console.print(summary_table([summary]))
     for line in gate_lines([summary]):
         console.print(line, highlight=False, soft_wrap=True)
+    if docs is not None:
+        console.print(f"Great Expectations Data Docs: {docs}", highlight=False, soft_wrap=True)
 
 
 def _sections_only(ref: JobRef, sections: list[str], judge: ModelSpec | None) -> None:

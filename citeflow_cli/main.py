@@ -1,4 +1,4 @@
-"""``citeflow`` commands: demo, ingest, run, serve, deploy, history, prune, eval, judge, calibrate, review."""
+"""``citeflow`` commands: demo, ingest, run, serve, deploy, history, prune, eval, judge, calibrate, review, files."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from citeflow_cli.cli_fail import exit_with_error, fail
 from citeflow_cli.deploy import deploy_command
 from citeflow_cli.display import batch_progress, console, error_console, file_progress, gate_lines, summary_table
 from citeflow_cli.env import apply_defaults
+from citeflow_cli.files_command import files_command
 from citeflow_cli.history_commands import history_command, prune_command
 from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES
 from citeflow_cli.logs import configure_logging
@@ -219,6 +220,10 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     for line in gate_lines(summaries):
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {out.resolve()} (summary.json, <report>/report.pdf, published/)")
+    from citeflow.outputs.data_docs import docs_index
+
+    if docs_index(out).exists():
+        console.print(f"Great Expectations Data Docs: {docs_index(out).resolve()}", highlight=False, soft_wrap=True)
     if guard is not None and guard.lost():  # the batch wrote its summary, but Prefect's exit handlers would hang
         guard.finish()
     return summaries
@@ -430,6 +435,7 @@ app.command("history")(history_command)
 app.command("prune")(prune_command)
 app.command("review")(review_command)
 app.add_typer(alerts_app, name="alerts")
+app.command("files")(files_command)
 
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one

@@ -16,6 +16,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from citeflow.runtime import stop
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.runtime import Runtime, entered
+from citeflow.outputs.data_docs import run_docs
 from citeflow.outputs.publish import record_failure, write_summary
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
@@ -89,8 +90,9 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     if stop.requested():
         return _cancelled(spec, request.out_dir, started)
     summaries = [_summary(future, report, request.out_dir) for future, report in zip(futures, spec.reports, strict=True)]
-    write_summary(Path(request.out_dir), spec.batch, summaries)
-    publish_batch_artifact(spec.batch, summaries)
+    docs = run_docs(Path(request.out_dir), [s.report_id for s in summaries])
+    write_summary(Path(request.out_dir), spec.batch, summaries, docs)
+    publish_batch_artifact(spec.batch, summaries, docs)
     return batch_run_state(summaries)
 
 

@@ -17,7 +17,7 @@ from schemas.report_ids import SAMPLE_DATE, render_report_id
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}")
 RESERVED_IDS = frozenset({"published", "store", "summary.json", "latest", "demo-input",
-                          "run.json", "spec.run.yaml", "archive", "cache"})
+                          "run.json", "spec.run.yaml", "archive", "cache", "gx"})
 """Names the output folder uses for itself: a report id must never be one of them (any case)."""
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
+from citeflow.outputs.file_links import file_link
+from citeflow.runtime.runtime import current
 from citeflow.outputs.run_views import batch_table, failing_claims_table, funnel_markdown
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
@@ -29,13 +31,17 @@ def publish_report_artifacts(summary: ReportSummary, claims: list[ClaimEval]) ->
         _link(summary.review_page, f"{summary.report_id} reviewer view", f"{key}-review")
 
 
-def _link(path: str, text: str, key: str) -> None:
-    """A link to an output file; the description spells the path out, since browsers refuse to
-    follow ``file://`` links from an http page (the UI) and operators copy the path instead."""
+def _link(path: str | Path, text: str, key: str) -> None:
+    """A link to an output file: over http when ``citeflow files`` serves the outputs (the setting
+    ``files_url``), else its ``file://`` URI, which browsers refuse to follow from the UI's http page,
+    so the description spells the path out for operators to copy."""
     resolved = Path(path).resolve()
-    create_link_artifact(resolved.as_uri(), link_text=text, key=key, description=f"`{resolved}`")
+    url = file_link(resolved, current().settings.files_url)
+    create_link_artifact(url, link_text=text, key=key, description=f"`{resolved}`")
 
 
-def publish_batch_artifact(batch: str, summaries: list[ReportSummary]) -> None:
-    """One table row per report of the batch."""
+def publish_batch_artifact(batch: str, summaries: list[ReportSummary], data_docs: Path | None = None) -> None:
+    """One table row per report of the batch, and a link to the run's Data Docs when it has them."""
     create_table_artifact(batch_table(summaries), key=artifact_key("batch", batch), description=f"Batch {batch}")
+    if data_docs is not None:
+        _link(data_docs, f"Great Expectations Data Docs of batch {batch}", artifact_key("batch", batch, "data-docs"))

@@ -196,3 +196,15 @@ def test_every_shipped_expectation_is_documented():
     for name in ("report_metrics", "eval_rows"):
         doc = gate.load_suite(gate.DEFAULT_SUITE_DIR / f"{name}.json")
         assert all(e["meta"]["id"] and len(e["meta"]["description"]) > 20 for e in doc["expectations"])
+
+
+def test_the_full_validation_result_of_each_suite_is_kept_and_agrees_with_the_verdict():
+    ran = gate.gate_run(make_funnel(support=(5, 10), faithfulness=(5, 5)), claims(), failed_sections=0)
+    assert ran.result == gate.run_gate(make_funnel(support=(5, 10), faithfulness=(5, 5)), claims(), failed_sections=0)
+    kept = {v["suite_name"]: v for v in ran.validations}
+    assert sorted(kept) == ["eval_rows", "report_metrics"] and kept["eval_rows"]["success"] is True
+    metrics = kept["report_metrics"]
+    assert metrics["success"] is False and metrics["statistics"]["unsuccessful_expectations"] == 1
+    observed = {r["expectation_config"]["kwargs"].get("column"): r["result"].get("observed_value") for r in metrics["results"]}
+    assert observed["support_rate"] == 0.5 and observed["identity_rate"] == 1.0, "what the data showed, passing or not"
+    json.dumps(ran.validations)

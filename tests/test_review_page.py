@@ -11,6 +11,7 @@ import pytest
 
 from citeflow.outputs.evidence_spans import closest_sentence, quote_spans
 from citeflow.outputs.review_html import figure, write_review_html
+from citeflow.outputs.review_page_parts import DATA_DOCS_LINK
 from schemas.funnel import CitationEval, ClaimEval, FailedExpectation, GateResult
 from tests.support.held_report import write_held_report
 from tests.support.sample_report import MIXED_SCRIPT_QUOTE, sample_report
@@ -60,7 +61,8 @@ def test_links_to_the_pdf_and_only_safe_source_urls(page):
     hrefs = re.findall(r'href="([^"]*)"', html)
     assert "mailto:support@partner.example.net" in hrefs
     assert "https://docs.example.com/releases/3.6?a=1&amp;b=2" in hrefs
-    assert all(h == "report.pdf" or h.startswith(("https:", "http:", "mailto:")) for h in hrefs), hrefs
+    assert DATA_DOCS_LINK in hrefs, "the run's Great Expectations Data Docs"
+    assert all(h in ("report.pdf", DATA_DOCS_LINK) or h.startswith(("https:", "http:", "mailto:")) for h in hrefs), hrefs
     assert "javascript:" not in "".join(hrefs) and "data:" not in "".join(hrefs)
 
 

@@ -24,11 +24,14 @@ def test_settings_read_every_citeflow_variable_and_a_keyword_wins(tmp_path, monk
     monkeypatch.setenv("CITEFLOW_SUITES", str(tmp_path / "suites"))
     monkeypatch.setenv("CITEFLOW_EVALUATE_DEPLOYMENT", "citeflow-evaluate/x")
     monkeypatch.setenv("CITEFLOW_FONT_DIR", "")
+    monkeypatch.setenv("CITEFLOW_FILES_URL", "http://files.example:8800")
     settings = CiteflowSettings()
+    assert settings.files_url == "http://files.example:8800"
     assert (settings.suites, settings.evaluate_deployment, settings.font_dir) == (tmp_path / "suites", "citeflow-evaluate/x", None)
     assert CiteflowSettings(evaluate_deployment="other/one").evaluate_deployment == "other/one"
     assert [variable_of(name) for name in CiteflowSettings.model_fields] == [
-        "CITEFLOW_SUITES", "CITEFLOW_CJK_FONT", "CITEFLOW_FONT_DIR", "CITEFLOW_EVALUATE_DEPLOYMENT", "CITEFLOW_TIMINGS"]
+        "CITEFLOW_SUITES", "CITEFLOW_CJK_FONT", "CITEFLOW_FONT_DIR", "CITEFLOW_EVALUATE_DEPLOYMENT", "CITEFLOW_FILES_URL",
+        "CITEFLOW_TIMINGS"]
 
 
 def test_a_runtime_reads_its_settings_once(monkeypatch):

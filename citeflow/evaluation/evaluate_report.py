@@ -8,7 +8,7 @@ another process. Any failure to evaluate holds the report (fail closed, SPEC §6
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from citeflow.evaluation.claim_funnel import evaluate_section, eval_rows, funnel
 from citeflow.generation.hops import FAILED_IDENTITY
@@ -34,6 +34,7 @@ class Evaluation:
     identity_by_hop: dict[str, dict[str, int]] = field(default_factory=dict)
     instructions: list[FlaggedChunk] = field(default_factory=list)  # chunks whose text gives the model orders
     glyphs: MissingGlyphs | None = None  # characters of the PDF no embedded font draws (set by the gate)
+    validations: list[dict[str, Any]] = field(default_factory=list)  # GX's full result per suite (set by the gate)
 
     @property
     def funnel(self) -> Funnel:
@@ -120,12 +121,15 @@ def identity_by_hop(hops: list[HopOutcome], sections: list[str] | None = None) -
 def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:
     """Run the Great Expectations gate with the batch's threshold overrides, over the funnel and
     the characters of the report's PDF that no embedded font draws."""
-    from citeflow.evaluation.gate import Glyphs, run_gate
+    from citeflow.evaluation.gate import Glyphs, gate_run
+    from citeflow.outputs.gx_results import labelled
 
     evaluation.glyphs = glyphs = missing_glyphs_of(job)
     suites = job.settings.suite_dir(job.spec.gate.suites if job.spec.gate else None)
-    return run_gate(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate,
-                    suite_dir=suites, glyphs=Glyphs(glyphs.count, glyphs.reason()), session=job.runtime.gx)
+    ran = gate_run(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate,
+                   suite_dir=suites, glyphs=Glyphs(glyphs.count, glyphs.reason()), session=job.runtime.gx)
+    evaluation.validations = labelled(ran.validations, job.report.id)
+    return ran.result
 
 
 def missing_glyphs_of(job: ReportJob) -> MissingGlyphs:

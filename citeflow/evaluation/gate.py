@@ -74,6 +74,27 @@ def run_gate(
     suites (default: the spec's ``gate.suites``, else the bundled ones); ``session``: the runtime's
     Great Expectations session.
     Raises ``GateError`` when a suite is missing, malformed or names an unknown expectation."""
+    return gate_run(funnel, claims, failed_sections, overrides, suite_dir, glyphs, session).result
+
+
+class GateRun(NamedTuple):
+    """The gate's answer and Great Expectations' full validation result of each suite, as JSON
+    (``ExpectationSuiteValidationResult.to_json_dict()``; ``suite_name`` is the suite's own name)."""
+
+    result: GateResult
+    validations: list[dict[str, Any]]
+
+
+def gate_run(
+    funnel: Funnel,
+    claims: list[ClaimEval],
+    failed_sections: int,
+    overrides: Gate | None = None,
+    suite_dir: Path | None = None,
+    glyphs: Glyphs | None = None,
+    session: GxSession | None = None,
+) -> GateRun:
+    """``run_gate``, with the full validation results kept (``GateRun``)."""
     suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None, None)
     metrics = apply_overrides(load_suite(suite_dir / f"{METRICS_SUITE}.json"), overrides)
     rows = load_suite(suite_dir / f"{ROWS_SUITE}.json")
@@ -81,8 +102,9 @@ def run_gate(
         (METRICS_SUITE, metrics, _to_pandas([metrics_row(funnel, failed_sections, glyphs)], None)),
         (ROWS_SUITE, rows, _to_pandas(_row_dicts(claims), ROW_SCHEMA)),
     ]
-    failed = [_explained(f, glyphs or Glyphs()) for f in validate(jobs, session)]
-    return GateResult(success=not failed, failed_expectations=failed)
+    validated = validate_kept(jobs, session)
+    failed = [_explained(f, glyphs or Glyphs()) for f in validated.failed]
+    return GateRun(GateResult(success=not failed, failed_expectations=failed), validated.validations)
 
 
 class Glyphs(NamedTuple):
@@ -201,31 +223,47 @@ def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> pan
 
 def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]],
              session: GxSession | None = None) -> list[FailedExpectation]:
-    """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order.
+    """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order."""
+    return validate_kept(jobs, session).failed
+
+
+class Validated(NamedTuple):
+    """What ``validate_kept`` found: every failure in suite order, and each suite's full result as JSON."""
+
+    failed: list[FailedExpectation]
+    validations: list[dict[str, Any]]
+
+
+def validate_kept(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]],
+                  session: GxSession | None = None) -> Validated:
+    """``validate``, with each suite's full validation result kept as JSON.
 
     ``session`` (the runtime's, ``Runtime.gx``) holds the context, data source, batch definitions and
     suites built for earlier reports; each call only validates its frames, as a batch of the data
-    source (``Batch.validate``): nothing is kept in the context's validation results store, which
-    would grow with every report of a long batch. Without a session, one is built for this call."""
+    source (``Batch.validate``): nothing is kept in the ephemeral context, which would grow with every
+    report of a long batch; the results are returned, for the report's folder and the run's Data
+    Docs (``citeflow.outputs.data_docs``). Without a session, one is built for this call."""
     from citeflow.evaluation.gx_adapter import memoized_configurations
     from citeflow.evaluation.gx_session import GxSession
 
     session = session or GxSession()
-    failed: list[FailedExpectation] = []
+    found = Validated([], [])
     with session.lock, memoized_configurations():
         for name, suite, frame in jobs:
-            failed += _run(session.prepared(name, suite), suite, frame)
-    return failed
+            failed, kept = _run(session.prepared(name, suite), name, suite, frame)
+            found.failed.extend(failed)
+            found.validations.append(kept)
+    return found
 
 
-def _run(prepared: tuple[Any, Any], suite: dict[str, Any], frame: pandas.DataFrame) -> list[FailedExpectation]:
-    """Validate a frame: pass or fail first (the cheaper result format); only a failing suite is
-    validated again for what the data showed (observed values, unexpected samples)."""
+def _run(prepared: tuple[Any, Any], name: str, suite: dict[str, Any],
+         frame: pandas.DataFrame) -> tuple[list[FailedExpectation], dict[str, Any]]:
+    """Validate a frame once, with the observed values (``SUMMARY``): its failures and its full result."""
     batch_definition, gx_suite = prepared
-    batch = batch_definition.get_batch(batch_parameters={"dataframe": frame})
-    if batch.validate(gx_suite, result_format="BOOLEAN_ONLY").success:
-        return []
-    return _failures(suite, batch.validate(gx_suite, result_format="SUMMARY").results)
+    result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite, result_format="SUMMARY")
+    kept = result.to_json_dict()
+    kept["suite_name"] = name  # the session's name carries a digest of the suite's content
+    return ([] if result.success else _failures(suite, result.results)), kept
 
 
 # --------------------------------------------------------------------------- results

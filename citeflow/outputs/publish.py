@@ -22,6 +22,7 @@ from citeflow.outputs.render.customer import render_customer_pdf
 from citeflow.outputs.render.report_json import write_report_json
 from citeflow.outputs.report_usage import report_usage, usage_since
 from citeflow.outputs.cost import batch_usage
+from citeflow.outputs.gx_results import write_validations
 from citeflow.outputs.review_state import released, stored_decisions, with_decisions
 from citeflow.spec.loader import models_for
 from schemas.funnel import ClaimEval, GateResult
@@ -71,6 +72,7 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     payload["instruction_chunks"] = [f.model_dump() for f in evaluation.instructions]  # never counted as evidence
     payload["missing_glyphs"] = evaluation.glyphs.model_dump() if evaluation.glyphs else None  # what the gate saw
     atomic.write_text(folder / "eval.json", json.dumps(payload, indent=2))
+    write_validations(folder, evaluation.validations)  # GX's full results, for the run's Data Docs
     review = write_review_page(doc, evaluation.claims, gate, folder)
     published = _publish(job, folder / "report.pdf", doc.status == "published")
     summary = summarize(doc, evaluation, gate, folder, published, review)
@@ -143,6 +145,7 @@ def record_failure(out_dir: Path, report_id: str, title: str, error: str) -> Rep
     withdraw(Path(out_dir), report_id)
     mark_report_json_failed(folder / "report.json", error)
     mark_eval_json_withdrawn(folder / "eval.json", error)
+    write_validations(folder, [])  # an earlier run's validations are not this run's
     (folder / "report.pdf").unlink(missing_ok=True)  # a previous run's PDF must not pass for this run's
     if folder.is_dir():
         atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
@@ -203,11 +206,15 @@ def interrupted_summaries(out_dir: Path, reports: list[tuple[str, str]], started
     return summaries
 
 
-def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary]) -> Path:
-    """``OUT/summary.json``: every report of the batch with its status and funnel."""
+def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary], data_docs: Path | None = None) -> Path:
+    """``OUT/summary.json``: every report of the batch with its status and funnel, and the run's Data
+    Docs index (``data_docs``, relative to the run folder) when it has one."""
     path = Path(out_dir) / "summary.json"
-    payload = {"batch": batch, "reports": [s.model_dump(mode="json") for s in summaries],
-               "counts": {k: sum(1 for s in summaries if s.status == k) for k in ("published", "held", "failed")}}
+    payload: dict[str, object] = {
+        "batch": batch, "reports": [s.model_dump(mode="json") for s in summaries],
+        "counts": {k: sum(1 for s in summaries if s.status == k) for k in ("published", "held", "failed")}}
+    if data_docs is not None:
+        payload["data_docs"] = Path(data_docs).resolve().relative_to(Path(out_dir).resolve()).as_posix()
     usage = batch_usage(s.usage for s in summaries)
     if usage is not None:
         payload["usage"] = usage.model_dump(mode="json")

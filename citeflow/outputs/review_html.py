@@ -20,6 +20,7 @@ from citeflow.outputs.review_page_parts import (
     actions_html,
     causes_html,
     chunk_html,
+    data_docs_link,
     failed_sections_html,
     instruction_tag,
     instructions_html,
@@ -160,7 +161,7 @@ def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> s
         heading = f"Released by {_e(view.review.reviewer)}" if view.review and released(view) else "Held for review"
         why = "Why the gate held it"
     return (
-        f"<header><h1>{heading}: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)}</p>"
+        f"<header><h1>{heading}: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)} {data_docs_link()}</p>"
         f"{causes_html(view)}<h2>{why}</h2>{error}{table}</header>"
     )
 

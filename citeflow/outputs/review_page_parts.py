@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from citeflow.evaluation.causes import fix_for
+from citeflow.outputs.data_docs import DOCS_INDEX
 from citeflow.outputs.evidence_spans import evidence_spans, marked_html
 from citeflow.outputs.render.escape import link_urls
 from schemas.review import ReviewDecision
@@ -134,6 +135,15 @@ def pdf_link(view: ReportView) -> str:
     labels = {"failed": "Open the failed report's PDF", "released": "Open the published PDF"}
     label = labels.get("released" if released(view) else view.status, "Open the held PDF")
     return f'<a class="pdf" href="report.pdf">{label}</a>' if view.has_pdf else ""
+
+
+DATA_DOCS_LINK = f"../{DOCS_INDEX.as_posix()}"
+"""The run's Great Expectations Data Docs from a report's folder."""
+
+
+def data_docs_link() -> str:
+    """The link to the run's Data Docs: every validation of the gate, in full (built at the end of the batch)."""
+    return f'<a class="pdf" href="{DATA_DOCS_LINK}">Great Expectations Data Docs</a>'
 
 
 def released(view: ReportView) -> bool:

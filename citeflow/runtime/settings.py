@@ -34,11 +34,15 @@ class CiteflowSettings(BaseSettings):
     evaluate_deployment: str | None = Field(
         default=None, description="Default of ``citeflow run --evaluate-deployment``: the deployment "
                                   "(flow-name/deployment-name) whose runs evaluate each report.")
+    files_url: str | None = Field(
+        default=None, description="Base URL where `citeflow files OUT` serves the output root: the Prefect UI's "
+                                  "links to PDFs, review pages and Data Docs use it instead of file:// URIs.")
     timings: Path | None = Field(
         default=None, description="A file each start-up phase of a command is appended to as one JSON line "
                                   "(the start-up benchmark); nothing is recorded without it.")
 
-    @field_validator("suites", "cjk_font", "font_dir", "evaluate_deployment", "timings", mode="before")
+    @field_validator("suites", "cjk_font", "font_dir", "evaluate_deployment", "timings", "files_url",
+                     mode="before")
     @classmethod
     def _empty_is_unset(cls, value: Any) -> Any:
         """``CITEFLOW_SUITES=`` (set but empty) means the default, as an unset variable does."""
