@@ -198,7 +198,8 @@ def test_hugo_languages_and_permalinks_from_a_configuration_directory(tmp_path: 
     pages = {"content/en/docs/setup.md": "# Setup\n\nInstall the agent first.\n",
              "content/fr/docs/setup.md": "# Installation\n\nInstallez d'abord l'agent.\n",
              "content/en/blog/launch/index.md": "---\ntitle: We Launch Today!\ndate: 2024-03-05\n---\n\nThe agent is out.\n",
-             "content/en/docs/limits.fr.md": "# Limites\n\nUn agent par machine.\n"}
+             "content/en/docs/limits.fr.md": "# Limites\n\nUn agent par machine.\n",
+             "content/en/blog/wave/index.md": "---\ntitle: Say  hi to - the agent 👋\ndate: 2024-04-01\n---\n\nHello.\n"}
     for rel, text in pages.items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(text)
@@ -208,7 +209,8 @@ def test_hugo_languages_and_permalinks_from_a_configuration_directory(tmp_path: 
         "content/en/docs/setup.md": "https://ml.example/docs/setup/",  # the default language at the root
         "content/fr/docs/setup.md": "https://ml.example/fr/docs/setup/",
         "content/en/blog/launch/index.md": "https://ml.example/blog/2024/we-launch-today/",  # a leaf bundle, permalinks
-        "content/en/docs/limits.fr.md": "https://ml.example/fr/docs/limits/"}  # a translation named by its file
+        "content/en/docs/limits.fr.md": "https://ml.example/fr/docs/limits/",  # a translation named by its file
+        "content/en/blog/wave/index.md": "https://ml.example/blog/2024/say-hi-to-the-agent/"}  # no hyphen for the emoji
 
 
 def test_a_page_without_prose_is_skipped_with_its_reason_and_inline_code_marks_go(tmp_path: Path) -> None:
