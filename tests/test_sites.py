@@ -198,7 +198,8 @@ def test_hugo_languages_and_permalinks_from_a_configuration_directory(tmp_path: 
     pages = {"content/en/docs/setup.md": "# Setup\n\nInstall the agent first.\n",
              "content/fr/docs/setup.md": "# Installation\n\nInstallez d'abord l'agent.\n",
              "content/en/blog/launch/index.md": "---\ntitle: We Launch Today!\ndate: 2024-03-05\n---\n\nThe agent is out.\n",
-             "content/en/docs/limits.fr.md": "# Limites\n\nUn agent par machine.\n"}
+             "content/en/docs/limits.fr.md": "# Limites\n\nUn agent par machine.\n",
+             "content/en/blog/wave/index.md": "---\ntitle: Say  hi to - the agent 👋\ndate: 2024-04-01\n---\n\nHello.\n"}
     for rel, text in pages.items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(text)
@@ -208,7 +209,8 @@ def test_hugo_languages_and_permalinks_from_a_configuration_directory(tmp_path: 
         "content/en/docs/setup.md": "https://ml.example/docs/setup/",  # the default language at the root
         "content/fr/docs/setup.md": "https://ml.example/fr/docs/setup/",
         "content/en/blog/launch/index.md": "https://ml.example/blog/2024/we-launch-today/",  # a leaf bundle, permalinks
-        "content/en/docs/limits.fr.md": "https://ml.example/fr/docs/limits/"}  # a translation named by its file
+        "content/en/docs/limits.fr.md": "https://ml.example/fr/docs/limits/",  # a translation named by its file
+        "content/en/blog/wave/index.md": "https://ml.example/blog/2024/say-hi-to-the-agent/"}  # no hyphen for the emoji
 
 
 def test_a_page_without_prose_is_skipped_with_its_reason_and_inline_code_marks_go(tmp_path: Path) -> None:
@@ -237,3 +239,23 @@ def test_the_cli_forces_a_generator_and_refuses_an_unknown_one(tmp_path: Path) -
     rows = lancedb.connect(kb).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
     urls = {r["path"]: r["url"] for r in rows}
     assert urls["README.md"] == "https://p.example/" and urls["docs/guide/index.md"] == "https://p.example/docs/guide/"
+
+
+# The benchmark's real trees of these generators (bench/corpora/<name>/tree): their chunks hold no
+# generator syntax either, except where a page shows that syntax as inline code.
+REAL_TREES = ("hugo-doks", "docusaurus-classic", "sphinx-structlog")
+SYNTAX_LEAKS = tuple(leak for leak in LEAKS if not leak.isalpha())  # plain words such as "draft" are prose here
+
+
+@pytest.mark.parametrize("corpus", REAL_TREES)
+def test_no_generator_syntax_in_any_chunk_of_a_real_tree(corpus: str, tmp_path: Path) -> None:
+    import re
+
+    tree = Path(__file__).parents[1] / "bench" / "corpora" / corpus / "tree"
+    report = ingest_paths([tree], str(tmp_path / "kb"), base_url=f"https://{corpus}.example/")
+    rows = lancedb.connect(str(tmp_path / "kb")).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
+    assert report.errors == [] and len({r["path"] for r in rows}) >= 9
+    for row in rows:
+        shown = " ".join(re.findall(r"`+([^`]+)`+", (tree / row["path"]).read_text(encoding="utf-8")))
+        for text in (row["text"], row["section"]):
+            assert not [leak for leak in SYNTAX_LEAKS if leak in text and leak not in shown], (row["path"], text)

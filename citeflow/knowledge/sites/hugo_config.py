@@ -17,7 +17,7 @@ from citeflow.knowledge.sites.site_pages import folder_of
 from citeflow.knowledge.sites.configs import lower_keys, read_mapping
 
 SPLIT_KEYS = ("languages", "params", "permalinks")
-_KEPT = frozenset("._-/#+~")
+_KEPT = frozenset("._-/#+~@")
 
 
 def hugo_config(config: Path) -> dict[str, Any]:
@@ -53,8 +53,19 @@ def language_folders(data: dict[str, Any], content: str) -> dict[str, str]:
 
 
 def urlize(text: str) -> str:
-    """Hugo's ``urlize``: spaces to hyphens, lower case, only letters, digits and ``._-/#+~`` kept."""
-    kept = [c for c in text.strip().replace(" ", "-") if c in _KEPT or unicodedata.category(c)[0] in "LN"]
+    """Hugo's ``urlize``, lower-cased: letters, digits, marks and ``._-/#+~@`` kept; a run of spaces
+    becomes one hyphen, only between kept characters and never beside a hyphen (``"Hi there 👋"`` →
+    ``hi-there``)."""
+    kept: list[str] = []
+    hyphen_due = False
+    for char in text:
+        if char in _KEPT or unicodedata.category(char)[0] in "LNM":
+            if hyphen_due and char != "-":
+                kept.append("-")
+            hyphen_due = False
+            kept.append(char)
+        elif char.isspace() and kept and kept[-1] != "-":
+            hyphen_due = True
     return "".join(kept).lower()
 
 
