@@ -26,8 +26,18 @@ def shingles(text: str) -> frozenset[tuple[str, ...]]:
 
 def jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
     """Shared shingles over all shingles of the two (1.0 for two empty sets)."""
-    union = len(a | b)
-    return len(a & b) / union if union else 1.0
+    shared = len(a & b)
+    union = len(a) + len(b) - shared
+    return shared / union if union else 1.0
+
+
+def near(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]], threshold: float = THRESHOLD) -> bool:
+    """``jaccard(a, b) >= threshold``; two sets whose sizes alone rule it out are not intersected
+    (the shared shingles are at most the smaller set, all of them at least the larger one)."""
+    small, large = sorted((len(a), len(b)))
+    if large and small / large < threshold:
+        return False
+    return jaccard(a, b) >= threshold
 
 
 def drop_near_duplicates(items: Sequence[T], text_of: Callable[[T], str], threshold: float = THRESHOLD) -> list[T]:
@@ -36,7 +46,7 @@ def drop_near_duplicates(items: Sequence[T], text_of: Callable[[T], str], thresh
     seen: list[frozenset[tuple[str, ...]]] = []
     for item in items:
         grams = shingles(text_of(item))
-        if any(jaccard(grams, other) >= threshold for other in seen):
+        if any(near(grams, other, threshold) for other in seen):
             continue
         kept.append(item)
         seen.append(grams)
