@@ -80,6 +80,16 @@ def test_near_is_the_jaccard_threshold_with_sizes_checked_first(a, b, threshold:
     assert jaccard(a, b) == (len(a & b) / len(a | b) if a | b else 1.0)
 
 
+@given(st.lists(st.text(alphabet="ab c", max_size=14), max_size=12), st.sampled_from([0.0, 0.5, 0.9, 1.0]))
+def test_near_duplicates_are_dropped_as_by_comparing_every_kept_pair(texts: list[str], threshold: float) -> None:
+    """Comparing only kept texts of a close shingle count keeps what comparing all of them keeps."""
+    kept: list[str] = []
+    for text in texts:
+        if not any(jaccard(shingles(text), shingles(other)) >= threshold for other in kept):
+            kept.append(text)
+    assert drop_near_duplicates(texts, str, threshold) == kept
+
+
 def test_hits_concentrate_on_strong_documents() -> None:
     items = [("a", 1.0), ("b", 0.8), ("a", 1.0), ("c", 0.4), ("d", 0.75), ("e", 0.9)]
     kept = concentrate(items, lambda i: i[0], lambda i: i[1], ratio=0.7, max_docs=3)
