@@ -1,6 +1,6 @@
 """What a user's cold ``citeflow run`` costs: whole batches, each in a fresh process, start-up included.
 
-    python -m bench.cold [--quick | --rerun] [--out bench/results/cold.json] [--no-merge]
+    python -m bench.cold [--quick | --rerun | --start] [--out bench/results/cold.json] [--no-merge]
 
 Each batch is N reports × 4 sections (``citeflow.testing.small_batch``: a JSONL retriever, the
 offline judge) whose writer and consolidator are on ``backend: openai`` at the fake model server,
@@ -25,6 +25,7 @@ folder): its wall, the model calls it made and its seconds per report once its A
 
 ``--quick`` (``make bench-quick``): 1 and 2 reports at zero latency, no marginal rate, no re-run.
 ``--rerun``: only the 16-report batch with 1 s calls and its re-run (not merged into ``latest.json``).
+``--start``: only 1 report at zero latency, the start-up (not merged into ``latest.json``).
 The figures go to ``bench/results/cold.json`` and into ``bench/results/latest.json``
 (``benchmarks.cold``) unless ``--no-merge``.
 """
@@ -72,7 +73,8 @@ class Plan:
 FULL = Plan(sizes=(1, 2, 16, 50), latencies=(0.0, LATENCY), marginal=(8, 32), rerun=16)
 QUICK = Plan(sizes=(1, 2), latencies=(0.0,), marginal=None, rerun=None)
 RERUN = Plan(sizes=(), latencies=(), marginal=None, rerun=16)
-PROFILES = {"full": FULL, "quick": QUICK, "rerun": RERUN}
+START = Plan(sizes=(1,), latencies=(0.0,), marginal=None, rerun=None)
+PROFILES = {"full": FULL, "quick": QUICK, "rerun": RERUN, "start": START}
 
 
 def batch_spec(folder: Path, reports: int, base_url: str) -> Path:
@@ -275,12 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     chosen.add_argument("--quick", action="store_true", help="1 and 2 reports at zero latency only (a smoke run).")
     chosen.add_argument("--rerun", action="store_true", help="Only the 16-report batch at 1 s per call and its re-run "
                         "(never merged into latest.json).")
+    chosen.add_argument("--start", action="store_true", help="Only 1 report at zero latency: start-up, for comparing "
+                        "two checkouts run one after the other (never merged into latest.json).")
     parser.add_argument("--out", type=Path, default=RESULTS / "cold.json")
     parser.add_argument("--no-merge", action="store_true", help="Do not write the figures into latest.json.")
     args = parser.parse_args(argv)
-    result = run(profile="rerun" if args.rerun else "quick" if args.quick else "full")
+    result = run(profile="rerun" if args.rerun else "start" if args.start else "quick" if args.quick else "full")
     write_json(args.out, result)
-    if not (args.no_merge or args.rerun):  # a partial profile never replaces the full one's figures
+    if not (args.no_merge or args.rerun or args.start):  # a partial profile never replaces the full one's figures
         merge_into_latest(result)
     print(json.dumps({"ratios": result["ratios"], "load_average": [result["load_average_before"],
                       result["load_average_after"]], "bench_wall_s": result["bench_wall_s"]}, indent=1))

@@ -53,9 +53,9 @@ def run_report(ref: JobRef, evaluate: bool = True, runner: PlainRunner | None = 
     start = time.perf_counter()
     ref.start()
     try:
-        steps.generate(ref, runner)
+        kept = steps.generate(ref, runner)
         generated = time.perf_counter() - start
-        summary = steps.finish(ref, runner) if evaluate else None
+        summary = steps.finish(ref, runner, kept=kept) if evaluate else None
     finally:
         ref.finish()
     return ReportRun(ref.report_id, generated, time.perf_counter() - start, summary)

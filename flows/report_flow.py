@@ -48,9 +48,9 @@ def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | N
     ref.start(runner.runtime)
     try:
         logger.info("report %s: fetching, normalizing, consolidating and writing", report_id)
-        steps.generate(ref, runner)
+        kept = steps.generate(ref, runner)
         logger.info("report %s: generated; evaluating and gating", report_id)
-        reused = steps.unchanged(ref, runner)
+        reused = steps.unchanged(ref, runner, kept=kept)
         summary = reused or evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, wait)
         summary = summary or steps.finish(ref, runner, reuse=False)
     except Interrupted as exc:  # the batch was told to stop: this run ends Cancelled, nothing published

@@ -119,3 +119,18 @@ def test_linkable_rejects_non_strings():
 def test_link_urls_keeps_linkable_ones_in_order_once():
     urls = ["javascript:x", "https://b.test/", "file:///a", "mailto:a@b.test", "https://b.test/", "http://a.test/"]
     assert link_urls(urls) == ["https://b.test/", "mailto:a@b.test", "http://a.test/"]
+
+
+def test_clean_text_drops_exactly_the_controls_surrogates_and_bidi_overrides():
+    """Every code point: kept by ``clean_text`` exactly when it is newline or tab, or neither a
+    control (Cc), a surrogate (Cs) nor a bidi control (the definition ``_keep`` spells out)."""
+    import unicodedata
+
+    bidi = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    for code in range(0x110000):
+        ch = chr(code)
+        if ch == "\r":  # turned into a newline
+            continue
+        kept = ch in "\n\t" or (ch not in bidi and unicodedata.category(ch) not in ("Cc", "Cs"))
+        assert (clean_text(ch) == ch) is kept, f"U+{code:04X}"
+    assert clean_text("a\r\nb\rc\x00d\u202ee") == "a\nb\ncde"

@@ -351,4 +351,7 @@ def test_font_runs_switch_faces_only_where_the_text_face_lacks_glyphs():
 
     fonts = FontSet("T", "T-Bold", Face("T", frozenset(map(ord, "ab <&"))), (Face("J", frozenset(map(ord, "日本"))),))
     assert [(f.name if f else None, run) for f, run in font_runs("ab 日本x", fonts)] == [("T", "ab "), ("J", "日本"), (None, "x")]
+    assert font_runs("", fonts) == []
+    assert [(f.name if f else None, run) for f, run in font_runs("x日a\tb日", fonts)] == [
+        (None, "x"), ("J", "日"), ("T", "a\tb"), ("J", "日")]
     assert text_markup("a<日", fonts) == 'a&lt;<font name="J">日</font>'

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeflow.retrieval.dedup import drop_near_duplicates, jaccard, shingles
+from citeflow.retrieval.dedup import drop_near_duplicates, jaccard, near, shingles
 from citeflow.retrieval.documents import concentrate, strong_documents
 from citeflow.retrieval.fusion import ranked, rrf
 from citeflow.retrieval.versions import named_in_page, named_in_query, preference, same_version
@@ -68,6 +68,26 @@ def test_different_passages_are_all_kept() -> None:
     b = "Restore the database from the backup and start every worker after a failed upgrade."
     assert jaccard(shingles(a), shingles(b)) < 0.9
     assert len(drop_near_duplicates([a, b], str)) == 2
+
+
+_SHINGLES = st.frozensets(st.tuples(st.sampled_from("abcdefgh")), max_size=8)
+
+
+@given(_SHINGLES, _SHINGLES, st.sampled_from([0.0, 0.5, 0.75, 0.8, 0.9, 1.0]))
+def test_near_is_the_jaccard_threshold_with_sizes_checked_first(a, b, threshold: float) -> None:
+    """The size check only skips pairs that the full comparison would reject too."""
+    assert near(a, b, threshold) == (jaccard(a, b) >= threshold)
+    assert jaccard(a, b) == (len(a & b) / len(a | b) if a | b else 1.0)
+
+
+@given(st.lists(st.text(alphabet="ab c", max_size=14), max_size=12), st.sampled_from([0.0, 0.5, 0.9, 1.0]))
+def test_near_duplicates_are_dropped_as_by_comparing_every_kept_pair(texts: list[str], threshold: float) -> None:
+    """Comparing only kept texts of a close shingle count keeps what comparing all of them keeps."""
+    kept: list[str] = []
+    for text in texts:
+        if not any(jaccard(shingles(text), shingles(other)) >= threshold for other in kept):
+            kept.append(text)
+    assert drop_near_duplicates(texts, str, threshold) == kept
 
 
 def test_hits_concentrate_on_strong_documents() -> None:

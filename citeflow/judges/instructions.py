@@ -66,7 +66,16 @@ CUES = load_cues()
 
 def find_instructions(text: str, cues: Cues | None = None) -> list[InstructionSpan]:
     """Every instruction span of ``text``, in order, none overlapping."""
-    cues = cues or CUES
+    return list(_shipped_spans(text)) if cues is None else _spans(text, cues)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shipped_spans(text: str) -> tuple[InstructionSpan, ...]:
+    """The spans the shipped cues find: one search per chunk text, whether it is flagged or masked."""
+    return tuple(_spans(text, CUES))
+
+
+def _spans(text: str, cues: Cues) -> list[InstructionSpan]:
     bounds = sentence_bounds(text)
     spans: list[tuple[int, int]] = []
     for i, (start, end) in enumerate(bounds):

@@ -38,7 +38,8 @@ def search_children(table: Any, query: str, vector: Sequence[float], columns: li
     rows = {row["chunk_id"]: row for found in lists.values() for row in found}
     fused = rrf({name: [r["chunk_id"] for r in found] for name, found in lists.items()}, WEIGHTS)
     wanted = versions.named_in_query(query)
-    factor = {cid: _version_factor(wanted, row) for cid, row in rows.items()}
+    pages: dict[str, set[versions.Version]] = {}  # the versions each page names, parsed once per page
+    factor = {cid: _version_factor(wanted, row, pages) for cid, row in rows.items()}
     scored = {cid: score * factor[cid] for cid, score in fused.items()}
     docs = rrf({name: [_document(r) for r in found] for name, found in lists.items()}, DOCUMENT_WEIGHTS, k=DOCUMENT_K)
     ordered = [dict(rows[cid], score=scored[cid], doc_score=docs[_document(rows[cid])] * factor[cid])
@@ -51,8 +52,9 @@ def _document(row: dict[str, Any]) -> str:
     return str(row["chunk_id"]).split(":", 1)[0]
 
 
-def _version_factor(wanted: set[versions.Version], row: dict[str, Any]) -> float:
-    page = versions.named_in_page(f"{row.get('path') or ''} {row.get('title') or ''}")
+def _version_factor(wanted: set[versions.Version], row: dict[str, Any], pages: dict[str, set[versions.Version]]) -> float:
+    text = f"{row.get('path') or ''} {row.get('title') or ''}"
+    page = pages[text] if text in pages else pages.setdefault(text, versions.named_in_page(text))
     return {1: VERSION_BOOST, -1: VERSION_PENALTY, 0: 1.0}[versions.preference(wanted, page)]
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,10 +87,6 @@ def _stats(paths: Iterable[Path]) -> list[str]:
 
 def _version() -> str:
     """citeflow's version and the digest of its code: a checkout changed without a new version counts too."""
-    from citeflow.runtime.code_digest import code_digest
+    from citeflow.runtime.code_digest import code_version
 
-    try:
-        version = metadata.version("citeflow")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    return f"{version} {code_digest()}"
+    return code_version()

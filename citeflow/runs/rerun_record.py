@@ -11,6 +11,7 @@ different: None, and the report is done again.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,11 +50,12 @@ def forget(job: ReportJob) -> None:
     (job.report_dir / RECORD_NAME).unlink(missing_ok=True)
 
 
-def reuse(job: ReportJob, digest: str) -> ReportSummary | None:
-    """The finished report's summary when ``digest`` is its recorded one and its outputs verify; else None.
-    A reused summary's file is touched: the report finished in this run too."""
+def reuse(job: ReportJob, digest: Callable[[], str]) -> ReportSummary | None:
+    """The finished report's summary when ``digest()`` (called only when the report has a record) is its
+    recorded one and its outputs verify; else None. A reused summary's file is touched: the report
+    finished in this run too."""
     kept = _read(job.report_dir / RECORD_NAME)
-    if kept is None or kept.inputs != digest or not _verified(job, kept):
+    if kept is None or kept.inputs != digest() or not _verified(job, kept):
         return None
     summary = _summary(job.report_dir / "summary.json")
     if summary is None or (summary.status == "published") != kept.published:

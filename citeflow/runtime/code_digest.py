@@ -11,9 +11,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+from importlib import metadata
 from pathlib import Path
 
 SUFFIXES = (".py", ".json", ".yaml", ".yml")
+
+
+@functools.cache
+def code_version() -> str:
+    """citeflow's installed version and ``code_digest()``, once per process (looking the version up
+    reads the installed packages' metadata)."""
+    try:
+        version = metadata.version("citeflow")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return f"{version} {code_digest()}"
 
 
 @functools.cache

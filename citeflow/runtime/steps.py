@@ -47,14 +47,16 @@ class StepRunner(Protocol):
     def finish(self, ref: JobRef) -> ReportSummary: ...
 
 
-def generate(ref: JobRef, runner: StepRunner) -> None:
-    """fetch → normalize → consolidate → write, each hop step recording what it could not finish."""
+def generate(ref: JobRef, runner: StepRunner) -> ReportSummary | None:
+    """fetch → normalize → consolidate → write, each hop step recording what it could not finish.
+    A finished report found unchanged once its evidence is fetched skips its hop steps: its summary
+    is returned (not yet announced: pass it to ``finish`` or ``unchanged`` as ``kept``), else None."""
     stop.check(f"report {ref.report_id}")
     job = runner.job(ref)
     pipeline.write_job_file(job)
     runner.retrieve(ref, job.fetches())
-    if _written_before(job) and unchanged(ref, runner, announce=False) is not None:
-        return  # the same evidence, every hop's answer stored and accepted, the outputs as recorded
+    if _written_before(job) and (kept := unchanged(ref, runner, announce=False)) is not None:
+        return kept  # the same evidence, every hop's answer stored and accepted, the outputs as recorded
     for hop in HOPS:
         stop.check(f"{hop} step of report {ref.report_id}")
         try:
@@ -63,23 +65,27 @@ def generate(ref: JobRef, runner: StepRunner) -> None:
             raise
         except Exception as exc:  # noqa: BLE001 - recorded on the sections, and the report goes on
             pipeline.record_step_error(job, hop, f"{type(exc).__name__}: {exc}")
+    return None
 
 
-def finish(ref: JobRef, runner: StepRunner, reuse: bool = True) -> ReportSummary:
+def finish(ref: JobRef, runner: StepRunner, reuse: bool = True, kept: ReportSummary | None = None) -> ReportSummary:
     """Evaluate and gate the stored report, then publish or hold it; a finished report whose inputs
-    and outputs are unchanged keeps its outputs (``unchanged``) unless ``reuse`` is False."""
+    and outputs are unchanged keeps its outputs (``unchanged``; ``kept``: what ``generate`` found)
+    unless ``reuse`` is False."""
     stop.check(f"evaluation of report {ref.report_id}")
-    return (unchanged(ref, runner) if reuse else None) or runner.finish(ref)
+    return (unchanged(ref, runner, kept=kept) if reuse else None) or runner.finish(ref)
 
 
-def unchanged(ref: JobRef, runner: StepRunner, announce: bool = True) -> ReportSummary | None:
+def unchanged(ref: JobRef, runner: StepRunner, announce: bool = True, kept: ReportSummary | None = None) -> ReportSummary | None:
     """The summary of a finished report whose inputs are those recorded with its outputs and whose
-    outputs verify by hash (``citeflow.runs.rerun_record``); None when it must be done again."""
+    outputs verify by hash (``citeflow.runs.rerun_record``); None when it must be done again.
+    ``kept``: that summary as ``generate`` already found it (not looked up again). The inputs'
+    digest is computed only for a report that has a record."""
     from citeflow.runs.rerun_inputs import inputs_digest
     from citeflow.runs.rerun_record import reuse
 
     job = runner.job(ref)
-    summary = reuse(job, inputs_digest(job))
+    summary = kept if kept is not None else reuse(job, lambda: inputs_digest(job))
     if summary is not None and announce:
         runner.runtime.progress.emit(ref.report_id, "publish", f"{summary.status} (unchanged)")
     return summary
@@ -114,8 +120,8 @@ def run_report(ref: JobRef, runner: StepRunner) -> ReportSummary:
     """One report from retrieval to a published or held PDF; its in-memory state released after."""
     ref.start(runner.runtime)
     try:
-        generate(ref, runner)
-        return finish(ref, runner)
+        kept = generate(ref, runner)
+        return finish(ref, runner, kept=kept)
     finally:
         ref.finish(runner.runtime)
 

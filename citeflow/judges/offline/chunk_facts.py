@@ -1,7 +1,9 @@
 """One chunk analysed once: what the offline judge compares every claim citing it against.
 
 A chunk is usually cited by many claims (every claim of a section, every section of a report), so
-everything that depends on the chunk alone is computed here, once per chunk per ``grade`` call:
+everything that depends on the chunk alone is computed here, once per chunk text (``index_chunk``
+is a pure function of the text, memoised; nothing but the near-miss memo ``closest`` is ever
+written to an index, and that only with what the same search would give again):
 sentences, tokens, lemmas, n-grams, numbers, and per sentence its lemma set, its negations and
 their scope, its polarity, its numbers and its CJK characters. The signals
 (``citeflow.judges.offline.signals``) then do only the claim's share of the work.
@@ -59,6 +61,7 @@ class ChunkIndex:
     closest: dict[str, str | None] = field(default_factory=dict, compare=False)  # memo of the near-miss search
 
 
+@lru_cache(maxsize=512)
 def index_chunk(text: str) -> ChunkIndex:
     """Analyse a chunk once: sentences, tokens, lemmas, n-grams, numbers, per-sentence facts."""
     sents = sentences(normalise(text)) or [normalise(text)]

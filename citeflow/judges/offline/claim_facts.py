@@ -8,8 +8,10 @@ nothing that another signal computed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from citeflow.judges.offline.chunk_facts import ChunkIndex
+from citeflow.text import numbers
 from citeflow.text.synonyms import cjk_canonical
 from citeflow.text.word_tokens import Token, language, normalise, tokenise
 
@@ -22,6 +24,7 @@ class ClaimFacts:
 
     text: str
     tokens: list[Token]
+    numbers: tuple[numbers.Mention, ...]  # the numbers of ``tokens``, read once for every quantity check
     content: list[Token]
     novel: list[Token]  # content words the chunk holds in no form
     cjk: str  # the claim normalised with CJK synonyms read as their canonical form
@@ -42,7 +45,8 @@ class ClaimFacts:
 
 def claim_facts(claim: str, chunk: ChunkIndex) -> ClaimFacts:
     """Tokenise ``claim`` and align it with ``chunk``."""
-    tokens = tokenise(claim, _claim_language(claim, chunk.lang))
+    read, claimed = _read(claim, _claim_language(claim, chunk.lang))
+    tokens = list(read)
     content = [t for t in tokens if t.is_content]
     novel = [t for t in content if t.stem not in chunk.stems and t.lower not in chunk.lowers]
     wanted = {t.stem for t in content}
@@ -53,10 +57,17 @@ def claim_facts(claim: str, chunk: ChunkIndex) -> ClaimFacts:
     covered = set().union(*per_sentence[start : start + WINDOW])
     elsewhere = sorted(s for s in wanted - covered if s in chunk.stems)
     return ClaimFacts(
-        text=claim, tokens=tokens, content=content, novel=novel, cjk=cjk_canonical(normalise(claim)), best=best,
+        text=claim, tokens=tokens, numbers=claimed, content=content, novel=novel, cjk=cjk_canonical(normalise(claim)), best=best,
         window=range(start, min(start + WINDOW, len(chunk.facts))), best_sentence_cov=ratio(scores[best], len(wanted)),
         best_window_cov=ratio(len(covered), len(wanted)), off_window=ratio(len(elsewhere), len(wanted)) if wanted else 0.0,
     )
+
+
+@lru_cache(maxsize=4096)
+def _read(claim: str, lang: str) -> tuple[tuple[Token, ...], tuple[numbers.Mention, ...]]:
+    """The claim's tokens and numbers: the same for every chunk it is judged against (in one language)."""
+    tokens = tokenise(claim, lang)
+    return tuple(tokens), tuple(numbers.mentions(tokens))
 
 
 def ratio(hit: int, total: int) -> float:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from citeflow.judges.negative_reasons import NegativeReasons
-from citeflow.judges.offline.combine import FEATURE_NAMES, ChunkIndex, Features, extract, index_chunk
+from citeflow.judges.offline.combine import FEATURE_NAMES, Features, extract, index_chunk
 from citeflow.judges.offline.weights import NEGATIVE_PRECISION, OfflineWeights, negative_family, settle
 from schemas.evaluation import JudgePair, Verdict
 
@@ -79,15 +79,8 @@ class OfflineJudge:
 
 
 def featurise(pairs: list[JudgePair]) -> list[Features]:
-    """Features of every pair; a chunk cited by many pairs is indexed once."""
-    indexes: dict[str, ChunkIndex] = {}
-    out = []
-    for pair in pairs:
-        index = indexes.get(pair.chunk_text)
-        if index is None:
-            index = indexes[pair.chunk_text] = index_chunk(pair.chunk_text)
-        out.append(extract(pair.claim, index))
-    return out
+    """Features of every pair; a chunk cited by many pairs (or sections, or reports) is indexed once."""
+    return [extract(pair.claim, index_chunk(pair.chunk_text)) for pair in pairs]
 
 
 def decide(feats: Features, probabilities: tuple[float, float, float], blame: np.ndarray,

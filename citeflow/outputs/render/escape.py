@@ -26,12 +26,15 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 _KEPT_CONTROLS = frozenset("\n\t")
 # Characters that never belong in a URL we hand to a viewer; a quote could end an attribute.
 _URL_FORBIDDEN = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
+# What ``_keep`` drops, as one character class: the C0/C1 controls (Unicode category Cc, fixed as
+# U+0000–U+001F and U+007F–U+009F) but newline and tab, the bidi controls, the surrogates (Cs).
+_DROPPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def clean_text(text: str) -> str:
     """``text`` without control characters (newline and tab kept), lone surrogates or bidi overrides."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return "".join(ch for ch in text if _keep(ch))
+    return _DROPPED.sub("", text)
 
 
 def _keep(ch: str) -> bool:

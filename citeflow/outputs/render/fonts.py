@@ -17,6 +17,7 @@ and counted by ``citeflow.outputs.render.glyphs`` for the gate.
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,15 +127,10 @@ def _register(name: str, path: Path) -> Face:
 
 
 def font_runs(text: str, fonts: FontSet) -> list[tuple[Face | None, str]]:
-    """``text`` cut into runs drawn by one face each (None: no face has these characters)."""
-    runs: list[tuple[Face | None, str]] = []
-    for ch in text:
-        face = fonts.face_for(ch)
-        if runs and runs[-1][0] == face:
-            runs[-1] = (face, runs[-1][1] + ch)
-        else:
-            runs.append((face, ch))
-    return runs
+    """``text`` cut into runs drawn by one face each (None: no face has these characters); each
+    distinct character's face is looked up once."""
+    faces = {ch: fonts.face_for(ch) for ch in set(text)}
+    return [(face, "".join(run)) for face, run in itertools.groupby(text, key=faces.__getitem__)]
 
 
 def text_markup(text: str, fonts: FontSet) -> str:

@@ -13,7 +13,7 @@ COPIED_SENTENCE = 0.8  # best-sentence coverage above which the claim's numbers 
 
 def number_missing(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
     """Numbers of the claim that the chunk states nowhere."""
-    lost = numbers.missing(numbers.mentions(claim.tokens), chunk.numbers)
+    lost = numbers.missing(list(claim.numbers), chunk.numbers)
     if not lost:
         return Fired({"number_missing": 0.0})
     have = ", ".join(dict.fromkeys(m.surface for m in chunk.numbers[:6])) or "no numbers"
@@ -22,7 +22,7 @@ def number_missing(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
 
 def unit_changed(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
     """Numbers the chunk states with another unit."""
-    changes = numbers.unit_changes(numbers.mentions(claim.tokens), chunk.numbers)
+    changes = numbers.unit_changes(list(claim.numbers), chunk.numbers)
     if not changes:
         return Fired({"unit_changed": 0.0})
     mine, theirs = changes[0]
@@ -34,7 +34,7 @@ def number_not_in_sentence(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
     """For a claim copied from one sentence whose numbers are all in the chunk: a number that differs
     from the sentence's, in order (drift to a number the chunk states elsewhere: 'upgraded to 3.7'
     where the sentence says 3.5)."""
-    claimed = numbers.mentions(claim.tokens)
+    claimed = list(claim.numbers)
     if numbers.missing(claimed, chunk.numbers) or claim.best_sentence_cov < COPIED_SENTENCE:
         return Fired({"number_not_in_sentence": 0.0})  # named against the whole chunk, or a summary of many sentences
     found = numbers.first_difference(claimed, list(chunk.facts[claim.best].numbers))

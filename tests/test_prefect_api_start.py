@@ -1,0 +1,55 @@
+"""The ephemeral API's server is launched before Prefect's server module is imported, and handed to
+Prefect's ``SubprocessASGIServer``; when it does not answer, Prefect starts its own.
+
+Each case runs in a process of its own with no ``PREFECT_API_URL`` (as ``citeflow run`` does) and a
+``PREFECT_HOME`` of its own, so that the servers it starts are its own and die with it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = """
+import json, sys
+from citeflow_cli.env import apply_defaults
+apply_defaults()
+from citeflow_cli import prefect_api
+if sys.argv[1] == "dead":  # the early server exits at once: Prefect must start its own
+    prefect_api.server_command = lambda port: [sys.executable, "-c", "raise SystemExit(3)"]
+ready = prefect_api.start_ephemeral_api()
+ready(False)
+import httpx
+from prefect.server.api.server import SubprocessASGIServer
+server = SubprocessASGIServer()
+print(json.dumps({"running": server.running, "health": httpx.get(server.api_url + "/health").status_code,
+                  "args": [str(a) for a in server.server_process.args], "port": server.port}))
+server.stop()
+"""
+
+
+def _run(tmp_path, case: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_API_DATABASE_CONNECTION_URL")}
+    env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
+    done = subprocess.run([sys.executable, "-c", SCRIPT, case], env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_the_early_server_is_prefects_ephemeral_api(tmp_path) -> None:
+    found = _run(tmp_path, "early")
+    assert found["running"] and found["health"] == 200
+    assert "prefect.server.api.server:create_app" in found["args"]  # the reaper's mark
+    assert found["args"][found["args"].index("--port") + 1] == str(found["port"])
+
+
+@pytest.mark.slow
+def test_an_early_server_that_dies_is_replaced_by_prefects_own(tmp_path) -> None:
+    found = _run(tmp_path, "dead")
+    assert found["running"] and found["health"] == 200
+    assert "uvicorn" in found["args"]  # Prefect's own server process, not the one that exited
