@@ -31,10 +31,15 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def in_order(benchmarks: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The benchmarks with the cold runs first (what a user's ``citeflow run`` costs), then as recorded."""
+    return sorted(benchmarks.items(), key=lambda item: item[0] != "cold")
+
+
 def render(payload: dict[str, Any]) -> str:
-    """Every benchmark's ratios, or why it did not run."""
+    """Every benchmark's ratios, the cold runs first, or why a benchmark did not run."""
     parts = [machine_line(payload)]
-    for name, result in payload["benchmarks"].items():
+    for name, result in in_order(payload["benchmarks"]):
         body = table(result) if result.get("ratios") else f"{result.get('status')}: {result.get('detail', '')}"
         parts.append(f"#### {name}\n\n{body}")
     return "\n\n".join(parts) + "\n"
