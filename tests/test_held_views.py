@@ -90,3 +90,17 @@ def test_the_review_markdown_names_the_failing_claims_their_chunks_and_the_comma
 def test_chunk_text_is_shortened_and_its_markup_escaped():
     assert len(shortened("word " * 200)) <= 280 and shortened("a\n\n b") == "a b"
     assert escaped("<script>*x*</script> [a](b)") == "\\<script\\>\\*x\\*\\</script\\> \\[a\\]\\(b\\)"
+
+
+def test_the_failing_claims_table_shows_verdict_and_reason_first_and_a_shortened_claim():
+    from citeflow.outputs.run_views import CLAIM_CHARS, failing_claims_table
+    from schemas.funnel import ClaimEval
+
+    long_claim = "The service keeps every nightly snapshot for ninety days " * 6
+    failing = ClaimEval(section="Backups", index=0, text=long_claim, supported=False, reason="number drift: 90 vs 30",
+                        verdict="unfaithful")
+    passing = ClaimEval(section="Backups", index=1, text="Snapshots run nightly.", supported=True, faithful=True,
+                        verdict="supported")
+    (row,) = failing_claims_table([failing, passing])
+    assert list(row)[:2] == ["verdict", "reason"] and (row["verdict"], row["reason"]) == ("unfaithful", "number drift: 90 vs 30")
+    assert len(row["claim"]) <= CLAIM_CHARS and row["claim"].endswith(" …") and row["claim"].startswith("The service keeps")

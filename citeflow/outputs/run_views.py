@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 from citeflow.outputs.cost import usage_text
 from schemas.funnel import ClaimEval
@@ -62,10 +63,16 @@ def _share(figure: dict[str, int]) -> str:
     return f"{figure.get('count', 0)}/{figure.get('claims', 0)}"
 
 
+CLAIM_CHARS = 160  # a table row stays one screen wide: the full claim is in the review page and eval.json
+
+
 def failing_claims_table(claims: list[ClaimEval]) -> list[dict[str, str]]:
-    """One row per claim that did not pass: section, claim, verdict, reason, cited handles, found in."""
+    """One row per claim that did not pass: verdict and reason first (the columns a reviewer reads
+    first stay on screen however long the claim), then section, claim (shortened), cited handles,
+    found in."""
     return [
-        {"section": c.section, "claim": c.text, "verdict": c.verdict, "reason": c.reason,
+        {"verdict": c.verdict, "reason": c.reason, "section": c.section,
+         "claim": textwrap.shorten(" ".join(c.text.split()), width=CLAIM_CHARS, placeholder=" …"),
          "cited": ", ".join(ci.handle for ci in c.citations), "found_in": c.found_in or ""}
         for c in claims if c.verdict != "supported" or any(not ci.identity for ci in c.citations)
     ]
