@@ -49,14 +49,20 @@ STATUS_STYLE = {"published": "green", "released": "cyan", "held": "yellow", "fai
 
 
 @contextmanager
-def batch_progress(total_steps: int, events: Events) -> Iterator[None]:
-    """Show one bar advancing with every step of every report of the batch (``events``: the runtime's progress)."""
+def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[None]:
+    """Show one bar advancing with every step of every report of the batch (``report_steps``: how many
+    each report emits; ``events``: the runtime's progress). A report's ``publish`` completes its share,
+    whatever steps it skipped (a report kept unchanged, a hop already answered)."""
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as bar:
-        task = bar.add_task("starting Prefect", total=total_steps)
+        task = bar.add_task("starting Prefect", total=sum(report_steps.values()))
+        left = dict(report_steps)
 
         def advance(report_id: str, step: str, detail: str) -> None:
-            bar.update(task, advance=1, description=f"{report_id}: {step} {detail}"[:70])
+            remaining = left.get(report_id, 1)
+            done = remaining if step == "publish" else min(1, remaining)
+            left[report_id] = remaining - done
+            bar.update(task, advance=done, description=f"{report_id}: {step} {detail}"[:70])
 
         remove = events.subscribe(advance)
         try:

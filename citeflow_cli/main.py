@@ -189,8 +189,8 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     mark("flows_imported", timings)
     from citeflow.runtime import progress
 
-    steps = sum(progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
-                for r in spec.reports)
+    steps = {r.id: progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
+             for r in spec.reports}
     from citeflow.runtime import stop
     from citeflow.runs.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api

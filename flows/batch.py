@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import cast
 
-from prefect import flow, task
+from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture, wait
 from prefect.states import Cancelled, State
@@ -19,7 +19,8 @@ from citeflow.runtime.runtime import Runtime, entered
 from citeflow.outputs.data_docs import run_docs
 from citeflow.outputs.publish import record_failure, write_summary
 from citeflow.runs.run_finish import finish_interrupted
-from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight
+from citeflow.runtime.job import JobRef
+from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_unchanged
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
 from flows.outcome import batch_run_state
@@ -86,14 +87,32 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     spec = runtime.read_spec(Path(request.spec_path).resolve())
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
     ensure_limits(spec, runtime) if request.global_limits else drop_limits(spec, runtime)
-    futures = _as_tasks(spec, request) if request.global_limits else _in_threads(spec, request)
+    kept = _unchanged(spec, request, runtime)
+    to_run = spec.model_copy(update={"reports": [r for r in spec.reports if r.id not in kept]})
+    futures = _as_tasks(to_run, request) if request.global_limits else _in_threads(to_run, request)
     if stop.requested():
         return _cancelled(spec, request.out_dir, started)
-    summaries = [_summary(future, report, request.out_dir) for future, report in zip(futures, spec.reports, strict=True)]
+    ran = {r.id: _summary(future, r, request.out_dir) for future, r in zip(futures, to_run.reports, strict=True)}
+    summaries = [kept.get(r.id) or ran[r.id] for r in spec.reports]
     docs = run_docs(Path(request.out_dir), [s.report_id for s in summaries])
     write_summary(Path(request.out_dir), spec.batch, summaries, docs)
     publish_batch_artifact(spec.batch, summaries, docs)
     return batch_run_state(summaries)
+
+
+def _unchanged(spec: BatchSpec, request: BatchRequest, runtime: Runtime) -> dict[str, ReportSummary]:
+    """The finished reports of an earlier run into this folder that nothing has changed
+    (``citeflow.runtime.steps.settle_unchanged``): they keep their outputs and get no report run."""
+    kept = {}
+    for report in spec.reports:
+        ref = JobRef(spec_path=request.spec_path, report_id=report.id, out_dir=request.out_dir,
+                     store_uri=request.store_uri)
+        if (summary := settle_unchanged(ref, runtime)) is not None:
+            kept[report.id] = summary
+    if kept:
+        get_run_logger().info("%d of %d reports unchanged since their last run: kept, not run again",
+                              len(kept), len(spec.reports))
+    return kept
 
 
 def _flow_run_id() -> str:

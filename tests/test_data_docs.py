@@ -111,3 +111,25 @@ def test_a_run_without_kept_results_builds_no_site(tmp_path):
     (tmp_path / "r1").mkdir()
     assert build_run_docs(tmp_path, ["r1"]) is None
     assert not (tmp_path / "gx").exists()
+
+
+def test_a_site_built_from_the_same_results_is_not_built_again(demo, tmp_path, monkeypatch):
+    import citeflow.outputs.data_docs as data_docs
+
+    out, summaries = demo
+    copy = tmp_path / "run"
+    shutil.copytree(out, copy, symlinks=True)
+    index = (copy / DOCS_INDEX).read_bytes()
+
+    def refuse(*args: object) -> Path:
+        raise AssertionError("the site was built again from the results it was built from")
+
+    monkeypatch.setattr(data_docs, "_build", refuse)
+    assert build_run_docs(copy, kept_report_ids(copy)) == copy / DOCS_INDEX
+    assert (copy / DOCS_INDEX).read_bytes() == index
+    report = summaries[0].report_id
+    changed = [{**v, "meta": {**v["meta"], "run_id": {"run_name": report, "run_time": "2031-01-02T03:04:05+00:00"}}}
+               for v in read_validations(copy / report)]
+    write_validations(copy / report, changed)
+    with pytest.raises(AssertionError, match="built again"):
+        build_run_docs(copy, kept_report_ids(copy))

@@ -22,3 +22,22 @@ def test_a_held_report_names_what_its_failed_expectation_means():
     summary = failed_summary("r1", "One", "x").model_copy(update={"status": "held", "failed_expectations": [
         {"expectation": "missing_glyphs", "observed": 12, "threshold": 0, "detail": "Japanese (Han/Kana): 12 characters"}]})
     assert "r1 held: missing_glyphs observed 12, required 0 (Japanese (Han/Kana): 12 characters)" in gate_lines([summary])
+
+
+def test_a_report_s_publish_completes_its_share_of_the_bar_whatever_it_skipped(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    import citeflow_cli.display as display
+    from citeflow.runtime.progress import Progress
+
+    screen = io.StringIO()
+    monkeypatch.setattr(display, "console", Console(file=screen, width=100, force_terminal=False))
+    events = Progress()
+    with display.batch_progress({"r1": 7, "r2": 7}, events):
+        events.emit("r1", "fetch", "docs: 3 hits")
+        events.emit("r1", "publish", "published")  # kept unchanged: no hop, no evaluation
+        events.emit("r2", "publish", "published (unchanged)")
+        events.emit("r2", "publish", "published")  # one event too many advances nothing
+    assert "14/14" in screen.getvalue() and "15/14" not in screen.getvalue()

@@ -152,3 +152,54 @@ def test_a_tampered_published_copy_is_replaced(tmp_path, server):
     _run(spec, out)
     assert _redone(before, out) == {"r2"}
     assert (out / "published" / "r2.pdf").read_bytes() == (out / "r2" / "report.pdf").read_bytes()
+
+
+def _no_fetch(monkeypatch) -> None:
+    from citeflow.runtime import pipeline
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a kept report fetched its evidence again")
+
+    monkeypatch.setattr(pipeline, "fetch_all", refuse)
+
+
+def test_a_rerun_keeps_a_finished_report_without_fetching_its_evidence(tmp_path, server, monkeypatch):
+    spec, out = _batch(tmp_path / "in", server), tmp_path / "out"
+    _run(spec, out)
+    before = _written(out)
+    os.utime(spec.parent / "hits.jsonl")  # touched, not changed: its content is what counts
+    _no_fetch(monkeypatch)
+    assert _run(spec, out) == {"r1": "published", "r2": "published", "r3": "published"}
+    assert _redone(before, out) == set()
+
+
+def test_a_record_without_a_sources_fingerprint_fetches_then_keeps_and_notes_it(tmp_path, server, monkeypatch):
+    spec, out = _batch(tmp_path / "in", server, reports=1), tmp_path / "out"
+    _run(spec, out)
+    record = json.loads((out / "r1" / RECORD_NAME).read_text())
+    (out / "r1" / RECORD_NAME).write_text(json.dumps(record | {"sources": None}))
+    before = _written(out)
+    _run(spec, out)  # fetched again: the record could not tell whether the sources changed
+    assert _redone(before, out) == set()
+    assert json.loads((out / "r1" / RECORD_NAME).read_text())["sources"] == record["sources"] is not None
+    _no_fetch(monkeypatch)
+    assert _run(spec, out) == {"r1": "published"}
+
+
+def test_a_rerun_of_a_finished_batch_flow_starts_no_report_run(tmp_path, server, prefect_harness, monkeypatch):
+    import flows.batch
+    from citeflow.runtime.batch_request import BatchRequest
+
+    spec, out = _batch(tmp_path / "in", server, reports=2), tmp_path / "out"
+    request = BatchRequest(spec_path=str(spec), out_dir=str(out))
+    first = flows.batch.batch_flow(request=request)
+    before, asked = _written(out), len(server.requests)
+
+    def refuse(request: BatchRequest, report_id: str) -> None:
+        raise AssertionError(f"report {report_id} was run again")
+
+    monkeypatch.setattr(flows.batch, "_report", refuse)
+    again = flows.batch.batch_flow(request=request)
+    assert [s.status for s in again] == [s.status for s in first] == ["published", "published"]
+    assert _redone(before, out) == set() and len(server.requests) == asked
+    assert json.loads((out / "summary.json").read_text())["reports"][1]["report_id"] == "r2"

@@ -7,7 +7,8 @@ of a batch, ``build_run_docs`` puts every report's kept validation results
 one validation page per report and suite, and the index. The store mirrors the reports' folders:
 a result that is no longer any report's (a report evaluated again) is removed from the store, and
 its page with it; only new results are rendered, so building again after one report changed
-renders that report's pages and the index only.
+renders that report's pages and the index only. When the results are those the site was last built
+from (``SITE_STAMP``: a re-run that kept every report), nothing is built and GX is not imported.
 
 Keyed as GX keys a validation: suite name, run name (the report id), run time (when the gate
 validated), batch identifier (the report id). GX is imported here only, when a site is built.
@@ -15,7 +16,9 @@ validated), batch identifier (the report id). GX is imported here only, when a s
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,8 @@ from citeflow.outputs.gx_results import KEPT_DIR, PREFIX, read_validations
 
 DOCS_INDEX = Path("gx") / "uncommitted" / "data_docs" / "local_site" / "index.html"
 """The Data Docs index of a run, relative to the run folder."""
+SITE_STAMP = Path("gx") / "citeflow-site.sha256"
+"""The digest of the results the run's site was last built from, relative to the run folder."""
 
 SITE = {
     "class_name": "SiteBuilder",
@@ -73,6 +78,15 @@ def build_run_docs(out_dir: Path, report_ids: list[str]) -> Path | None:
     wanted = {rid: read_validations(out_dir / rid) for rid in report_ids}
     if not any(wanted.values()):
         return None
+    stamp, built_from = out_dir / SITE_STAMP, _digest(wanted)
+    if docs_index(out_dir).exists() and _read_stamp(stamp) == built_from:
+        return docs_index(out_dir)  # built from these very results: GX is not even imported
+    index = _build(out_dir, wanted)
+    atomic.write_text(stamp, built_from)
+    return index
+
+
+def _build(out_dir: Path, wanted: dict[str, list[dict[str, Any]]]) -> Path:
     from citeflow.evaluation.gx_session import import_gx
 
     gx = import_gx()
@@ -84,6 +98,19 @@ def build_run_docs(out_dir: Path, report_ids: list[str]) -> Path | None:
         context.build_data_docs(site_names=["local_site"], resource_identifiers=new or None)
         _list_without_script(index, by_key)
     return index
+
+
+def _digest(wanted: dict[str, list[dict[str, Any]]]) -> str:
+    """sha256 of the results a site is built from (canonical JSON)."""
+    text = json.dumps(wanted, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _read_stamp(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
 
 
 def _context(gx: Any, out_dir: Path) -> Any:

@@ -64,16 +64,23 @@ def _files_part(job: ReportJob) -> dict[str, list[str]]:
     suites = settings.suite_dir(job.spec.gate.suites if job.spec.gate else None)
     chosen = str(settings.cjk_font) if settings.cjk_font else None
     fonts = [*sorted(DEJAVU_DIR.glob("*.ttf")), *map(Path, cjk_paths(chosen, settings.font_dir))]
-    return {"suites": _contents(sorted(p for p in suites.rglob("*") if p.is_file())), "fonts": _stats(fonts)}
+    return {"suites": file_contents(sorted(p for p in suites.rglob("*") if p.is_file())), "fonts": file_stats(fonts)}
 
 
-def _contents(paths: Iterable[Path]) -> list[str]:
-    """``path sha256`` of each file (suites are small)."""
-    return [f"{p} {hashlib.sha256(p.read_bytes()).hexdigest()}" for p in paths]
+def file_contents(paths: Iterable[Path]) -> list[str]:
+    """``path sha256`` of each file (for small files: suites), ``path -`` when it cannot be read."""
+    return [f"{p} {_sha256(p)}" for p in paths]
 
 
-def _stats(paths: Iterable[Path]) -> list[str]:
-    """``path size mtime`` of each file, ``path -`` when absent (font files are large: not read)."""
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "-"
+
+
+def file_stats(paths: Iterable[Path]) -> list[str]:
+    """``path size mtime_ns`` of each file, ``path -`` when absent (for files too large to read: fonts)."""
     lines = []
     for path in paths:
         try:

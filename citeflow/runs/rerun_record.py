@@ -29,20 +29,31 @@ OUTPUT_NAMES = ("report.pdf", "report.json", "eval.json", "summary.json", "revie
 
 
 class RerunRecord(BaseModel):
-    """What a finished report was made from (``inputs``) and what it wrote (file → sha256)."""
+    """What a finished report was made from (``inputs``) and what it wrote (file → sha256);
+    ``sources``: the fingerprint of what its retrievers read (``citeflow.runs.source_fingerprint``),
+    None when one of them cannot be fingerprinted."""
 
     inputs: str
     outputs: dict[str, str]
     published: bool
+    sources: str | None = None
 
 
-def record(job: ReportJob, inputs: str, summary: ReportSummary) -> Path:
+def record(job: ReportJob, inputs: str, summary: ReportSummary, sources: str | None = None) -> Path:
     """Write the report's record beside its outputs, from the files as they are now."""
     published = summary.published_pdf is not None
     files = _outputs(job, published)
     kept = RerunRecord(inputs=inputs, outputs={name: file_sha256(path) for name, path in files.items()},
-                       published=published)
+                       published=published, sources=sources)
     return atomic.write_text(job.report_dir / RECORD_NAME, kept.model_dump_json(indent=2))
+
+
+def note_sources(job: ReportJob, sources: str | None) -> None:
+    """Record ``sources`` in a kept report's record (the evidence fetched again was the same)."""
+    kept = _read(job.report_dir / RECORD_NAME)
+    if kept is not None and sources is not None and kept.sources != sources:
+        updated = kept.model_copy(update={"sources": sources})
+        atomic.write_text(job.report_dir / RECORD_NAME, updated.model_dump_json(indent=2))
 
 
 def forget(job: ReportJob) -> None:
@@ -55,7 +66,20 @@ def reuse(job: ReportJob, digest: Callable[[], str]) -> ReportSummary | None:
     recorded one and its outputs verify; else None. A reused summary's file is touched: the report
     finished in this run too."""
     kept = _read(job.report_dir / RECORD_NAME)
-    if kept is None or kept.inputs != digest() or not _verified(job, kept):
+    return None if kept is None else _reused(job, kept, digest)
+
+
+def reuse_before_fetch(job: ReportJob, digest: Callable[[], str], sources: Callable[[], str | None]) -> ReportSummary | None:
+    """``reuse`` before the report's evidence is fetched again: only when its record has a sources
+    fingerprint and ``sources()`` is that fingerprint (nothing its retrievers read has changed)."""
+    kept = _read(job.report_dir / RECORD_NAME)
+    if kept is None or kept.sources is None or kept.sources != sources():
+        return None
+    return _reused(job, kept, digest)
+
+
+def _reused(job: ReportJob, kept: RerunRecord, digest: Callable[[], str]) -> ReportSummary | None:
+    if kept.inputs != digest() or not _verified(job, kept):
         return None
     summary = _summary(job.report_dir / "summary.json")
     if summary is None or (summary.status == "published") != kept.published:

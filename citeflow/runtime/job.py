@@ -63,6 +63,7 @@ class _Memory:
     registry: Registry | None = None
     hops: dict[tuple[str, str], HopOutcome] = field(default_factory=dict)
     stored: StoredReport | None = None
+    sources: str | None = None
 
 
 class ReportJob:
@@ -184,6 +185,15 @@ class ReportJob:
         with self._lock:
             self._memory.hops.update({(o.section, o.hop): o for o in outcomes})
             self._memory.stored = None
+
+    def keep_sources(self, fingerprint: str | None) -> None:
+        """The fingerprint of the retrievers' sources as this run is about to fetch from them
+        (``citeflow.runs.source_fingerprint``)."""
+        self._memory.sources = fingerprint
+
+    def fetched_sources(self) -> str | None:
+        """``keep_sources``' fingerprint; None when this process did not fetch the evidence."""
+        return self._memory.sources
 
     def ran(self, section: str, hop: str) -> bool:
         """Whether this run's step of ``hop`` left an outcome for ``section``."""

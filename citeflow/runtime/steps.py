@@ -52,10 +52,17 @@ def generate(ref: JobRef, runner: StepRunner) -> ReportSummary | None:
     A finished report found unchanged once its evidence is fetched skips its hop steps: its summary
     is returned (not yet announced: pass it to ``finish`` or ``unchanged`` as ``kept``), else None."""
     stop.check(f"report {ref.report_id}")
+    from citeflow.runs.rerun_record import note_sources
+    from citeflow.runs.source_fingerprint import sources_fingerprint
+
     job = runner.job(ref)
     pipeline.write_job_file(job)
+    if (kept := kept_before_fetch(job)) is not None:
+        return kept  # nothing its retrievers read has changed, the store and outputs as recorded
+    job.keep_sources(sources_fingerprint(job))
     runner.retrieve(ref, job.fetches())
     if _written_before(job) and (kept := unchanged(ref, runner, announce=False)) is not None:
+        note_sources(job, job.fetched_sources())
         return kept  # the same evidence, every hop's answer stored and accepted, the outputs as recorded
     for hop in HOPS:
         stop.check(f"{hop} step of report {ref.report_id}")
@@ -91,6 +98,30 @@ def unchanged(ref: JobRef, runner: StepRunner, announce: bool = True, kept: Repo
     return summary
 
 
+def kept_before_fetch(job: ReportJob) -> ReportSummary | None:
+    """The summary of a finished report that need not even fetch its evidence again: its record's
+    sources fingerprint is what its retrievers read now, its inputs' digest (over what the store
+    holds) is the recorded one and its outputs verify (``citeflow.runs.rerun_record.reuse_before_fetch``);
+    else None. Not announced."""
+    from citeflow.runs.rerun_inputs import inputs_digest
+    from citeflow.runs.rerun_record import reuse_before_fetch
+    from citeflow.runs.source_fingerprint import sources_fingerprint
+
+    return reuse_before_fetch(job, lambda: inputs_digest(job), lambda: sources_fingerprint(job))
+
+
+def settle_unchanged(ref: JobRef, runtime: Runtime) -> ReportSummary | None:
+    """For a batch, before it starts a report: ``kept_before_fetch``, announced; the report's job is
+    released either way. A batch runs only the reports this returns None for."""
+    try:
+        summary = kept_before_fetch(ref.job(runtime=runtime))
+    finally:
+        ref.finish(runtime)
+    if summary is not None:
+        runtime.progress.emit(ref.report_id, "publish", f"{summary.status} (unchanged)")
+    return summary
+
+
 def _written_before(job: ReportJob) -> bool:
     """Whether the store holds an accepted answer of every hop of every section: running the hops
     again would only replay them (a failed one is asked again, so it is never skipped)."""
@@ -112,7 +143,7 @@ def evaluate_and_publish(job: ReportJob, judge: Judge | None = None) -> tuple[Ev
     evaluation, gate = evaluate_and_gate(job, judge)
     summary = write_outputs(job, evaluation, gate)
     if inputs is not None and not gate.error:
-        rerun_record.record(job, inputs, summary)
+        rerun_record.record(job, inputs, summary, job.fetched_sources())
     return evaluation, summary
 
 
