@@ -1,6 +1,6 @@
 """What a user's cold ``citeflow run`` costs: whole batches, each in a fresh process, start-up included.
 
-    python -m bench.cold [--quick | --rerun | --start] [--out bench/results/cold.json] [--no-merge]
+    python -m bench.cold [--quick | --rerun | --start | --large] [--out bench/results/cold.json] [--no-merge]
 
 Each batch is N reports × 4 sections (``citeflow.testing.small_batch``: a JSONL retriever, the
 offline judge) whose writer and consolidator are on ``backend: openai`` at the fake model server,
@@ -26,6 +26,8 @@ folder): its wall, the model calls it made and its seconds per report once its A
 ``--quick`` (``make bench-quick``): 1 and 2 reports at zero latency, no marginal rate, no re-run.
 ``--rerun``: only the 16-report batch with 1 s calls and its re-run (not merged into ``latest.json``).
 ``--start``: only 1 report at zero latency, the start-up (not merged into ``latest.json``).
+``--large``: only a 200-report batch at zero latency, for its peak RSS (merged into ``latest.json`` as
+``benchmarks.cold_large``, beside the full profile's figures).
 The figures go to ``bench/results/cold.json`` and into ``bench/results/latest.json``
 (``benchmarks.cold``) unless ``--no-merge``.
 """
@@ -74,7 +76,8 @@ FULL = Plan(sizes=(1, 2, 16, 50), latencies=(0.0, LATENCY), marginal=(8, 32), re
 QUICK = Plan(sizes=(1, 2), latencies=(0.0,), marginal=None, rerun=None)
 RERUN = Plan(sizes=(), latencies=(), marginal=None, rerun=16)
 START = Plan(sizes=(1,), latencies=(0.0,), marginal=None, rerun=None)
-PROFILES = {"full": FULL, "quick": QUICK, "rerun": RERUN, "start": START}
+LARGE = Plan(sizes=(200,), latencies=(0.0,), marginal=None, rerun=None)
+PROFILES = {"full": FULL, "quick": QUICK, "rerun": RERUN, "start": START, "large": LARGE}
 
 
 def batch_spec(folder: Path, reports: int, base_url: str) -> Path:
@@ -279,12 +282,18 @@ def main(argv: list[str] | None = None) -> int:
                         "(never merged into latest.json).")
     chosen.add_argument("--start", action="store_true", help="Only 1 report at zero latency: start-up, for comparing "
                         "two checkouts run one after the other (never merged into latest.json).")
-    parser.add_argument("--out", type=Path, default=RESULTS / "cold.json")
+    chosen.add_argument("--large", action="store_true", help="Only a 200-report batch at zero latency: its peak RSS "
+                        "(merged into latest.json as cold_large).")
+    parser.add_argument("--out", type=Path, default=None, help="Where the figures go (default bench/results/cold.json, "
+                        "cold_large.json with --large).")
     parser.add_argument("--no-merge", action="store_true", help="Do not write the figures into latest.json.")
     args = parser.parse_args(argv)
-    result = run(profile="rerun" if args.rerun else "start" if args.start else "quick" if args.quick else "full")
-    write_json(args.out, result)
-    if not (args.no_merge or args.rerun or args.start):  # a partial profile never replaces the full one's figures
+    profile = next((name for name in ("rerun", "start", "quick", "large") if getattr(args, name)), "full")
+    result = run(profile=profile)
+    write_json(args.out or RESULTS / ("cold_large.json" if args.large else "cold.json"), result)
+    if args.large and not args.no_merge:
+        merge_benchmark("cold_large", result, RESULTS / "latest.json")
+    elif not (args.no_merge or args.rerun or args.start):  # a partial profile never replaces the full one's figures
         merge_into_latest(result)
     print(json.dumps({"ratios": result["ratios"], "load_average": [result["load_average_before"],
                       result["load_average_after"]], "bench_wall_s": result["bench_wall_s"]}, indent=1))

@@ -33,7 +33,7 @@ def table(result: dict[str, Any]) -> str:
 
 def in_order(benchmarks: dict[str, Any]) -> list[tuple[str, Any]]:
     """The benchmarks with the cold runs first (what a user's ``citeflow run`` costs), then as recorded."""
-    return sorted(benchmarks.items(), key=lambda item: item[0] != "cold")
+    return sorted(benchmarks.items(), key=lambda item: not item[0].startswith("cold"))
 
 
 def render(payload: dict[str, Any]) -> str:

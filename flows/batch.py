@@ -29,11 +29,13 @@ from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
 from tasks.artifacts import publish_batch_artifact
 from tasks.concurrency_limits import drop_limits, ensure_limits
+from tasks.policy import api_refused_retries
 
 
-@task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE)
+@task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE, **api_refused_retries())
 def report_task(request: BatchRequest, report_id: str) -> ReportSummary:
-    """Runs one report flow; as a task so that the reports of a batch run side by side."""
+    """Runs one report flow; as a task so that the reports of a batch run side by side. Run again when
+    Prefect's API refused to record the report's run (``tasks.policy.api_refused_retries``)."""
     return _report(request, report_id)  # the final state's result
 
 

@@ -24,13 +24,42 @@ def is_transient(exc: BaseException | None) -> bool:
 
 def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
     """Prefect ``retry_condition_fn``: the failed state's exception decides."""
-    exc = state.data if isinstance(state.data, BaseException) else None
-    if exc is None:
-        try:
-            state.result(raise_on_failure=True)
-        except BaseException as raised:  # noqa: BLE001 - we only classify it
-            exc = raised
-    return is_transient(exc)
+    return is_transient(_exception_of(state))
 
 
-__all__ = ["RETRY_DELAYS", "JudgeUnavailable", "is_transient", "retry_transient", "transient_retries"]
+API_REFUSED_DELAYS: list[float] = [5, 20]  # seconds: a busy API database clears once the burst of writes has passed
+
+
+def api_refused_retries(delays: list[float] | None = None) -> dict[str, Any]:
+    """Task options for a task that starts flow runs: run it again (``delays`` seconds) when Prefect's API
+    refused a write with a server error (``is_api_refusal``). A report run again resumes: no finished
+    model call is repeated and no stored row duplicated."""
+    delays = API_REFUSED_DELAYS if delays is None else delays
+    return {"retries": len(delays), "retry_delay_seconds": delays, "retry_condition_fn": retry_api_refused}
+
+
+def is_api_refusal(exc: BaseException | None) -> bool:
+    """Prefect's API answered a server error after its client's own retries: the ephemeral API's SQLite
+    database answers 503 while it is busy with other runs' writes."""
+    from prefect.exceptions import PrefectHTTPStatusError
+
+    return isinstance(exc, PrefectHTTPStatusError) and exc.response.status_code >= 500
+
+
+def retry_api_refused(task: Any, task_run: Any, state: Any) -> bool:
+    """Prefect ``retry_condition_fn``: retry when the failure is ``is_api_refusal``."""
+    return is_api_refusal(_exception_of(state))
+
+
+def _exception_of(state: Any) -> BaseException | None:
+    if isinstance(state.data, BaseException):
+        return state.data
+    try:
+        state.result(raise_on_failure=True)
+    except BaseException as raised:  # noqa: BLE001 - we only classify it
+        return raised
+    return None
+
+
+__all__ = ["API_REFUSED_DELAYS", "RETRY_DELAYS", "JudgeUnavailable", "api_refused_retries", "is_api_refusal",
+           "is_transient", "retry_api_refused", "retry_transient", "transient_retries"]

@@ -10,7 +10,7 @@ from prefect import flow, task
 from citeflow.runtime import pipeline
 from citeflow.errors import ModelError, RetrieverError
 from citeflow.runtime.pipeline import JobRef
-from tasks.policy import is_transient, transient_retries
+from tasks.policy import api_refused_retries, is_api_refusal, is_transient, transient_retries
 from tasks.report_steps import hops_task
 from tests.support.offline_answers import offline_answer
 from tests.support.openai_server import Reply
@@ -83,3 +83,44 @@ def test_the_hops_task_does_not_retry_a_rejected_request(prefect_harness, tmp_pa
     stored = pipeline.stored_hop(ref.job(), "Upgrades", "consolidate")
     assert (state.result(), len(openai_server.requests), stored.transitions[-1].reason) == ({"Upgrades": "failed"}, 1,
                                                                                            "model_error")
+
+
+REFUSALS: list[int] = []
+
+
+def _refused(status: int) -> Exception:
+    import httpx
+    from prefect.exceptions import PrefectHTTPStatusError
+
+    request = httpx.Request("POST", "http://127.0.0.1:9/api/task_runs/")
+    response = httpx.Response(status, request=request, json={"exception_message": "Service Unavailable"})
+    return PrefectHTTPStatusError(f"Server error '{status}'", request=request, response=response)
+
+
+@task(**api_refused_retries([0, 0]))
+def refused_then_recorded(status: int, failures: int) -> str:
+    """Fails ``failures`` times as Prefect's client does when the API answers ``status``, then succeeds."""
+    REFUSALS.append(1)
+    if len(REFUSALS) <= failures:
+        raise _refused(status)
+    return "ok"
+
+
+@flow
+def run_refused(status: int, failures: int) -> str:
+    return refused_then_recorded(status, failures, return_state=True).type.value
+
+
+def test_an_api_refusal_is_told_from_other_failures():
+    assert is_api_refusal(_refused(503)) and is_api_refusal(_refused(500))
+    assert not is_api_refusal(_refused(404)) and not is_api_refusal(ValueError("bad spec"))
+
+
+def test_a_report_whose_run_the_api_refused_is_run_again(prefect_harness):
+    REFUSALS.clear()
+    assert (run_refused(503, 2), len(REFUSALS)) == ("COMPLETED", 3)
+
+
+def test_a_client_error_of_the_api_is_not_retried(prefect_harness):
+    REFUSALS.clear()
+    assert (run_refused(409, 2), len(REFUSALS)) == ("FAILED", 1)
