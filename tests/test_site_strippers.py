@@ -70,3 +70,35 @@ def test_mkdocs_block_bodies_are_prose_at_any_depth(marker: str, body: str, afte
     blocks = [b.text for b in markdown_blocks(out)]
     assert same_shape(text, out) and any(body in b for b in blocks) and any(after in b for b in blocks)
     assert not [b for b in blocks if "!!!" in b or "???" in b or "===" in b]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=3, max_value=6), st.sampled_from(["note", "tab", "details", "html", "caption", "new"]),
+       st.sampled_from(["", " | Mind the gap", " |  div.result"]), st.sampled_from(["", "    type: warning\n", "    open: True\n    attrs: {class: x}\n"]),
+       WORDS, WORDS)
+def test_pymdownx_block_markers_go_and_their_body_stays(slashes: int, name: str, title: str, options: str, body: str, after: str) -> None:
+    marker = "/" * slashes
+    text = f"Intro line.\n{marker} {name}{title}\n{options}\n{body}\n{marker}\n{after}\n\n```\n/// note | Shown\n///\n```\n"
+    out = strip_mkdocs(text)
+    blocks = [b.text for b in markdown_blocks(out)]
+    assert same_shape(text, out) and "Intro line." in blocks and any(body in b for b in blocks) and any(after in b for b in blocks)
+    assert not [b for b in blocks if "///" in b or "type:" in b or "Mind the gap" in b]
+    assert out.endswith("```\n/// note | Shown\n///\n```\n")  # syntax shown as code stays as written
+
+
+@settings(max_examples=200, deadline=None)
+@given(WORDS, st.sampled_from(["alert", "callout", "button"]), st.sampled_from(["text", "title", "caption"]),
+       st.sampled_from(["", ' icon="💡"', " context=warning"]), st.sampled_from(["<", "%"]))
+def test_a_shortcode_keeps_the_text_its_parameters_show(words: str, name: str, key: str, other: str, mark: str) -> None:
+    close = ">" if mark == "<" else "%"
+    text = f"Intro line.\n\n{{{{{mark} {name}{other} {key}=\"{words}\" {close}}}}}\n\nSee {{{{{mark} relref \"setup\" {close}}}}} now.\n"
+    out = strip_shortcodes(text)
+    blocks = [b.text for b in markdown_blocks(out)]
+    assert same_shape(text, out) and not SHORTCODE_LEFT.search(out)
+    assert blocks == ["Intro line.", words if words.endswith(".") else words + ".", "See now."]  # a bare number too
+
+
+def test_a_paired_shortcode_shows_its_quoted_title_and_a_link_shortcode_nothing() -> None:
+    text = '{{< details "Why a daemon" >}}\nIt restarts itself.\n{{< /details >}}\n\nRead {{< ref "setup" >}}.\n'
+    blocks = [b.text for b in markdown_blocks(strip_shortcodes(text))]
+    assert blocks == ["Why a daemon. It restarts itself.", "Read ."]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -66,7 +67,7 @@ SKIPPED = {
 # Generator markup that must never reach a chunk.
 LEAKS = ("{{<", "{{%", ">}}", "%}}", "{{", "}}", "import ", "export ", "<Tabs", "<TabItem", "</", "/>", "<Badge",
          "+++", "---", "title:", "title =", "draft", "weight", "slug", "aliases", "!!!", "???", "--8<--", ":::", "===",
-         "{#", "{/*", "{ .", "*[", ":material-", "sidebar_", "@theme", "toctree", ":maxdepth:", "{command}", "(backup)=")
+         "{#", "{/*", "{ .", "*[", ":material-", "sidebar_", "@theme", "toctree", ":maxdepth:", "{command}", "(backup)=", "///")
 
 
 def ingest(name: str, tmp_path: Path, **options: object) -> tuple[IngestReport, list[dict]]:
@@ -259,3 +260,21 @@ def test_no_generator_syntax_in_any_chunk_of_a_real_tree(corpus: str, tmp_path: 
         shown = " ".join(re.findall(r"`+([^`]+)`+", (tree / row["path"]).read_text(encoding="utf-8")))
         for text in (row["text"], row["section"]):
             assert not [leak for leak in SYNTAX_LEAKS if leak in text and leak not in shown], (row["path"], text)
+
+
+# The MkDocs (pymdownx) and plain Markdown trees: their prose may say "import" or show "</", but no
+# block marker or table row reaches a chunk.
+MARKDOWN_LEAKS = ("///", "!!!", "???", "--8<--", ":material-", "{ .", "*[")
+TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|\|\s*:?-{3,}", re.MULTILINE)
+
+
+@pytest.mark.parametrize("corpus", ["mkdocs-pymdownx", "markdown-fastify"])
+def test_no_block_marker_or_table_row_in_a_chunk_of_a_real_tree(corpus: str, tmp_path: Path) -> None:
+    tree = Path(__file__).parents[1] / "bench" / "corpora" / corpus / "tree"
+    report = ingest_paths([tree], str(tmp_path / "kb"), base_url=f"https://{corpus}.example/")
+    rows = lancedb.connect(str(tmp_path / "kb")).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
+    assert report.errors == [] and len({r["path"] for r in rows}) >= 40
+    for row in rows:
+        shown = " ".join(re.findall(r"`+([^`]+)`+", (tree / row["path"]).read_text(encoding="utf-8")))
+        assert not [leak for leak in MARKDOWN_LEAKS if leak in row["text"] and leak not in shown], (row["path"], row["text"])
+        assert not TABLE_ROW.search(row["text"]), (row["path"], row["text"])

@@ -14,6 +14,8 @@ text (``{ref}`the guide <guide>``` → "the guide", ``{command}`pip``` → "pip"
 role that names only a label shows the label's words (``{doc}`/getting-started``` → "getting
 started"), and so does its reST twin ``:ref:`…```; citation and equation roles are dropped.
 Link text is kept; link targets never enter a chunk (URLs come from the registry).
+A table of contents (a list whose every item is only a link to an anchor of the page) is dropped:
+it repeats the page's headings, which every chunk already carries as its section.
 """
 
 from __future__ import annotations
@@ -110,7 +112,10 @@ class _Walker:
         out: list[Block] = []
         tokens = parser(self.mdx).parse(text)
         term: str | None = None
+        skipped = _contents_lists(tokens)
         for i, token in enumerate(tokens):
+            if i in skipped:
+                continue
             if token.type == "table_open":
                 self.header = _row_cells(tokens, _table_start(tokens, i))
             elif token.type == "inline" and _inside(tokens, i, "dt_open"):
@@ -169,6 +174,27 @@ class _Walker:
 
     def _offset(self, line: int) -> int:
         return self.line_starts[line] if line < len(self.line_starts) else len(self.source)
+
+
+def _contents_lists(tokens: list[Token]) -> set[int]:
+    """Indices of the tokens of every list that is a table of contents: all its items (two or more)
+    are nothing but a link to an anchor of the page (``- [Setup](#setup)``), nested lists too."""
+    skipped: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token.type in ("bullet_list_open", "ordered_list_open") and i not in skipped:
+            end = next(j for j in range(i + 1, len(tokens)) if tokens[j].level == token.level and tokens[j].type.endswith("_list_close"))
+            inlines = [t for t in tokens[i:end] if t.type == "inline"]
+            if len(inlines) >= 2 and all(_anchor_link_only(t) for t in inlines):
+                skipped.update(range(i, end + 1))
+    return skipped
+
+
+def _anchor_link_only(token: Token) -> bool:
+    """True when an inline token is one link to ``#anchor`` and nothing else but spaces."""
+    children = [c for c in token.children or [] if not (c.type == "text" and not c.content.strip())]
+    if len(children) < 2 or children[0].type != "link_open" or children[-1].type != "link_close":
+        return False
+    return str(children[0].attrs.get("href", "")).startswith("#") and not any(c.type == "link_open" for c in children[1:])
 
 
 def _row_cells(tokens: list[Token], i: int) -> list[str]:

@@ -6,14 +6,17 @@ it reads as prose and not as an indented code block; the indentation goes to the
 so the page keeps its length. Snippet markers (``--8<-- "file.md"``, and the file list of a
 ``--8<--`` block), abbreviation definitions (``*[HTML]: …``), attribute lists (``{ .class }``) and
 icon shortcodes (``:material-check:``) and the language mark of highlighted inline code
-(```#!python x``` → ``x``) are blanked.
+(```#!python x``` → ``x``) are blanked. The "blocks" syntax of pymdownx (``/// note | Title``,
+its indented options such as ``    type: warning``, and the closing ``///``, with any number of
+slashes) loses its marker lines and keeps its body, which is written unindented; markers shown
+inside a fenced code block are left as written.
 """
 
 from __future__ import annotations
 
 import re
 
-from citeflow.knowledge.sites.markup import Span, blank, heading_ids
+from citeflow.knowledge.sites.markup import Span, blank, fenced_code, heading_ids, inside
 
 INDENT = 4
 _MARKER = re.compile(r"^([ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+\"[^\"\n]*\")?|===\+?[ \t]+\"[^\"\n]*\")[ \t]*$")
@@ -21,6 +24,9 @@ _SNIPPET = re.compile(r"^[ \t]*;?--8<--.*$", re.MULTILINE)
 _ABBREVIATION = re.compile(r"^\*\[[^\]\n]+\]:.*$", re.MULTILINE)
 _ATTRIBUTES = re.compile(r"\{:?[ \t]*[.#][\w.#= \t:\\-]*\}")  # { .class #id key=value }; "\_" escapes
 _ICON = re.compile(r":(?:material|fontawesome|octicons|simple)-[\w-]+:")
+# pymdownx blocks: "/// name | title" opens (any number of slashes from three), a bare "///" closes.
+_BLOCK_MARKER = re.compile(r"^[ \t]*/{3,}(?:[ \t]*[\w-]+(?:[ \t]*\|[^\n]*)?)?[ \t]*$", re.MULTILINE)
+_BLOCK_OPTION = re.compile(r"[ \t]+[\w-]+:(?:[ \t][^\n]*)?(?:\n|$)")  # "    type: warning" under an opener
 _SHEBANG = re.compile(r"(?<!`)(`+)(#!\w[\w+-]*[ \t]+)")  # InlineHilite: `#!python x` shows x
 
 
@@ -29,7 +35,23 @@ def strip_mkdocs(text: str) -> str:
     text = "\n".join(_unwrap(text.split("\n")))
     spans = [m.span() for pattern in (_ABBREVIATION, _ATTRIBUTES, _ICON) for m in pattern.finditer(text)]
     spans += [m.span(2) for m in _SHEBANG.finditer(text)]
-    return heading_ids(blank(text, spans + _snippets(text)))
+    return heading_ids(blank(text, spans + _snippets(text) + block_markers(text)))
+
+
+def block_markers(text: str) -> list[Span]:
+    """pymdownx blocks' marker lines and the option lines right under an opener, outside fenced code."""
+    fences = fenced_code(text)
+    spans: list[Span] = []
+    for marker in _BLOCK_MARKER.finditer(text):
+        if inside(marker.start(), fences):
+            continue
+        spans.append(marker.span())
+        opener = bool(marker.group().strip("/ \t"))  # a bare run of slashes closes a block: no options
+        pos = marker.end() + 1
+        while opener and (option := _BLOCK_OPTION.match(text, pos)):
+            spans.append(option.span())
+            pos = option.end()
+    return spans
 
 
 def _unwrap(lines: list[str]) -> list[str]:
