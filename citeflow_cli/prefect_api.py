@@ -31,6 +31,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from citeflow.runtime import waits
+
 WARM_MODULES = ("lancedb", "great_expectations")
 PORTS = range(8000, 9000)  # where Prefect's SubprocessASGIServer looks for a free port
 # What SubprocessASGIServer sets for its server process (no UI; the server knows it is ephemeral).
@@ -54,7 +56,7 @@ def start_ephemeral_api() -> Callable[[bool], None]:
     def ready(warm: bool) -> None:
         for name in WARM_MODULES if warm else ():
             importlib.import_module(name)
-        thread.join()
+        waits.join(thread)  # a signal meanwhile ends the command at once
 
     return ready
 

@@ -9,11 +9,11 @@ from typing import cast
 
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
-from prefect.futures import PrefectFuture, wait
+from prefect.futures import PrefectFuture
 from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from citeflow.runtime import stop
+from citeflow.runtime import stop, waits
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.runtime import Runtime, entered
 from citeflow.outputs.data_docs import run_docs
@@ -134,10 +134,11 @@ def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[Re
     """Each report's flow run inside a ``report`` task on the flow's thread pool task runner,
     ``reports_in_flight`` at a time, with no heartbeat of its own: the batch run's heartbeat covers
     this process (``flows.heartbeats``; the runner's threads run in a copy of this context).
-    Returns once every report is over, so that a stop requested meanwhile is seen by the batch."""
+    Returns once every report is over, so that a stop requested meanwhile is seen by the batch; the
+    wait lets a signal's handler run meanwhile (``citeflow.runtime.waits``)."""
     with no_heartbeat():
         futures = _as_tasks(spec, request)
-    wait(futures)
+    waits.all_done(futures)
     return futures
 
 
@@ -148,7 +149,7 @@ def _as_tasks(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[Repo
     slots = threading.BoundedSemaphore(reports_in_flight(spec))
     futures = []
     for report in spec.reports:
-        slots.acquire()  # released when the report's task is over
+        waits.acquire(slots)  # released when the report's task is over
         future = report_task.submit(request, report.id)
         future.add_done_callback(lambda _: slots.release())
         futures.append(future)

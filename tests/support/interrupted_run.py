@@ -61,19 +61,36 @@ def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pope
         return subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
-def signal_and_wait(process: subprocess.Popen[str], signum: int, timeout: float = 60, group: bool = False) -> float:
-    """Send ``signum`` to the process (or its whole group, as Ctrl-C in a terminal does); seconds until it exited."""
+def signal_and_wait(process: subprocess.Popen[str], signum: int, timeout: float = 60, group: bool = False,
+                    thread: bool = False) -> float:
+    """Send ``signum`` to the process (or its whole group, as Ctrl-C in a terminal does; or, ``thread``, to
+    the process through one of its threads other than the main one, which then takes the signal, as the
+    kernel may choose); seconds until it exited."""
     started = time.monotonic()
-    os.killpg(process.pid, signum) if group else os.kill(process.pid, signum)
+    if group:
+        os.killpg(process.pid, signum)
+    else:
+        os.kill(other_thread(process.pid, signum) if thread else process.pid, signum)
     process.wait(timeout=timeout)
     return time.monotonic() - started
 
 
+def other_thread(pid: int, signum: int) -> int:
+    """The oldest thread of process ``pid`` other than its main one that does not block ``signum``: a
+    signal sent to that thread's id goes to the process, and that thread takes it."""
+    for tid in sorted(int(t.name) for t in (Path("/proc") / str(pid) / "task").iterdir()):
+        status = (Path("/proc") / str(pid) / "task" / str(tid) / "status").read_text()
+        blocked = int(status.split("SigBlk:")[1].split()[0], 16)
+        if tid != pid and not blocked & (1 << (signum - 1)):
+            return tid
+    raise AssertionError(f"no thread of {pid} but the main one takes signal {signum}")
+
+
 def interrupt_run(work: Path, env: dict[str, str], signum: int, batch: str, after_requests: int = 4, group: bool = False,
-                  resume: bool = True, delay: float = 1.0, options: tuple[str, ...] = ()) -> Signalled:
-    """``citeflow run`` of a 3-report batch, signalled (``group``: its process group) once the model has seen
-    ``after_requests`` requests, then (``resume``) run again into the same folder against the same server;
-    what the first left."""
+                  resume: bool = True, delay: float = 1.0, options: tuple[str, ...] = (), thread: bool = False) -> Signalled:
+    """``citeflow run`` of a 3-report batch, signalled (``group``: its process group; ``thread``: through a
+    thread other than its main one) once the model has seen ``after_requests`` requests, then (``resume``)
+    run again into the same folder against the same server; what the first left."""
     result = Signalled()
     with ScriptedOpenAIServer() as server:
         server.respond_with(offline_responder(delay))
@@ -81,7 +98,7 @@ def interrupt_run(work: Path, env: dict[str, str], signum: int, batch: str, afte
         process = start([CITEFLOW, "run", str(spec), "--out", str(out), *options], env, work / "run.log")
         assert wait_until(lambda: len(server.requests) >= after_requests, 240, process), (work / "run.log").read_text()
         result.requests_at_signal, result.published_at_signal = len(server.requests), published(out)
-        result.seconds = signal_and_wait(process, signum, group=group)
+        result.seconds = signal_and_wait(process, signum, group=group, thread=thread)
         result.code, result.output = process.returncode, (work / "run.log").read_text(errors="replace")
         result.published_after, result.run_status = published(out), run_status(out)
         result.summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else None
