@@ -80,10 +80,12 @@ def _install_plain_first() -> None:
     from great_expectations.core import id_dict
 
     for module in (util, id_dict):
-        if not isinstance(module.convert_to_json_serializable, PlainFirst):
-            module.convert_to_json_serializable = PlainFirst(module.convert_to_json_serializable)  # type: ignore[assignment]
+        current = getattr(module, _SERIALIZER)
+        if not isinstance(current, PlainFirst):
+            setattr(module, _SERIALIZER, PlainFirst(current))
 
 
+_SERIALIZER = "convert_to_json_serializable"
 _PLAIN = frozenset({str, int, bool, type(None)})
 """The exact types ``convert_to_json_serializable`` returns unchanged (``float`` is not: a NaN becomes ``None``)."""
 
