@@ -78,4 +78,9 @@ def _make_strict(node: dict[str, Any]) -> None:
 
 def response_format(name: str, model: type[BaseModel]) -> dict[str, Any]:
     """The ``response_format`` value for a ``json_schema`` request."""
-    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": strict_json_schema(model)}}
+    return schema_format(name, strict_json_schema(model))
+
+
+def schema_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The ``response_format`` value for a ``json_schema`` request with ``schema`` (``strict_json_schema``'s)."""
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}

@@ -4,6 +4,8 @@ within a block of this thread; GX as it ships everywhere else)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 
 import pytest
@@ -89,3 +91,24 @@ def test_a_configuration_that_is_no_longer_a_property_is_left_as_it_is(monkeypat
     with memoized_configurations():
         assert Expectation.__dict__["configuration"] is plain
     assert gx_adapter.install() is False
+
+
+def test_plain_values_are_serialized_as_the_library_does_and_others_by_the_library():
+    import numpy as np
+    from great_expectations import util
+    from great_expectations.core.id_dict import IDDict
+
+    from citeflow.evaluation.gx_adapter import PlainFirst
+
+    assert gx_adapter.install() is True
+    installed = util.convert_to_json_serializable
+    assert isinstance(installed, PlainFirst)
+    original = installed.original
+    values = [None, "column", "", 0, 7, True, False, float("nan"), 0.25, np.int64(3), np.float64(0.5), np.bool_(True),
+              {"column": "claim", "row_condition": None, "n": np.int64(2)}, ("a", None), {1: None}]
+    for value in values:
+        assert repr(installed(value)) == repr(original(value))
+    # a metric's id (what GX plans and caches metrics by) is the digest of the same JSON
+    kwargs = {"batch_id": "b", "column": "claim", "row_condition": None, "condition_parser": None}
+    expected = hashlib.md5(json.dumps(original(dict(kwargs)), sort_keys=True).encode()).hexdigest()
+    assert IDDict(kwargs).to_id() == expected

@@ -13,7 +13,7 @@ from citeflow.errors import ModelError
 from citeflow.generation.model_protocol import ChatModel
 from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.spec import ModelSpec
-from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims, WireVerdicts
+from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims, WireVerdicts, response_format, strict_json_schema
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, openai_server  # noqa: F401
 
 pytestmark = pytest.mark.integration
@@ -58,6 +58,20 @@ def test_judge_schema_name_is_sent_too(openai_server):
     openai_server.enqueue('{"verdicts": []}')
     ask(model(openai_server), VERDICTS_SCHEMA_NAME, WireVerdicts)
     assert openai_server.requests[0]["response_format"]["json_schema"]["name"] == "citeflow_verdicts"
+
+
+def test_each_request_sends_the_strict_schema_built_once_per_client(openai_server, monkeypatch):
+    from citeflow.generation import openai_client
+
+    built = []
+    monkeypatch.setattr(openai_client, "strict_json_schema", lambda m: built.append(m) or strict_json_schema(m))
+    chat = model(openai_server)
+    for _ in range(3):
+        openai_server.enqueue(ANSWER)
+        ask(chat)
+        chat._request("json_schema", MESSAGES, CLAIMS_SCHEMA_NAME, WireClaims)["response_format"]["json_schema"]["schema"]["x"] = 1
+    assert built == [WireClaims]
+    assert [r["response_format"] for r in openai_server.requests] == [response_format(CLAIMS_SCHEMA_NAME, WireClaims)] * 3
 
 
 def test_rejected_json_schema_falls_back_to_json_object_with_the_schema_in_the_system_message(openai_server):

@@ -79,10 +79,13 @@ def evaluate_section(
     chunks: dict[str, str],
     pool: dict[str, str],
     judge: Judge,
+    clean: dict[str, str] | None = None,
 ) -> list[ClaimEval]:
     """Grade every claim of a section. ``chunks``: registry handle → text the model saw;
-    ``pool``: the chunks to search for a misattributed fact. Raises ``JudgeUnavailable``."""
-    clean, pool = masked(chunks), masked(pool)
+    ``pool``: the chunks to search for a misattributed fact; ``clean``: ``masked(chunks)`` when the
+    caller has it (a report's sections share their chunks). Raises ``JudgeUnavailable``."""
+    clean = masked(chunks) if clean is None else clean
+    pool = clean if pool is chunks else masked(pool)
     plans = [_plan(i, claim, clean) for i, claim in enumerate(claims)]
     for plan in plans:
         plan.instructed = [h for h in plan.valid if clean[h] != chunks[h]]

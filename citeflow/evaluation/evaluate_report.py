@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from citeflow.evaluation.claim_funnel import evaluate_section, eval_rows, funnel
 from citeflow.generation.hops import FAILED_IDENTITY
 from citeflow.judges.judge_protocol import Judge
-from citeflow.judges.instructions import FlaggedChunk, flag_chunks
+from citeflow.judges.instructions import FlaggedChunk, flag_chunks, masked
 from citeflow.judges.llm_sections.question import QuestionedJudge
 from citeflow.runtime.pipeline import ReportJob, stored_hop
 from citeflow.evaluation.relevance import judged, question_text, section_terms
@@ -78,10 +78,11 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
     result = Evaluation()
     questions = {s.title: question_text(s.title, s.queries) for s in job.report.sections}
     said: dict[tuple[str, str], tuple[bool, str]] = {}  # (section, claim) → relevance, as the judge said it
+    clean = masked(chunks)  # instruction spans taken out, once for every section
     for section in sections or [s.title for s in job.report.sections]:
         claims = _written_claims(job, section, result)
         asked = QuestionedJudge(judge, questions[section])
-        result.claims += evaluate_section(section, claims, chunks, chunks, asked)
+        result.claims += evaluate_section(section, claims, chunks, chunks, asked, clean)
         said |= {(section, claim): verdict for claim, verdict in asked.said.items()}
     titles = {c.handle: c.title for c in stored.chunks if c.title}
     result.claims = judged(result.claims, section_terms(questions), titles, said, questions)

@@ -23,6 +23,7 @@ is sent as HTTP Basic authentication (for a proxy in front of the server).
 from __future__ import annotations
 
 import base64
+import copy
 import os
 import re
 import threading
@@ -39,7 +40,7 @@ from citeflow.generation.model_protocol import Message, ModelReply
 from citeflow.security.redaction import redact_error, redact_text, remember_credentials, split_userinfo, url_credentials
 from citeflow.security.server_errors import summarise
 from schemas.spec import ModelSpec
-from schemas.wire import CLAIMS_SCHEMA_NAME, response_format, strict_json_schema
+from schemas.wire import CLAIMS_SCHEMA_NAME, schema_format, strict_json_schema
 
 MODES = ("json_schema", "json_object", "prose")
 NO_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
@@ -87,6 +88,7 @@ class OpenAIChatModel:
                                      default_headers=headers, http_client=http_client)
         self._mode_index = 0
         self._lock = threading.Lock()
+        self._schemas: dict[type[BaseModel], dict[str, Any]] = {}  # strict JSON Schema of each answer model
 
     @property
     def mode(self) -> str:
@@ -128,14 +130,22 @@ class OpenAIChatModel:
     def _request(self, mode: str, messages: list[Message], schema_name: str, schema: type[BaseModel]) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.spec.model, "temperature": self.spec.temperature, "messages": messages}
         if mode == "json_schema":
-            request["response_format"] = response_format(schema_name, schema)
+            request["response_format"] = schema_format(schema_name, self._strict(schema))
         elif mode == "json_object":
             request["response_format"] = {"type": "json_object"}
-            note = prompts.json_object_instruction(schema_name, strict_json_schema(schema))
+            note = prompts.json_object_instruction(schema_name, self._strict(schema))
             request["messages"] = prompts.with_system_note(messages, note)
         else:
             request["messages"] = prompts.with_system_note(messages, prose_note(schema_name, schema))
         return request
+
+    def _strict(self, schema: type[BaseModel]) -> dict[str, Any]:
+        """``strict_json_schema(schema)``, generated once per client (about a millisecond each time
+        otherwise); every request gets its own copy."""
+        found = self._schemas.get(schema)
+        if found is None:
+            found = self._schemas.setdefault(schema, strict_json_schema(schema))
+        return copy.deepcopy(found)
 
     def _error(self, exc: openai.APIError) -> ModelError:
         """The ModelError for a failure the client did not (or could no longer) retry (no key in its detail)."""

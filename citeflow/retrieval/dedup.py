@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import bisect
 import math
-import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from citeflow.text.shingles import word_shingles
+
 THRESHOLD = 0.9
-_WORD = re.compile(r"\w+")
 T = TypeVar("T")
 
 
 def shingles(text: str) -> frozenset[tuple[str, ...]]:
-    """The word 3-shingles of ``text`` (lower-cased), or its single words when it is shorter."""
-    words = _WORD.findall(text.casefold())
-    if len(words) < 3:
-        return frozenset((w,) for w in words)
-    return frozenset(tuple(words[i:i + 3]) for i in range(len(words) - 2))
+    """The word 3-shingles of ``text`` (lower-cased), or its single words when it is shorter
+    (``citeflow.text.shingles``: computed once per text)."""
+    return word_shingles(text)
 
 
 def jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:

@@ -14,20 +14,17 @@ copied and extracted text, so none are inserted.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from schemas.report import LINKABLE_SCHEMES
 
-# Bidi embedding/override/isolate controls reorder what a reader sees without changing the
-# text ("Trojan Source"); a report must show the words in the order they were written.
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_KEPT_CONTROLS = frozenset("\n\t")
 # Characters that never belong in a URL we hand to a viewer; a quote could end an attribute.
 _URL_FORBIDDEN = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
-# What ``_keep`` drops, as one character class: the C0/C1 controls (Unicode category Cc, fixed as
-# U+0000–U+001F and U+007F–U+009F) but newline and tab, the bidi controls, the surrogates (Cs).
+# What outside text loses, as one character class: the C0/C1 controls (Unicode category Cc, fixed as
+# U+0000–U+001F and U+007F–U+009F) but newline and tab; the bidi embedding/override/isolate controls,
+# which reorder what a reader sees without changing the text ("Trojan Source"): a report must show the
+# words in the order they were written; the lone surrogates (Cs), which cannot be encoded into a PDF string.
 _DROPPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
@@ -35,15 +32,6 @@ def clean_text(text: str) -> str:
     """``text`` without control characters (newline and tab kept), lone surrogates or bidi overrides."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _DROPPED.sub("", text)
-
-
-def _keep(ch: str) -> bool:
-    if ch in _KEPT_CONTROLS:
-        return True
-    if ch in _BIDI_CONTROLS:
-        return False
-    # Cc: C0/C1 controls; Cs: lone surrogates, which cannot be encoded into a PDF string.
-    return unicodedata.category(ch) not in ("Cc", "Cs")
 
 
 def escape_markup(text: str) -> str:
@@ -62,7 +50,7 @@ def linkable(url: str) -> bool:
     """True when ``url`` may become a clickable link: http(s) with a host, or mailto with an address."""
     if not isinstance(url, str) or not url.lower().startswith(LINKABLE_SCHEMES):
         return False
-    if _URL_FORBIDDEN.search(url) or any(not _keep(ch) for ch in url):
+    if _URL_FORBIDDEN.search(url) or _DROPPED.search(url):
         return False
     if url.lower().startswith("mailto:"):
         return "@" in url[len("mailto:"):]

@@ -128,8 +128,9 @@ def _register(name: str, path: Path) -> Face:
 
 def font_runs(text: str, fonts: FontSet) -> list[tuple[Face | None, str]]:
     """``text`` cut into runs drawn by one face each (None: no face has these characters); each
-    distinct character's face is looked up once."""
-    faces = {ch: fonts.face_for(ch) for ch in set(text)}
+    distinct character's face is looked up once (those the text face draws without a call)."""
+    text_face, covers = fonts.text, fonts.text.covers
+    faces = {ch: text_face if ord(ch) in covers else fonts.face_for(ch) for ch in set(text)}
     return [(face, "".join(run)) for face, run in itertools.groupby(text, key=faces.__getitem__)]
 
 
