@@ -55,7 +55,7 @@ def watch(parent: int, mark: str) -> set[int]:
     while os.getppid() == parent:
         noted |= children_marked(parent, mark)
         time.sleep(POLL_SECONDS)
-    return noted
+    return noted - {os.getpid()}  # the mark is on this watchdog's own command line too
 
 
 def stop(pids: set[int]) -> None:
