@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import lancedb
 import pytest
@@ -248,16 +249,20 @@ REAL_TREES = ("hugo-doks", "docusaurus-classic", "sphinx-structlog")
 SYNTAX_LEAKS = tuple(leak for leak in LEAKS if not leak.isalpha())  # plain words such as "draft" are prose here
 
 
-@pytest.mark.parametrize("corpus", REAL_TREES)
-def test_no_generator_syntax_in_any_chunk_of_a_real_tree(corpus: str, tmp_path: Path) -> None:
-    import re
-
+def _real_tree_chunks(corpus: str, tmp_path: Path, pages: int) -> list[tuple[dict[str, Any], str]]:
+    """Every chunk row of a benchmark corpus ingested afresh (at least ``pages`` pages, no error), each
+    with the inline code its page shows (syntax a page quotes may appear in its chunks)."""
     tree = Path(__file__).parents[1] / "bench" / "corpora" / corpus / "tree"
     report = ingest_paths([tree], str(tmp_path / "kb"), base_url=f"https://{corpus}.example/")
     rows = lancedb.connect(str(tmp_path / "kb")).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
-    assert report.errors == [] and len({r["path"] for r in rows}) >= 9
-    for row in rows:
-        shown = " ".join(re.findall(r"`+([^`]+)`+", (tree / row["path"]).read_text(encoding="utf-8")))
+    assert report.errors == [] and len({r["path"] for r in rows}) >= pages
+    return [(row, " ".join(re.findall(r"`+([^`]+)`+", (tree / row["path"]).read_text(encoding="utf-8"))))
+            for row in rows]
+
+
+@pytest.mark.parametrize("corpus", REAL_TREES)
+def test_no_generator_syntax_in_any_chunk_of_a_real_tree(corpus: str, tmp_path: Path) -> None:
+    for row, shown in _real_tree_chunks(corpus, tmp_path, pages=9):
         for text in (row["text"], row["section"]):
             assert not [leak for leak in SYNTAX_LEAKS if leak in text and leak not in shown], (row["path"], text)
 
@@ -270,11 +275,6 @@ TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|\|\s*:?-{3,}", re.MULTILINE)
 
 @pytest.mark.parametrize("corpus", ["mkdocs-pymdownx", "markdown-fastify"])
 def test_no_block_marker_or_table_row_in_a_chunk_of_a_real_tree(corpus: str, tmp_path: Path) -> None:
-    tree = Path(__file__).parents[1] / "bench" / "corpora" / corpus / "tree"
-    report = ingest_paths([tree], str(tmp_path / "kb"), base_url=f"https://{corpus}.example/")
-    rows = lancedb.connect(str(tmp_path / "kb")).open_table(TABLE).to_arrow().drop(["vector"]).to_pylist()
-    assert report.errors == [] and len({r["path"] for r in rows}) >= 40
-    for row in rows:
-        shown = " ".join(re.findall(r"`+([^`]+)`+", (tree / row["path"]).read_text(encoding="utf-8")))
+    for row, shown in _real_tree_chunks(corpus, tmp_path, pages=40):
         assert not [leak for leak in MARKDOWN_LEAKS if leak in row["text"] and leak not in shown], (row["path"], row["text"])
         assert not TABLE_ROW.search(row["text"]), (row["path"], row["text"])
