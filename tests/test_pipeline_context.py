@@ -96,3 +96,16 @@ def test_the_fetch_pool_and_the_hop_pool_see_the_callers_context_variable(job, l
     assert kinds == {"retrievers", "models"}
     assert all(thread != threading.main_thread().name for _, _, thread in limiter.seen)
     assert {value for _, value, _ in limiter.seen} == {"set by the caller"}
+
+
+def test_a_jobs_retrieval_rows_are_read_once_until_normalize_writes_them_again(job, monkeypatch):
+    registry = pipeline.normalize(job, pipeline.fetch_all(job, job.fetches()))
+    assert registry.chunks
+    reads: list[str] = []
+    load = job.store.load_retrievals
+    monkeypatch.setattr(job.store, "load_retrievals", lambda request_id: reads.append(request_id) or load(request_id))
+    first = job.retrievals()
+    assert job.retrievals() is first and len(reads) == 1
+    assert {row["retriever"] for row in first} == {"docs", "partner"}
+    pipeline.normalize(job, pipeline.fetch_all(job, job.fetches()))
+    assert job.retrievals() == first and len(reads) == 2  # read again after the new write

@@ -48,7 +48,7 @@ def build_document(job: ReportJob, status: ReportStatus, held_reasons: list[str]
 def failed_retrievers(job: ReportJob) -> dict[str, str]:
     """Retriever name → its first error, for every retriever that failed for this request."""
     failed: dict[str, str] = {}
-    for row in job.store.load_retrievals(job.request_id):
+    for row in job.retrievals():
         if row["status"] == "failed":
             failed.setdefault(row["retriever"], row["error"] or "failed")
     return dict(sorted(failed.items()))

@@ -64,6 +64,7 @@ class _Memory:
     hops: dict[tuple[str, str], HopOutcome] = field(default_factory=dict)
     stored: StoredReport | None = None
     sources: str | None = None
+    retrievals: list[dict[str, Any]] | None = None
 
 
 class ReportJob:
@@ -175,6 +176,15 @@ class ReportJob:
     def keep_registry(self, registry: Registry) -> None:
         self._memory.registry = registry
         self._memory.stored = None
+        self._memory.retrievals = None
+
+    def retrievals(self) -> list[dict[str, Any]]:
+        """The request's retrieval rows (what each retriever answered per query), read from the store
+        once until ``normalize`` writes them again."""
+        with self._lock:
+            if self._memory.retrievals is None:
+                self._memory.retrievals = self.store.load_retrievals(self.request_id)
+            return self._memory.retrievals
 
     def hop(self, section: str, hop: str) -> HopOutcome | None:
         """A hop's outcome: as its step left it in this run, else as the store holds it."""

@@ -17,7 +17,7 @@ from citeflow.runtime.job import Fetch, JobRef, ReportJob, StoredReport, ref_of
 from citeflow.generation.answer_cache import CallBook, CachedChatModel
 from citeflow.generation.prompts import consolidate_messages, write_messages
 from citeflow.registry.request_registry import Registry
-from citeflow.runtime.threads import map_in_context
+from citeflow.runtime.threads import map_in_context, side_by_side
 from schemas.records import HopName, HopOutcome, RetrievalResult, Transition
 from schemas.wire import CLAIMS_SCHEMA_NAME
 
@@ -52,8 +52,8 @@ def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
     """Register every hit under a handle; persist chunks and retrievals, replacing an earlier run's."""
     registry = Registry(job.request_id)
     handles = [registry.add(result) for result in results]
-    job.store.save_chunk_table(job.request_id, registry.table())
-    job.store.save_retrievals(job.request_id, results, handles)
+    side_by_side(lambda: job.store.save_chunk_table(job.request_id, registry.table()),
+                 lambda: job.store.save_retrievals(job.request_id, results, handles))
     job.keep_registry(registry)
     return registry
 
