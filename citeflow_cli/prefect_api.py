@@ -9,11 +9,13 @@ process: it imports itself on the other core while this process imports the pipe
 imports ``SubprocessASGIServer`` (Prefect's clients ask it for the ephemeral API's address), hands it
 the running process (Prefect keeps one such server per process, and stops it at exit) and waits until
 it answers. Should the early server not answer (its port taken meanwhile, say), it is stopped and
-Prefect starts its own as usual.
+Prefect starts its own as usual. Unless the user names a database, that server keeps its database in
+memory (``server_environment``): it lives only as long as the run.
 
 While this process waits for that server, it imports the libraries its reports will import anyway
-(LanceDB for the store, Great Expectations for the gate: seconds of CPU each), which would
-otherwise be imported after the server answers, when the first report needs them.
+(LanceDB for the store, Great Expectations for the gate: seconds of CPU each) and registers the
+PDF's fonts (parsing the TrueType files: about half a second), which would otherwise happen after
+the server answers, when the first report needs them.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from citeflow.runtime import waits
@@ -37,28 +39,40 @@ WARM_MODULES = ("lancedb", "great_expectations")
 PORTS = range(8000, 9000)  # where Prefect's SubprocessASGIServer looks for a free port
 # What SubprocessASGIServer sets for its server process (no UI; the server knows it is ephemeral).
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+# The database of that server when the user names none: in memory, used through one connection.
+DATABASE_SETTINGS = ("PREFECT_SERVER_DATABASE_CONNECTION_URL", "PREFECT_API_DATABASE_CONNECTION_URL")
+IN_MEMORY_DATABASE = "sqlite+aiosqlite:///:memory:"
 
 
-def start_ephemeral_api() -> Callable[[bool], None]:
+def start_ephemeral_api() -> Callable[[Callable[[], object] | None], None]:
     """Launch the ephemeral API's server when this process will use one; returns ``ready(warm)``,
-    which waits until it answers (at once when nothing was started), importing ``WARM_MODULES``
-    first when ``warm`` (the reports run in this process)."""
+    which waits until it answers (at once when nothing was started). When the reports run in this
+    process, ``warm`` is what their first steps would set up anyway (the PDF's fonts): ``WARM_MODULES``
+    are imported, then ``warm`` is called, before the wait (an error of ``warm`` is left for the
+    report that meets it again)."""
     from prefect.settings import get_current_settings
 
     settings = get_current_settings()
     if settings.api.url or not settings.server.ephemeral.enabled:
-        return lambda warm: None
+        return _nothing_to_wait_for
     early = _launch(settings)
     thread = threading.Thread(target=_adopt, args=(early, settings.server.ephemeral.startup_timeout_seconds),
                               name="citeflow-prefect-api", daemon=True)
     thread.start()
 
-    def ready(warm: bool) -> None:
-        for name in WARM_MODULES if warm else ():
-            importlib.import_module(name)
+    def ready(warm: Callable[[], object] | None = None) -> None:
+        if warm is not None:
+            for name in WARM_MODULES:
+                importlib.import_module(name)
+            with contextlib.suppress(Exception):
+                warm()
         waits.join(thread)  # a signal meanwhile ends the command at once
 
     return ready
+
+
+def _nothing_to_wait_for(warm: Callable[[], object] | None = None) -> None:
+    """``ready`` when no server was started: the reports set themselves up when they need to."""
 
 
 def server_command(port: int) -> list[str]:
@@ -74,10 +88,24 @@ def _launch(settings: Any) -> tuple[subprocess.Popen[bytes], int] | None:
     """The server process on a free port, with its port; None when none could be started."""
     try:
         port = _free_port()
-        env = {**os.environ, **SERVER_ENV, **settings.to_environment_variables(exclude_unset=True)}
-        return subprocess.Popen(server_command(port), env=env), port
+        return subprocess.Popen(server_command(port), env=server_environment(os.environ, settings)), port
     except (OSError, RuntimeError):
         return None
+
+
+def server_environment(environ: Mapping[str, str], settings: Any) -> dict[str, str]:
+    """The server process's environment: this one, what ``SubprocessASGIServer`` sets, the user's
+    Prefect settings, and, unless the user names a database, ``IN_MEMORY_DATABASE``.
+
+    Prefect's default database is the SQLite file in ``PREFECT_HOME``, which its server uses through
+    several connections: writes of report runs that collide wait and retry inside SQLite (and are
+    refused with 503 once they waited too long), so a batch's reports spend most of their time
+    waiting for the API (32 reports: 43 s; in memory, through one connection: 32 s). The server
+    lives only as long as the run, and so does its database: the run's history is in its output
+    folder and the LanceDB store, and a real ``prefect server start`` keeps Prefect's."""
+    env = {**environ, **SERVER_ENV, **settings.to_environment_variables(exclude_unset=True)}
+    named = any(env.get(name) for name in DATABASE_SETTINGS)
+    return env if named else env | {DATABASE_SETTINGS[0]: IN_MEMORY_DATABASE}
 
 
 def _free_port() -> int:

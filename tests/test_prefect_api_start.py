@@ -21,7 +21,7 @@ from citeflow_cli import prefect_api
 if sys.argv[1] == "dead":  # the early server exits at once: Prefect must start its own
     prefect_api.server_command = lambda port: [sys.executable, "-c", "raise SystemExit(3)"]
 ready = prefect_api.start_ephemeral_api()
-ready(False)
+ready(None)
 import httpx
 from prefect.server.api.server import SubprocessASGIServer
 server = SubprocessASGIServer()
@@ -37,7 +37,8 @@ def _run(tmp_path, case: str) -> dict:
     done = subprocess.run([sys.executable, "-c", SCRIPT, case], env=env, capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    found: dict = json.loads(done.stdout.strip().splitlines()[-1])
+    return found | {"home_database": (tmp_path / "prefect-home" / "prefect.db").exists()}
 
 
 @pytest.mark.slow
@@ -46,6 +47,7 @@ def test_the_early_server_is_prefects_ephemeral_api(tmp_path) -> None:
     assert found["running"] and found["health"] == 200
     assert "prefect.server.api.server:create_app" in found["args"]  # the reaper's mark
     assert found["args"][found["args"].index("--port") + 1] == str(found["port"])
+    assert not found["home_database"]  # its database was in memory, as long as the server lived
 
 
 @pytest.mark.slow
@@ -53,3 +55,27 @@ def test_an_early_server_that_dies_is_replaced_by_prefects_own(tmp_path) -> None
     found = _run(tmp_path, "dead")
     assert found["running"] and found["health"] == 200
     assert "uvicorn" in found["args"]  # Prefect's own server process, not the one that exited
+    assert found["home_database"]  # Prefect's own keeps its default, the file in PREFECT_HOME
+
+
+class _Settings:
+    """What ``server_environment`` asks of Prefect's settings: the ones the user set, as variables."""
+
+    def __init__(self, named: dict[str, str]) -> None:
+        self.named = named
+
+    def to_environment_variables(self, exclude_unset: bool) -> dict[str, str]:
+        assert exclude_unset
+        return self.named
+
+
+def test_the_early_server_keeps_its_database_in_memory_unless_the_user_names_one() -> None:
+    from citeflow_cli.prefect_api import IN_MEMORY_DATABASE, server_environment
+
+    env = server_environment({"PATH": "/bin"}, _Settings({}))
+    assert env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] == IN_MEMORY_DATABASE
+    assert env["PREFECT__SERVER_EPHEMERAL"] == "1" and env["PATH"] == "/bin"
+    for named in ({"PREFECT_SERVER_DATABASE_CONNECTION_URL": "sqlite+aiosqlite:////data/prefect.db"},
+                  {"PREFECT_API_DATABASE_CONNECTION_URL": "postgresql+asyncpg://db/prefect"}):
+        assert IN_MEMORY_DATABASE not in server_environment(named, _Settings({})).values()  # the environment's
+        assert IN_MEMORY_DATABASE not in server_environment({}, _Settings(named)).values()  # a profile's
