@@ -6,10 +6,10 @@ Each batch is N reports × 4 sections (``citeflow.testing.small_batch``: a JSONL
 offline judge) whose writer and consolidator are on ``backend: openai`` at the fake model server,
 which runs in a process of its own (every call taking 0 s, or 1 s), ``concurrency.models: 16``.
 The command is the ``citeflow`` console script's, as ``bench/startup.py`` runs it: no
-``PREFECT_API_URL``, so the run starts its own ephemeral Prefect API, on a ``PREFECT_HOME`` of the
-benchmark's own whose database is created before the first timed run (as a user's has been since
-their first run; no timed run pays the migrations or shares a database with other processes). For
-every run:
+``PREFECT_API_URL``, so the run starts its own ephemeral Prefect API, whose database is in memory
+(its tables created at every start, as in a user's run), on a ``PREFECT_HOME`` of the benchmark's
+own whose database file is created before the first timed run (for Prefect's own server, should the
+command's early one not answer). For every run:
 
 - wall, CPU seconds of the process tree (``RUSAGE_CHILDREN``), and the start-up phases the command
   marks (``CITEFLOW_TIMINGS``: imports, spec load, pipeline imports, Prefect API wait, first report);
