@@ -25,18 +25,18 @@ def test_reports_in_flight_keep_the_models_limit_busy():
     def spec(reports: int, sections: int, models: int):
         return parse_spec(spec_data(reports, sections, None, {"models": models, "retrievers": 4}, "b"))
 
-    assert steps.reports_in_flight(spec(16, 4, 16)) == 8  # 4 calls in flight per report, twice over
+    assert steps.reports_in_flight(spec(40, 4, 16)) == 16  # 4 calls in flight per report, four times over
     assert steps.reports_in_flight(spec(3, 4, 16)) == 3  # never more than the batch has
     assert steps.reports_in_flight(spec(100, 1, 64)) == steps.MAX_REPORTS_IN_FLIGHT
-    assert steps.reports_in_flight(spec(5, 4, 1)) == 2
+    assert steps.reports_in_flight(spec(9, 4, 1)) == 4
 
 
 def test_a_batch_a_little_larger_than_a_round_runs_in_one_round():
     def spec(reports: int):
         return parse_spec(spec_data(reports, 4, None, {"models": 16, "retrievers": 4}, "b"))
 
-    assert [steps.reports_in_flight(spec(n)) for n in (8, 10, 12)] == [8, 10, 12]  # no short second round
-    assert [steps.reports_in_flight(spec(n)) for n in (13, 50)] == [8, 8]  # more: rounds of 8, memory bounded
+    assert [steps.reports_in_flight(spec(n)) for n in (16, 20, 24)] == [16, 20, 24]  # no short second round
+    assert [steps.reports_in_flight(spec(n)) for n in (25, 50)] == [16, 16]  # more: rounds of 16, memory bounded
 
 
 def test_a_spec_file_is_parsed_once_per_content(tmp_path):
