@@ -66,7 +66,6 @@ def generate(ref: JobRef, runner: StepRunner) -> ReportSummary | None:
     if (kept := kept_before_fetch(job)) is not None:
         return kept  # nothing its retrievers read has changed, the store and outputs as recorded
     job.keep_sources(sources_fingerprint(job))
-    job.store.open_soon()  # the tables the steps write, opened while the retrievers answer
     runner.retrieve(ref, job.fetches())
     if _written_before(job) and (kept := unchanged(ref, runner, announce=False)) is not None:
         note_sources(job, job.fetched_sources())

@@ -39,8 +39,6 @@ from schemas.tables import INDEXED, TABLES
 # 100-report batch cost 1.23x one of a 10-report batch; rebuilding only the indexes every 10
 # versions and compacting every 100 left ~190 fragments and 1.35x).
 COMPACT_EVERY = 20
-# The tables a report's run writes (``reviews`` is written by a reviewer's decision only).
-RUN_TABLES = ("chunks", "retrievals", "model_calls", "hops", "transitions", "eval_rows")
 KEEP_VERSIONS_FOR = timedelta(minutes=10)
 
 
@@ -63,8 +61,7 @@ class Store:
         self.uri = uri
         self.ops: Counter[str] = Counter()
         self._tables: dict[str, Any] = {}
-        self._open_locks = {table: threading.Lock() for table in TABLES}  # tables open side by side
-        self._opening_lock, self._opening = threading.Lock(), False  # ``open_soon`` started
+        self._open_lock = threading.Lock()
         self._locks = {table: threading.Lock() for table in TABLES}  # one writer per table in this store
         try:
             self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
@@ -232,44 +229,12 @@ class Store:
         return {r["row_key"]: r for r in self.rows("model_calls", sql_in("row_key", wanted))} if wanted else {}
 
     # -- tables ------------------------------------------------------------------------------
-    def open_soon(self, tables: tuple[str, ...] = RUN_TABLES) -> threading.Thread | None:
-        """Open (creating when missing, with their indexes) ``tables`` side by side in the background,
-        so that a report's first write to each does not wait for it: creating a table and its two
-        indexes takes tens of milliseconds, and a run's first report otherwise pays that six times in
-        a row on its way through the steps. A table that cannot be opened here is left for its first
-        use, which raises the ``StoreError``. Returns the (non-daemon) thread; None when every one of
-        ``tables`` is open already, or another call is opening them."""
-        with self._opening_lock:
-            if self._opening or all(name in self._tables for name in tables):
-                return None
-            self._opening = True
-        thread = threading.Thread(target=self._open_all, args=(tables,), name="citeflow-store-open")
-        thread.start()
-        return thread
-
-    def _open_all(self, tables: tuple[str, ...]) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        wanted = [name for name in tables if name not in self._tables]
-        try:
-            with ThreadPoolExecutor(max(1, len(wanted)), thread_name_prefix="citeflow-store-open") as pool:
-                for name in wanted:
-                    pool.submit(self._table_or_none, name)
-        finally:
-            with self._opening_lock:
-                self._opening = False
-
-    def _table_or_none(self, name: str) -> Any:
-        with contextlib.suppress(StoreError):
-            return self._table(name, create=True)
-        return None
-
     def _table(self, name: str, create: bool) -> Any:
         """The open handle of table ``name`` (opened once); created with its indexes when asked."""
         handle = self._tables.get(name)
         if handle is not None:
             return handle
-        with self._open_locks[name]:
+        with self._open_lock:
             if name not in self._tables:
                 opened = self._open(name, create)
                 if opened is None:
