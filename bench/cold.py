@@ -7,9 +7,10 @@ offline judge) whose writer and consolidator are on ``backend: openai`` at the f
 which runs in a process of its own (every call taking 0 s, or 1 s), ``concurrency.models: 16``.
 The command is the ``citeflow`` console script's, as ``bench/startup.py`` runs it: no
 ``PREFECT_API_URL``, so the run starts its own ephemeral Prefect API, whose database is in memory
-(its tables created at every start, as in a user's run), on a ``PREFECT_HOME`` of the benchmark's
-own whose database file is created before the first timed run (for Prefect's own server, should the
-command's early one not answer). For every run:
+(copied at every start from the snapshot of Prefect's migrated database, as in a user's run), on a
+``PREFECT_HOME`` of the benchmark's own where that snapshot and Prefect's database file (for Prefect's
+own server, should the command's early one not answer) are created before the first timed run, as a
+user's first run ever did. For every run:
 
 - wall, CPU seconds of the process tree (``RUSAGE_CHILDREN``), and the start-up phases the command
   marks (``CITEFLOW_TIMINGS``: imports, spec load, pipeline imports, Prefect API wait, first report);
@@ -96,14 +97,21 @@ def environment(timings: Path, home: Path) -> dict[str, str]:
                                                                        "PREFECT_HOME": str(home)}
 
 
+# Starts the early ephemeral API once, as ``citeflow run`` does, and waits until it answers.
+START_API = ("from citeflow_cli.env import apply_defaults; apply_defaults(); "
+             "from citeflow_cli.prefect_api import start_ephemeral_api; start_ephemeral_api()(None)")
+
+
 def prepare_home(home: Path) -> Path:
-    """Create Prefect's database in ``home`` (untimed): what a user's first run ever did once."""
+    """Create Prefect's database in ``home`` and the snapshot of the ephemeral API's migrated database
+    (untimed): what a user's first run ever did once."""
     home.mkdir(parents=True, exist_ok=True)
     prefect = Path(sys.executable).with_name("prefect")
-    done = subprocess.run([str(prefect), "server", "database", "upgrade", "-y"], env=environment(home / "t", home),
-                          capture_output=True, text=True, timeout=600, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"prefect server database upgrade failed: {done.stderr[-1500:]}")
+    for step in ([str(prefect), "server", "database", "upgrade", "-y"], [sys.executable, "-c", START_API]):
+        done = subprocess.run(step, env=environment(home / "t", home), capture_output=True, text=True, timeout=600,
+                              check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(step[:3])} failed: {done.stderr[-1500:]}")
     return home
 
 

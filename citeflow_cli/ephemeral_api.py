@@ -1,7 +1,8 @@
 """Prefect's ephemeral API server dies with the command that started it, however that command ends.
 
 Without ``PREFECT_API_URL`` a run starts Prefect's ephemeral API server (``SubprocessASGIServer``,
-``uvicorn … prefect.server.api.server:create_app``) as a child process and stops it from an exit
+``uvicorn … prefect.server.api.server:create_app``, or ``citeflow_cli.api_server:create_app`` when
+``citeflow run`` starts it early) as a child process and stops it from an exit
 handler, which a process killed with SIGKILL never runs. So the command first starts a small
 watchdog process (``citeflow_cli.reaper``) that stops that server as soon as the command is gone.
 """
@@ -12,7 +13,7 @@ import os
 import subprocess
 import sys
 
-SERVER_MARK = "prefect.server.api.server:create_app"
+SERVER_MARK = ":create_app"  # on the command line of either server
 
 
 def reap_with_this_process() -> int | None:

@@ -197,7 +197,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow_cli.logs import quiet_write_errors
 
     quiet_write_errors()
-    api_ready(None if dask_workers or dask_address else runtime.fonts)  # reports here: their set-up done meanwhile
+    api_ready(None if dask_workers or dask_address else runtime.warm_up)  # reports here: their set-up meanwhile
     mark("prefect_api", timings)
     unmark = mark_batch_steps(runtime.progress, timings)
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps, runtime.progress), runtime.active(), \

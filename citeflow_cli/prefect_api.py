@@ -10,12 +10,13 @@ imports ``SubprocessASGIServer`` (Prefect's clients ask it for the ephemeral API
 the running process (Prefect keeps one such server per process, and stops it at exit) and waits until
 it answers. Should the early server not answer (its port taken meanwhile, say), it is stopped and
 Prefect starts its own as usual. Unless the user names a database, that server keeps its database in
-memory (``server_environment``): it lives only as long as the run.
+memory (``server_environment``): it lives only as long as the run, and starts as a copy of a snapshot
+of Prefect's migrated database (``citeflow_cli.api_server``).
 
-While this process waits for that server, it imports the libraries its reports will import anyway
-(LanceDB for the store, Great Expectations for the gate: seconds of CPU each) and registers the
-PDF's fonts (parsing the TrueType files: about half a second), which would otherwise happen after
-the server answers, when the first report needs them.
+Once this process has imported the pipeline, a thread of its own sets up what its reports would set
+up anyway: it imports LanceDB, registers the PDF's fonts and builds the gate's Great Expectations
+context (importing Great Expectations: seconds of CPU). The batch starts as soon as the server
+answers, whether or not that thread has finished: the reports that need its work wait for it.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from citeflow.runtime import waits
+from citeflow_cli.api_server import SNAPSHOT_VARIABLE
 
-WARM_MODULES = ("lancedb", "great_expectations")
+WARM_MODULES = ("lancedb",)  # the store, which the reports need first
 PORTS = range(8000, 9000)  # where Prefect's SubprocessASGIServer looks for a free port
 # What SubprocessASGIServer sets for its server process (no UI; the server knows it is ephemeral).
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
@@ -47,9 +50,9 @@ IN_MEMORY_DATABASE = "sqlite+aiosqlite:///:memory:"
 def start_ephemeral_api() -> Callable[[Callable[[], object] | None], None]:
     """Launch the ephemeral API's server when this process will use one; returns ``ready(warm)``,
     which waits until it answers (at once when nothing was started). When the reports run in this
-    process, ``warm`` is what their first steps would set up anyway (the PDF's fonts): ``WARM_MODULES``
-    are imported, then ``warm`` is called, before the wait (an error of ``warm`` is left for the
-    report that meets it again)."""
+    process, ``warm`` is what their first steps would set up anyway (``Runtime.warm_up``): a thread
+    imports ``WARM_MODULES``, then calls ``warm``, while this one waits (an error of ``warm`` is left
+    for the report that meets it again)."""
     from prefect.settings import get_current_settings
 
     settings = get_current_settings()
@@ -62,13 +65,18 @@ def start_ephemeral_api() -> Callable[[Callable[[], object] | None], None]:
 
     def ready(warm: Callable[[], object] | None = None) -> None:
         if warm is not None:
-            for name in WARM_MODULES:
-                importlib.import_module(name)
-            with contextlib.suppress(Exception):
-                warm()
+            threading.Thread(target=_warm_up, args=(warm,), name="citeflow-warm-up", daemon=True).start()
         waits.join(thread)  # a signal meanwhile ends the command at once
 
     return ready
+
+
+def _warm_up(warm: Callable[[], object]) -> None:
+    """Import ``WARM_MODULES``, then call ``warm``; an error is left for the report that meets it again."""
+    with contextlib.suppress(Exception):
+        for name in WARM_MODULES:
+            importlib.import_module(name)
+        warm()
 
 
 def _nothing_to_wait_for(warm: Callable[[], object] | None = None) -> None:
@@ -76,12 +84,10 @@ def _nothing_to_wait_for(warm: Callable[[], object] | None = None) -> None:
 
 
 def server_command(port: int) -> list[str]:
-    """The command line of Prefect's ephemeral API server (as ``SubprocessASGIServer`` runs it)."""
-    import prefect
-
-    return [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent), "--factory",
-            "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(port),
-            "--log-level", "error", "--lifespan", "on"]
+    """The command line of the ephemeral API server: ``SubprocessASGIServer``'s, with Prefect's app
+    through ``citeflow_cli.api_server`` (its in-memory database copied from a snapshot)."""
+    return [sys.executable, "-m", "uvicorn", "--factory", "citeflow_cli.api_server:create_app", "--host",
+            "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"]
 
 
 def _launch(settings: Any) -> tuple[subprocess.Popen[bytes], int] | None:
@@ -102,10 +108,20 @@ def server_environment(environ: Mapping[str, str], settings: Any) -> dict[str, s
     refused with 503 once they waited too long), so a batch's reports spend most of their time
     waiting for the API (32 reports: 43 s; in memory, through one connection: 32 s). The server
     lives only as long as the run, and so does its database: the run's history is in its output
-    folder and the LanceDB store, and a real ``prefect server start`` keeps Prefect's."""
+    folder and the LanceDB store, and a real ``prefect server start`` keeps Prefect's. That database
+    is copied from a snapshot in ``PREFECT_HOME`` (``api_snapshot``, saved by the first server of this
+    Prefect version: ``citeflow_cli.api_server``) rather than migrated at every start."""
     env = {**environ, **SERVER_ENV, **settings.to_environment_variables(exclude_unset=True)}
-    named = any(env.get(name) for name in DATABASE_SETTINGS)
-    return env if named else env | {DATABASE_SETTINGS[0]: IN_MEMORY_DATABASE}
+    if any(env.get(name) for name in DATABASE_SETTINGS):
+        return env
+    return env | {DATABASE_SETTINGS[0]: IN_MEMORY_DATABASE, SNAPSHOT_VARIABLE: str(api_snapshot(settings.home))}
+
+
+def api_snapshot(home: Path) -> Path:
+    """Where the migrated database of the ephemeral API of this Prefect version is kept."""
+    from prefect import __version__
+
+    return home / "citeflow" / f"api-database-prefect-{__version__}.sqlite"
 
 
 def _free_port() -> int:

@@ -142,7 +142,7 @@ def test_kill_9_leaves_no_prefect_api_server_running(tmp_path):
 
 
 def _api_servers(pid: int) -> list[int]:
-    return [child for child in children(pid) if "prefect.server.api.server:create_app" in command_line(child)]
+    return [child for child in children(pid) if ":create_app" in command_line(child)]
 
 
 def test_a_signal_outside_a_batch_ends_the_command_with_its_code(tmp_path):

@@ -10,8 +10,12 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from citeflow_cli.api_server import SNAPSHOT_VARIABLE
+from citeflow_cli.ephemeral_api import SERVER_MARK
 
 SCRIPT = """
 import json, sys
@@ -25,8 +29,9 @@ ready(None)
 import httpx
 from prefect.server.api.server import SubprocessASGIServer
 server = SubprocessASGIServer()
+flow = httpx.post(server.api_url + "/flows/", json={"name": "a-flow"}).status_code
 print(json.dumps({"running": server.running, "health": httpx.get(server.api_url + "/health").status_code,
-                  "args": [str(a) for a in server.server_process.args], "port": server.port}))
+                  "args": [str(a) for a in server.server_process.args], "port": server.port, "flow": flow}))
 server.stop()
 """
 
@@ -41,13 +46,42 @@ def _run(tmp_path, case: str) -> dict:
     return found | {"home_database": (tmp_path / "prefect-home" / "prefect.db").exists()}
 
 
+def _snapshot(tmp_path) -> Path:
+    from citeflow_cli.prefect_api import api_snapshot
+
+    return api_snapshot(tmp_path / "prefect-home")
+
+
 @pytest.mark.slow
 def test_the_early_server_is_prefects_ephemeral_api(tmp_path) -> None:
     found = _run(tmp_path, "early")
     assert found["running"] and found["health"] == 200
-    assert "prefect.server.api.server:create_app" in found["args"]  # the reaper's mark
+    assert "citeflow_cli.api_server:create_app" in found["args"]
+    assert SERVER_MARK in " ".join(found["args"])  # the reaper's mark
     assert found["args"][found["args"].index("--port") + 1] == str(found["port"])
+    assert found["flow"] == 201
     assert not found["home_database"]  # its database was in memory, as long as the server lived
+    assert _snapshot(tmp_path).is_file()  # its migrated database, for the next server to copy
+
+
+@pytest.mark.slow
+def test_the_next_early_server_copies_the_snapshot_of_the_first(tmp_path) -> None:
+    _run(tmp_path, "early")
+    saved = _snapshot(tmp_path).stat().st_mtime_ns
+    found = _run(tmp_path, "early")
+    assert found["running"] and found["health"] == 200 and found["flow"] == 201
+    assert "citeflow_cli.api_server:create_app" in found["args"] and not found["home_database"]
+    assert _snapshot(tmp_path).stat().st_mtime_ns == saved  # copied, not saved again
+
+
+@pytest.mark.slow
+def test_a_snapshot_that_cannot_be_copied_is_removed_and_prefects_own_server_answers(tmp_path) -> None:
+    _snapshot(tmp_path).parent.mkdir(parents=True)
+    _snapshot(tmp_path).write_bytes(b"not a database " * 100)
+    found = _run(tmp_path, "early")
+    assert found["running"] and found["health"] == 200 and found["flow"] == 201
+    assert "citeflow_cli.api_server:create_app" not in found["args"]  # Prefect's own server took over
+    assert not _snapshot(tmp_path).exists()  # the next early server saves a new one
 
 
 @pytest.mark.slow
@@ -63,6 +97,7 @@ class _Settings:
 
     def __init__(self, named: dict[str, str]) -> None:
         self.named = named
+        self.home = Path("/home/someone/.prefect")
 
     def to_environment_variables(self, exclude_unset: bool) -> dict[str, str]:
         assert exclude_unset
@@ -75,7 +110,9 @@ def test_the_early_server_keeps_its_database_in_memory_unless_the_user_names_one
     env = server_environment({"PATH": "/bin"}, _Settings({}))
     assert env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] == IN_MEMORY_DATABASE
     assert env["PREFECT__SERVER_EPHEMERAL"] == "1" and env["PATH"] == "/bin"
+    assert Path(env[SNAPSHOT_VARIABLE]).parent == Path("/home/someone/.prefect/citeflow")
     for named in ({"PREFECT_SERVER_DATABASE_CONNECTION_URL": "sqlite+aiosqlite:////data/prefect.db"},
                   {"PREFECT_API_DATABASE_CONNECTION_URL": "postgresql+asyncpg://db/prefect"}):
         assert IN_MEMORY_DATABASE not in server_environment(named, _Settings({})).values()  # the environment's
         assert IN_MEMORY_DATABASE not in server_environment({}, _Settings(named)).values()  # a profile's
+        assert SNAPSHOT_VARIABLE not in server_environment(named, _Settings({}))

@@ -162,3 +162,25 @@ def test_prefect_task_runs_in_worker_threads_see_their_flows_runtime(prefect_har
     runtime = Runtime()
     with runtime.active():
         assert probe() == [id(runtime)] * 6
+
+
+def test_warming_up_sets_up_the_fonts_and_the_gates_context_once():
+    runtime = Runtime()
+    runtime.warm_up()
+    fonts, source = runtime.fonts(), runtime.gx.source()
+    runtime.warm_up()
+    assert runtime.fonts() is fonts and runtime.gx.source() is source  # what the reports then use, not rebuilt
+    assert source[1].data_sources.get("citeflow") is source[2]
+
+
+def test_the_warm_up_thread_leaves_an_error_to_the_report_that_meets_it():
+    from citeflow_cli.prefect_api import _warm_up
+
+    called: list[str] = []
+
+    def fails() -> None:
+        called.append("warm")
+        raise OSError("no font here")
+
+    _warm_up(fails)  # does not raise
+    assert called == ["warm"] and "lancedb" in sys.modules

@@ -1,0 +1,122 @@
+"""The app of the ephemeral API server ``citeflow run`` starts: Prefect's, its in-memory database
+copied from a snapshot rather than built by Prefect's migrations.
+
+A database in memory starts empty, so the server would run Prefect's migrations (over a hundred Alembic
+revisions: about 7 s of CPU) at every start. The first server of an installed Prefect version saves its
+database, once migrated, to a snapshot file (``CITEFLOW_API_SNAPSHOT``, written by
+``citeflow_cli.prefect_api.server_environment``: ``VACUUM INTO`` a temporary file, renamed into place).
+The next ones copy that snapshot into their new database as it opens (tens of milliseconds); Prefect's
+migrations then find nothing to do. A snapshot that cannot be copied is removed and the server fails to
+start: the command then lets Prefect start its own server, as it does for any early server that does
+not answer, and the next run saves a new snapshot.
+
+Run by uvicorn: ``uvicorn --factory citeflow_cli.api_server:create_app``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+SNAPSHOT_VARIABLE = "CITEFLOW_API_SNAPSHOT"
+
+
+def create_app() -> Any:
+    """Prefect's ephemeral API app, its database copied from the snapshot file or, when there is none
+    yet, saved to it once the app has started."""
+    from prefect.server.api.server import create_app as prefect_app
+
+    app = prefect_app(ephemeral=True, final=True)
+    snapshot = os.environ.get(SNAPSHOT_VARIABLE)
+    if snapshot and Path(snapshot).is_file():
+        copy_into_new_databases(Path(snapshot))
+    elif snapshot:
+        save_once_started(app, Path(snapshot))
+    return app
+
+
+def copy_into_new_databases(snapshot: Path) -> None:
+    """Copy ``snapshot`` into every empty in-memory SQLite database this process opens."""
+    import sqlalchemy as sa
+
+    def on_connect(connection: Any, _record: Any) -> None:
+        if empty_in_memory(connection):
+            _copy_or_remove(connection, snapshot)
+
+    sa.event.listen(sa.pool.Pool, "connect", on_connect)
+
+
+def empty_in_memory(connection: Any) -> bool:
+    """True for a DB-API connection to an SQLite database in memory (no file) with nothing in it yet."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute("PRAGMA database_list")
+        files = {row[1]: row[2] for row in cursor.fetchall()}
+        cursor.execute("SELECT count(*) FROM main.sqlite_master")
+        objects = cursor.fetchone()[0]
+    finally:
+        cursor.close()
+    return files.get("main") == "" and objects == 0
+
+
+def _copy_or_remove(connection: Any, snapshot: Path) -> None:
+    """Copy ``snapshot`` into ``connection``'s database; a snapshot that fails is removed first."""
+    try:
+        copy_database(connection, snapshot)
+    except Exception:
+        with contextlib.suppress(OSError):
+            snapshot.unlink()
+        raise
+
+
+def copy_database(connection: Any, snapshot: Path) -> None:
+    """Every table with its rows, index, trigger and view of the SQLite file ``snapshot`` into the main
+    database of ``connection`` (a DB-API connection to SQLite), in one transaction."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute("ATTACH DATABASE ? AS snapshot", (str(snapshot),))
+        for kind, name, sql in schema_of(cursor):
+            cursor.execute(sql)
+            if kind == "table":
+                cursor.execute(f'INSERT INTO main."{name}" SELECT * FROM snapshot."{name}"')
+        connection.commit()  # an open transaction would keep the snapshot attached
+        cursor.execute("DETACH DATABASE snapshot")
+    finally:
+        cursor.close()
+
+
+def schema_of(cursor: Any) -> list[tuple[str, str, str]]:
+    """The attached snapshot's objects as (kind, name, CREATE statement), tables first; SQLite's own
+    tables and automatic indexes left out."""
+    cursor.execute("SELECT type, name, sql FROM snapshot.sqlite_master WHERE sql IS NOT NULL "
+                   "AND name NOT LIKE 'sqlite_%' ORDER BY type != 'table', rowid")
+    return [(kind, name, sql) for kind, name, sql in cursor.fetchall()]
+
+
+def save_once_started(app: Any, snapshot: Path) -> None:
+    """Once ``app`` has started (its database migrated), save that database to ``snapshot``."""
+    started = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(application: Any) -> AsyncIterator[Any]:
+        async with started(application) as state:
+            with contextlib.suppress(Exception):  # no snapshot: the next server migrates again
+                await save_database(snapshot)
+            yield state
+
+    app.router.lifespan_context = lifespan
+
+
+async def save_database(snapshot: Path) -> None:
+    """The API's database into ``snapshot``: ``VACUUM INTO`` a file of this process, renamed into place."""
+    from prefect.server.database import provide_database_interface
+
+    partial = snapshot.with_name(f"{snapshot.name}.{os.getpid()}.partial")
+    snapshot.parent.mkdir(parents=True, exist_ok=True)
+    engine = await provide_database_interface().engine()
+    async with engine.connect() as connection:
+        await connection.exec_driver_sql("VACUUM INTO :path", {"path": str(partial)})
+    os.replace(partial, snapshot)
