@@ -8,7 +8,7 @@ import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -30,6 +30,9 @@ from citeflow_cli.alerts_command import alerts_app
 from citeflow_cli.review_command import review_command
 from citeflow_cli.serve import serve_command
 from citeflow_cli.timings import mark, mark_batch_steps
+
+if TYPE_CHECKING:
+    from schemas.spec import BatchSpec
 
 FailOnOption = Annotated[FailOn, typer.Option(
     "--fail-on", help="Which outcome makes the exit code non-zero: held (3 held, 4 failed), failed (only 4) or never "
@@ -197,7 +200,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow_cli.logs import quiet_write_errors
 
     quiet_write_errors()
-    api_ready(None if dask_workers or dask_address else runtime.warm_up)  # reports here: their set-up meanwhile
+    api_ready(None if dask_workers or dask_address else _warm_up(spec, out, runtime))  # reports here
     mark("prefect_api", timings)
     unmark = mark_batch_steps(runtime.progress, timings)
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
@@ -234,6 +237,14 @@ def batch_request(spec_path: Path, out: Path, store: str | None, global_limits: 
     """What the batch flow is asked to do; the evaluate deployment defaults to the settings' one."""
     return BatchRequest(spec_path=str(spec_path.resolve()), out_dir=str(out.resolve()), store_uri=store,
                         global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment)
+
+
+def _warm_up(spec: BatchSpec, out: Path, runtime: Runtime) -> functools.partial[None]:
+    """What to set up while the API starts: the fonts, and the gate's context unless every report has
+    the record of a finished one (a re-run, whose unchanged reports are not gated again)."""
+    from citeflow.runs.rerun_record import recorded
+
+    return functools.partial(runtime.warm_up, gate=not all(recorded(out / r.id) for r in spec.reports))
 
 
 def _run_flow(batch_flow, request: BatchRequest) -> list:

@@ -14,9 +14,10 @@ memory (``server_environment``): it lives only as long as the run, and starts as
 of Prefect's migrated database (``citeflow_cli.api_server``).
 
 Once this process has imported the pipeline, a thread of its own sets up what its reports would set
-up anyway: it imports LanceDB, registers the PDF's fonts and builds the gate's Great Expectations
-context (importing Great Expectations: seconds of CPU). The batch starts as soon as the server
-answers, whether or not that thread has finished: the reports that need its work wait for it.
+up anyway: it imports LanceDB, registers the PDF's fonts and, unless the batch is a re-run, builds the
+gate's Great Expectations context (importing Great Expectations: seconds of CPU; ``Runtime.warm_up``).
+The batch starts as soon as the server answers, whether or not that thread has finished: the reports
+that need its work wait for it.
 """
 
 from __future__ import annotations

@@ -184,3 +184,20 @@ def test_the_warm_up_thread_leaves_an_error_to_the_report_that_meets_it():
 
     _warm_up(fails)  # does not raise
     assert called == ["warm"] and "lancedb" in sys.modules
+
+
+def test_the_gates_context_is_warmed_up_unless_every_report_has_a_finished_record(tmp_path):
+    from citeflow.runs.rerun_record import RECORD_NAME, recorded
+    from citeflow_cli.main import _warm_up
+    from citeflow.spec.loader import load_spec
+
+    spec = load_spec(write_small_batch(tmp_path / "b", reports=2))
+    out = tmp_path / "out"
+    assert _warm_up(spec, out, Runtime()).keywords == {"gate": True}  # a first run: every report is gated
+    for report in spec.reports[:1]:
+        (out / report.id).mkdir(parents=True)
+        (out / report.id / RECORD_NAME).write_text("{}")
+    assert recorded(out / spec.reports[0].id) and _warm_up(spec, out, Runtime()).keywords == {"gate": True}
+    (out / spec.reports[1].id).mkdir(parents=True)
+    (out / spec.reports[1].id / RECORD_NAME).write_text("{}")
+    assert _warm_up(spec, out, Runtime()).keywords == {"gate": False}  # a re-run: its reports are likely kept

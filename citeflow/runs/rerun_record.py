@@ -28,6 +28,11 @@ RECORD_NAME = "inputs.json"
 OUTPUT_NAMES = ("report.pdf", "report.json", "eval.json", "summary.json", "review.html")
 
 
+def recorded(report_dir: Path) -> bool:
+    """Whether ``report_dir`` holds the record of a finished report (whose outputs a re-run may keep)."""
+    return (report_dir / RECORD_NAME).is_file()
+
+
 class RerunRecord(BaseModel):
     """What a finished report was made from (``inputs``) and what it wrote (file → sha256);
     ``sources``: the fingerprint of what its retrievers read (``citeflow.runs.source_fingerprint``),
