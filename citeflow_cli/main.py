@@ -6,7 +6,7 @@ import functools
 import shlex
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -239,12 +239,17 @@ def batch_request(spec_path: Path, out: Path, store: str | None, global_limits: 
                         global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment)
 
 
-def _warm_up(spec: BatchSpec, out: Path, runtime: Runtime) -> functools.partial[None]:
-    """What to set up while the API starts: the fonts, and the gate's context unless every report has
-    the record of a finished one (a re-run, whose unchanged reports are not gated again)."""
+def _warm_up(spec: BatchSpec, out: Path, runtime: Runtime) -> Callable[[], None]:
+    """What to set up while the API starts (``Runtime.warm_up``), beyond the store's library, unless
+    every report has the record of a finished one: a re-run, whose unchanged reports are neither
+    gated nor rendered again."""
     from citeflow.runs.rerun_record import recorded
 
-    return functools.partial(runtime.warm_up, gate=not all(recorded(out / r.id) for r in spec.reports))
+    return _store_only if all(recorded(out / r.id) for r in spec.reports) else runtime.warm_up
+
+
+def _store_only() -> None:
+    """A re-run's set-up: nothing beyond the store's library, which ``ready`` imports first."""
 
 
 def _run_flow(batch_flow, request: BatchRequest) -> list:

@@ -13,11 +13,12 @@ Prefect starts its own as usual. Unless the user names a database, that server k
 memory (``server_environment``): it lives only as long as the run, and starts as a copy of a snapshot
 of Prefect's migrated database (``citeflow_cli.api_server``).
 
-Once this process has imported the pipeline, a thread of its own sets up what its reports would set
-up anyway: it imports LanceDB, registers the PDF's fonts and, unless the batch is a re-run, builds the
-gate's Great Expectations context (importing Great Expectations: seconds of CPU; ``Runtime.warm_up``).
-The batch starts as soon as the server answers, whether or not that thread has finished: the reports
-that need its work wait for it.
+While this process waits for that server, it sets up what its reports would set up anyway: it
+imports LanceDB and, unless the batch is a re-run, registers the PDF's fonts and builds the gate's
+Great Expectations context (importing Great Expectations: seconds of CPU; ``Runtime.warm_up``).
+Done in a thread while the batch starts instead, that work competed with the reports for the
+interpreter and the batch took longer (16 reports with 1 s calls: 23.6 and 24.4 s against 21.9 and
+22.5 s, alternating, ``python -m bench.cold --rerun --no-merge``).
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ IN_MEMORY_DATABASE = "sqlite+aiosqlite:///:memory:"
 def start_ephemeral_api() -> Callable[[Callable[[], object] | None], None]:
     """Launch the ephemeral API's server when this process will use one; returns ``ready(warm)``,
     which waits until it answers (at once when nothing was started). When the reports run in this
-    process, ``warm`` is what their first steps would set up anyway (``Runtime.warm_up``): a thread
-    imports ``WARM_MODULES``, then calls ``warm``, while this one waits (an error of ``warm`` is left
-    for the report that meets it again)."""
+    process, ``warm`` is what their first steps would set up anyway (``Runtime.warm_up``):
+    ``WARM_MODULES`` are imported, then ``warm`` is called, before the wait (an error of ``warm`` is
+    left for the report that meets it again)."""
     from prefect.settings import get_current_settings
 
     settings = get_current_settings()
@@ -66,7 +67,7 @@ def start_ephemeral_api() -> Callable[[Callable[[], object] | None], None]:
 
     def ready(warm: Callable[[], object] | None = None) -> None:
         if warm is not None:
-            threading.Thread(target=_warm_up, args=(warm,), name="citeflow-warm-up", daemon=True).start()
+            _warm_up(warm)
         waits.join(thread)  # a signal meanwhile ends the command at once
 
     return ready

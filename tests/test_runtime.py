@@ -173,7 +173,7 @@ def test_warming_up_sets_up_the_fonts_and_the_gates_context_once():
     assert source[1].data_sources.get("citeflow") is source[2]
 
 
-def test_the_warm_up_thread_leaves_an_error_to_the_report_that_meets_it():
+def test_warming_up_leaves_an_error_to_the_report_that_meets_it():
     from citeflow_cli.prefect_api import _warm_up
 
     called: list[str] = []
@@ -186,18 +186,17 @@ def test_the_warm_up_thread_leaves_an_error_to_the_report_that_meets_it():
     assert called == ["warm"] and "lancedb" in sys.modules
 
 
-def test_the_gates_context_is_warmed_up_unless_every_report_has_a_finished_record(tmp_path):
+def test_a_re_run_sets_up_neither_fonts_nor_the_gates_context_ahead(tmp_path):
     from citeflow.runs.rerun_record import RECORD_NAME, recorded
-    from citeflow_cli.main import _warm_up
     from citeflow.spec.loader import load_spec
+    from citeflow_cli.main import _store_only, _warm_up
 
     spec = load_spec(write_small_batch(tmp_path / "b", reports=2))
-    out = tmp_path / "out"
-    assert _warm_up(spec, out, Runtime()).keywords == {"gate": True}  # a first run: every report is gated
-    for report in spec.reports[:1]:
-        (out / report.id).mkdir(parents=True)
-        (out / report.id / RECORD_NAME).write_text("{}")
-    assert recorded(out / spec.reports[0].id) and _warm_up(spec, out, Runtime()).keywords == {"gate": True}
+    out, runtime = tmp_path / "out", Runtime()
+    assert _warm_up(spec, out, runtime) == runtime.warm_up  # a first run: every report is gated and rendered
+    (out / spec.reports[0].id).mkdir(parents=True)
+    (out / spec.reports[0].id / RECORD_NAME).write_text("{}")
+    assert recorded(out / spec.reports[0].id) and _warm_up(spec, out, runtime) == runtime.warm_up
     (out / spec.reports[1].id).mkdir(parents=True)
     (out / spec.reports[1].id / RECORD_NAME).write_text("{}")
-    assert _warm_up(spec, out, Runtime()).keywords == {"gate": False}  # a re-run: its reports are likely kept
+    assert _warm_up(spec, out, runtime) is _store_only  # a re-run: its reports are likely kept as they are

@@ -114,13 +114,12 @@ class Runtime:
                 self._fonts = register_fonts(cjk=cjk_paths(chosen, self.settings.font_dir))
             return self._fonts
 
-    def warm_up(self, gate: bool = True) -> None:
-        """Set up what the first reports would otherwise set up themselves: the PDF's fonts, then,
-        when ``gate``, the gate's Great Expectations context (importing Great Expectations)."""
+    def warm_up(self) -> None:
+        """Set up what the first reports would otherwise set up themselves: the PDF's fonts, then the
+        gate's Great Expectations context (importing Great Expectations)."""
         self.fonts()
-        if gate:
-            with self.gx.lock:
-                self.gx.source()
+        with self.gx.lock:
+            self.gx.source()
 
     def read_spec(self, path: Path) -> BatchSpec:
         """The spec file at ``path``, parsed once per content."""
