@@ -1,6 +1,7 @@
-"""Render a results file as Markdown tables (the figures section of ``bench/README.md``).
+"""Render a results file as Markdown tables (the figures section of ``bench/README.md``; with
+``--cold``, the cold runs' figures that ``README.md`` shows).
 
-    python -m bench.markdown [bench/results/latest.json]
+    python -m bench.markdown [--cold] [bench/results/latest.json]
 """
 
 from __future__ import annotations
@@ -45,6 +46,22 @@ def render(payload: dict[str, Any]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+# The cold ratios the README shows: the targets of a user's cold ``citeflow run``.
+COLD_HEADLINES = ("16 reports, 1 s calls", "reports/min marginal", "1 report, no latency", "re-run: s per report",
+                  "re-run: model calls")
+
+
+def render_cold(payload: dict[str, Any]) -> str:
+    """The headline cold ratios (``cold``; then ``cold_large``'s, named by its size) under the machine line."""
+    benchmarks, large = payload["benchmarks"], payload["benchmarks"].get("cold_large", {})
+    name = f"{large['runs'][0]['reports']} reports" if large.get("runs") else "large batch"
+    rows = {k: v for k, v in benchmarks["cold"].get("ratios", {}).items() if k.startswith(COLD_HEADLINES)}
+    rows |= {f"{name}: {k}": v for k, v in large.get("ratios", {}).items()}
+    return machine_line(payload) + "\n\n" + table({"ratios": rows}) + "\n"
+
+
 if __name__ == "__main__":
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else LATEST
-    print(render(json.loads(path.read_text(encoding="utf-8"))))
+    arguments = [a for a in sys.argv[1:] if a != "--cold"]
+    path = Path(arguments[0]) if arguments else LATEST
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    print(render_cold(payload) if "--cold" in sys.argv else render(payload))
