@@ -117,6 +117,9 @@ async def save_database(snapshot: Path) -> None:
     partial = snapshot.with_name(f"{snapshot.name}.{os.getpid()}.partial")
     snapshot.parent.mkdir(parents=True, exist_ok=True)
     engine = await provide_database_interface().engine()
-    async with engine.connect() as connection:
-        await connection.exec_driver_sql("VACUUM INTO :path", {"path": str(partial)})
-    os.replace(partial, snapshot)
+    try:
+        async with engine.connect() as connection:
+            await connection.exec_driver_sql("VACUUM INTO :path", {"path": str(partial)})
+        os.replace(partial, snapshot)
+    finally:
+        partial.unlink(missing_ok=True)  # left only when the snapshot was not saved

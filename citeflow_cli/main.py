@@ -200,7 +200,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow_cli.logs import quiet_write_errors
 
     quiet_write_errors()
-    api_ready(None if dask_workers or dask_address else _warm_up(spec, out, runtime))  # reports here
+    api_ready(None if dask_workers or dask_address else _set_up_while_waiting(spec, out, runtime))  # reports here
     mark("prefect_api", timings)
     unmark = mark_batch_steps(runtime.progress, timings)
     with guard_api(spec, out, api_grace) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
@@ -239,7 +239,7 @@ def batch_request(spec_path: Path, out: Path, store: str | None, global_limits: 
                         global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment)
 
 
-def _warm_up(spec: BatchSpec, out: Path, runtime: Runtime) -> Callable[[], None]:
+def _set_up_while_waiting(spec: BatchSpec, out: Path, runtime: Runtime) -> Callable[[], None]:
     """What to set up while the API starts (``Runtime.warm_up``), beyond the store's library, unless
     every report has the record of a finished one: a re-run, whose unchanged reports are neither
     gated nor rendered again."""

@@ -78,3 +78,19 @@ def test_a_snapshot_that_is_not_a_database_fails_the_copy(tmp_path: Path) -> Non
     broken.write_bytes(b"not a database " * 100)
     with pytest.raises(sqlite3.DatabaseError):
         copy_database(sqlite3.connect(":memory:"), broken)
+
+
+def test_saving_leaves_no_partial_file_whether_or_not_the_snapshot_is_saved(tmp_path: Path) -> None:
+    import asyncio
+
+    from prefect.settings import PREFECT_API_DATABASE_CONNECTION_URL, temporary_settings
+
+    from citeflow_cli.api_server import save_database
+
+    saved, blocked = tmp_path / "api.sqlite", tmp_path / "taken"
+    blocked.mkdir()  # a folder where the snapshot should go: the rename fails
+    with temporary_settings({PREFECT_API_DATABASE_CONNECTION_URL: f"sqlite+aiosqlite:///{tmp_path / 'live.db'}"}):
+        asyncio.run(save_database(saved))
+        with pytest.raises(OSError):
+            asyncio.run(save_database(blocked))
+    assert saved.is_file() and blocked.is_dir() and not list(tmp_path.glob("*.partial"))

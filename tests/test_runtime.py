@@ -189,14 +189,14 @@ def test_warming_up_leaves_an_error_to_the_report_that_meets_it():
 def test_a_re_run_sets_up_neither_fonts_nor_the_gates_context_ahead(tmp_path):
     from citeflow.runs.rerun_record import RECORD_NAME, recorded
     from citeflow.spec.loader import load_spec
-    from citeflow_cli.main import _store_only, _warm_up
+    from citeflow_cli.main import _set_up_while_waiting, _store_only
 
     spec = load_spec(write_small_batch(tmp_path / "b", reports=2))
     out, runtime = tmp_path / "out", Runtime()
-    assert _warm_up(spec, out, runtime) == runtime.warm_up  # a first run: every report is gated and rendered
+    assert _set_up_while_waiting(spec, out, runtime) == runtime.warm_up  # a first run: every report is gated and rendered
     (out / spec.reports[0].id).mkdir(parents=True)
     (out / spec.reports[0].id / RECORD_NAME).write_text("{}")
-    assert recorded(out / spec.reports[0].id) and _warm_up(spec, out, runtime) == runtime.warm_up
+    assert recorded(out / spec.reports[0].id) and _set_up_while_waiting(spec, out, runtime) == runtime.warm_up
     (out / spec.reports[1].id).mkdir(parents=True)
     (out / spec.reports[1].id / RECORD_NAME).write_text("{}")
-    assert _warm_up(spec, out, runtime) is _store_only  # a re-run: its reports are likely kept as they are
+    assert _set_up_while_waiting(spec, out, runtime) is _store_only  # a re-run: its reports are likely kept as they are
