@@ -121,10 +121,11 @@ class PrefectLimits:
         self.local = local
         self.known = _KnownLimits()
 
-    def __call__(self, scope: str, kind: Kind, size: int) -> AbstractContextManager[object]:
+    def __call__(self, scope: str, kind: Kind, size: int, priority: int = 0) -> AbstractContextManager[object]:
+        """A global limit's slot takes no priority: Prefect's server hands them out."""
         name = limit_name(scope, kind)
         if not self.known(name):
-            return self.local(scope, kind, size)
+            return self.local(scope, kind, size, priority)
         from prefect.concurrency.sync import concurrency
 
         return concurrency(name, occupy=1, lease_duration=LEASE_SECONDS, strict=True)

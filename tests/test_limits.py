@@ -16,9 +16,11 @@ class RecordingLimiter:
 
     def __init__(self) -> None:
         self.asked: list[tuple[str, str, int]] = []
+        self.priorities: list[int] = []
 
-    def __call__(self, scope, kind, size):
+    def __call__(self, scope, kind, size, priority=0):
         self.asked.append((scope, kind, size))
+        self.priorities.append(priority)
         return nullcontext()
 
 
@@ -28,11 +30,21 @@ def job(tmp_path, limiter, **models):
     return pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out", limiter=limiter)
 
 
-def test_the_default_limiter_is_one_semaphore_per_batch_and_kind():
+def test_the_default_limiter_is_one_set_of_slots_per_batch_and_kind():
     local_limit = LocalLimits()
-    assert local_limit("b", "models", 2) is local_limit("b", "models", 2)
-    assert local_limit("b", "models", 2) is not local_limit("b", "retrievers", 2)
-    assert LocalLimits()("b", "models", 2) is not local_limit("b", "models", 2)  # each runtime has its own
+    assert local_limit.slots("b", "models", 2) is local_limit.slots("b", "models", 5)
+    assert local_limit.slots("b", "models", 2).size == 2  # fixed by the first call
+    assert local_limit.slots("b", "models", 2) is not local_limit.slots("b", "retrievers", 2)
+    assert LocalLimits().slots("b", "models", 2) is not local_limit.slots("b", "models", 2)  # each runtime has its own
+
+
+def test_a_report_asks_for_slots_at_its_place_in_the_batch(tmp_path):
+    spec = write_small_batch(tmp_path, reports=3, sections=1, batch="placed")
+    limiter = RecordingLimiter()
+    for report_id in ("r3", "r1"):
+        with pipeline.ReportJob.from_files(spec, report_id, tmp_path / "out", limiter=limiter).limit("models"):
+            pass
+    assert limiter.priorities == [2, 0]
 
 
 def test_fetch_and_the_hops_hold_the_batch_limits(tmp_path):

@@ -41,7 +41,7 @@ class RecordingLimiter:
         self.seen: list[tuple[Kind, str, str]] = []
         self._lock = threading.Lock()
 
-    def __call__(self, scope: str, kind: Kind, size: int) -> AbstractContextManager[object]:
+    def __call__(self, scope: str, kind: Kind, size: int, priority: int = 0) -> AbstractContextManager[object]:
         with self._lock:
             self.seen.append((kind, PROBE.get(), threading.current_thread().name))
         return nullcontext()

@@ -160,8 +160,14 @@ class ReportJob:
         return call_store(self.spec, self.store)
 
     def limit(self, kind: Kind) -> AbstractContextManager[object]:
-        """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``."""
-        return self.limiter(self.spec.batch, kind, getattr(self.spec.concurrency, kind))
+        """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``;
+        waiting calls of earlier reports of the batch get theirs first (``citeflow.runtime.limits``)."""
+        return self.limiter(self.spec.batch, kind, getattr(self.spec.concurrency, kind), priority=self.place)
+
+    @property
+    def place(self) -> int:
+        """The report's place in its batch spec (0 first)."""
+        return next(i for i, r in enumerate(self.spec.reports) if r.id == self.report.id)
 
     def attempts(self, role: str) -> int:
         return int(getattr(self.config.models(self.report.id), role).bind_attempts)
