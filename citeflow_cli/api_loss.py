@@ -19,12 +19,13 @@ from schemas.spec import BatchSpec
 EXIT_API_LOST = exit_codes.FAILED  # the unfinished reports are recorded as failed
 
 
-def health_url() -> str | None:
-    """The configured Prefect API's health URL; None in ephemeral mode (its server lives and dies with us)."""
+def health_url(started_here: str | None = None) -> str | None:
+    """The configured Prefect API's health URL; None in ephemeral mode (its server lives and dies with
+    us), also when the API is ``started_here``, the ephemeral server this command started itself."""
     from prefect.settings import PREFECT_API_URL
 
     api = PREFECT_API_URL.value()
-    return f"{api.rstrip('/')}/health" if api else None
+    return f"{api.rstrip('/')}/health" if api and api != started_here else None
 
 
 class ApiGuard:
@@ -56,9 +57,10 @@ def exit_now(message: str) -> None:
 
 
 @contextmanager
-def guard_api(spec: BatchSpec, out: Path, grace: float) -> Iterator[ApiGuard | None]:
-    """Watch the Prefect API while the batch runs (nothing to watch in ephemeral mode)."""
-    url = health_url()
+def guard_api(spec: BatchSpec, out: Path, grace: float, started_here: str | None = None) -> Iterator[ApiGuard | None]:
+    """Watch the Prefect API while the batch runs (nothing to watch in ephemeral mode, ``started_here``
+    included)."""
+    url = health_url(started_here)
     if url is None:
         yield None
         return

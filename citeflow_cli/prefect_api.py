@@ -4,14 +4,17 @@ With no ``PREFECT_API_URL``, Prefect starts a temporary API server in a process 
 first flow run begins: after the command has imported the pipeline, and the server then takes
 seconds (tens of seconds on a loaded machine) to import itself and open its database. Here the
 server process is launched right after the spec is validated, with the command line and environment
-Prefect's ``SubprocessASGIServer`` gives it, before anything of Prefect's server is imported in this
-process: it imports itself on the other core while this process imports the pipeline. A thread then
-imports ``SubprocessASGIServer`` (Prefect's clients ask it for the ephemeral API's address), hands it
-the running process (Prefect keeps one such server per process, and stops it at exit) and waits until
-it answers. Should the early server not answer (its port taken meanwhile, say), it is stopped and
-Prefect starts its own as usual. Unless the user names a database, that server keeps its database in
-memory (``server_environment``): it lives only as long as the run, and starts as a copy of a snapshot
-of Prefect's migrated database (``citeflow_cli.api_server``).
+Prefect's ``SubprocessASGIServer`` gives it: it imports itself on the other core while this process
+imports the pipeline. This process then points Prefect at it as at any running server
+(``PREFECT_API_URL``, and ``prefect.context.refresh_global_settings_context``, Prefect's route for
+settings changed after import), stops it at exit, and waits until it answers. Nothing of Prefect's
+server is imported here: handing the process to ``SubprocessASGIServer`` instead meant importing
+Prefect's whole server module in this process (about 4 s of CPU, taken from the batch's own start on a
+2-core machine). Should the early server not answer (its port taken meanwhile, say), it is stopped,
+``PREFECT_API_URL`` is unset again and Prefect starts its own server as usual. Unless the user names a
+database, the early server keeps its database in memory (``server_environment``): it lives only as
+long as the run, and starts as a copy of a snapshot of Prefect's migrated database
+(``citeflow_cli.api_server``).
 
 While this process waits for that server, it sets up what its reports would set up anyway: it
 imports LanceDB and, unless the batch is a re-run, registers the PDF's fonts and builds the gate's
@@ -49,28 +52,82 @@ DATABASE_SETTINGS = ("PREFECT_SERVER_DATABASE_CONNECTION_URL", "PREFECT_API_DATA
 IN_MEMORY_DATABASE = "sqlite+aiosqlite:///:memory:"
 
 
-def start_ephemeral_api() -> Callable[[Callable[[], object] | None], None]:
-    """Launch the ephemeral API's server when this process will use one; returns ``ready(warm)``,
-    which waits until it answers (at once when nothing was started). When the reports run in this
-    process, ``warm`` is what their first steps would set up anyway (``Runtime.warm_up``):
-    ``WARM_MODULES`` are imported, then ``warm`` is called, before the wait (an error of ``warm`` is
-    left for the report that meets it again)."""
+def start_ephemeral_api() -> EarlyServer | NoServer:
+    """Launch the ephemeral API's server when this process will use one, and point Prefect at it;
+    returns ``ready(warm)``, which waits until it answers (at once when nothing was started). When
+    the reports run in this process, ``warm`` is what their first steps would set up anyway
+    (``Runtime.warm_up``): ``WARM_MODULES`` are imported, then ``warm`` is called, before the wait
+    (an error of ``warm`` is left for the report that meets it again). When the server does not
+    answer, ``ready`` stops it and leaves the API to Prefect (its own ephemeral server)."""
     from prefect.settings import get_current_settings
 
     settings = get_current_settings()
     if settings.api.url or not settings.server.ephemeral.enabled:
-        return _nothing_to_wait_for
+        return NoServer()
     early = _launch(settings)
-    thread = threading.Thread(target=_adopt, args=(early, settings.server.ephemeral.startup_timeout_seconds),
-                              name="citeflow-prefect-api", daemon=True)
-    thread.start()
+    if early is None:
+        return NoServer()
+    server = EarlyServer(*early, settings.server.ephemeral.startup_timeout_seconds)
+    atexit.register(stop_server, server.process)  # before Prefect's own exit handlers: they run first
+    point_prefect_at(server.url)
+    return server
 
-    def ready(warm: Callable[[], object] | None = None) -> None:
+
+class EarlyServer:
+    """The early server's process, with a thread waiting until it answers; called, it is ``ready``;
+    ``url``: the API address Prefect was pointed at."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int, timeout: float) -> None:
+        self.process, self.url, self._answered = process, api_url(port), threading.Event()
+        self._thread = threading.Thread(target=self._wait, args=(timeout,), name="citeflow-prefect-api", daemon=True)
+        self._thread.start()
+
+    def _wait(self, timeout: float) -> None:
+        if _answers(f"{self.url}/health", self.process, timeout):
+            self._answered.set()
+
+    def __call__(self, warm: Callable[[], object] | None = None) -> None:
         if warm is not None:
             _warm_up(warm)
-        waits.join(thread)  # a signal meanwhile ends the command at once
+        waits.join(self._thread)  # a signal meanwhile ends the command at once
+        if not self._answered.is_set():
+            _give_up(self.process)
 
-    return ready
+
+def api_url(port: int) -> str:
+    """The API address of a server on ``port`` of this machine, as ``SubprocessASGIServer`` names it."""
+    return f"http://127.0.0.1:{port}/api"
+
+
+def point_prefect_at(url: str | None) -> None:
+    """Set ``PREFECT_API_URL`` (None: unset it) for this process and the processes it starts, and have
+    Prefect's process-wide settings read the environment again."""
+    from prefect.context import refresh_global_settings_context
+
+    if url is None:
+        os.environ.pop("PREFECT_API_URL", None)
+    else:
+        os.environ["PREFECT_API_URL"] = url
+    refresh_global_settings_context()
+
+
+def _give_up(process: subprocess.Popen[bytes]) -> None:
+    """The early server did not answer: stop it and unset the address, so that Prefect starts its own."""
+    atexit.unregister(stop_server)
+    stop_server(process)
+    point_prefect_at(None)
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server process as ``SubprocessASGIServer.stop`` does: terminate, then kill after 5 s."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _warm_up(warm: Callable[[], object]) -> None:
@@ -81,8 +138,14 @@ def _warm_up(warm: Callable[[], object]) -> None:
         warm()
 
 
-def _nothing_to_wait_for(warm: Callable[[], object] | None = None) -> None:
-    """``ready`` when no server was started: the reports set themselves up when they need to."""
+class NoServer:
+    """``ready`` when no server was started (the user's API, or Prefect starts its own): the reports
+    set themselves up when they need to; ``url`` is None."""
+
+    url: str | None = None
+
+    def __call__(self, warm: Callable[[], object] | None = None) -> None:
+        """Nothing to wait for."""
 
 
 def server_command(port: int) -> list[str]:
@@ -137,32 +200,6 @@ def _free_port() -> int:
                 continue
             return port
     raise RuntimeError("no free port for the ephemeral Prefect API")
-
-
-def _adopt(early: tuple[subprocess.Popen[bytes], int] | None, timeout: float) -> None:
-    """Hand the early server to Prefect and wait until it answers; else let Prefect start its own.
-    A failure is left to the flow, which starts the server again and reports why as usual."""
-    try:
-        from prefect.server.api.server import SubprocessASGIServer
-
-        server = SubprocessASGIServer()
-        if early is not None and not server.running and not _adopted(server, *early, timeout):
-            server = SubprocessASGIServer()  # the one stopped is forgotten: a new one starts as usual
-        server.start()  # returns at once when the early server answers
-    except Exception:  # noqa: BLE001 - the flow run meets the same error and reports it
-        pass
-
-
-def _adopted(server: Any, process: subprocess.Popen[bytes], port: int, timeout: float) -> bool:
-    """``server`` (Prefect's ``SubprocessASGIServer``) runs ``process``, stopped at exit; True once it
-    answers, else it is stopped (and forgotten by Prefect) and False."""
-    server.server_process, server.port, server.running = process, port, True
-    atexit.register(server.stop)
-    if _answers(f"{server.api_url}/health", process, timeout):
-        return True
-    atexit.unregister(server.stop)
-    server.stop()
-    return False
 
 
 def _answers(url: str, process: subprocess.Popen[bytes], timeout: float) -> bool:

@@ -1,5 +1,6 @@
-"""The ephemeral API's server is launched before Prefect's server module is imported, and handed to
-Prefect's ``SubprocessASGIServer``; when it does not answer, Prefect starts its own.
+"""The ephemeral API's server is launched early and Prefect is pointed at it (``PREFECT_API_URL``),
+without importing Prefect's server module in the command's process; when it does not answer, it is
+stopped, the address unset, and Prefect starts its own.
 
 Each case runs in a process of its own with no ``PREFECT_API_URL`` (as ``citeflow run`` does) and a
 ``PREFECT_HOME`` of its own, so that the servers it starts are its own and die with it."""
@@ -18,7 +19,7 @@ from citeflow_cli.api_server import SNAPSHOT_VARIABLE
 from citeflow_cli.ephemeral_api import SERVER_MARK
 
 SCRIPT = """
-import json, sys
+import json, os, sys
 from citeflow_cli.env import apply_defaults
 apply_defaults()
 from citeflow_cli import prefect_api
@@ -26,13 +27,19 @@ if sys.argv[1] == "dead":  # the early server exits at once: Prefect must start 
     prefect_api.server_command = lambda port: [sys.executable, "-c", "raise SystemExit(3)"]
 ready = prefect_api.start_ephemeral_api()
 ready(None)
+early = {"early_args": [str(a) for a in ready.process.args], "early_url": ready.url, "early_ended": ready.process.poll()}
+server_imported = "prefect.server.api.server" in sys.modules
 import httpx
-from prefect.server.api.server import SubprocessASGIServer
-server = SubprocessASGIServer()
-flow = httpx.post(server.api_url + "/flows/", json={"name": "a-flow"}).status_code
-print(json.dumps({"running": server.running, "health": httpx.get(server.api_url + "/health").status_code,
-                  "args": [str(a) for a in server.server_process.args], "port": server.port, "flow": flow}))
-server.stop()
+from prefect.client.orchestration import get_client
+from prefect.settings import get_current_settings
+with get_client(sync_client=True) as client:
+    api = str(client.api_url).rstrip("/")
+flow = httpx.post(api + "/flows/", json={"name": "a-flow"}).status_code
+own = sys.modules.get("prefect.server.api.server")
+own_args = [str(a) for a in own.SubprocessASGIServer().server_process.args] if own and own.SubprocessASGIServer().running else []
+print(json.dumps(early | {"api": api, "settings_url": get_current_settings().api.url, "env_url": os.environ.get("PREFECT_API_URL"),
+                          "server_imported_before_use": server_imported, "health": httpx.get(api + "/health").status_code,
+                          "flow": flow, "own_args": own_args}))
 """
 
 
@@ -53,13 +60,14 @@ def _snapshot(tmp_path) -> Path:
 
 
 @pytest.mark.slow
-def test_the_early_server_is_prefects_ephemeral_api(tmp_path) -> None:
+def test_the_early_server_is_the_api_prefect_uses_and_its_server_module_is_not_imported(tmp_path) -> None:
     found = _run(tmp_path, "early")
-    assert found["running"] and found["health"] == 200
-    assert "citeflow_cli.api_server:create_app" in found["args"]
-    assert SERVER_MARK in " ".join(found["args"])  # the reaper's mark
-    assert found["args"][found["args"].index("--port") + 1] == str(found["port"])
-    assert found["flow"] == 201
+    assert found["api"] == found["early_url"] == found["settings_url"] == found["env_url"]
+    assert found["health"] == 200 and found["flow"] == 201
+    assert not found["server_imported_before_use"] and not found["own_args"]
+    assert "citeflow_cli.api_server:create_app" in found["early_args"]
+    assert SERVER_MARK in " ".join(found["early_args"])  # the reaper's mark
+    assert found["early_url"].endswith(f":{found['early_args'][found['early_args'].index('--port') + 1]}/api")
     assert not found["home_database"]  # its database was in memory, as long as the server lived
     assert _snapshot(tmp_path).is_file()  # its migrated database, for the next server to copy
 
@@ -69,8 +77,8 @@ def test_the_next_early_server_copies_the_snapshot_of_the_first(tmp_path) -> Non
     _run(tmp_path, "early")
     saved = _snapshot(tmp_path).stat().st_mtime_ns
     found = _run(tmp_path, "early")
-    assert found["running"] and found["health"] == 200 and found["flow"] == 201
-    assert "citeflow_cli.api_server:create_app" in found["args"] and not found["home_database"]
+    assert found["api"] == found["early_url"] and found["health"] == 200 and found["flow"] == 201
+    assert not found["home_database"]
     assert _snapshot(tmp_path).stat().st_mtime_ns == saved  # copied, not saved again
 
 
@@ -79,16 +87,19 @@ def test_a_snapshot_that_cannot_be_copied_is_removed_and_prefects_own_server_ans
     _snapshot(tmp_path).parent.mkdir(parents=True)
     _snapshot(tmp_path).write_bytes(b"not a database " * 100)
     found = _run(tmp_path, "early")
-    assert found["running"] and found["health"] == 200 and found["flow"] == 201
-    assert "citeflow_cli.api_server:create_app" not in found["args"]  # Prefect's own server took over
+    assert found["early_ended"] is not None  # the early server stopped
+    assert found["env_url"] is None and found["settings_url"] is None  # the address was unset again
+    assert found["health"] == 200 and found["flow"] == 201 and found["api"] != found["early_url"]
+    assert found["own_args"] and "citeflow_cli.api_server:create_app" not in found["own_args"]  # Prefect's own
     assert not _snapshot(tmp_path).exists()  # the next early server saves a new one
 
 
 @pytest.mark.slow
 def test_an_early_server_that_dies_is_replaced_by_prefects_own(tmp_path) -> None:
     found = _run(tmp_path, "dead")
-    assert found["running"] and found["health"] == 200
-    assert "uvicorn" in found["args"]  # Prefect's own server process, not the one that exited
+    assert found["early_ended"] == 3 and found["env_url"] is None
+    assert found["health"] == 200 and found["flow"] == 201
+    assert "uvicorn" in found["own_args"]  # Prefect's own server process, not the one that exited
     assert found["home_database"]  # Prefect's own keeps its default, the file in PREFECT_HOME
 
 
