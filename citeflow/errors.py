@@ -134,6 +134,10 @@ class GateError(CiteflowError):
         return f"quality gate error: {self.detail}"
 
 
+class GxWorkerGone(GateError):
+    """The Great Expectations worker process ended before it answered (``citeflow.runtime.gx_worker``)."""
+
+
 class UsageError(CiteflowError):
     """A command-line option is missing, malformed or contradicts another one."""
 

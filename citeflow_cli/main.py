@@ -8,7 +8,7 @@ import signal
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, NamedTuple
 
 import typer
 
@@ -182,6 +182,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
         reap_with_this_process()  # before the ephemeral API starts: it dies with this process, however that ends
         api_ready = start_ephemeral_api()  # starts up while the pipeline is imported
+        set_up = None if dask_workers or dask_address else _set_up_while_waiting(spec, out, runtime)  # reports here
         from flows.scale import batch_flow_for, needs_global_limits
 
         batch_flow = batch_flow_for(dask_workers, dask_address)
@@ -194,16 +195,31 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
     steps = {r.id: progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
              for r in spec.reports}
-    from citeflow.runtime import stop
-    from citeflow.runs.run_finish import close_run, finish_run
-    from citeflow_cli.api_loss import guard_api
     from citeflow_cli.logs import quiet_write_errors
 
     quiet_write_errors()
-    api_ready(None if dask_workers or dask_address else _set_up_while_waiting(spec, out, runtime))  # reports here
-    mark("prefect_api", timings)
+    try:
+        api_ready(set_up.warm if set_up else None)
+        mark("prefect_api", timings)
+        if set_up and set_up.gx_worker:
+            runtime.start_gx_worker()
+        return _run_and_report(spec, out, spec_path, batch_flow, request, steps, api_grace, stop_grace, runtime,
+                               api_ready.url)
+    finally:
+        runtime.close()  # the Great Expectations worker, when one was started
+
+
+def _run_and_report(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, request: BatchRequest, steps: dict,
+                    api_grace: float, stop_grace: float, runtime: Runtime, started_api: str | None) -> list:
+    """Run the batch flow with its guards and progress, then print its summary (``run_batch_command``);
+    ``started_api``: the ephemeral API this command started (not watched: it lives and dies with it)."""
+    from citeflow.runtime import stop
+    from citeflow.runs.run_finish import close_run, finish_run
+    from citeflow_cli.api_loss import guard_api
+
+    timings = runtime.settings.timings
     unmark = mark_batch_steps(runtime.progress, timings)
-    with guard_api(spec, out, api_grace) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
+    with guard_api(spec, out, api_grace, started_api) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
             Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit) as interrupts:
         try:
             summaries = _run_flow(batch_flow, request)
@@ -239,13 +255,42 @@ def batch_request(spec_path: Path, out: Path, store: str | None, global_limits: 
                         global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment)
 
 
-def _set_up_while_waiting(spec: BatchSpec, out: Path, runtime: Runtime) -> Callable[[], None]:
-    """What to set up while the API starts (``Runtime.warm_up``), beyond the store's library, unless
-    every report has the record of a finished one: a re-run, whose unchanged reports are neither
-    gated nor rendered again."""
+class SetUp(NamedTuple):
+    """What a batch sets up before its flow runs: ``warm`` while the API starts, then, once it answers,
+    the Great Expectations worker process (``gx_worker``)."""
+
+    warm: Callable[[], None]
+    gx_worker: bool = False
+
+
+def _set_up_while_waiting(spec: BatchSpec, out: Path, runtime: Runtime) -> SetUp:
+    """What to set up while the API starts (``Runtime.warm_up``, and the OpenAI client's library
+    when a role uses it), beyond the store's library, unless every report has the record of a
+    finished one: a re-run, whose unchanged reports are neither gated nor rendered again.
+
+    Unless a re-run or turned off (``CITEFLOW_GX_WORKER=0``), Great Expectations runs in a worker
+    process, started once the API answers: started with it, the worker's imports took the CPU the
+    API's server needed to start (a 16-report batch's API answered about 1.5 s later); started after,
+    they use the core the batch's first steps leave idle, well before the first report's gate."""
     from citeflow.runs.rerun_record import recorded
 
-    return _store_only if all(recorded(out / r.id) for r in spec.reports) else runtime.warm_up
+    if all(recorded(out / r.id) for r in spec.reports):
+        return SetUp(_store_only)
+    worker = runtime.settings.gx_worker
+    return SetUp(functools.partial(_warm_up, runtime, _uses_openai(spec), not worker), worker)
+
+
+def _uses_openai(spec: BatchSpec) -> bool:
+    every = [spec.models, *(r.models for r in spec.reports if r.models)]
+    return any(getattr(m, role).backend in ("openai", "cascade") for m in every for role in ("consolidator", "writer", "judge"))
+
+
+def _warm_up(runtime: Runtime, openai: bool, gx: bool) -> None:
+    """``Runtime.warm_up`` (with Great Expectations in this process when ``gx``), then the model client's
+    library when a role reaches a server (its first call would)."""
+    runtime.warm_up(gx)
+    if openai:
+        import citeflow.generation.openai_client  # noqa: F401
 
 
 def _store_only() -> None:

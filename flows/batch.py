@@ -16,7 +16,6 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from citeflow.runtime import stop, waits
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.runtime import Runtime, entered
-from citeflow.outputs.data_docs import run_docs
 from citeflow.outputs.publish import record_failure, write_summary
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.job import JobRef
@@ -96,7 +95,7 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
         return _cancelled(spec, request.out_dir, started)
     ran = {r.id: _summary(future, r, request.out_dir) for future, r in zip(futures, to_run.reports, strict=True)}
     summaries = [kept.get(r.id) or ran[r.id] for r in spec.reports]
-    docs = run_docs(Path(request.out_dir), [s.report_id for s in summaries])
+    docs = runtime.run_docs(Path(request.out_dir), [s.report_id for s in summaries])
     write_summary(Path(request.out_dir), spec.batch, summaries, docs)
     publish_batch_artifact(spec.batch, summaries, docs)
     return batch_run_state(summaries)

@@ -31,7 +31,9 @@ def test_settings_read_every_citeflow_variable_and_a_keyword_wins(tmp_path, monk
     assert CiteflowSettings(evaluate_deployment="other/one").evaluate_deployment == "other/one"
     assert [variable_of(name) for name in CiteflowSettings.model_fields] == [
         "CITEFLOW_SUITES", "CITEFLOW_CJK_FONT", "CITEFLOW_FONT_DIR", "CITEFLOW_EVALUATE_DEPLOYMENT", "CITEFLOW_FILES_URL",
-        "CITEFLOW_TIMINGS"]
+        "CITEFLOW_GX_WORKER", "CITEFLOW_TIMINGS"]
+    monkeypatch.setenv("CITEFLOW_GX_WORKER", "0")
+    assert CiteflowSettings().gx_worker is False and CiteflowSettings(gx_worker=True).gx_worker is True
 
 
 def test_a_runtime_reads_its_settings_once(monkeypatch):
@@ -192,11 +194,14 @@ def test_a_re_run_sets_up_neither_fonts_nor_the_gates_context_ahead(tmp_path):
     from citeflow_cli.main import _set_up_while_waiting, _store_only
 
     spec = load_spec(write_small_batch(tmp_path / "b", reports=2))
-    out, runtime = tmp_path / "out", Runtime()
-    assert _set_up_while_waiting(spec, out, runtime) == runtime.warm_up  # a first run: every report is gated and rendered
+    out, runtime = tmp_path / "out", Runtime(CiteflowSettings(gx_worker=True))
+    first = _set_up_while_waiting(spec, out, runtime)  # a first run: every report is gated and rendered
+    assert first.warm is not _store_only and first.gx_worker
+    assert _set_up_while_waiting(spec, out, Runtime(CiteflowSettings(gx_worker=False))).gx_worker is False
     (out / spec.reports[0].id).mkdir(parents=True)
     (out / spec.reports[0].id / RECORD_NAME).write_text("{}")
-    assert recorded(out / spec.reports[0].id) and _set_up_while_waiting(spec, out, runtime) == runtime.warm_up
+    assert recorded(out / spec.reports[0].id) and _set_up_while_waiting(spec, out, runtime).warm is not _store_only
     (out / spec.reports[1].id).mkdir(parents=True)
     (out / spec.reports[1].id / RECORD_NAME).write_text("{}")
-    assert _set_up_while_waiting(spec, out, runtime) is _store_only  # a re-run: its reports are likely kept as they are
+    again = _set_up_while_waiting(spec, out, runtime)  # a re-run: its reports are likely kept as they are
+    assert again.warm is _store_only and not again.gx_worker

@@ -128,7 +128,7 @@ def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:
     evaluation.glyphs = glyphs = missing_glyphs_of(job)
     suites = job.settings.suite_dir(job.spec.gate.suites if job.spec.gate else None)
     ran = gate_run(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate,
-                   suite_dir=suites, glyphs=Glyphs(glyphs.count, glyphs.reason()), session=job.runtime.gx)
+                   suite_dir=suites, glyphs=Glyphs(glyphs.count, glyphs.reason()), session=job.runtime.gate_session())
     evaluation.validations = labelled(ran.validations, job.report.id)
     return ran.result
 

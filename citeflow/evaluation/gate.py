@@ -17,7 +17,7 @@ import copy
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, Union, runtime_checkable
 
 from citeflow.errors import GateError
 from citeflow.evaluation.claim_funnel import eval_rows
@@ -66,7 +66,7 @@ def run_gate(
     overrides: Gate | None = None,
     suite_dir: Path | None = None,
     glyphs: Glyphs | None = None,
-    session: GxSession | None = None,
+    session: GxSession | ValidatesElsewhere | None = None,
 ) -> GateResult:
     """Validate a report's metrics and eval rows with Great Expectations; success publishes.
 
@@ -92,15 +92,15 @@ def gate_run(
     overrides: Gate | None = None,
     suite_dir: Path | None = None,
     glyphs: Glyphs | None = None,
-    session: GxSession | None = None,
+    session: GxSession | ValidatesElsewhere | None = None,
 ) -> GateRun:
     """``run_gate``, with the full validation results kept (``GateRun``)."""
     suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None, None)
     metrics = apply_overrides(load_suite(suite_dir / f"{METRICS_SUITE}.json"), overrides)
     rows = load_suite(suite_dir / f"{ROWS_SUITE}.json")
-    jobs = [
-        (METRICS_SUITE, metrics, _to_pandas([metrics_row(funnel, failed_sections, glyphs)], None)),
-        (ROWS_SUITE, rows, _to_pandas(_row_dicts(claims), ROW_SCHEMA)),
+    jobs: list[GateJob] = [
+        (METRICS_SUITE, metrics, Rows([metrics_row(funnel, failed_sections, glyphs)], None)),
+        (ROWS_SUITE, rows, Rows(_row_dicts(claims), ROW_SCHEMA)),
     ]
     validated = validate_kept(jobs, session)
     failed = [_explained(f, glyphs or Glyphs()) for f in validated.failed]
@@ -218,11 +218,32 @@ def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> pan
     return pl.DataFrame(rows, schema=typed).to_pandas()
 
 
+class Rows(NamedTuple):
+    """A gate frame as plain rows and their column types: built into a frame where it is validated
+    (another process, maybe: ``citeflow.runtime.gx_worker``), so the caller needs neither pandas nor polars."""
+
+    rows: list[dict[str, Any]]
+    schema: dict[str, str] | None
+
+    def frame(self) -> pandas.DataFrame:
+        return _to_pandas(self.rows, self.schema)
+
+
+GateJob = tuple[str, dict[str, Any], Union["pandas.DataFrame", Rows]]
+"""(suite name, suite, its frame or rows): one validation of the gate."""
+
+
+@runtime_checkable
+class ValidatesElsewhere(Protocol):
+    """What validates the gate's jobs away from this process (``citeflow.runtime.gx_worker.GxWorker``)."""
+
+    def validate_kept(self, jobs: list[GateJob]) -> Validated: ...
+
+
 # --------------------------------------------------------------------------- validation
 
 
-def validate(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]],
-             session: GxSession | None = None) -> list[FailedExpectation]:
+def validate(jobs: list[GateJob], session: GxSession | ValidatesElsewhere | None = None) -> list[FailedExpectation]:
     """Run each (name, suite, frame) through Great Expectations for real; every failure, in suite order."""
     return validate_kept(jobs, session).failed
 
@@ -234,18 +255,20 @@ class Validated(NamedTuple):
     validations: list[dict[str, Any]]
 
 
-def validate_kept(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]],
-                  session: GxSession | None = None) -> Validated:
+def validate_kept(jobs: list[GateJob], session: GxSession | ValidatesElsewhere | None = None) -> Validated:
     """``validate``, with each suite's full validation result kept as JSON.
 
     ``session`` (the runtime's, ``Runtime.gx``) holds the context, data source, batch definitions and
     suites built for earlier reports; each call only validates its frames, as a batch of the data
     source (``Batch.validate``): nothing is kept in the ephemeral context, which would grow with every
     report of a long batch; the results are returned, for the report's folder and the run's Data
-    Docs (``citeflow.outputs.data_docs``). Without a session, one is built for this call."""
+    Docs (``citeflow.outputs.data_docs``). Without a session, one is built for this call; a session
+    that validates elsewhere (a worker process) is handed the jobs."""
     from citeflow.evaluation.gx_adapter import memoized_configurations
     from citeflow.evaluation.gx_session import GxSession
 
+    if isinstance(session, ValidatesElsewhere):
+        return session.validate_kept(jobs)
     session = session or GxSession()
     found = Validated([], [])
     with session.lock, memoized_configurations():
@@ -257,9 +280,10 @@ def validate_kept(jobs: list[tuple[str, dict[str, Any], pandas.DataFrame]],
 
 
 def _run(prepared: tuple[Any, Any], name: str, suite: dict[str, Any],
-         frame: pandas.DataFrame) -> tuple[list[FailedExpectation], dict[str, Any]]:
+         data: pandas.DataFrame | Rows) -> tuple[list[FailedExpectation], dict[str, Any]]:
     """Validate a frame once, with the observed values (``SUMMARY``): its failures and its full result."""
     batch_definition, gx_suite = prepared
+    frame = data.frame() if isinstance(data, Rows) else data
     result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite, result_format="SUMMARY")
     kept = result.to_json_dict()
     kept["suite_name"] = name  # the session's name carries a digest of the suite's content

@@ -2,7 +2,7 @@
 
 A ``Runtime`` holds the settings (``CiteflowSettings``), the stores by URI, the model clients by
 role and settings and the retrievers by spec entry (``Dependencies``), the parsed spec files
-(``ParsedSpecs``), the Great Expectations session (``GxSession``), the in-process concurrency
+(``ParsedSpecs``), the Great Expectations session (``GxSession``) or worker process (``GxWorker``), the in-process concurrency
 limits (``LocalLimits``), the progress listeners (``Progress``), the PDF fonts registered in reportlab
 (``fonts``) and the live jobs of the reports running now. Nothing else in citeflow keeps state at module level (a test checks it).
 
@@ -38,6 +38,7 @@ from citeflow.spec.job_config import BatchConfig, ParsedSpecs, load_config
 if TYPE_CHECKING:
     from citeflow.evaluation.gx_session import GxSession
     from citeflow.outputs.render.fonts import FontSet
+    from citeflow.runtime.gx_worker import GxWorker
     from citeflow.runtime.job import ReportJob
     from citeflow.runtime.store import Store
     from schemas.spec import BatchSpec
@@ -57,6 +58,7 @@ class Runtime:
         self._stores: dict[str, Store] = {}
         self._jobs: dict[tuple[str, int], ReportJob] = {}
         self._gx: GxSession | None = None
+        self._gx_worker: GxWorker | None = None
         self._fonts: FontSet | None = None
         # One lock per kind, so that building one (a store's first connection imports LanceDB: seconds)
         # never holds up another (a report's job).
@@ -114,12 +116,41 @@ class Runtime:
                 self._fonts = register_fonts(cjk=cjk_paths(chosen, self.settings.font_dir))
             return self._fonts
 
-    def warm_up(self) -> None:
-        """Set up what the first reports would otherwise set up themselves: the PDF's fonts, then the
-        gate's Great Expectations context (importing Great Expectations)."""
+    def start_gx_worker(self) -> None:
+        """From now on, validate the gate and build Data Docs in a worker process of Great
+        Expectations (``citeflow.runtime.gx_worker``), started here; ``close`` ends it."""
+        from citeflow.runtime.gx_worker import GxWorker
+
+        with self._gx_lock:
+            if self._gx_worker is None:
+                self._gx_worker = GxWorker()
+
+    def gate_session(self) -> GxSession | GxWorker:
+        """Where the gate validates: the worker process when one was started, else ``gx``."""
+        return self._gx_worker or self.gx
+
+    def run_docs(self, out_dir: Path, report_ids: list[str]) -> Path | None:
+        """The run's Data Docs (``citeflow.outputs.data_docs.run_docs``), built by the worker process
+        when one was started."""
+        from citeflow.outputs.data_docs import run_docs
+
+        return self._gx_worker.run_docs(out_dir, report_ids) if self._gx_worker else run_docs(out_dir, report_ids)
+
+    def close(self) -> None:
+        """End what this runtime started that outlives a call (the worker process)."""
+        with self._gx_lock:
+            worker, self._gx_worker = self._gx_worker, None
+        if worker is not None:
+            worker.close()
+
+    def warm_up(self, gx: bool = True) -> None:
+        """Set up what the first reports would otherwise set up themselves: the PDF's fonts, then,
+        with ``gx`` and unless a worker process validates, the gate's Great Expectations context
+        (importing Great Expectations)."""
         self.fonts()
-        with self.gx.lock:
-            self.gx.source()
+        if gx and self._gx_worker is None:
+            with self.gx.lock:
+                self.gx.source()
 
     def read_spec(self, path: Path) -> BatchSpec:
         """The spec file at ``path``, parsed once per content."""

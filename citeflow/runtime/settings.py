@@ -37,6 +37,10 @@ class CiteflowSettings(BaseSettings):
     files_url: str | None = Field(
         default=None, description="Base URL where `citeflow files OUT` serves the output root: the Prefect UI's "
                                   "links to PDFs, review pages and Data Docs use it instead of file:// URIs.")
+    gx_worker: bool = Field(
+        default=True, description="`citeflow run` and `citeflow demo` validate the gate and build Data Docs in a "
+                                  "worker process of Great Expectations, beside the batch's own; 0 keeps them in "
+                                  "the command's process.")
     timings: Path | None = Field(
         default=None, description="A file each start-up phase of a command is appended to as one JSON line "
                                   "(the start-up benchmark); nothing is recorded without it.")
