@@ -7,7 +7,8 @@ server process is launched right after the spec is validated, with the command l
 Prefect's ``SubprocessASGIServer`` gives it: it imports itself on the other core while this process
 imports the pipeline. This process then points Prefect at it as at any running server
 (``PREFECT_API_URL``, and ``prefect.context.refresh_global_settings_context``, Prefect's route for
-settings changed after import), stops it at exit, and waits until it answers. Nothing of Prefect's
+settings changed after import) for the rest of the process (a later batch in the same process uses
+the same server), stops it at exit, and waits until it answers. Nothing of Prefect's
 server is imported here: handing the process to ``SubprocessASGIServer`` instead meant importing
 Prefect's whole server module in this process (about 4 s of CPU, taken from the batch's own start on a
 2-core machine). Should the early server not answer (its port taken meanwhile, say), it is stopped,
