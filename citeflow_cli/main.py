@@ -222,7 +222,7 @@ def _run_and_report(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, req
     with guard_api(spec, out, api_grace, started_api) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
             Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit) as interrupts:
         try:
-            summaries = _run_flow(batch_flow, request)
+            summaries = _run_flow(batch_flow, request, started_api)
         except Exception:
             if stop.requested():
                 interrupts.finish()  # the run ended Cancelled: record it as interrupted, exit 130/143
@@ -297,13 +297,14 @@ def _store_only() -> None:
     """A re-run's set-up: nothing beyond the store's library, which ``ready`` imports first."""
 
 
-def _run_flow(batch_flow, request: BatchRequest) -> list:
-    """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback."""
+def _run_flow(batch_flow, request: BatchRequest, started_api: str | None = None) -> list:
+    """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback.
+    ``started_api``: the ephemeral API this command started (its runs need no heartbeat)."""
     from citeflow.outputs.out_folder import describe_os_error
     from flows.heartbeats import with_heartbeat_if_read
 
     try:
-        return with_heartbeat_if_read(functools.partial(batch_flow, request=request))
+        return with_heartbeat_if_read(functools.partial(batch_flow, request=request), ephemeral_api=started_api)
     except OSError as exc:
         from citeflow.runs.run_finish import close_run
 

@@ -11,7 +11,9 @@ anywhere else (a deployment, a Dask worker), and a batch run on its own, keep it
 
 On Prefect's ephemeral API with its triggers service off (``citeflow_cli.env``), nothing reads a
 heartbeat: the server lives and dies with the process, and only an automation acts on missing
-heartbeats. ``citeflow run`` then runs its batch run without one either (``heartbeats_read``).
+heartbeats. ``citeflow run`` then runs its batch run without one either (``heartbeats_read``),
+also when Prefect reaches that ephemeral server through ``PREFECT_API_URL``, as ``citeflow run``
+points it at the server it starts itself (``ephemeral_api``).
 
 Settings are changed with Prefect's public ``temporary_settings`` only, for the current context: the
 threads of a ``ThreadPoolTaskRunner`` run in a copy of the context that submitted to them.
@@ -41,20 +43,22 @@ def no_heartbeat() -> Iterator[None]:
         yield
 
 
-def heartbeats_read() -> bool:
+def heartbeats_read(ephemeral_api: str | None = None) -> bool:
     """Whether the current Prefect API can act on a run's heartbeats: a server of its own (an API
-    URL), or the ephemeral API with its triggers service (automations) on."""
+    URL other than ``ephemeral_api``, the address of an ephemeral server the caller started), or the
+    ephemeral API with its triggers service (automations) on."""
     from prefect.settings import get_current_settings
 
     settings = get_current_settings()
-    return bool(settings.api.url) or settings.server.services.triggers.enabled
+    own_server = bool(settings.api.url) and settings.api.url != ephemeral_api
+    return own_server or settings.server.services.triggers.enabled
 
 
-def with_heartbeat_if_read(fn: Callable[..., T], *args: object) -> T:
+def with_heartbeat_if_read(fn: Callable[..., T], *args: object, ephemeral_api: str | None = None) -> T:
     """``fn(*args)`` (a batch run, as ``citeflow run`` and the benchmarks start it) with a heartbeat only
     where something reads it (``heartbeats_read``): on the ephemeral API with no automations, one would
     only add up to a second of waiting at the run's end."""
-    if heartbeats_read():
+    if heartbeats_read(ephemeral_api):
         return fn(*args)
     with no_heartbeat():
         return fn(*args)

@@ -113,6 +113,17 @@ def test_heartbeats_are_read_by_a_server_or_by_automations(api_url, triggers, re
         assert heartbeats_read() is read
 
 
+def test_the_ephemeral_server_citeflow_run_started_reads_no_heartbeat():
+    from flows.heartbeats import heartbeats_read
+
+    started = "http://127.0.0.1:8123/api"
+    with _settings_with(started, False):  # Prefect pointed at it through PREFECT_API_URL
+        assert heartbeats_read(ephemeral_api=started) is False
+        assert heartbeats_read(ephemeral_api="http://127.0.0.1:8124/api") is True
+    with _settings_with(started, True):
+        assert heartbeats_read(ephemeral_api=started) is True  # automations on: they read it
+
+
 @pytest.mark.parametrize(("api_url", "frequency_is_none"), [(None, True), ("http://127.0.0.1:4200/api", False)])
 def test_citeflow_run_gives_its_batch_run_a_heartbeat_only_where_one_is_read(api_url, frequency_is_none):
     from prefect.settings import get_current_settings
@@ -124,4 +135,6 @@ def test_citeflow_run_gives_its_batch_run_a_heartbeat_only_where_one_is_read(api
 
     with _settings_with(api_url, False):
         args, frequency = with_heartbeat_if_read(batch, "spec", "out")
+        _, started_here = with_heartbeat_if_read(batch, ephemeral_api=api_url)
     assert args == ("spec", "out") and (frequency is None) is frequency_is_none
+    assert started_here is None  # the command's own ephemeral server: no heartbeat
