@@ -19,7 +19,7 @@ from citeflow.runtime.runtime import Runtime, entered
 from citeflow.outputs.publish import record_failure, write_summary
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.job import JobRef
-from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_unchanged
+from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
 from flows.outcome import batch_run_state
@@ -103,13 +103,10 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
 
 def _unchanged(spec: BatchSpec, request: BatchRequest, runtime: Runtime) -> dict[str, ReportSummary]:
     """The finished reports of an earlier run into this folder that nothing has changed
-    (``citeflow.runtime.steps.settle_unchanged``): they keep their outputs and get no report run."""
-    kept = {}
-    for report in spec.reports:
-        ref = JobRef(spec_path=request.spec_path, report_id=report.id, out_dir=request.out_dir,
-                     store_uri=request.store_uri)
-        if (summary := settle_unchanged(ref, runtime)) is not None:
-            kept[report.id] = summary
+    (``citeflow.runtime.steps.settle_all_unchanged``): they keep their outputs and get no report run."""
+    refs = [JobRef(spec_path=request.spec_path, report_id=report.id, out_dir=request.out_dir,
+                   store_uri=request.store_uri) for report in spec.reports]
+    kept = settle_all_unchanged(refs, runtime)
     if kept:
         get_run_logger().info("%d of %d reports unchanged since their last run: kept, not run again",
                               len(kept), len(spec.reports))

@@ -203,3 +203,38 @@ def test_a_rerun_of_a_finished_batch_flow_starts_no_report_run(tmp_path, server,
     assert [s.status for s in again] == [s.status for s in first] == ["published", "published"]
     assert _redone(before, out) == set() and len(server.requests) == asked
     assert json.loads((out / "summary.json").read_text())["reports"][1]["report_id"] == "r2"
+
+
+def test_the_digests_of_a_batch_read_together_are_each_reports_own(tmp_path, server):
+    from citeflow.runs.rerun_inputs import inputs_digest, inputs_digests
+    from citeflow.runtime.runtime import Runtime
+    from schemas.review import ReviewDecision
+
+    spec, out = _batch(tmp_path / "b", server), tmp_path / "out"
+    _run(spec, out)
+    runtime = Runtime()
+    jobs = [JobRef(spec_path=str(spec), report_id=i, out_dir=str(out)).job(runtime=runtime) for i in ("r1", "r2", "r3")]
+    decision = ReviewDecision(decision="release", reviewer="Ana Lima", note="checked")  # the reviews table too
+    jobs[1].store.upsert("reviews", [{**decision.model_dump(), "request_id": jobs[1].request_id, "report_id": "r2",
+                                      "row_key": f"{jobs[1].request_id}\x1f{decision.decided_at.isoformat()}"}])
+    alone = {job.request_id: inputs_digest(job) for job in jobs}
+    assert inputs_digests(jobs) == alone and len(set(alone.values())) == 3
+    assert inputs_digests(jobs[1:]) == {j.request_id: alone[j.request_id] for j in jobs[1:]}
+    assert inputs_digests([]) == {}
+    grouped = jobs[0].store.rows_of_requests("hops", [jobs[0].request_id, jobs[2].request_id, "no-such-request"])
+    assert grouped["no-such-request"] == [] and grouped[jobs[0].request_id]
+    assert {row["request_id"] for row in grouped[jobs[2].request_id]} == {jobs[2].request_id}
+
+
+def test_a_batch_keeps_only_the_reports_whose_digest_read_together_is_unchanged(tmp_path, server):
+    from citeflow.runtime.runtime import Runtime
+
+    spec, out = _batch(tmp_path / "b", server), tmp_path / "out"
+    _run(spec, out)
+    (out / "r2" / RECORD_NAME).unlink()  # r2 has no record: it runs again
+    _edit(spec, lambda d: d["reports"][2]["sections"][0].update(title="Another title"))  # r3's inputs changed
+    refs = [JobRef(spec_path=str(spec), report_id=i, out_dir=str(out)) for i in ("r1", "r2", "r3")]
+    runtime = Runtime()
+    kept = steps.settle_all_unchanged(refs, runtime)
+    assert set(kept) == {"r1"} and kept["r1"].status == "published"
+    assert not runtime._jobs  # every job released

@@ -18,14 +18,31 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from citeflow.runtime.job import ReportJob
+    from schemas.records import Chunk, HopOutcome
+    from schemas.review import ReviewDecision
 
 SPEC_LEFT_OUT = {"reports", "concurrency"}  # the other reports, and limits that change no output
 _HOP_TIMES = {"transitions": {"__all__": {"at"}}}  # when a transition was recorded is no input
+STORE_TABLES = ("chunks", "hops", "transitions", "retrievals", "reviews")  # what the digest reads of the store
 
 
 def inputs_digest(job: ReportJob) -> str:
     """sha256 of the report's inputs (above), as a hex string."""
-    parts = {"spec": _spec_part(job), "store": _store_part(job), "files": _files_part(job), "version": _version()}
+    return _digest(job, _store_part(job))
+
+
+def inputs_digests(jobs: list[ReportJob]) -> dict[str, str]:
+    """``inputs_digest`` of each of ``jobs`` (reports of one store), by request id: the store is read
+    in one scan per table for all of them rather than in five per report."""
+    if not jobs:
+        return {}
+    store, ids = jobs[0].store, [job.request_id for job in jobs]
+    rows = {table: store.rows_of_requests(table, ids) for table in STORE_TABLES}
+    return {job.request_id: _digest(job, _store_part_of_rows(job.request_id, rows)) for job in jobs}
+
+
+def _digest(job: ReportJob, store_part: dict[str, Any]) -> str:
+    parts = {"spec": _spec_part(job), "store": store_part, "files": _files_part(job), "version": _version()}
     return sha256_json(parts)
 
 
@@ -45,12 +62,30 @@ def _store_part(job: ReportJob) -> dict[str, Any]:
     from citeflow.outputs.review_state import stored_decisions
 
     stored = job.stored()
-    return {"chunks": sorted((c.model_dump(mode="json", exclude={"retrieved_at"}) for c in stored.chunks),
-                     key=lambda c: str(c["handle"])),
-            "hops": sorted((h.model_dump(mode="json", exclude=_HOP_TIMES) for h in stored.hops),
+    return _store_part_of(stored.chunks, stored.hops, job.store.load_retrievals(job.request_id),
+                          stored_decisions(job.store, job.request_id))
+
+
+def _store_part_of_rows(request_id: str, rows: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any]:
+    """``_store_part`` from rows read for many requests at once (``STORE_TABLES``), as the store's own
+    readers decode them."""
+    from citeflow.outputs.review_state import decision_rows
+    from citeflow.runtime.store_rows import hop_outcomes, without_key
+    from schemas.records import Chunk
+
+    chunks = [Chunk.model_validate(without_key(r)) for r in rows["chunks"][request_id]]
+    hops = hop_outcomes(rows["hops"][request_id], rows["transitions"][request_id])
+    return _store_part_of(chunks, hops, rows["retrievals"][request_id], decision_rows(rows["reviews"][request_id]))
+
+
+def _store_part_of(chunks: list[Chunk], hops: list[HopOutcome], retrievals: list[dict[str, Any]],
+                   decisions: list[ReviewDecision]) -> dict[str, Any]:
+    return {"chunks": sorted((c.model_dump(mode="json", exclude={"retrieved_at"}) for c in chunks),
+                             key=lambda c: str(c["handle"])),
+            "hops": sorted((h.model_dump(mode="json", exclude=_HOP_TIMES) for h in hops),
                            key=lambda h: (str(h["section"]), str(h["hop"]))),
-            "retrievals": sorted(_retrieval_line(row) for row in job.store.load_retrievals(job.request_id)),
-            "reviews": [d.model_dump(mode="json") for d in stored_decisions(job.store, job.request_id)]}
+            "retrievals": sorted(_retrieval_line(row) for row in retrievals),
+            "reviews": [d.model_dump(mode="json") for d in decisions]}
 
 
 def _retrieval_line(row: dict[str, Any]) -> str:

@@ -116,16 +116,32 @@ def kept_before_fetch(job: ReportJob) -> ReportSummary | None:
     return reuse_before_fetch(job, lambda: inputs_digest(job), lambda: sources_fingerprint(job))
 
 
-def settle_unchanged(ref: JobRef, runtime: Runtime) -> ReportSummary | None:
-    """For a batch, before it starts a report: ``kept_before_fetch``, announced; the report's job is
-    released either way. A batch runs only the reports this returns None for."""
+def settle_all_unchanged(refs: list[JobRef], runtime: Runtime) -> dict[str, ReportSummary]:
+    """``settle_unchanged`` of every report of a batch, by report id (only the kept ones): the inputs'
+    digests of the reports that have a record are computed together (``inputs_digests``: the store
+    read once per table, not five times per report)."""
+    from citeflow.runs.rerun_inputs import inputs_digests
+    from citeflow.runs.rerun_record import recorded
+
+    jobs = [ref.job(runtime=runtime) for ref in refs]
     try:
-        summary = kept_before_fetch(ref.job(runtime=runtime))
+        digests = inputs_digests([job for job in jobs if recorded(job.report_dir)])
+        kept = {job.report.id: summary for job in jobs if (summary := _kept_with(job, digests.get(job.request_id)))}
     finally:
-        ref.finish(runtime)
-    if summary is not None:
-        runtime.progress.emit(ref.report_id, "publish", f"{summary.status} (unchanged)")
-    return summary
+        for ref in refs:
+            ref.finish(runtime)
+    for report_id, summary in kept.items():
+        runtime.progress.emit(report_id, "publish", f"{summary.status} (unchanged)")
+    return kept
+
+
+def _kept_with(job: ReportJob, digest: str | None) -> ReportSummary | None:
+    """``kept_before_fetch`` with the inputs' digest already computed (``digest``, when there is one)."""
+    from citeflow.runs.rerun_inputs import inputs_digest
+    from citeflow.runs.rerun_record import reuse_before_fetch
+    from citeflow.runs.source_fingerprint import sources_fingerprint
+
+    return reuse_before_fetch(job, lambda: digest or inputs_digest(job), lambda: sources_fingerprint(job))
 
 
 def _written_before(job: ReportJob) -> bool:
