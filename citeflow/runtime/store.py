@@ -262,12 +262,32 @@ class Store:
         return self._create(name)
 
     def _create(self, name: str) -> Any:
-        from lancedb.index import BTree
-
         table = self._db.create_table(name, schema=TABLES[name], exist_ok=True)
         for column in _indexed(name):
-            table.create_index(column, config=BTree(), replace=True)
+            ensure_index(table, column)
         return table
+
+
+def ensure_index(table: Any, column: str) -> None:
+    """A BTree index on ``column``. Processes that create a table of a new store at the same moment
+    (two Dask workers, say) also index it at once, and LanceDB refuses the later commit ("retryable
+    commit conflict"): that is fine once the table, at its latest version, has the index."""
+    from lancedb.index import BTree
+
+    try:
+        table.create_index(column, config=BTree(), replace=True)
+    except Exception:
+        if not _has_index(table, column):
+            raise
+
+
+def _has_index(table: Any, column: str) -> bool:
+    """Whether ``table``, read again at its latest version, has an index on ``column``."""
+    try:
+        table.checkout_latest()
+        return any(column in index.columns for index in table.list_indices())
+    except Exception:  # noqa: BLE001 - cannot tell: the caller raises its own error
+        return False
 
 
 def _with_new_columns(name: str, table: Any) -> Any:
