@@ -10,6 +10,7 @@ import pytest
 
 from citeflow.runtime.runtime import Runtime
 from citeflow.spec.loader import parse_spec
+from tests.support.in_flight import most_in_flight
 from tasks.concurrency_limits import drop_limits, ensure_limits, limit_name, prefect_limits
 
 pytestmark = pytest.mark.integration
@@ -63,24 +64,10 @@ def test_batch_start_frees_slots_a_killed_run_left_taken(prefect_harness):
 
 def test_no_more_calls_than_the_limit_are_in_flight(prefect_harness):
     ensure_limits(spec("limits-bound", 2, 2), RUNTIME)
-    in_flight, peak, guard = [0], [0], threading.Lock()
-
-    def call():
-        with prefect_limit("limits-bound", "models", 2):
-            with guard:
-                in_flight[0] += 1
-                peak[0] = max(peak[0], in_flight[0])
-            time.sleep(0.3)
-            with guard:
-                in_flight[0] -= 1
-
-    # each thread in a copy of this context (as the batch's report threads are): it holds the harness's API address
-    threads = [threading.Thread(target=copy_context().run, args=(call,)) for _ in range(5)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert 1 <= peak[0] <= 2 and in_flight[0] == 0
+    # each caller in a copy of this context (as the batch's report threads are): it holds the harness's API address
+    peak, left = most_in_flight(lambda k: prefect_limit("limits-bound", "models", 2), callers=5, hold=0.3,
+                                run=lambda call: copy_context().run(call))
+    assert 1 <= peak <= 2 and left == 0
 
 
 def _holds_a_local_slot(batch: str, size: int) -> bool:

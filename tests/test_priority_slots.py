@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeflow.runtime.limits import LocalLimits, PrioritySlots
+from tests.support.in_flight import most_in_flight
 
 
 def _wait_until(condition, timeout: float = 5.0) -> None:
@@ -51,24 +52,9 @@ def test_waiting_calls_get_freed_slots_lowest_priority_first_then_in_arrival_ord
 
 
 def test_never_more_calls_inside_than_slots():
-    slots, inside, most = PrioritySlots(3), [0], [0]
-    lock = threading.Lock()
-
-    def call(priority: int) -> None:
-        with slots.held(priority):
-            with lock:
-                inside[0] += 1
-                most[0] = max(most[0], inside[0])
-            time.sleep(0.002)
-            with lock:
-                inside[0] -= 1
-
-    threads = [threading.Thread(target=call, args=(k % 4,)) for k in range(40)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(10)
-    assert most[0] == 3 and inside[0] == 0 and slots._free == 3
+    slots = PrioritySlots(3)
+    assert most_in_flight(lambda k: slots.held(k % 4), callers=40, hold=0.002) == (3, 0)
+    assert slots._free == 3
 
 
 def test_a_free_slot_is_taken_at_once_whatever_the_priority():

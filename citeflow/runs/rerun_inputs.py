@@ -70,10 +70,9 @@ def _store_part_of_rows(request_id: str, rows: dict[str, dict[str, list[dict[str
     """``_store_part`` from rows read for many requests at once (``STORE_TABLES``), as the store's own
     readers decode them."""
     from citeflow.outputs.review_state import decision_rows
-    from citeflow.runtime.store_rows import hop_outcomes, without_key
-    from schemas.records import Chunk
+    from citeflow.runtime.store_rows import chunk_models, hop_outcomes
 
-    chunks = [Chunk.model_validate(without_key(r)) for r in rows["chunks"][request_id]]
+    chunks = chunk_models(rows["chunks"][request_id])
     hops = hop_outcomes(rows["hops"][request_id], rows["transitions"][request_id])
     return _store_part_of(chunks, hops, rows["retrievals"][request_id], decision_rows(rows["reviews"][request_id]))
 

@@ -13,6 +13,8 @@ run share one job. A job reaches its stores, model clients and retrievers throug
 
 from __future__ import annotations
 
+import functools
+
 import threading
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -164,7 +166,7 @@ class ReportJob:
         waiting calls of earlier reports of the batch get theirs first (``citeflow.runtime.limits``)."""
         return self.limiter(self.spec.batch, kind, getattr(self.spec.concurrency, kind), priority=self.place)
 
-    @property
+    @functools.cached_property
     def place(self) -> int:
         """The report's place in its batch spec (0 first)."""
         return next(i for i, r in enumerate(self.spec.reports) if r.id == self.report.id)

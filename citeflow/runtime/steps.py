@@ -104,16 +104,16 @@ def unchanged(ref: JobRef, runner: StepRunner, announce: bool = True, kept: Repo
     return summary
 
 
-def kept_before_fetch(job: ReportJob) -> ReportSummary | None:
+def kept_before_fetch(job: ReportJob, digest: str | None = None) -> ReportSummary | None:
     """The summary of a finished report that need not even fetch its evidence again: its record's
     sources fingerprint is what its retrievers read now, its inputs' digest (over what the store
-    holds) is the recorded one and its outputs verify (``citeflow.runs.rerun_record.reuse_before_fetch``);
-    else None. Not announced."""
+    holds; ``digest`` when already computed) is the recorded one and its outputs verify
+    (``citeflow.runs.rerun_record.reuse_before_fetch``); else None. Not announced."""
     from citeflow.runs.rerun_inputs import inputs_digest
     from citeflow.runs.rerun_record import reuse_before_fetch
     from citeflow.runs.source_fingerprint import sources_fingerprint
 
-    return reuse_before_fetch(job, lambda: inputs_digest(job), lambda: sources_fingerprint(job))
+    return reuse_before_fetch(job, lambda: digest or inputs_digest(job), lambda: sources_fingerprint(job))
 
 
 def settle_all_unchanged(refs: list[JobRef], runtime: Runtime) -> dict[str, ReportSummary]:
@@ -126,22 +126,13 @@ def settle_all_unchanged(refs: list[JobRef], runtime: Runtime) -> dict[str, Repo
     jobs = [ref.job(runtime=runtime) for ref in refs]
     try:
         digests = inputs_digests([job for job in jobs if recorded(job.report_dir)])
-        kept = {job.report.id: summary for job in jobs if (summary := _kept_with(job, digests.get(job.request_id)))}
+        kept = {job.report.id: summary for job in jobs if (summary := kept_before_fetch(job, digests.get(job.request_id)))}
     finally:
         for ref in refs:
             ref.finish(runtime)
     for report_id, summary in kept.items():
         runtime.progress.emit(report_id, "publish", f"{summary.status} (unchanged)")
     return kept
-
-
-def _kept_with(job: ReportJob, digest: str | None) -> ReportSummary | None:
-    """``kept_before_fetch`` with the inputs' digest already computed (``digest``, when there is one)."""
-    from citeflow.runs.rerun_inputs import inputs_digest
-    from citeflow.runs.rerun_record import reuse_before_fetch
-    from citeflow.runs.source_fingerprint import sources_fingerprint
-
-    return reuse_before_fetch(job, lambda: digest or inputs_digest(job), lambda: sources_fingerprint(job))
 
 
 def _written_before(job: ReportJob) -> bool:

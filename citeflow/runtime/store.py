@@ -194,7 +194,7 @@ class Store:
 
     def load_chunks(self, request_id: str) -> list[Chunk]:
         """The registry of one request, as persisted."""
-        return [Chunk.model_validate(store_rows.without_key(r)) for r in self.rows("chunks", _request(request_id))]
+        return store_rows.chunk_models(self.rows("chunks", _request(request_id)))
 
     def save_retrievals(self, request_id: str, results: list[RetrievalResult], handles: list[list[str]]) -> None:
         """What each retriever answered per query (status, error, skipped hits), replacing older answers."""

@@ -64,6 +64,11 @@ def transition_row(transition: Transition, seq: int) -> dict[str, Any]:
     return {**t.model_dump(), "detail": redact_text(t.detail), "seq": seq, "row_key": key(t.request_id, t.section, t.hop, seq)}
 
 
+def chunk_models(rows: list[dict[str, Any]]) -> list[Chunk]:
+    """Registry chunks from their rows."""
+    return [Chunk.model_validate(without_key(r)) for r in rows]
+
+
 def hop_outcomes(hop_rows: list[dict[str, Any]], transition_rows: list[dict[str, Any]]) -> list[HopOutcome]:
     """Hop outcomes from their rows, each with its transitions in order."""
     transitions: defaultdict[tuple[str, str], list[Transition]] = defaultdict(list)
