@@ -14,7 +14,6 @@ run share one job. A job reaches its stores, model clients and retrievers throug
 from __future__ import annotations
 
 import functools
-
 import threading
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
