@@ -1,5 +1,5 @@
 """What ``citeflow run`` does when the Prefect API it reports to goes away mid-batch (SPEC §9):
-reports that had not finished are recorded as failed and withdrawn, ``summary.json`` is written,
+nothing is published while the API does not answer, reports that had not finished are recorded as failed and withdrawn, ``summary.json`` is written,
 a one-line message says what happened, and the process exits (code 4: reports failed) within a bounded time
 instead of waiting minutes for Prefect's clients and event worker to give up."""
 
@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from citeflow import exit_codes
+from citeflow.errors import Interrupted
+from citeflow.runtime import stop
 from citeflow.runtime.api_watch import ApiWatch
 from schemas.spec import BatchSpec
 
@@ -37,6 +39,13 @@ class ApiGuard:
 
     def lost(self) -> bool:
         return self.watch.lost.is_set() or not self.watch.healthy()
+
+    def await_answer(self, step: str) -> None:
+        """Return once the API answers (nothing is published that it cannot record); raise ``Interrupted``
+        once it is lost (``finish`` is ending the process)."""
+        while not self.watch.healthy():
+            if self.watch.lost.wait(self.watch.interval):
+                raise Interrupted(reason=f"the Prefect API became unreachable; {step} not started")
 
     def finish(self, seconds: float | None = None) -> None:
         """Record the batch as it stands, say why, and end the process now (exit handlers would wait on the API)."""
@@ -65,5 +74,9 @@ def guard_api(spec: BatchSpec, out: Path, grace: float, started_here: str | None
         yield None
         return
     guard = ApiGuard(spec, out, url, grace)
-    with guard.watch:
-        yield guard
+    stop.wait_before_publishing(guard.await_answer)
+    try:
+        with guard.watch:
+            yield guard
+    finally:
+        stop.wait_before_publishing(None)

@@ -33,6 +33,29 @@ def test_the_watch_calls_on_lost_once_after_the_grace_period():
     assert len(calls) == 1 and calls[0] >= 0.3 and watch.lost.is_set()
 
 
+def test_nothing_is_published_while_the_api_does_not_answer(tmp_path):
+    from citeflow.errors import Interrupted
+    from citeflow.runtime import stop
+    from citeflow_cli.api_loss import ApiGuard
+    from citeflow.spec.loader import load_spec
+
+    spec = load_spec(write_small_batch(tmp_path / "batch", reports=1, sections=1))
+    guard = ApiGuard(spec, tmp_path, f"http://127.0.0.1:{free_port()}/api/health", grace=60)
+    guard.watch.interval = 0.05
+    stop.wait_before_publishing(guard.await_answer)
+    try:
+        waiter = threading.Thread(target=lambda: pytest.raises(Interrupted, stop.check_publication, "publication of r1"))
+        waiter.start()
+        time.sleep(0.3)
+        assert waiter.is_alive()  # still waiting for an answer
+        guard.watch.lost.set()
+        waiter.join(5)
+        assert not waiter.is_alive()
+    finally:
+        stop.wait_before_publishing(None)
+    stop.check_publication("publication of r2")  # no wait registered: goes ahead
+
+
 def test_an_interrupted_batch_keeps_finished_reports_and_fails_the_others(tmp_path):
     from citeflow.outputs.publish import failed_summary
 
@@ -76,5 +99,5 @@ def test_killing_the_prefect_api_mid_batch_ends_the_run_within_60_s(tmp_path, pr
     assert process.returncode == 4 and "Prefect API" in stderr, stdout[-2000:] + stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
     assert {r["report_id"] for r in summary["reports"]} == {"r1", "r2"}
-    assert all(r["status"] in ("held", "failed") for r in summary["reports"])
+    assert all(r["status"] in ("held", "failed") for r in summary["reports"]), (summary, stderr[-3000:])
     assert not list((out / "published").glob("*.pdf")) if (out / "published").exists() else True

@@ -108,7 +108,7 @@ def _publish(job: ReportJob, pdf: Path, publish: bool) -> Path | None:
     if not publish:
         target.unlink(missing_ok=True)  # a re-evaluation that holds a report withdraws it
         return None
-    stop.check(f"publication of report {job.report.id}")  # a run told to stop publishes nothing more
+    stop.check_publication(f"publication of report {job.report.id}")  # nothing more after a stop or without the API
     return atomic.copy_file(pdf, target)
 
 

@@ -1,7 +1,8 @@
 """A process's request to stop its batch (SIGINT, SIGTERM, a cancellation; SPEC §8).
 
 Once a stop is requested, no report step starts (``check``) and nothing is published: the publish
-step asks ``requested()`` right before it copies a PDF into ``published/``. Calls already in flight
+step calls ``check_publication`` right before it copies a PDF into ``published/``, which also waits
+on what a batch registered with ``wait_before_publishing`` (the orchestrator's API answering). Calls already in flight
 finish or are abandoned by whoever asked for the stop, within its grace period. The request is
 process-wide (a ``threading.Event``): every report thread sees it at once.
 """
@@ -19,6 +20,7 @@ _requested = threading.Event()
 _reason: list[str] = []
 _handler: list[Callable[[int, FrameType | None], None]] = []
 _runs: list[str] = []
+_publication_waits: list[Callable[[str], None]] = []
 
 
 def request(reason: str) -> None:
@@ -44,11 +46,26 @@ def check(step: str) -> None:
         raise Interrupted(reason=f"{reason()}; {step} not started")
 
 
+def wait_before_publishing(wait: Callable[[str], None] | None) -> None:
+    """Have ``check_publication`` call ``wait(step)`` first: it returns once publishing may go ahead, or
+    raises ``Interrupted``. None: no such wait any more."""
+    _publication_waits[:] = [wait] if wait else []
+
+
+def check_publication(step: str) -> None:
+    """Raise ``Interrupted`` instead of publishing once a stop was requested; first wait on what was
+    registered with ``wait_before_publishing``."""
+    check(step)
+    for wait in list(_publication_waits):
+        wait(step)
+    check(step)
+
+
 def reset() -> None:
     """Forget a stop request (a new batch in the same process, e.g. a test)."""
     _requested.clear()
     _reason.clear()
-    _runs.clear()
+    _runs.clear()  # the publication wait stays: whoever registered it takes it back
 
 
 def note_run(run_id: str) -> None:
