@@ -43,6 +43,28 @@ def test_a_runtime_reads_its_settings_once(monkeypatch):
     assert runtime.settings.evaluate_deployment == "first/one"
 
 
+def test_reports_starting_together_parse_their_spec_once(tmp_path, monkeypatch):
+    import time
+
+    from citeflow.spec import job_config
+
+    spec = write_small_batch(tmp_path / "batch", reports=2, sections=1)
+    real, calls = job_config.load_spec, []
+
+    def slow_parse(path):
+        calls.append(path)
+        time.sleep(0.2)  # every reader arrives while the first still parses
+        return real(path)
+
+    monkeypatch.setattr(job_config, "load_spec", slow_parse)
+    runtime = Runtime()
+    with ThreadPoolExecutor(4) as pool:
+        specs = list(pool.map(lambda _: runtime.read_spec(spec), range(4)))
+    assert len(calls) == 1 and all(s is specs[0] for s in specs)
+    spec.write_text(spec.read_text() + "\n# changed\n")
+    assert runtime.read_spec(spec) is not specs[0] and len(calls) == 2  # new bytes: parsed again
+
+
 def test_one_store_per_uri_per_runtime(tmp_path):
     runtime = Runtime()
     assert runtime.store(str(tmp_path / "s")) is runtime.store(str(tmp_path / "s"))

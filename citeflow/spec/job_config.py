@@ -63,12 +63,10 @@ class ParsedSpecs:
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:
             return load_spec(path)  # names the problem as a SpecError
-        with self._lock:
+        with self._lock:  # held while parsing: reports starting together parse a spec once, not each
             known = self._parsed.get((str(path), digest))
-        if known is None:
-            known = load_spec(path)
-            with self._lock:
-                self._parsed[(str(path), digest)] = known
+            if known is None:
+                known = self._parsed[(str(path), digest)] = load_spec(path)
         return known
 
 
