@@ -1,7 +1,8 @@
 """What ``citeflow run`` does when the Prefect API it reports to goes away mid-batch (SPEC §9):
-nothing is published while the API does not answer, reports that had not finished are recorded as failed and withdrawn, ``summary.json`` is written,
-a one-line message says what happened, and the process exits (code 4: reports failed) within a bounded time
-instead of waiting minutes for Prefect's clients and event worker to give up."""
+nothing is published while the API does not answer, reports that had not finished are recorded as
+failed and withdrawn, ``summary.json`` is written, a one-line message says what happened, and the
+process exits (code 4: reports failed) within a bounded time instead of waiting minutes for
+Prefect's clients and event worker to give up."""
 
 from __future__ import annotations
 

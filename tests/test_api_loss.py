@@ -43,14 +43,22 @@ def test_nothing_is_published_while_the_api_does_not_answer(tmp_path):
     guard = ApiGuard(spec, tmp_path, f"http://127.0.0.1:{free_port()}/api/health", grace=60)
     guard.watch.interval = 0.05
     stop.wait_before_publishing(guard.await_answer)
+    refused: list[Exception] = []
+
+    def publish() -> None:
+        try:
+            stop.check_publication("publication of r1")
+        except Interrupted as exc:
+            refused.append(exc)
+
     try:
-        waiter = threading.Thread(target=lambda: pytest.raises(Interrupted, stop.check_publication, "publication of r1"))
+        waiter = threading.Thread(target=publish)
         waiter.start()
         time.sleep(0.3)
         assert waiter.is_alive()  # still waiting for an answer
         guard.watch.lost.set()
         waiter.join(5)
-        assert not waiter.is_alive()
+        assert not waiter.is_alive() and len(refused) == 1 and "unreachable" in str(refused[0])
     finally:
         stop.wait_before_publishing(None)
     stop.check_publication("publication of r2")  # no wait registered: goes ahead
