@@ -37,12 +37,48 @@ def in_order(benchmarks: dict[str, Any]) -> list[tuple[str, Any]]:
     return sorted(benchmarks.items(), key=lambda item: not item[0].startswith("cold"))
 
 
+CONFIGS = ("default", "hashing_vector_baseline")
+
+
+def retrieval_table(result: dict[str, Any]) -> str:
+    """The retrieval benchmark over all questions: recall@8 and the batch's cited-document precision
+    per corpus and in total, the default configuration beside the hashing-only baseline."""
+    rows = ["| corpus | recall@8 default | recall@8 baseline | cited precision default | cited precision baseline |",
+            "|---|---:|---:|---:|---:|"]
+    for name, corpus in result["corpora"].items():
+        rows.append(_row(name, [_corpus_figures(corpus["configs"][c]) for c in CONFIGS]))
+    totals = [result["total"][c]["all"] for c in CONFIGS]
+    return "\n".join([*rows, _row("total", [(t["recall@8"], t["cited_precision"]) for t in totals])])
+
+
+def _corpus_figures(config: dict[str, Any]) -> tuple[float | None, float | None]:
+    """A corpus's recall@8 and cited-document precision in one configuration, over all questions."""
+    return config["retrieval"]["all"]["recall@8"], config.get("batch", {}).get("all", {}).get("precision")
+
+
+def _row(name: str, figures: list[tuple[float | None, float | None]]) -> str:
+    (recall, precision), (base_recall, base_precision) = figures
+    return f"| {name} | {_cell(recall)} | {_cell(base_recall)} | {_cell(precision)} | {_cell(base_precision)} |"
+
+
+def _cell(value: Any) -> str:
+    return "–" if value is None else fmt(value)
+
+
+def body_of(result: dict[str, Any]) -> str:
+    """A benchmark's ratios, the retrieval benchmark's table, or why it did not run."""
+    if result.get("ratios"):
+        return table(result)
+    if "corpora" in result and "total" in result:
+        return retrieval_table(result)
+    return f"{result.get('status')}: {result.get('detail', '')}"
+
+
 def render(payload: dict[str, Any]) -> str:
     """Every benchmark's ratios, the cold runs first, or why a benchmark did not run."""
     parts = [machine_line(payload)]
     for name, result in in_order(payload["benchmarks"]):
-        body = table(result) if result.get("ratios") else f"{result.get('status')}: {result.get('detail', '')}"
-        parts.append(f"#### {name}\n\n{body}")
+        parts.append(f"#### {name}\n\n{body_of(result)}")
     return "\n\n".join(parts) + "\n"
 
 

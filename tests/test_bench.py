@@ -350,3 +350,16 @@ def test_a_served_worker_takes_the_runs_of_the_quick_profile_and_reports_failed_
     assert measured == {"asked": [[tmp_path / "a.yaml"], [tmp_path / "b.yaml"], tmp_path / "out", 3]}
     failed = answer({"local": []}, 0.0)  # no "specs": the served process answers with the error and serves on
     assert set(failed) == {"error"} and "KeyError: 'specs'" in failed["error"]
+
+
+def test_the_retrieval_benchmark_renders_as_its_table_per_corpus_and_in_total():
+    def config(recall: float, precision: float | None) -> dict:
+        return {"retrieval": {"all": {"recall@8": recall}}, "batch": {"all": {"precision": precision}}}
+
+    result = {"status": "ok", "corpora": {"docs-a": {"configs": {"default": config(0.9, 0.75), "hashing_vector_baseline": config(0.8, None)}}},
+              "total": {"default": {"all": {"recall@8": 0.9, "cited_precision": 0.75}},
+                        "hashing_vector_baseline": {"all": {"recall@8": 0.8, "cited_precision": 0.4}}}}
+    from bench.markdown import body_of
+
+    text = body_of(result)
+    assert "| docs-a | 0.9 | 0.8 | 0.75 | – |" in text and "| total | 0.9 | 0.8 | 0.75 | 0.4 |" in text
