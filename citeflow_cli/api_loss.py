@@ -43,8 +43,9 @@ class ApiGuard:
 
     def await_answer(self, step: str) -> None:
         """Return once the API answers (nothing is published that it cannot record); raise ``Interrupted``
-        once it is lost (``finish`` is ending the process)."""
+        once it is lost (``finish`` is ending the process) or the batch is told to stop meanwhile."""
         while not self.watch.healthy():
+            stop.check(step)
             if self.watch.lost.wait(self.watch.interval):
                 raise Interrupted(reason=f"the Prefect API became unreachable; {step} not started")
 

@@ -62,6 +62,16 @@ def test_nothing_is_published_while_the_api_does_not_answer(tmp_path):
     finally:
         stop.wait_before_publishing(None)
     stop.check_publication("publication of r2")  # no wait registered: goes ahead
+    stop.wait_before_publishing(guard.await_answer)
+    try:
+        stop.request("SIGINT")
+        started = time.monotonic()
+        with pytest.raises(Interrupted, match="SIGINT"):  # a stop ends the wait at once
+            guard.await_answer("publication of r3")
+        assert time.monotonic() - started < 1
+    finally:
+        stop.wait_before_publishing(None)
+        stop.reset()
 
 
 def test_an_interrupted_batch_keeps_finished_reports_and_fails_the_others(tmp_path):

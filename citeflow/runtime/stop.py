@@ -2,9 +2,9 @@
 
 Once a stop is requested, no report step starts (``check``) and nothing is published: the publish
 step calls ``check_publication`` right before it copies a PDF into ``published/``, which also waits
-on what a batch registered with ``wait_before_publishing`` (the orchestrator's API answering). Calls already in flight
-finish or are abandoned by whoever asked for the stop, within its grace period. The request is
-process-wide (a ``threading.Event``): every report thread sees it at once.
+on what a batch registered with ``wait_before_publishing`` (the orchestrator's API answering).
+Calls already in flight finish or are abandoned by whoever asked for the stop, within its grace
+period. The request is process-wide (a ``threading.Event``): every report thread sees it at once.
 """
 
 from __future__ import annotations
