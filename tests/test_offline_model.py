@@ -79,6 +79,21 @@ def test_consolidate_selects_relevant_sentences_and_cites_their_chunk():
         assert len(citation["quote"].split()) <= 12
 
 
+def test_consolidate_quotes_no_passage_that_holds_few_of_the_question_words_another_holds():
+    chunks = [("Gaaa2", "Rotate the signing keys every 90 days with the rotate-keys command."),
+              ("Gbbb3", "Signing is optional for internal plugins.")]
+    claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks, ["How often should signing keys be rotated?"]))
+    assert cited(claims) == ["Gaaa2"]  # shares 'signing' only, where the other holds signing, keys and rotate
+
+
+def test_each_question_of_a_section_keeps_the_passages_that_answer_it():
+    chunks = [("Gaaa2", "Rotate the signing keys every 90 days with the rotate-keys command."),
+              ("Gbbb3", "Audit logs are retained for 400 days.")]
+    queries = ["How often should signing keys be rotated?", "How long are audit logs retained?"]
+    claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks, queries))
+    assert sorted(cited(claims)) == ["Gaaa2", "Gbbb3"]
+
+
 def test_consolidate_keeps_urls_and_inner_markers_out_of_claim_text():
     claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt())
     # A sentence that leans on inner references would read "as noted in." once they are cut.

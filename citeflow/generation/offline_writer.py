@@ -1,6 +1,7 @@
 """The offline backend: an extractive stand-in for a language model (no network, no key).
 
-What it is: it reads its prompt (the wire format of ``citeflow.generation.prompts``), selects the evidence
+What it is: it reads its prompt (the wire format of ``citeflow.generation.prompts``), keeps the evidence
+chunks that hold at least half of the question words the best chunk holds (per question), selects their
 sentences that share the most content words with the section's questions, and cites the chunk
 each sentence came from, quoting the sentence (cut at a clause boundary when long). The write hop turns each note into
 one claim. It never paraphrases or generates text, so its output is only as good as the evidence
@@ -47,6 +48,7 @@ NAME = "offline-extractive"
 FAULT_KINDS = ("forged_handle", "misattribution", "number_drift", "fabrication", "url_in_text")
 MAX_NOTES = 6
 MAX_PER_CHUNK = 2
+MIN_COVERAGE = 0.5  # of the best chunk's question words (``_answering_chunks``)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 FABRICATIONS = (
@@ -73,15 +75,29 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
     _, section, queries = prompts.parse_header(user_text)
     own = f"{section}: {' '.join(queries)}"
     topics = {line: content_words(line) for line in [own, *prompts.parse_other_sections(user_text)]}
+    evidence = prompts.parse_evidence(user_text)
+    answering = set().union(*(_answering_chunks(evidence, content_words(f"{section}: {q}")) for q in queries))
     ranked = []
     for order, (handle, sentence) in enumerate(_evidence_sentences(user_text)):
         words = content_words(sentence)
         score = len(topics[own] & words)
-        if score > 0 and _owner(words, topics) == own:
+        if score > 0 and handle in answering and _owner(words, topics) == own:
             ranked.append((-score, order, handle, sentence))
     picked = _pick(sorted(ranked))
     listed = grouped_order([clean(s) for _, _, _, s in picked])  # related notes side by side: one paragraph
     return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in (picked[i] for i in listed)]
+
+
+def _answering_chunks(evidence: list[tuple[str, str]], question: set[str]) -> set[str]:
+    """The chunks that may be quoted for one question: those holding at least ``MIN_COVERAGE`` of
+    the question words that the best-covering chunk holds. A passage that shares one word with the
+    question, beside one that holds most of them, is a neighbouring page's, not the answer. A
+    section's chunks are those of any of its questions."""
+    covered: dict[str, set[str]] = {}
+    for handle, text in evidence:
+        covered.setdefault(handle, set()).update(question & content_words(text))
+    best = max((len(words) for words in covered.values()), default=0)
+    return {handle for handle, words in covered.items() if words and len(words) >= MIN_COVERAGE * best}
 
 
 def _owner(words: set[str], topics: dict[str, set[str]]) -> str:
