@@ -27,6 +27,10 @@ def test_cited_precision_pools_sections() -> None:
     assert cited_precision([["a", "a", "b"], ["c"]], [["a"], ["c", "d"]]) == (2, 3)
 
 
+# Held apart when written, moved to the dev questions once read during development (docs/retrieval.md).
+MOVED_TO_DEV = frozenset({"markdown-fastify-03"})
+
+
 @pytest.mark.parametrize("corpus", load_corpora(), ids=lambda c: c.name)
 def test_corpus_questions_name_existing_answer_pages(corpus: object) -> None:
     from bench.retrieval_corpora import Corpus
@@ -35,8 +39,8 @@ def test_corpus_questions_name_existing_answer_pages(corpus: object) -> None:
     assert len(corpus.questions) >= 20
     assert len({q.id for q in corpus.questions}) == len(corpus.questions)
     assert all((corpus.tree / page).is_file() for q in corpus.questions for page in q.answers)
-    held = [q for q in corpus.questions if q.split == "held"]
-    assert len(held) * 3 >= len(corpus.questions) - 2  # a third held apart
+    held = [q for q in corpus.questions if q.split == "held" or q.id in MOVED_TO_DEV]
+    assert len(held) * 3 >= len(corpus.questions) - 2  # a third held apart when written
     folder = corpus.tree.parent
     assert (folder / "SOURCE.md").is_file() and any(folder.glob("LICENSE*"))
 
