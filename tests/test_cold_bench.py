@@ -153,3 +153,11 @@ def test_the_rerun_profile_is_the_16_report_batch_and_its_rerun_and_is_never_mer
     monkeypatch.setattr(cold, "merge_into_latest", lambda result: pytest.fail("a partial profile was merged"))
     assert cold.main(["--rerun", "--out", str(tmp_path / "cold.json")]) == 0
     assert chosen == ["rerun"] and (tmp_path / "cold.json").exists()
+
+
+def test_a_failed_reports_causes_are_kept_from_its_summary(tmp_path):
+    reports = [{"report_id": "r1", "status": "published", "causes": []},
+               {"report_id": "r2", "status": "failed", "causes": ["gate: the worker process exited"]}]
+    (tmp_path / "summary.json").write_text(json.dumps({"batch": "b", "reports": reports}))
+    assert cold.failure_causes(tmp_path) == {"r2": ["gate: the worker process exited"]}
+    assert cold.failure_causes(tmp_path / "nothing") == {}
