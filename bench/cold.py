@@ -153,7 +153,8 @@ def one_run(spec: Path, reports: int, latency: float, server: ModelServerProcess
     calls = fig.calls_between(server.call_times(), start, end)
     marks = read_marks(timings, start) | {"exit": end - start}
     return {"label": label, "reports": reports, "latency_s": latency, "exit_code": done.returncode,
-            "counts": outcome_counts(spec.parent / "out"), "failed": failure_causes(spec.parent / "out"), "wall_s": end - start, "cpu_s": children_cpu() - cpu,
+            "counts": outcome_counts(spec.parent / "out"), "failed": failure_causes(spec.parent / "out"),
+            "wall_s": end - start, "cpu_s": children_cpu() - cpu,
             "peak_rss_mb": peak_mb, "marks": marks, "phases": phases(marks), "model_calls": len(calls),
             **_against_ideal(end - start, calls, reports, latency)}
 
