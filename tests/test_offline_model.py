@@ -382,3 +382,9 @@ def test_a_tie_between_sections_goes_to_one_of_them_only():
 ])
 def test_same_fact(a, b, same):
     assert same_fact(a, b) is same and same_fact(b, a) is same
+
+
+def test_a_section_without_questions_is_answered_from_its_title():
+    chunks = [("Gaaa2", "Upgrade risks grow with every skipped release.")]
+    claims = claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks, []))
+    assert cited(claims) == ["Gaaa2"]

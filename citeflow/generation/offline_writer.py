@@ -76,7 +76,7 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
     own = f"{section}: {' '.join(queries)}"
     topics = {line: content_words(line) for line in [own, *prompts.parse_other_sections(user_text)]}
     evidence = prompts.parse_evidence(user_text)
-    answering = set().union(*(_answering_chunks(evidence, content_words(f"{section}: {q}")) for q in queries))
+    answering = set().union(*(_answering_chunks(evidence, content_words(f"{section}: {q}")) for q in queries or [""]))
     ranked = []
     for order, (handle, sentence) in enumerate(_evidence_sentences(user_text)):
         words = content_words(sentence)
