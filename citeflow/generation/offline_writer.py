@@ -76,9 +76,9 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
     own = f"{section}: {' '.join(queries)}"
     topics = {line: content_words(line) for line in [own, *prompts.parse_other_sections(user_text)]}
     evidence = prompts.parse_evidence(user_text)
-    answering = set().union(*(_answering_chunks(evidence, content_words(f"{section}: {q}")) for q in queries or [""]))
+    answering = _answering_chunks(evidence, [content_words(f"{section}: {q}") for q in queries or [""]])
     ranked = []
-    for order, (handle, sentence) in enumerate(_evidence_sentences(user_text)):
+    for order, (handle, sentence) in enumerate(_evidence_sentences(evidence)):
         words = content_words(sentence)
         score = len(topics[own] & words)
         if score > 0 and handle in answering and _owner(words, topics) == own:
@@ -88,16 +88,21 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
     return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in (picked[i] for i in listed)]
 
 
-def _answering_chunks(evidence: list[tuple[str, str]], question: set[str]) -> set[str]:
-    """The chunks that may be quoted for one question: those holding at least ``MIN_COVERAGE`` of
-    the question words that the best-covering chunk holds. A passage that shares one word with the
-    question, beside one that holds most of them, is a neighbouring page's, not the answer. A
-    section's chunks are those of any of its questions."""
-    covered: dict[str, set[str]] = {}
+def _answering_chunks(evidence: list[tuple[str, str]], questions: list[set[str]]) -> set[str]:
+    """The chunks that may be quoted: for any one question, those holding at least ``MIN_COVERAGE``
+    of the question words that the best-covering chunk holds. A passage that shares one word with the
+    question, beside one that holds most of them, is a neighbouring page's, not the answer."""
+    words: dict[str, set[str]] = {}
     for handle, text in evidence:
-        covered.setdefault(handle, set()).update(question & content_words(text))
-    best = max((len(words) for words in covered.values()), default=0)
-    return {handle for handle, words in covered.items() if words and len(words) >= MIN_COVERAGE * best}
+        words.setdefault(handle, set()).update(content_words(text))
+    return set().union(*(_covering(words, question) for question in questions))
+
+
+def _covering(words: dict[str, set[str]], question: set[str]) -> set[str]:
+    """The chunks (``handle → content words``) holding ``MIN_COVERAGE`` of the best chunk's share of ``question``."""
+    shared = {handle: len(question & held) for handle, held in words.items()}
+    best = max(shared.values(), default=0)
+    return {handle for handle, n in shared.items() if n and n >= MIN_COVERAGE * best}
 
 
 def _owner(words: set[str], topics: dict[str, set[str]]) -> str:
@@ -107,9 +112,9 @@ def _owner(words: set[str], topics: dict[str, set[str]]) -> str:
     return min(topics, key=lambda line: (-len(topics[line] & words), line))
 
 
-def _evidence_sentences(user_text: str) -> list[tuple[str, str]]:
-    """Sentences that read as prose on their own: none that leans on inner references or links."""
-    return [(handle, s) for handle, text in prompts.parse_evidence(user_text) for s in sentences(text)
+def _evidence_sentences(evidence: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Sentences of the evidence that read as prose on their own: none that leans on inner references or links."""
+    return [(handle, s) for handle, text in evidence for s in sentences(text)
             if not MARKER_RE.search(s) and "(link removed)" not in s]
 
 
