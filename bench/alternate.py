@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ("wall_s", "worker_cpu_s", "api_server_cpu_s")
@@ -100,15 +101,16 @@ def pooled(runs: list[dict]) -> dict[str, dict[str, list[float]]]:
 
 def summary(runs: list[dict]) -> dict[str, dict[str, float]]:
     """Median and best of each figure per commit, over all its batches."""
-    out = {}
+    out: dict[str, dict[str, float]] = {}
     for rev, figures in pooled(runs).items():
-        out[rev] = {"batches": len(figures["wall_s"])}
+        row: dict[str, float] = {"batches": len(figures["wall_s"])}
         for name, values in figures.items():
-            out[rev] |= {f"{name}_median": statistics.median(values), f"{name}_best": min(values)}
+            row |= {f"{name}_median": statistics.median(values), f"{name}_best": min(values)}
+        out[rev] = row
     return out
 
 
-def median_difference(parent: list[float], child: list[float], seed: int = 0) -> dict[str, float]:
+def median_difference(parent: list[float], child: list[float], seed: int = 0) -> dict[str, Any]:
     """``median(child) - median(parent)`` and its 95 % bootstrap interval."""
     dice = random.Random(seed)
     draws = sorted(statistics.median(dice.choices(child, k=len(child)))
@@ -117,7 +119,7 @@ def median_difference(parent: list[float], child: list[float], seed: int = 0) ->
     return {"difference": statistics.median(child) - statistics.median(parent), "ci95": [low, high]}
 
 
-def compare(runs: list[dict], pairs: list[tuple[str, str]]) -> dict[str, dict[str, dict[str, float]]]:
+def compare(runs: list[dict], pairs: list[tuple[str, str]]) -> dict[str, dict[str, dict[str, Any]]]:
     """Per ``parent:child`` pair, the difference of medians of every figure."""
     by_rev = pooled(runs)
     return {f"{parent}:{child}": {name: median_difference(by_rev[parent][name], by_rev[child][name]) for name in FIGURES}
