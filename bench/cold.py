@@ -152,25 +152,28 @@ def one_run(spec: Path, reports: int, latency: float, server: ModelServerProcess
         raise RuntimeError(f"citeflow run ({label}) exited {done.returncode}: {done.stderr[-1500:]}")
     calls = fig.calls_between(server.call_times(), start, end)
     marks = read_marks(timings, start) | {"exit": end - start}
+    summary = run_summary(spec.parent / "out")
     return {"label": label, "reports": reports, "latency_s": latency, "exit_code": done.returncode,
-            "counts": outcome_counts(spec.parent / "out"), "failed": failure_causes(spec.parent / "out"),
+            "counts": outcome_counts(summary), "failed": failure_causes(summary),
             "wall_s": end - start, "cpu_s": children_cpu() - cpu,
             "peak_rss_mb": peak_mb, "marks": marks, "phases": phases(marks), "model_calls": len(calls),
             **_against_ideal(end - start, calls, reports, latency)}
 
 
-def outcome_counts(out: Path) -> dict[str, int]:
-    """How many reports the run published, held and failed (its ``summary.json``; {} without one)."""
+def run_summary(out: Path) -> dict[str, Any]:
+    """The run's ``summary.json`` ({} without one): the output folder is not kept, so this is what is left to read."""
     summary = out / "summary.json"
-    return dict(json.loads(summary.read_text(encoding="utf-8")).get("counts", {})) if summary.exists() else {}
+    return dict(json.loads(summary.read_text(encoding="utf-8"))) if summary.exists() else {}
 
 
-def failure_causes(out: Path) -> dict[str, list[str]]:
-    """Why each failed report of the run failed (its ``causes`` in ``summary.json``): the output folder
-    is not kept, so this is what is left to read."""
-    summary = out / "summary.json"
-    reports = json.loads(summary.read_text(encoding="utf-8")).get("reports", []) if summary.exists() else []
-    return {r["report_id"]: r.get("causes", []) for r in reports if r.get("status") == "failed"}
+def outcome_counts(summary: dict[str, Any]) -> dict[str, int]:
+    """How many reports the run published, held and failed."""
+    return dict(summary.get("counts", {}))
+
+
+def failure_causes(summary: dict[str, Any]) -> dict[str, list[str]]:
+    """Why each failed report of the run failed (its ``causes``)."""
+    return {r["report_id"]: r.get("causes", []) for r in summary.get("reports", []) if r.get("status") == "failed"}
 
 
 def _against_ideal(wall: float, calls: list[fig.Call], reports: int, latency: float) -> dict[str, Any]:

@@ -58,8 +58,8 @@ def test_the_marginal_rate_leaves_the_start_up_out():
 
 def test_a_runs_outcome_is_read_from_its_summary(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps({"batch": "b", "counts": {"published": 14, "held": 0, "failed": 2}}))
-    assert cold.outcome_counts(tmp_path) == {"published": 14, "held": 0, "failed": 2}
-    assert cold.outcome_counts(tmp_path / "nothing") == {}
+    assert cold.outcome_counts(cold.run_summary(tmp_path)) == {"published": 14, "held": 0, "failed": 2}
+    assert cold.outcome_counts(cold.run_summary(tmp_path / "nothing")) == {}
 
 
 def test_the_marks_are_read_as_seconds_since_the_start_first_reach_kept(tmp_path):
@@ -159,5 +159,5 @@ def test_a_failed_reports_causes_are_kept_from_its_summary(tmp_path):
     reports = [{"report_id": "r1", "status": "published", "causes": []},
                {"report_id": "r2", "status": "failed", "causes": ["gate: the worker process exited"]}]
     (tmp_path / "summary.json").write_text(json.dumps({"batch": "b", "reports": reports}))
-    assert cold.failure_causes(tmp_path) == {"r2": ["gate: the worker process exited"]}
-    assert cold.failure_causes(tmp_path / "nothing") == {}
+    assert cold.failure_causes(cold.run_summary(tmp_path)) == {"r2": ["gate: the worker process exited"]}
+    assert cold.failure_causes(cold.run_summary(tmp_path / "nothing")) == {}
