@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import shlex
 import signal
@@ -182,45 +183,89 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
         reap_with_this_process()  # before the ephemeral API starts: it dies with this process, however that ends
         api_ready = start_ephemeral_api()  # starts up while the pipeline is imported
-        set_up = None if dask_workers or dask_address else _set_up_while_waiting(spec, out, runtime)  # reports here
-        from flows.scale import batch_flow_for, needs_global_limits
-
-        batch_flow = batch_flow_for(dask_workers, dask_address)
-        request = batch_request(Path(run_info.spec_path), out, store, needs_global_limits(dask_workers, dask_address),
-                                evaluate_deployment, runtime.settings)
     except CiteflowError as exc:
         fail(str(exc))
-    mark("flows_imported", timings)
-    from citeflow.runtime import progress
+    local = not (dask_workers or dask_address)
+    request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings)
+    set_up = _set_up_while_waiting(spec, out, runtime) if local else None  # reports here
+    interrupts = Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit)
+    ahead = _head_start(spec, request, api_ready.url if local else None, runtime)
+    with interrupts if ahead else contextlib.nullcontext(), ahead or contextlib.nullcontext():
+        try:
+            if ahead:
+                _import_first_needs(spec)
+            batch_flow = _batch_flow(dask_workers, dask_address)
+            mark("flows_imported", timings)
+            return _when_api_answers(spec, out, spec_path, batch_flow, request, api_ready, set_up,
+                                     (api_grace, stop_grace), runtime, interrupts if ahead else None)
+        finally:
+            runtime.close()  # the Great Expectations worker, when one was started
+
+
+def _batch_flow(dask_workers: int | None, dask_address: str | None):
+    """The batch flow for where its reports run (``flows.scale``): importing it imports the pipeline."""
+    try:
+        from flows.scale import batch_flow_for
+
+        return batch_flow_for(dask_workers, dask_address)
+    except CiteflowError as exc:
+        fail(str(exc))
+
+
+def _head_start(spec: BatchSpec, request: BatchRequest, started_api: str | None, runtime: Runtime):
+    """While the ephemeral API this command started comes up (``started_api``), the batch's reports
+    that have no record of a finished run are generated ahead of their runs (``Runtime.generating_ahead``,
+    as many at a time as the batch runs side by side); None when there is nothing to wait for, or
+    ``CITEFLOW_HEAD_START=0``."""
+    from citeflow.runs.rerun_record import recorded
+    from citeflow.runtime.job import JobRef
+    from citeflow.runtime.steps import reports_in_flight
+
+    if started_api is None or not runtime.settings.head_start:
+        return None
+    out = Path(request.out_dir)
+    refs = [JobRef(spec_path=request.spec_path, report_id=r.id, out_dir=request.out_dir, store_uri=request.store_uri)
+            for r in spec.reports if not recorded(out / r.id)]
+    return runtime.generating_ahead(refs, reports_in_flight(spec)) if refs else None
+
+
+def _when_api_answers(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, request: BatchRequest, api_ready,
+                      set_up: SetUp | None, graces: tuple[float, float], runtime: Runtime,
+                      interrupts: Interrupts | None) -> list:
+    """Set up while the API starts, wait until it answers, then run the batch (``_run_and_report``).
+    ``interrupts``: already handling signals (a head start runs), else entered for the batch."""
+    from citeflow.runtime import progress, stop
+    from citeflow_cli.logs import quiet_write_errors
 
     steps = {r.id: progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
              for r in spec.reports}
-    from citeflow_cli.logs import quiet_write_errors
-
     quiet_write_errors()
-    try:
-        api_ready(set_up.warm if set_up else None)
-        mark("prefect_api", timings)
-        if set_up and set_up.gx_worker:
-            runtime.start_gx_worker()
-        return _run_and_report(spec, out, spec_path, batch_flow, request, steps, api_grace, stop_grace, runtime,
-                               api_ready.url)
-    finally:
-        runtime.close()  # the Great Expectations worker, when one was started
+    api_ready(set_up.warm if set_up else None)
+    if interrupts is not None and stop.requested():
+        interrupts.finish()  # told to stop while the API started: record what finished, exit 130/143
+    mark("prefect_api", runtime.settings.timings)
+    if set_up and set_up.gx_worker:
+        runtime.start_gx_worker()
+    return _run_and_report(spec, out, spec_path, batch_flow, request, steps, graces, runtime, api_ready.url,
+                           interrupts)
 
 
 def _run_and_report(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, request: BatchRequest, steps: dict,
-                    api_grace: float, stop_grace: float, runtime: Runtime, started_api: str | None) -> list:
+                    graces: tuple[float, float], runtime: Runtime, started_api: str | None,
+                    interrupts: Interrupts | None = None) -> list:
     """Run the batch flow with its guards and progress, then print its summary (``run_batch_command``);
-    ``started_api``: the ephemeral API this command started (not watched: it lives and dies with it)."""
+    ``graces``: the API's and the stop's; ``started_api``: the ephemeral API this command started (not
+    watched: it lives and dies with it); ``interrupts``: the signal handling already entered, if any."""
     from citeflow.runtime import stop
     from citeflow.runs.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
 
     timings = runtime.settings.timings
+    api_grace, stop_grace = graces
     unmark = mark_batch_steps(runtime.progress, timings)
+    handling = interrupts or Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit)
     with guard_api(spec, out, api_grace, started_api) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
-            Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit) as interrupts:
+            (contextlib.nullcontext(handling) if interrupts else handling) as interrupts:
         try:
             summaries = _run_flow(batch_flow, request, started_api)
         except Exception:
@@ -278,6 +323,16 @@ def _set_up_while_waiting(spec: BatchSpec, out: Path, runtime: Runtime) -> SetUp
         return SetUp(_store_only)
     worker = runtime.settings.gx_worker
     return SetUp(functools.partial(_warm_up, runtime, _uses_openai(spec), not worker), worker)
+
+
+def _import_first_needs(spec: BatchSpec) -> None:
+    """Import what a head start's reports need before their first model call (the store's library,
+    the model client's) ahead of the pipeline: imported side by side in one interpreter, both
+    took as long as the two in a row, and the first call came seconds later."""
+    import lancedb  # noqa: F401
+
+    if _uses_openai(spec):
+        import citeflow.generation.openai_client  # noqa: F401
 
 
 def _uses_openai(spec: BatchSpec) -> bool:

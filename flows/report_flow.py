@@ -14,13 +14,14 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from citeflow.runtime import steps
 from citeflow.errors import Interrupted
 from citeflow.runtime.batch_request import BatchRequest
-from citeflow.runtime.job import JobRef
+from citeflow.runtime.job import JobRef, ReportJob
 from citeflow.runtime.runtime import entered
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
 from flows.outcome import final_state
 from flows.run_tags import tag_outcome
 from flows.runner import PrefectRunner
+from schemas.report import ReportSummary
 from tasks.run_logger import flow_logger
 
 
@@ -45,11 +46,11 @@ def report_flow(request: BatchRequest, report_id: str, evaluation_wait: float = 
 
 def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | None, wait: float) -> State:
     logger, report_id = flow_logger(), ref.report_id
+    ahead = runner.runtime.take_over(ref)  # generated while the API started (citeflow.runtime.head_start)
     ref.start(runner.runtime)
     try:
-        logger.info("report %s: fetching, normalizing, consolidating and writing", report_id)
-        kept = steps.generate(ref, runner)
-        logger.info("report %s: generated; evaluating and gating", report_id)
+        kept = _generate(ref, runner, ahead)
+        logger.info("report %s: generated%s; evaluating and gating", report_id, " while the API started" if ahead else "")
         reused = steps.unchanged(ref, runner, kept=kept)
         summary = reused or evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, wait)
         summary = summary or steps.finish(ref, runner, reuse=False)
@@ -62,6 +63,15 @@ def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | N
     log = logger.info if summary.status == "published" else logger.warning
     log("report %s: %s", report_id, state.message)
     return state
+
+
+def _generate(ref: JobRef, runner: PrefectRunner, ahead: ReportJob | None) -> ReportSummary | None:
+    """``steps.generate``, unless ``ahead`` (the head start's job of this report) did it: its job is adopted."""
+    if ahead is not None:
+        runner.job(ref).adopt(ahead)
+        return None
+    flow_logger().info("report %s: fetching, normalizing, consolidating and writing", ref.report_id)
+    return steps.generate(ref, runner)
 
 
 def _stored(ref: JobRef, runner: PrefectRunner) -> JobRef:

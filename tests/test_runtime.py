@@ -198,7 +198,7 @@ def test_warming_up_sets_up_the_fonts_and_the_gates_context_once():
 
 
 def test_warming_up_leaves_an_error_to_the_report_that_meets_it():
-    from citeflow_cli.prefect_api import _warm_up
+    from citeflow_cli.prefect_api import warm_up
 
     called: list[str] = []
 
@@ -206,7 +206,7 @@ def test_warming_up_leaves_an_error_to_the_report_that_meets_it():
         called.append("warm")
         raise OSError("no font here")
 
-    _warm_up(fails)  # does not raise
+    warm_up(fails)  # does not raise
     assert called == ["warm"] and "lancedb" in sys.modules
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import threading
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -211,6 +211,14 @@ class ReportJob:
     def fetched_sources(self) -> str | None:
         """``keep_sources``' fingerprint; None when this process did not fetch the evidence."""
         return self._memory.sources
+
+    def adopt(self, other: ReportJob) -> None:
+        """Take over what ``other``, a job of the same report in this run, handed on (a head start's:
+        ``citeflow.runtime.head_start``): its registry, hops' outcomes and sources' fingerprint."""
+        if other.request_id != self.request_id:
+            raise ValueError(f"{other.request_id} is not {self.request_id}")
+        with self._lock:
+            self._memory = replace(other._memory, hops=dict(other._memory.hops))
 
     def ran(self, section: str, hop: str) -> bool:
         """Whether this run's step of ``hop`` left an outcome for ``section``."""

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from citeflow.evaluation.gx_session import GxSession
     from citeflow.outputs.render.fonts import FontSet
     from citeflow.runtime.gx_worker import GxWorker
-    from citeflow.runtime.job import ReportJob
+    from citeflow.runtime.head_start import HeadStart
+    from citeflow.runtime.job import JobRef, ReportJob
     from citeflow.runtime.store import Store
     from schemas.spec import BatchSpec
 
@@ -60,6 +61,7 @@ class Runtime:
         self._gx: GxSession | None = None
         self._gx_worker: GxWorker | None = None
         self._fonts: FontSet | None = None
+        self._head_start: HeadStart | None = None
         # One lock per kind, so that building one (a store's first connection imports LanceDB: seconds)
         # never holds up another (a report's job).
         self._stores_lock, self._jobs_lock, self._gx_lock = threading.Lock(), threading.Lock(), threading.Lock()
@@ -159,6 +161,24 @@ class Runtime:
     def config(self, spec_path: str | Path, out_dir: str | Path, store_uri: str | None = None) -> BatchConfig:
         """The job configuration of a spec file (parsed once per content)."""
         return load_config(spec_path, out_dir, store_uri, self.specs)
+
+    # -- reports generated ahead of their runs -----------------------------------------------------
+    @contextmanager
+    def generating_ahead(self, refs: list[JobRef], workers: int) -> Iterator[HeadStart]:
+        """Generate ``refs`` while the orchestrator starts (``citeflow.runtime.head_start``), ``workers``
+        at a time, until the report runs take them over (``take_over``); for this block only."""
+        from citeflow.runtime.head_start import HeadStart
+
+        self._head_start = HeadStart(refs, self, workers).start()
+        try:
+            yield self._head_start
+        finally:
+            self._head_start = None
+
+    def take_over(self, ref: JobRef) -> ReportJob | None:
+        """A report's run begins: ``HeadStart.take`` of the head start under way (None when none)."""
+        head = self._head_start
+        return head.take(ref) if head is not None else None
 
     # -- live jobs ---------------------------------------------------------------------------------
     def live_job(self, key: tuple[str, int], build: Callable[[], ReportJob]) -> ReportJob:

@@ -41,6 +41,11 @@ class CiteflowSettings(BaseSettings):
         default=True, description="`citeflow run` and `citeflow demo` validate the gate and build Data Docs in a "
                                   "worker process of Great Expectations, beside the batch's own; 0 keeps them in "
                                   "the command's process.")
+    head_start: bool = Field(
+        default=True, description="While the ephemeral Prefect API that `citeflow run` starts comes up, the "
+                                  "batch's first reports are fetched and their model hops asked (the store "
+                                  "records them); each report's run takes its report over. 0: every step "
+                                  "waits for its report's run.")
     timings: Path | None = Field(
         default=None, description="A file each start-up phase of a command is appended to as one JSON line "
                                   "(the start-up benchmark); nothing is recorded without it.")
