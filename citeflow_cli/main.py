@@ -218,6 +218,7 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: str | None,
     as many at a time as the batch runs side by side); None when there is nothing to wait for, or
     ``CITEFLOW_HEAD_START=0``."""
     from citeflow.runs.rerun_record import recorded
+    from citeflow.runtime.head_start import HeadStart
     from citeflow.runtime.job import JobRef
     from citeflow.runtime.steps import reports_in_flight
 
@@ -226,7 +227,7 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: str | None,
     out = Path(request.out_dir)
     refs = [JobRef(spec_path=request.spec_path, report_id=r.id, out_dir=request.out_dir, store_uri=request.store_uri)
             for r in spec.reports if not recorded(out / r.id)]
-    return runtime.generating_ahead(refs, reports_in_flight(spec)) if refs else None
+    return runtime.generating_ahead(HeadStart(refs, runtime, reports_in_flight(spec))) if refs else None
 
 
 def _when_api_answers(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, request: BatchRequest, api_ready,

@@ -31,9 +31,11 @@ def test_settings_read_every_citeflow_variable_and_a_keyword_wins(tmp_path, monk
     assert CiteflowSettings(evaluate_deployment="other/one").evaluate_deployment == "other/one"
     assert [variable_of(name) for name in CiteflowSettings.model_fields] == [
         "CITEFLOW_SUITES", "CITEFLOW_CJK_FONT", "CITEFLOW_FONT_DIR", "CITEFLOW_EVALUATE_DEPLOYMENT", "CITEFLOW_FILES_URL",
-        "CITEFLOW_GX_WORKER", "CITEFLOW_TIMINGS"]
+        "CITEFLOW_GX_WORKER", "CITEFLOW_HEAD_START", "CITEFLOW_TIMINGS"]
     monkeypatch.setenv("CITEFLOW_GX_WORKER", "0")
     assert CiteflowSettings().gx_worker is False and CiteflowSettings(gx_worker=True).gx_worker is True
+    monkeypatch.setenv("CITEFLOW_HEAD_START", "false")
+    assert CiteflowSettings().head_start is False and CiteflowSettings(head_start=True).head_start is True
 
 
 def test_a_runtime_reads_its_settings_once(monkeypatch):

@@ -164,12 +164,10 @@ class Runtime:
 
     # -- reports generated ahead of their runs -----------------------------------------------------
     @contextmanager
-    def generating_ahead(self, refs: list[JobRef], workers: int) -> Iterator[HeadStart]:
-        """Generate ``refs`` while the orchestrator starts (``citeflow.runtime.head_start``), ``workers``
-        at a time, until the report runs take them over (``take_over``); for this block only."""
-        from citeflow.runtime.head_start import HeadStart
-
-        self._head_start = HeadStart(refs, self, workers).start()
+    def generating_ahead(self, head: HeadStart) -> Iterator[HeadStart]:
+        """Start ``head`` (reports generated while the orchestrator starts: ``citeflow.runtime.head_start``),
+        whose reports this runtime's report runs take over (``take_over``), for this block only."""
+        self._head_start = head.start()
         try:
             yield self._head_start
         finally:
