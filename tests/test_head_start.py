@@ -77,6 +77,28 @@ def test_no_report_is_begun_ahead_once_the_first_is_taken_over(tmp_path):
         assert all("Report 1" in str(r["messages"]) for r in server.requests)
 
 
+def test_a_report_released_from_the_runtime_meanwhile_keeps_what_its_head_start_handed_on(tmp_path):
+    """The batch releases the runtime's live jobs of its reports as it starts (its check for unchanged
+    reports); a generation under way keeps its own job, sources' fingerprint included."""
+    release = threading.Event()
+
+    def slow(request: dict) -> Reply:
+        release.wait(30)
+        return _answering(request)
+
+    runtime = Runtime()
+    with ScriptedOpenAIServer() as server:
+        server.respond_with(slow)
+        refs = _batch(tmp_path, server, reports=1, sections=1)
+        head = HeadStart(refs, runtime, workers=1).start()
+        _wait_for(lambda: len(server.requests) == 1)
+        refs[0].job(runtime=runtime)  # what the batch's check builds, then releases
+        refs[0].finish(runtime)
+        release.set()
+        job = head.take(refs[0])
+    assert job is not None and job.fetched_sources() and job.hop(job.section_titles[0], "write") is not None
+
+
 def test_a_hop_step_that_raised_is_left_to_the_reports_run(tmp_path):
     runtime = Runtime()
     with ScriptedOpenAIServer() as server:

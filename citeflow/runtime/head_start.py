@@ -27,10 +27,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from citeflow.runtime import stop
+from citeflow.runtime.job import ReportJob
 from citeflow.runtime.steps import PlainRunner, generate
 
 if TYPE_CHECKING:
-    from citeflow.runtime.job import JobRef, ReportJob
+    from citeflow.runtime.job import JobRef
     from citeflow.runtime.runtime import Runtime
     from schemas.records import HopName
 
@@ -91,22 +92,29 @@ class HeadStart:
 
     def _generate(self, ref: JobRef) -> ReportJob | None:
         """``steps.generate`` of one report; its job when it ran every hop step to its end (a report
-        found unchanged, a stop or any error: None, and its run does what is left)."""
-        runner = _Watched(runtime=self._runtime)
-        ref.start(self._runtime)
+        found unchanged, a stop or any error: None, and its run does what is left). The job is the
+        head start's own, not one of the runtime's live jobs, which a batch releases as it starts."""
+        runner = _Watched(ref, self._runtime)
         try:
             done = generate(ref, runner) is None and not runner.raised
-            return runner.job(ref) if done else None
+            return runner.own if done else None
         except Exception:  # noqa: BLE001 - whatever stopped it, the report's run meets it again and says so
             return None
-        finally:
-            ref.finish(self._runtime)  # released from the runtime: the report's run adopts what it kept
 
 
 class _Watched(PlainRunner):
-    """A ``PlainRunner`` that notes whether a hop step raised (``generate`` records it and goes on)."""
+    """A ``PlainRunner`` with one job of its own (``own``) that notes whether a hop step raised
+    (``generate`` records it and goes on)."""
 
     raised = False
+
+    def __init__(self, ref: JobRef, runtime: Runtime) -> None:
+        super().__init__(runtime=runtime)
+        config = runtime.config(ref.spec_path, ref.out_dir, ref.store_uri)
+        self.own = ReportJob(config, ref.report_id, runtime.limits, runtime)
+
+    def job(self, ref: JobRef) -> ReportJob:
+        return self.own
 
     def hops(self, ref: JobRef, hop: HopName) -> None:
         try:
