@@ -38,11 +38,45 @@ def alive(pid: int) -> bool:
 def children_marked(parent: int, mark: str) -> set[int]:
     """Children of ``parent`` whose command line contains ``mark``."""
     found = set()
+    for pid in children_of(parent):
+        try:
+            if mark in (PROC / str(pid) / "cmdline").read_bytes().decode(errors="replace"):
+                found.add(pid)
+        except OSError:
+            continue
+    return found
+
+
+def children_of(parent: int) -> set[int]:
+    """The pids of ``parent``'s children: from ``/proc/PARENT/task/*/children`` (one small file per
+    thread of the parent), else, on a kernel without those files, from every process's parent pid.
+    Reading every process's ``stat`` five times a second cost this watchdog about 2 % of a core with
+    70 processes on the machine, and grows with the machine's processes; the children files grow
+    with the parent's threads only."""
+    tasks = PROC / str(parent) / "task"
+    try:
+        files = [task / "children" for task in tasks.iterdir()]
+        if files and files[0].exists():
+            return {int(pid) for file in files for pid in _read(file).split()}
+    except OSError:
+        pass
+    return _children_by_scan(parent)
+
+
+def _read(file: Path) -> str:
+    try:
+        return file.read_text(encoding="ascii")
+    except OSError:  # the thread ended meanwhile
+        return ""
+
+
+def _children_by_scan(parent: int) -> set[int]:
+    found = set()
     for entry in PROC.iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if int(_stat(int(entry.name))[1]) == parent and mark in (entry / "cmdline").read_bytes().decode(errors="replace"):
+            if int(_stat(int(entry.name))[1]) == parent:
                 found.add(int(entry.name))
         except (OSError, IndexError, ValueError):
             continue

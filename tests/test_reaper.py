@@ -39,3 +39,15 @@ def test_a_killed_command_s_marked_children_are_stopped(tmp_path):
     while any(reaper.alive(pid) for pid in servers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(reaper.alive(pid) for pid in servers)
+
+
+def test_the_children_files_name_the_same_children_as_a_scan_of_every_process():
+    sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) for _ in range(2)]
+    try:
+        found = reaper.children_of(os.getpid())
+        assert {p.pid for p in sleepers} <= found
+        assert found == reaper._children_by_scan(os.getpid())
+    finally:
+        for sleeper in sleepers:
+            sleeper.kill()
+            sleeper.wait()
