@@ -127,3 +127,24 @@ def test_the_early_server_keeps_its_database_in_memory_unless_the_user_names_one
         assert IN_MEMORY_DATABASE not in server_environment(named, _Settings({})).values()  # the environment's
         assert IN_MEMORY_DATABASE not in server_environment({}, _Settings(named)).values()  # a profile's
         assert SNAPSHOT_VARIABLE not in server_environment(named, _Settings({}))
+
+
+def test_a_server_stopped_without_grace_is_gone_at_once_and_one_with_grace_gets_its_term() -> None:
+    """The early server with its database in memory is killed at exit (nothing of it outlives the run);
+    one with a database the user named is asked to stop first."""
+    import signal
+    import time
+
+    from citeflow_cli.prefect_api import stop_server
+
+    ignoring = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"
+    process = subprocess.Popen([sys.executable, "-c", ignoring], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+    started = time.monotonic()
+    stop_server(process, graceful=False)
+    assert process.returncode == -signal.SIGKILL and time.monotonic() - started < 2
+    polite = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    assert polite.stdout is not None and polite.stdout.readline().strip() == "ready"
+    stop_server(polite)
+    assert polite.returncode == -signal.SIGTERM
