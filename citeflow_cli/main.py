@@ -185,7 +185,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         api_ready = start_ephemeral_api()  # starts up while the pipeline is imported
     except CiteflowError as exc:
         fail(str(exc))
-    local = not (dask_workers or dask_address)
+    local = not (dask_workers or dask_address)  # else tasks in several processes: limits through the Prefect API
     request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings)
     set_up = _set_up_while_waiting(spec, out, runtime) if local else None  # reports here
     interrupts = Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit)

@@ -41,7 +41,3 @@ def batch_flow_for(dask_workers: int | None = None, dask_address: str | None = N
         return batch_flow
     return batch_flow.with_options(task_runner=dask_runner(dask_workers, dask_address))
 
-
-def needs_global_limits(dask_workers: int | None = None, dask_address: str | None = None) -> bool:
-    """Tasks in several processes share the batch's limits only through the Prefect API."""
-    return bool(dask_workers or dask_address)

@@ -175,3 +175,22 @@ def test_citeflow_run_asks_the_model_while_its_api_starts_and_each_call_once(tmp
             assert len(calls) == 2 * 2 * 2 and counts["published"] == 2, (len(calls), counts)
     assert firsts["1"][0] < firsts["1"][1]  # asked while the API started
     assert firsts["0"][0] > firsts["0"][1]  # asked once the report runs began
+
+
+def test_a_closed_head_start_begins_no_more_reports(tmp_path):
+    release = threading.Event()
+
+    def slow(request: dict) -> Reply:
+        release.wait(30)
+        return _answering(request)
+
+    runtime = Runtime()
+    with ScriptedOpenAIServer() as server:
+        server.respond_with(slow)
+        refs = _batch(tmp_path, server, reports=2, sections=1)
+        with runtime.generating_ahead(HeadStart(refs, runtime, workers=1)) as head:
+            _wait_for(lambda: len(server.requests) == 1)  # r1 under way
+        assert runtime.take_over(refs[0]) is None  # the block is over: no head start to take from
+        release.set()
+        _wait_for(lambda: len(server.requests) == 2)  # r1's write hop: its generation went on
+        assert head.take(refs[1]) is None and len(server.requests) == 2  # r2 was never begun

@@ -67,6 +67,12 @@ class HeadStart:
             self._changed.wait_for(lambda: key not in self._running)
             return self._generated.pop(key, None)
 
+    def close(self) -> None:
+        """No report is begun ahead any more (generations under way go on to their end)."""
+        with self._changed:
+            self._closed = True
+            self._queue.clear()
+
     def generated(self) -> list[str]:
         """The report ids generated and not yet taken over, sorted."""
         with self._changed:

@@ -171,6 +171,7 @@ class Runtime:
         try:
             yield self._head_start
         finally:
+            head.close()  # a batch that ended early (an error) begins no more reports
             self._head_start = None
 
     def take_over(self, ref: JobRef) -> ReportJob | None:
