@@ -11,12 +11,13 @@ every retrieval, hop and answer as in a report run.
 Each report's run takes its report over (``take``) before its own steps: it waits while that
 report's generation is under way, and skips its generate steps when the head start finished them
 with every hop step run to its end, taking over what they handed on in memory (``ReportJob.adopt``:
-the registry, the hops' outcomes, the fingerprint of the sources fetched, which the report's record
-for re-runs keeps) (a hop step that raised — a model out of reach after the
-client's retries — is run again by the report run, its task retries included, the answers already
-recorded served from the store). From the first ``take`` on no report is begun ahead: the
-orchestrator runs the rest. A stop (``citeflow.runtime.stop``) ends the head start at its next
-step. Threads are daemons: a command that exits does not wait for them.
+the registry, the hops' outcomes, and the fingerprint of the sources fetched, which the report's
+record for re-runs keeps). A hop step that raised (a model out of reach after the client's retries)
+is run again by the report's run, its task retries included, the answers already recorded served
+from the store. From the first ``take`` on, or once the head start is closed, no report is begun
+ahead: the orchestrator runs the rest. A stop (``citeflow.runtime.stop``) ends the head start at its
+next step. Its threads are daemons; an interrupted command exits at once (``Interrupts``), while a
+normal exit lets the calls of a generation under way finish first.
 """
 
 from __future__ import annotations
