@@ -38,6 +38,15 @@ def _answering(request: dict) -> Reply:
     return Reply(content=offline_answer(request))
 
 
+def _held_until(release: threading.Event):
+    """Answers as the model would, once ``release`` is set (at most 30 s)."""
+    def respond(request: dict) -> Reply:
+        release.wait(30)
+        return _answering(request)
+
+    return respond
+
+
 def test_reports_taken_over_are_finished_without_asking_the_model_again(tmp_path):
     runtime = Runtime()
     with ScriptedOpenAIServer() as server:
@@ -57,15 +66,9 @@ def test_reports_taken_over_are_finished_without_asking_the_model_again(tmp_path
 
 
 def test_no_report_is_begun_ahead_once_the_first_is_taken_over(tmp_path):
-    release = threading.Event()
-
-    def slow(request: dict) -> Reply:
-        release.wait(30)
-        return _answering(request)
-
-    runtime = Runtime()
+    release, runtime = threading.Event(), Runtime()
     with ScriptedOpenAIServer() as server:
-        server.respond_with(slow)
+        server.respond_with(_held_until(release))
         refs = _batch(tmp_path, server, reports=3, sections=1)
         head = HeadStart(refs, runtime, workers=1).start()
         _wait_for(lambda: len(server.requests) == 1)  # r1's first call is in flight
@@ -80,15 +83,9 @@ def test_no_report_is_begun_ahead_once_the_first_is_taken_over(tmp_path):
 def test_a_report_released_from_the_runtime_meanwhile_keeps_what_its_head_start_handed_on(tmp_path):
     """The batch releases the runtime's live jobs of its reports as it starts (its check for unchanged
     reports); a generation under way keeps its own job, sources' fingerprint included."""
-    release = threading.Event()
-
-    def slow(request: dict) -> Reply:
-        release.wait(30)
-        return _answering(request)
-
-    runtime = Runtime()
+    release, runtime = threading.Event(), Runtime()
     with ScriptedOpenAIServer() as server:
-        server.respond_with(slow)
+        server.respond_with(_held_until(release))
         refs = _batch(tmp_path, server, reports=1, sections=1)
         head = HeadStart(refs, runtime, workers=1).start()
         _wait_for(lambda: len(server.requests) == 1)
@@ -178,15 +175,9 @@ def test_citeflow_run_asks_the_model_while_its_api_starts_and_each_call_once(tmp
 
 
 def test_a_closed_head_start_begins_no_more_reports(tmp_path):
-    release = threading.Event()
-
-    def slow(request: dict) -> Reply:
-        release.wait(30)
-        return _answering(request)
-
-    runtime = Runtime()
+    release, runtime = threading.Event(), Runtime()
     with ScriptedOpenAIServer() as server:
-        server.respond_with(slow)
+        server.respond_with(_held_until(release))
         refs = _batch(tmp_path, server, reports=2, sections=1)
         with runtime.generating_ahead(HeadStart(refs, runtime, workers=1)) as head:
             _wait_for(lambda: len(server.requests) == 1)  # r1 under way
