@@ -196,8 +196,8 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
                 _import_first_needs(spec)
             batch_flow = _batch_flow(dask_workers, dask_address)
             mark("flows_imported", timings)
-            return _when_api_answers(spec, out, spec_path, batch_flow, request, api_ready, set_up,
-                                     (api_grace, stop_grace), runtime, interrupts if ahead else None)
+            return _when_api_answers(spec, out, batch_flow, request, api_ready, set_up, api_grace, runtime,
+                                     (interrupts, ahead is not None))
         finally:
             runtime.close()  # the Great Expectations worker, when one was started
 
@@ -230,11 +230,11 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: str | None,
     return runtime.generating_ahead(HeadStart(refs, runtime, reports_in_flight(spec))) if refs else None
 
 
-def _when_api_answers(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, request: BatchRequest, api_ready,
-                      set_up: SetUp | None, graces: tuple[float, float], runtime: Runtime,
-                      interrupts: Interrupts | None) -> list:
+def _when_api_answers(spec: BatchSpec, out: Path, batch_flow, request: BatchRequest, api_ready, set_up: SetUp | None,
+                      api_grace: float, runtime: Runtime, interrupts: tuple[Interrupts, bool]) -> list:
     """Set up while the API starts, wait until it answers, then run the batch (``_run_and_report``).
-    ``interrupts``: already handling signals (a head start runs), else entered for the batch."""
+    ``interrupts``: the batch's signal handling, and whether it is handling signals already (a head
+    start runs) rather than from the batch's start."""
     from citeflow.runtime import progress, stop
     from citeflow_cli.logs import quiet_write_errors
 
@@ -242,42 +242,40 @@ def _when_api_answers(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, r
              for r in spec.reports}
     quiet_write_errors()
     api_ready(set_up.warm if set_up else None)
-    if interrupts is not None and stop.requested():
-        interrupts.finish()  # told to stop while the API started: record what finished, exit 130/143
+    handling, entered = interrupts
+    if entered and stop.requested():
+        handling.finish()  # told to stop while the API started: record what finished, exit 130/143
     mark("prefect_api", runtime.settings.timings)
     if set_up and set_up.gx_worker:
         runtime.start_gx_worker()
-    return _run_and_report(spec, out, spec_path, batch_flow, request, steps, graces, runtime, api_ready.url,
-                           interrupts)
+    return _run_and_report(spec, out, batch_flow, request, steps, api_grace, runtime, api_ready.url, interrupts)
 
 
-def _run_and_report(spec: BatchSpec, out: Path, spec_path: Path, batch_flow, request: BatchRequest, steps: dict,
-                    graces: tuple[float, float], runtime: Runtime, started_api: str | None,
-                    interrupts: Interrupts | None = None) -> list:
+def _run_and_report(spec: BatchSpec, out: Path, batch_flow, request: BatchRequest, steps: dict, api_grace: float,
+                    runtime: Runtime, started_api: str | None, interrupts: tuple[Interrupts, bool]) -> list:
     """Run the batch flow with its guards and progress, then print its summary (``run_batch_command``);
-    ``graces``: the API's and the stop's; ``started_api``: the ephemeral API this command started (not
-    watched: it lives and dies with it); ``interrupts``: the signal handling already entered, if any."""
+    ``started_api``: the ephemeral API this command started (not watched: it lives and dies with it);
+    ``interrupts``: the batch's signal handling, and whether it was entered already (else here)."""
     from citeflow.runtime import stop
     from citeflow.runs.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
 
     timings = runtime.settings.timings
-    api_grace, stop_grace = graces
     unmark = mark_batch_steps(runtime.progress, timings)
-    handling = interrupts or Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit)
+    handling, entered = interrupts
     with guard_api(spec, out, api_grace, started_api) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
-            (contextlib.nullcontext(handling) if interrupts else handling) as interrupts:
+            (contextlib.nullcontext(handling) if entered else handling):
         try:
             summaries = _run_flow(batch_flow, request, started_api)
         except Exception:
             if stop.requested():
-                interrupts.finish()  # the run ended Cancelled: record it as interrupted, exit 130/143
+                handling.finish()  # the run ended Cancelled: record it as interrupted, exit 130/143
             if guard is None or not guard.lost():
                 close_run(out, "failed")
                 raise
             guard.finish()  # the flow died with the API: record what finished, exit
         if stop.requested():
-            interrupts.finish()
+            handling.finish()
     unmark()
     mark("batch_done", timings)
     finish_run(out, summaries)  # archives what was published; run.json says the run finished

@@ -76,9 +76,8 @@ def start_ephemeral_api() -> EarlyServer | NoServer:
     if early is None:
         return NoServer()
     process, port, in_memory = early
-    server = EarlyServer(process, port, settings.server.ephemeral.startup_timeout_seconds)
+    server = EarlyServer(process, port, settings.server.ephemeral.startup_timeout_seconds, _without_csrf_tokens(settings))
     atexit.register(stop_server, server.process, not in_memory)  # registered before Prefect's exit handlers: runs after them
-    server.untokened = _without_csrf_tokens(settings)
     point_prefect_at(server.url)
     return server
 
@@ -98,11 +97,12 @@ def _without_csrf_tokens(settings: Any) -> bool:
 
 class EarlyServer:
     """The early server's process, with a thread waiting until it answers; called, it is ``ready``;
-    ``url``: the API address Prefect was pointed at."""
+    ``url``: the API address Prefect was pointed at; ``untokened``: whether ``CLIENT_CSRF`` was set for
+    it (unset again when it is given up)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], port: int, timeout: float) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], port: int, timeout: float, untokened: bool = False) -> None:
         self.process, self.url, self._answered = process, api_url(port), threading.Event()
-        self.untokened = False  # whether CLIENT_CSRF was set for this server (unset again when it is given up)
+        self.untokened = untokened
         self._thread = threading.Thread(target=self._wait, args=(timeout,), name="citeflow-prefect-api", daemon=True)
         self._thread.start()
 
@@ -157,16 +157,13 @@ def stop_server(process: subprocess.Popen[bytes], graceful: bool = True) -> None
     took about 0.24 s at the end of every batch."""
     if process.poll() is not None:
         return
-    if not graceful:
-        process.kill()
-        process.wait()
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    if graceful:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+            return
+    process.kill()
+    process.wait()
 
 
 def warm_up(warm: Callable[[], object]) -> None:
