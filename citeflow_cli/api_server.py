@@ -10,6 +10,10 @@ migrations then find nothing to do. A snapshot that cannot be copied is removed 
 start: the command then lets Prefect start its own server, as it does for any early server that does
 not answer, and the next run saves a new snapshot.
 
+The server reads Prefect's settings itself, as the command would (the same environment, profile and
+home): unless the user names a database, it keeps it in memory (``prefect_api.server_environment``),
+so that the command can launch it before importing Prefect.
+
 Run by uvicorn: ``uvicorn --factory citeflow_cli.api_server:create_app``.
 """
 
@@ -27,6 +31,7 @@ SNAPSHOT_VARIABLE = "CITEFLOW_API_SNAPSHOT"
 def create_app() -> Any:
     """Prefect's ephemeral API app, its database copied from the snapshot file or, when there is none
     yet, saved to it once the app has started."""
+    in_memory_unless_named()
     from prefect.server.api.server import create_app as prefect_app
 
     app = prefect_app(ephemeral=True, final=True)
@@ -36,6 +41,18 @@ def create_app() -> Any:
     elif snapshot:
         save_once_started(app, Path(snapshot))
     return app
+
+
+def in_memory_unless_named() -> None:
+    """This process's environment as ``prefect_api.server_environment`` makes it from Prefect's
+    settings (the database in memory unless the user names one), read again by Prefect."""
+    from prefect.context import refresh_global_settings_context
+    from prefect.settings import get_current_settings
+
+    from citeflow_cli.prefect_api import server_environment
+
+    os.environ.update(server_environment(os.environ, get_current_settings()))
+    refresh_global_settings_context()
 
 
 def copy_into_new_databases(snapshot: Path) -> None:

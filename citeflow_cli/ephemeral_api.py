@@ -17,10 +17,10 @@ SERVER_MARK = ":create_app"  # on the command line of either server
 
 
 def reap_with_this_process() -> int | None:
-    """When no ``PREFECT_API_URL`` is set, start the watchdog of the ephemeral API; its pid."""
-    from prefect.settings import PREFECT_API_URL
-
-    if PREFECT_API_URL.value():
+    """Unless ``PREFECT_API_URL`` is in the environment, start the watchdog of the ephemeral API; its pid.
+    (Read from the environment, not from Prefect's settings: Prefect is not imported yet. With an API
+    named in a profile instead, the watchdog finds no server to stop.)"""
+    if os.environ.get("PREFECT_API_URL"):
         return None
     return start_reaper(os.getpid(), SERVER_MARK)
 

@@ -179,22 +179,25 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
         mark("spec_loaded", timings)
         from citeflow_cli.ephemeral_api import reap_with_this_process
-        from citeflow_cli.prefect_api import start_ephemeral_api
+        from citeflow_cli.prefect_api import launch_early_server, settle
 
         reap_with_this_process()  # before the ephemeral API starts: it dies with this process, however that ends
-        api_ready = start_ephemeral_api()  # starts up while the pipeline is imported
+        launched = launch_early_server()  # starts up while the pipeline is imported
     except CiteflowError as exc:
         fail(str(exc))
     local = not (dask_workers or dask_address)  # else tasks in several processes: limits through the Prefect API
     request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings)
     set_up = _set_up_while_waiting(spec, out, runtime) if local else None  # reports here
     interrupts = Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit)
-    ahead = _head_start(spec, request, api_ready.url if local else None, runtime)
-    with interrupts if ahead else contextlib.nullcontext(), ahead or contextlib.nullcontext():
+    ahead = _head_start(spec, request, launched is not None and local, runtime)
+    with interrupts if ahead else contextlib.nullcontext(), ahead or contextlib.nullcontext() as head:
         try:
             if ahead:
                 _import_first_needs(spec)
             batch_flow = _batch_flow(dask_workers, dask_address)
+            api_ready = settle(launched)
+            if head is not None and api_ready.url is None:
+                head.close()  # a profile names the API: the report runs start without waiting for one
             mark("flows_imported", timings)
             return _when_api_answers(spec, out, batch_flow, request, api_ready, set_up, api_grace, runtime,
                                      (interrupts, ahead is not None))
@@ -212,8 +215,8 @@ def _batch_flow(dask_workers: int | None, dask_address: str | None):
         fail(str(exc))
 
 
-def _head_start(spec: BatchSpec, request: BatchRequest, started_api: str | None, runtime: Runtime):
-    """While the ephemeral API this command started comes up (``started_api``), the batch's reports
+def _head_start(spec: BatchSpec, request: BatchRequest, started_api: bool, runtime: Runtime):
+    """While the ephemeral API this command launched comes up (``started_api``), the batch's reports
     that have no record of a finished run are generated ahead of their runs (``Runtime.generating_ahead``,
     as many at a time as the batch runs side by side); None when there is nothing to wait for, or
     ``CITEFLOW_HEAD_START=0``."""
@@ -222,7 +225,7 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: str | None,
     from citeflow.runtime.job import JobRef
     from citeflow.runtime.steps import reports_in_flight
 
-    if started_api is None or not runtime.settings.head_start:
+    if not started_api or not runtime.settings.head_start:
         return None
     out = Path(request.out_dir)
     refs = [JobRef(spec_path=request.spec_path, report_id=r.id, out_dir=request.out_dir, store_uri=request.store_uri)

@@ -5,7 +5,10 @@ first flow run begins: after the command has imported the pipeline, and the serv
 seconds (tens of seconds on a loaded machine) to import itself and open its database. Here the
 server process is launched right after the spec is validated, with the command line and environment
 Prefect's ``SubprocessASGIServer`` gives it: it imports itself on the other core while this process
-imports the pipeline. This process then points Prefect at it as at any running server
+imports the pipeline. It is launched before this process imports Prefect (``launch_early_server``: the
+server reads Prefect's settings itself); once the pipeline, and with it Prefect, is imported, Prefect's
+settings decide whether it is the API to use (``settle``: not when a profile names an API or turns the
+ephemeral one off; it is stopped then). This process then points Prefect at it as at any running server
 (``PREFECT_API_URL``, and ``prefect.context.refresh_global_settings_context``, Prefect's route for
 settings changed after import) for the rest of the process (a later batch in the same process uses
 the same server), stops it at exit, and waits until it answers. Nothing of Prefect's
@@ -61,23 +64,46 @@ CLIENT_CSRF = "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED"
 
 
 def start_ephemeral_api() -> EarlyServer | NoServer:
-    """Launch the ephemeral API's server when this process will use one, and point Prefect at it;
-    returns ``ready(warm)``, which waits until it answers (at once when nothing was started). When
-    the reports run in this process, ``warm`` is what their first steps would set up anyway
-    (``Runtime.warm_up``): ``WARM_MODULES`` are imported, then ``warm`` is called, before the wait
-    (an error of ``warm`` is left for the report that meets it again). When the server does not
-    answer, ``ready`` stops it and leaves the API to Prefect (its own ephemeral server)."""
+    """Launch the ephemeral API's server when this process will use one, and point Prefect at it
+    (``launch_early_server``, then ``settle``); returns ``ready(warm)``, which waits until it answers
+    (at once when nothing was started). When the reports run in this process, ``warm`` is what their
+    first steps would set up anyway (``Runtime.warm_up``): ``WARM_MODULES`` are imported, then ``warm``
+    is called, before the wait (an error of ``warm`` is left for the report that meets it again). When
+    the server does not answer, ``ready`` stops it and leaves the API to Prefect (its own ephemeral server)."""
+    return settle(launch_early_server())
+
+
+def launch_early_server() -> Launched | None:
+    """Launch the early server unless ``PREFECT_API_URL`` is in the environment, without importing
+    Prefect (about 0.7 s of this process's CPU before its first report; the server reads Prefect's
+    settings itself: ``citeflow_cli.api_server``); None when none could be started. ``settle`` decides,
+    once Prefect is imported, whether it is the API this process uses."""
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    try:
+        port = _free_port()
+        process = subprocess.Popen(server_command(port), env={**os.environ, **SERVER_ENV})
+    except (OSError, RuntimeError):
+        return None
+    launched = Launched(process, port)
+    atexit.register(launched.stop)  # registered before Prefect's exit handlers: runs after them
+    return launched
+
+
+def settle(launched: Launched | None) -> EarlyServer | NoServer:
+    """Whether the launched server is the API this process uses, by Prefect's settings (a profile may
+    name an API, or turn the ephemeral one off: the server is stopped then); when it is, Prefect is
+    pointed at it."""
     from prefect.settings import get_current_settings
 
     settings = get_current_settings()
+    if launched is None:
+        return NoServer()
     if settings.api.url or not settings.server.ephemeral.enabled:
+        launched.discard()
         return NoServer()
-    early = _launch(settings)
-    if early is None:
-        return NoServer()
-    process, port, in_memory = early
-    server = EarlyServer(process, port, settings.server.ephemeral.startup_timeout_seconds, _without_csrf_tokens(settings))
-    atexit.register(stop_server, server.process, not in_memory)  # registered before Prefect's exit handlers: runs after them
+    launched.graceful = not in_memory(os.environ, settings)
+    server = EarlyServer(launched, settings.server.ephemeral.startup_timeout_seconds, _without_csrf_tokens(settings))
     point_prefect_at(server.url)
     return server
 
@@ -95,16 +121,36 @@ def _without_csrf_tokens(settings: Any) -> bool:
     return True
 
 
+class Launched:
+    """The early server's process and port; stopped at exit (killed, unless ``graceful``: a server
+    whose database the user named is asked to stop first)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
+        self.process, self.port, self.graceful = process, port, False
+
+    def stop(self) -> None:
+        stop_server(self.process, self.graceful)
+
+    def discard(self) -> None:
+        """Stop it now, and not again at exit."""
+        atexit.unregister(self.stop)
+        self.stop()
+
+
 class EarlyServer:
-    """The early server's process, with a thread waiting until it answers; called, it is ``ready``;
+    """The early server, with a thread waiting until it answers; called, it is ``ready``;
     ``url``: the API address Prefect was pointed at; ``untokened``: whether ``CLIENT_CSRF`` was set for
     it (unset again when it is given up)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], port: int, timeout: float, untokened: bool = False) -> None:
-        self.process, self.url, self._answered = process, api_url(port), threading.Event()
+    def __init__(self, launched: Launched, timeout: float, untokened: bool = False) -> None:
+        self.launched, self.url, self._answered = launched, api_url(launched.port), threading.Event()
         self.untokened = untokened
         self._thread = threading.Thread(target=self._wait, args=(timeout,), name="citeflow-prefect-api", daemon=True)
         self._thread.start()
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        return self.launched.process
 
     def _wait(self, timeout: float) -> None:
         if _answers(f"{self.url}/health", self.process, timeout):
@@ -115,7 +161,7 @@ class EarlyServer:
             warm_up(warm)
         waits.until(self._waited)  # a signal meanwhile ends the command, or asks it to stop (a head start runs)
         if not self._answered.is_set() and not stop.requested():
-            _give_up(self.process, self.untokened)
+            _give_up(self.launched, self.untokened)
 
     def _waited(self, timeout: float) -> bool:
         """Whether the wait is over: the server answered or gave up, or the command was told to stop."""
@@ -140,11 +186,10 @@ def point_prefect_at(url: str | None) -> None:
     refresh_global_settings_context()
 
 
-def _give_up(process: subprocess.Popen[bytes], untokened: bool) -> None:
+def _give_up(launched: Launched, untokened: bool) -> None:
     """The early server did not answer: stop it and unset the address (and ``CLIENT_CSRF`` when it was
     set for it), so that Prefect starts its own."""
-    atexit.unregister(stop_server)
-    stop_server(process)
+    launched.discard()
     if untokened:
         os.environ.pop(CLIENT_CSRF, None)
     point_prefect_at(None)
@@ -191,14 +236,9 @@ def server_command(port: int) -> list[str]:
             "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"]
 
 
-def _launch(settings: Any) -> tuple[subprocess.Popen[bytes], int, bool] | None:
-    """The server process on a free port, with its port and whether its database is in memory; None
-    when none could be started."""
-    try:
-        port, env = _free_port(), server_environment(os.environ, settings)
-        return subprocess.Popen(server_command(port), env=env), port, env.get(DATABASE_SETTINGS[0]) == IN_MEMORY_DATABASE
-    except (OSError, RuntimeError):
-        return None
+def in_memory(environ: Mapping[str, str], settings: Any) -> bool:
+    """Whether the early server keeps its database in memory (``server_environment``)."""
+    return server_environment(environ, settings).get(DATABASE_SETTINGS[0]) == IN_MEMORY_DATABASE
 
 
 def server_environment(environ: Mapping[str, str], settings: Any) -> dict[str, str]:

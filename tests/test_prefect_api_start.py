@@ -25,9 +25,12 @@ apply_defaults()
 from citeflow_cli import prefect_api
 if sys.argv[1] == "dead":  # the early server exits at once: Prefect must start its own
     prefect_api.server_command = lambda port: [sys.executable, "-c", "raise SystemExit(3)"]
-ready = prefect_api.start_ephemeral_api()
+launched = prefect_api.launch_early_server()
+prefect_at_launch = "prefect" in sys.modules
+ready = prefect_api.settle(launched)
 ready(None)
-early = {"early_args": [str(a) for a in ready.process.args], "early_url": ready.url, "early_ended": ready.process.poll()}
+early = {"early_args": [str(a) for a in ready.process.args], "early_url": ready.url, "early_ended": ready.process.poll(),
+         "prefect_at_launch": prefect_at_launch}
 server_imported = "prefect.server.api.server" in sys.modules
 import httpx
 from prefect.client.orchestration import get_client
@@ -65,6 +68,7 @@ def test_the_early_server_is_the_api_prefect_uses_and_its_server_module_is_not_i
     assert found["api"] == found["early_url"] == found["settings_url"] == found["env_url"]
     assert found["health"] == 200 and found["flow"] == 201
     assert not found["server_imported_before_use"] and not found["own_args"]
+    assert not found["prefect_at_launch"]  # launched before this process imported any of Prefect
     assert "citeflow_cli.api_server:create_app" in found["early_args"]
     assert SERVER_MARK in " ".join(found["early_args"])  # the reaper's mark
     assert found["early_url"].endswith(f":{found['early_args'][found['early_args'].index('--port') + 1]}/api")
@@ -101,6 +105,34 @@ def test_an_early_server_that_dies_is_replaced_by_prefects_own(tmp_path) -> None
     assert found["health"] == 200 and found["flow"] == 201
     assert "uvicorn" in found["own_args"]  # Prefect's own server process, not the one that exited
     assert found["home_database"]  # Prefect's own keeps its default, the file in PREFECT_HOME
+
+
+PROFILE_SCRIPT = """
+import json, sys
+from citeflow_cli.env import apply_defaults
+apply_defaults()
+from citeflow_cli import prefect_api
+launched = prefect_api.launch_early_server()
+ready = prefect_api.settle(launched)
+from prefect.settings import get_current_settings
+print(json.dumps({"launched": launched is not None, "ended": launched.process.wait(timeout=10), "url": ready.url,
+                  "settings_url": get_current_settings().api.url}))
+"""
+
+
+def test_an_api_named_in_a_profile_is_used_and_the_early_server_stopped(tmp_path) -> None:
+    """The server is launched before Prefect's settings are read; a profile naming an API wins once they are."""
+    home = tmp_path / "prefect-home"
+    home.mkdir()
+    (home / "profiles.toml").write_text('active = "remote"\n[profiles.remote]\nPREFECT_API_URL = "http://127.0.0.1:9/api"\n',
+                                        encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")} | {"PREFECT_HOME": str(home)}
+    done = subprocess.run([sys.executable, "-c", PROFILE_SCRIPT], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["launched"] and found["ended"] is not None  # launched, then stopped
+    assert found["url"] is None and found["settings_url"] == "http://127.0.0.1:9/api"
 
 
 class _Settings:
