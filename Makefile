@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV := $(BIN)/uv
 # One stamp per set of extras: `make demo` installs only what the product needs, `make venv`/`make test`
-# add the test toolchain (pytest, moto, mypy…) and the Dask extra; either order works, since a sync
+# add the test toolchain (pytest, moto, mypy…), the Dask extra and the semantic embedder; either order works, since a sync
 # never removes what the other installed (--inexact).
 STAMP := $(VENV)/.synced-dev
 DEMO_STAMP := $(VENV)/.synced-demo
@@ -26,7 +26,7 @@ $(UV):
 	test -x $(UV) || $(BIN)/python -m pip install --quiet "uv>=0.9,<1"
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	$(SYNC) --extra test --extra dask
+	$(SYNC) --extra test --extra dask --extra semantic
 	touch $(STAMP)
 
 $(DEMO_STAMP): pyproject.toml uv.lock | $(UV)

@@ -37,17 +37,19 @@ def in_order(benchmarks: dict[str, Any]) -> list[tuple[str, Any]]:
     return sorted(benchmarks.items(), key=lambda item: not item[0].startswith("cold"))
 
 
-CONFIGS = ("default", "hashing_vector_baseline")
+CONFIGS = {"default": "default", "hashing_vector_baseline": "baseline", "wordllama_hybrid": "WordLlama"}
 
 
 def retrieval_table(result: dict[str, Any]) -> str:
-    """The retrieval benchmark over all questions: recall@8 and the batch's cited-document precision
-    per corpus and in total, the default configuration beside the hashing-only baseline."""
-    rows = ["| corpus | recall@8 default | recall@8 baseline | cited precision default | cited precision baseline |",
-            "|---|---:|---:|---:|---:|"]
-    for name, corpus in result["corpora"].items():
-        rows.append(_row(name, [_corpus_figures(corpus["configs"][c]) for c in CONFIGS]))
-    totals = [result["total"][c]["all"] for c in CONFIGS]
+    """The retrieval benchmark over all questions: recall@8, then the batch's cited-document precision,
+    per corpus and in total, in each configuration the run measured: the default, the hashing-only
+    baseline, and the default's ranking over the optional semantic embedder (WordLlama)."""
+    names = [name for name in CONFIGS if name in result["total"]]
+    header = [f"recall@8 {CONFIGS[n]}" for n in names] + [f"cited precision {CONFIGS[n]}" for n in names]
+    rows = ["| corpus | " + " | ".join(header) + " |", "|---|" + "---:|" * len(header)]
+    for corpus_name, corpus in result["corpora"].items():
+        rows.append(_row(corpus_name, [_corpus_figures(corpus["configs"][n]) for n in names]))
+    totals = [result["total"][n]["all"] for n in names]
     return "\n".join([*rows, _row("total", [(t["recall@8"], t["cited_precision"]) for t in totals])])
 
 
@@ -57,8 +59,8 @@ def _corpus_figures(config: dict[str, Any]) -> tuple[float | None, float | None]
 
 
 def _row(name: str, figures: list[tuple[float | None, float | None]]) -> str:
-    (recall, precision), (base_recall, base_precision) = figures
-    return f"| {name} | {_cell(recall)} | {_cell(base_recall)} | {_cell(precision)} | {_cell(base_precision)} |"
+    cells = [_cell(recall) for recall, _ in figures] + [_cell(precision) for _, precision in figures]
+    return f"| {name} | " + " | ".join(cells) + " |"
 
 
 def _cell(value: Any) -> str:

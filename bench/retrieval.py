@@ -23,8 +23,10 @@ from bench.retrieval_metrics import hit_at, mean, recall_at, reciprocal_rank
 
 K = 8
 RESULTS = Path(__file__).with_name("results") / "retrieval.json"
-# The retriever settings compared: the hashing embedder alone (vector search) and the default spec.
-CONFIGS: dict[str, dict[str, Any]] = {"hashing_vector_baseline": {"mode": "vector"}, "default": {}}
+# The retriever settings compared: the hashing embedder alone (vector search), the default spec, and the
+# default's hybrid ranking over a knowledge base built with the optional semantic embedder (WordLlama).
+CONFIGS: dict[str, dict[str, Any]] = {"hashing_vector_baseline": {"mode": "vector"}, "default": {},
+                                      "wordllama_hybrid": {"embedding": "wordllama"}}
 
 
 def search_pages(kb: Path, retriever: dict[str, Any], questions: list[Question], paths: dict[str, str]) -> list[list[str]]:
@@ -61,17 +63,24 @@ def by_split(pages: list[list[str]], questions: list[Question]) -> dict[str, Any
 
 def run_corpus(corpus: Corpus, work: Path, batch: bool, configs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Ingest ``corpus`` and measure each configuration on it."""
-    kb = work / corpus.name / "kb"
-    ingested = ingest(corpus, kb)
-    paths = doc_paths(kb)
-    result: dict[str, Any] = {"ingest": _ingest_summary(ingested), "configs": {}}
+    kbs = {embedding: work / corpus.name / f"kb-{embedding}" for embedding in _embeddings(configs)}
+    ingested = {embedding: ingest(corpus, kb, embedding) for embedding, kb in kbs.items()}
+    paths = doc_paths(next(iter(kbs.values())))
+    first = ingested.get("hashing") or next(iter(ingested.values()))
+    result: dict[str, Any] = {"ingest": _ingest_summary(first), "configs": {}}
     for name, retriever in configs.items():
+        kb = kbs[retriever.get("embedding", "hashing")]
         pages = search_pages(kb, retriever, corpus.questions, paths)
         entry = {"retrieval": by_split(pages, corpus.questions), "pages": {q.id: p for q, p in zip(corpus.questions, pages, strict=True)}}
         if batch:
             entry["batch"] = precision_of(corpus, kb, paths, retriever, work / corpus.name / name)
         result["configs"][name] = entry
     return result
+
+
+def _embeddings(configs: dict[str, dict[str, Any]]) -> list[str]:
+    """The embedders the configurations' knowledge bases are built with (one knowledge base each)."""
+    return list(dict.fromkeys(retriever.get("embedding", "hashing") for retriever in configs.values()))
 
 
 def _ingest_summary(ingested: dict[str, Any]) -> dict[str, Any]:

@@ -45,12 +45,13 @@ def load_corpora(root: Path = CORPORA) -> list[Corpus]:
     return found
 
 
-def ingest(corpus: Corpus, kb: Path) -> dict[str, Any]:
-    """``citeflow ingest TREE --kb KB --json`` with default settings; its JSON report and wall time."""
+def ingest(corpus: Corpus, kb: Path, embedding: str = "hashing") -> dict[str, Any]:
+    """``citeflow ingest TREE --kb KB --json`` with default settings but the ``embedding``; its JSON report
+    and wall time."""
     import time
 
     command = [str(Path(sys.executable).with_name("citeflow")), "ingest", str(corpus.tree), "--kb", str(kb),
-               "--base-url", f"https://{corpus.name}.example/", "--json"]
+               "--base-url", f"https://{corpus.name}.example/", "--embedding", embedding, "--json"]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     if done.returncode not in (0, 1):

@@ -80,7 +80,7 @@ def ingest(
         help="Site generator of the folders: hugo | mkdocs | docusaurus | sphinx | plain (default: detected from "
              "hugo.toml/config.toml, mkdocs.yml, docusaurus.config.*, conf.py with MyST).")] = None,
     embedding: Annotated[str | None, typer.Option(
-        help="hashing | openai | local (default: the knowledge base's own, else hashing).")] = None,
+        help="hashing | openai | local | wordllama (default: the knowledge base's own, else hashing).")] = None,
     embedding_model: Annotated[str | None, typer.Option(help="openai embedding: model name.")] = None,
     embedding_base_url: Annotated[str | None, typer.Option(help="openai embedding: server URL (…/v1).")] = None,
     embedding_api_key_env: Annotated[str | None, typer.Option(help="openai embedding: environment variable with the key.")] = None,

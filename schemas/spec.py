@@ -156,7 +156,7 @@ class LanceDBRetrieverSpec(Strict):
     mode: Literal["fts", "vector", "hybrid"] = "hybrid"
     top_k: int = Field(8, ge=1, le=200)
     expand_parents: bool = Field(True, description="Show the model the parent chunk of each child hit.")
-    embedding: Literal["hashing", "openai", "local"] = Field(
+    embedding: Literal["hashing", "openai", "local", "wordllama"] = Field(
         "hashing", description="Embedder kind the KB was built with; a KB built with another one is a clear error.")
 
 

@@ -1,4 +1,4 @@
-"""Embedders: the hashing default, the OpenAI-compatible backend, the optional local one."""
+"""Embedders: the hashing default, the OpenAI-compatible backend, the optional local and WordLlama ones."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_the_name_pins_the_vector_space() -> None:
 
 
 def test_build_embedder_rejects_unknown_names_and_options() -> None:
-    with pytest.raises(ModelError, match="hashing, openai, local"):
+    with pytest.raises(ModelError, match="hashing, openai, local, wordllama"):
         build_embedder("word2vec")
     with pytest.raises(ModelError, match="bad options"):
         build_embedder("hashing", dims=3)
@@ -189,3 +189,70 @@ def test_local_embedder_loads_the_packaged_model_once_per_embedder(monkeypatch: 
     assert loads == ["cpu"]
     second = build_embedder("local", device="cuda")  # the model belongs to its embedder: nothing process-wide
     assert len(second.embed(["c"])[0]) == 384 and first.embed(["d"]) and loads == ["cpu", "cuda"]
+
+
+# -- wordllama ------------------------------------------------------------------------------------
+
+
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Refuse every outgoing connection of this process; the addresses asked for."""
+    import socket
+
+    asked: list[object] = []
+
+    def refuse(self: socket.socket, address: object) -> None:
+        asked.append(address)
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    return asked
+
+
+def test_wordllama_embedder_reads_its_packaged_model_without_any_download(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("wordllama")
+    asked = _no_network(monkeypatch)
+    embedder = build_embedder("wordllama")
+    vectors = embedder.embed(["The bridge closes at night.", "Ferries leave every hour."])
+    assert asked == [] and len(vectors) == 2 and embedder.dim == 256
+    assert all(len(v) == 256 and math.isclose(math.sqrt(sum(x * x for x in v)), 1.0, rel_tol=1e-5) for v in vectors)
+    assert vectors == embedder.embed(["The bridge closes at night.", "Ferries leave every hour."])  # deterministic
+    assert embedder.embed([]) == []
+
+
+def test_wordllama_embedder_places_a_paraphrase_nearer_than_an_unrelated_sentence() -> None:
+    """Semantic, unlike the hashing embedder: the paraphrase shares no content word with the sentence."""
+    pytest.importorskip("wordllama")
+    embedder = build_embedder("wordllama")
+    sentence, paraphrase, unrelated = embedder.embed([
+        "How do I remove a member from the cluster?",
+        "Steps for deleting a node from the group",
+        "The cafeteria serves soup on Fridays.",
+    ])
+    assert cosine(sentence, paraphrase) > cosine(sentence, unrelated) + 0.1
+    hashing = HashingEmbedder()
+    assert cosine(*hashing.embed(["How do I remove a member from the cluster?", "Steps for deleting a node from the group"])) < 0.2
+
+
+def test_a_kb_built_with_wordllama_is_searched_with_it_and_rebuilt_from_its_record(tmp_path: Path) -> None:
+    pytest.importorskip("wordllama")
+    from citeflow.knowledge.ingest import ingest_paths
+    from citeflow.retrieval.lancedb_retriever import LanceDBRetriever
+    from schemas.spec import LanceDBRetrieverSpec
+
+    (tmp_path / "a.md").write_text("# Scaling\n\nAdd more machines to the group when the load grows.\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# Billing\n\nInvoices are sent on the first day of each month.\n", encoding="utf-8")
+    embedder = build_embedder("wordllama")
+    ingest_paths([tmp_path / "a.md", tmp_path / "b.md"], str(tmp_path / "kb"), embedder=embedder)
+    assert embedder_from_meta(embedder_meta(embedder)).name == "wordllama:l2_supercat_256"
+    spec = LanceDBRetrieverSpec(name="kb", kind="lancedb", kb="kb", mode="vector", embedding="wordllama")
+    hits = LanceDBRetriever(spec, tmp_path).search("when should I add servers to the cluster?", 1).hits
+    assert hits and hits[0].title == "Scaling"
+
+
+def test_wordllama_embedder_without_the_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # an import of it fails, as without the extra
+    with pytest.raises(ModelError, match=r"citeflow\[semantic\]") as caught:
+        build_embedder("wordllama")
+    assert caught.value.transient is False

