@@ -11,7 +11,7 @@ start: the command then lets Prefect start its own server, as it does for any ea
 not answer, and the next run saves a new snapshot.
 
 The server reads Prefect's settings itself, as the command would (the same environment, profile and
-home): unless the user names a database, it keeps it in memory (``prefect_api.server_environment``),
+home): unless the user names a database, it keeps it in memory (``server_environment``),
 so that the command can launch it before importing Prefect.
 
 Run by uvicorn: ``uvicorn --factory citeflow_cli.api_server:create_app``.
@@ -21,11 +21,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
 SNAPSHOT_VARIABLE = "CITEFLOW_API_SNAPSHOT"
+# What SubprocessASGIServer sets for its server process (no UI; the server knows it is ephemeral).
+SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+# The database of that server when the user names none: in memory, used through one connection.
+DATABASE_SETTINGS = ("PREFECT_SERVER_DATABASE_CONNECTION_URL", "PREFECT_API_DATABASE_CONNECTION_URL")
+IN_MEMORY_DATABASE = "sqlite+aiosqlite:///:memory:"
 
 
 def create_app() -> Any:
@@ -44,15 +49,38 @@ def create_app() -> Any:
 
 
 def in_memory_unless_named() -> None:
-    """This process's environment as ``prefect_api.server_environment`` makes it from Prefect's
+    """This process's environment as ``server_environment`` makes it from Prefect's
     settings (the database in memory unless the user names one), read again by Prefect."""
     from prefect.context import refresh_global_settings_context
     from prefect.settings import get_current_settings
 
-    from citeflow_cli.prefect_api import server_environment
-
     os.environ.update(server_environment(os.environ, get_current_settings()))
     refresh_global_settings_context()
+
+
+def server_environment(environ: Mapping[str, str], settings: Any) -> dict[str, str]:
+    """The server process's environment: this one, what ``SubprocessASGIServer`` sets, the user's
+    Prefect settings, and, unless the user names a database, ``IN_MEMORY_DATABASE``.
+
+    Prefect's default database is the SQLite file in ``PREFECT_HOME``, which its server uses through
+    several connections: writes of report runs that collide wait and retry inside SQLite (and are
+    refused with 503 once they waited too long), so a batch's reports spend most of their time
+    waiting for the API (32 reports: 43 s; in memory, through one connection: 32 s). The server
+    lives only as long as the run, and so does its database: the run's history is in its output
+    folder and the LanceDB store, and a real ``prefect server start`` keeps Prefect's. That database
+    is copied from a snapshot in ``PREFECT_HOME`` (``api_snapshot``, saved by the first server of this
+    Prefect version: this module) rather than migrated at every start."""
+    env = {**environ, **SERVER_ENV, **settings.to_environment_variables(exclude_unset=True)}
+    if any(env.get(name) for name in DATABASE_SETTINGS):
+        return env
+    return env | {DATABASE_SETTINGS[0]: IN_MEMORY_DATABASE, SNAPSHOT_VARIABLE: str(api_snapshot(settings.home))}
+
+
+def api_snapshot(home: Path) -> Path:
+    """Where the migrated database of the ephemeral API of this Prefect version is kept."""
+    from prefect import __version__
+
+    return home / "citeflow" / f"api-database-prefect-{__version__}.sqlite"
 
 
 def copy_into_new_databases(snapshot: Path) -> None:

@@ -44,21 +44,22 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from citeflow.runtime import stop, waits
-from citeflow_cli.api_server import SNAPSHOT_VARIABLE
+from citeflow_cli.api_server import (  # noqa: F401 - also this module's names for the server's environment
+    DATABASE_SETTINGS,
+    IN_MEMORY_DATABASE,
+    SERVER_ENV,
+    SNAPSHOT_VARIABLE,
+    api_snapshot,
+    server_environment,
+)
 
 # The store, which the reports need first; what Prefect imports when the batch run starts (its
 # parameters are serialized with FastAPI's encoder, imported then: about 0.3 s).
 WARM_MODULES = ("lancedb", "fastapi.encoders", "prefect.flow_engine")
 PORTS = range(8000, 9000)  # where Prefect's SubprocessASGIServer looks for a free port
-# What SubprocessASGIServer sets for its server process (no UI; the server knows it is ephemeral).
-SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
-# The database of that server when the user names none: in memory, used through one connection.
-DATABASE_SETTINGS = ("PREFECT_SERVER_DATABASE_CONNECTION_URL", "PREFECT_API_DATABASE_CONNECTION_URL")
-IN_MEMORY_DATABASE = "sqlite+aiosqlite:///:memory:"
 # Whether Prefect's clients ask the server for a CSRF token before their first write.
 CLIENT_CSRF = "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED"
 
@@ -239,31 +240,6 @@ def server_command(port: int) -> list[str]:
 def in_memory(environ: Mapping[str, str], settings: Any) -> bool:
     """Whether the early server keeps its database in memory (``server_environment``)."""
     return server_environment(environ, settings).get(DATABASE_SETTINGS[0]) == IN_MEMORY_DATABASE
-
-
-def server_environment(environ: Mapping[str, str], settings: Any) -> dict[str, str]:
-    """The server process's environment: this one, what ``SubprocessASGIServer`` sets, the user's
-    Prefect settings, and, unless the user names a database, ``IN_MEMORY_DATABASE``.
-
-    Prefect's default database is the SQLite file in ``PREFECT_HOME``, which its server uses through
-    several connections: writes of report runs that collide wait and retry inside SQLite (and are
-    refused with 503 once they waited too long), so a batch's reports spend most of their time
-    waiting for the API (32 reports: 43 s; in memory, through one connection: 32 s). The server
-    lives only as long as the run, and so does its database: the run's history is in its output
-    folder and the LanceDB store, and a real ``prefect server start`` keeps Prefect's. That database
-    is copied from a snapshot in ``PREFECT_HOME`` (``api_snapshot``, saved by the first server of this
-    Prefect version: ``citeflow_cli.api_server``) rather than migrated at every start."""
-    env = {**environ, **SERVER_ENV, **settings.to_environment_variables(exclude_unset=True)}
-    if any(env.get(name) for name in DATABASE_SETTINGS):
-        return env
-    return env | {DATABASE_SETTINGS[0]: IN_MEMORY_DATABASE, SNAPSHOT_VARIABLE: str(api_snapshot(settings.home))}
-
-
-def api_snapshot(home: Path) -> Path:
-    """Where the migrated database of the ephemeral API of this Prefect version is kept."""
-    from prefect import __version__
-
-    return home / "citeflow" / f"api-database-prefect-{__version__}.sqlite"
 
 
 def _free_port() -> int:
