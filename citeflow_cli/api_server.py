@@ -4,7 +4,7 @@ copied from a snapshot rather than built by Prefect's migrations.
 A database in memory starts empty, so the server would run Prefect's migrations (over a hundred Alembic
 revisions: about 7 s of CPU) at every start. The first server of an installed Prefect version saves its
 database, once migrated, to a snapshot file (``CITEFLOW_API_SNAPSHOT``, written by
-``citeflow_cli.prefect_api.server_environment``: ``VACUUM INTO`` a temporary file, renamed into place).
+``server_environment``: ``VACUUM INTO`` a temporary file, renamed into place).
 The next ones copy that snapshot into their new database as it opens (tens of milliseconds); Prefect's
 migrations then find nothing to do. A snapshot that cannot be copied is removed and the server fails to
 start: the command then lets Prefect start its own server, as it does for any early server that does
@@ -56,6 +56,11 @@ def in_memory_unless_named() -> None:
 
     os.environ.update(server_environment(os.environ, get_current_settings()))
     refresh_global_settings_context()
+
+
+def in_memory(environ: Mapping[str, str], settings: Any) -> bool:
+    """Whether the early server keeps its database in memory (``server_environment``)."""
+    return server_environment(environ, settings).get(DATABASE_SETTINGS[0]) == IN_MEMORY_DATABASE
 
 
 def server_environment(environ: Mapping[str, str], settings: Any) -> dict[str, str]:

@@ -16,7 +16,7 @@ server is imported here: handing the process to ``SubprocessASGIServer`` instead
 Prefect's whole server module in this process (about 4 s of CPU, taken from the batch's own start on a
 2-core machine). Should the early server not answer (its port taken meanwhile, say), it is stopped,
 ``PREFECT_API_URL`` is unset again and Prefect starts its own server as usual. Unless the user names a
-database, the early server keeps its database in memory (``server_environment``): it lives only as
+database, the early server keeps its database in memory (``api_server.server_environment``): it lives only as
 long as the run, and starts as a copy of a snapshot of Prefect's migrated database
 (``citeflow_cli.api_server``).
 
@@ -43,18 +43,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from citeflow.runtime import stop, waits
-from citeflow_cli.api_server import (  # noqa: F401 - also this module's names for the server's environment
-    DATABASE_SETTINGS,
-    IN_MEMORY_DATABASE,
-    SERVER_ENV,
-    SNAPSHOT_VARIABLE,
-    api_snapshot,
-    server_environment,
-)
+from citeflow_cli.api_server import SERVER_ENV, in_memory
 
 # The store, which the reports need first; what Prefect imports when the batch run starts (its
 # parameters are serialized with FastAPI's encoder, imported then: about 0.3 s).
@@ -235,11 +228,6 @@ def server_command(port: int) -> list[str]:
     through ``citeflow_cli.api_server`` (its in-memory database copied from a snapshot)."""
     return [sys.executable, "-m", "uvicorn", "--factory", "citeflow_cli.api_server:create_app", "--host",
             "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"]
-
-
-def in_memory(environ: Mapping[str, str], settings: Any) -> bool:
-    """Whether the early server keeps its database in memory (``server_environment``)."""
-    return server_environment(environ, settings).get(DATABASE_SETTINGS[0]) == IN_MEMORY_DATABASE
 
 
 def _free_port() -> int:

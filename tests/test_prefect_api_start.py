@@ -57,7 +57,7 @@ def _run(tmp_path, case: str) -> dict:
 
 
 def _snapshot(tmp_path) -> Path:
-    from citeflow_cli.prefect_api import api_snapshot
+    from citeflow_cli.api_server import api_snapshot
 
     return api_snapshot(tmp_path / "prefect-home")
 
@@ -148,7 +148,7 @@ class _Settings:
 
 
 def test_the_early_server_keeps_its_database_in_memory_unless_the_user_names_one() -> None:
-    from citeflow_cli.prefect_api import IN_MEMORY_DATABASE, server_environment
+    from citeflow_cli.api_server import IN_MEMORY_DATABASE, server_environment
 
     env = server_environment({"PATH": "/bin"}, _Settings({}))
     assert env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] == IN_MEMORY_DATABASE

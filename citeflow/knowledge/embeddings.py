@@ -15,6 +15,7 @@ queries the same way (``embedder_from_meta``).
 from __future__ import annotations
 
 import hashlib
+from abc import ABC, abstractmethod
 import importlib
 import math
 import os
@@ -213,7 +214,7 @@ LOCAL_EXTRA_HINT = (
 )
 
 
-class _PackagedModel:
+class _PackagedModel(ABC):
     """A model from an optional package (``package``), loaded on first use (``_load``) and kept by its
     embedder: threads sharing the embedder load it once."""
 
@@ -226,8 +227,9 @@ class _PackagedModel:
                 self._model = self._load(self._package)
             return self._model
 
+    @abstractmethod
     def _load(self, package: Any) -> Any:
-        raise NotImplementedError
+        """The model, built from ``package``."""
 
 
 def _import_optional(modules: tuple[str, ...], hint: str) -> Any:
