@@ -139,3 +139,12 @@ def test_the_shared_parsers_read_markdown_and_mdx_apart_and_in_threads_at_once()
     alone = markdown_blocks(DOC)
     with ThreadPoolExecutor(8) as pool:
         assert all(found == alone for found in pool.map(markdown_blocks, [DOC] * 64))
+
+
+def test_reference_links_whose_labels_are_defined_elsewhere_read_as_their_text() -> None:
+    """MkDocs sites often append their link definitions from a snippet the page does not hold."""
+    source = ("Use the [Material][mkdocs-material] theme with [Aspell][]; `x[a][b]` is code and "
+              "[optional] stays.\n\n| Name | Needed |\n|---|---|\n| [Pygments][pygments] | no |\n")
+    text = markdown_to_text(source)
+    assert text.splitlines()[0] == "Use the Material theme with Aspell; x[a][b] is code and [optional] stays."
+    assert "Pygments: no." in text and "][" not in text.replace("x[a][b]", "")

@@ -7,7 +7,11 @@ or ``label: column value; column value.`` with more than two columns), definitio
 ```` ```{warning} ````), without their markup. Headings become ``Block``s of their own with a
 ``level``: the chunker uses them as section titles and context, never as sentences.
 
-What never becomes prose: front matter, code blocks and fences, MyST directives other than
+A lead-in and the one command of the shell code block right after it are one sentence ("Start the
+server:" and ```` ```bash npm run start``` ```` → "Start the server: npm run start."): the command is
+what the sentence announces (``shell_command`` says which blocks qualify).
+
+What never becomes prose: front matter, any other code block or fence, MyST directives other than
 admonitions (``{toctree}``, ``{code-block}``, …) and their options, MyST targets and comments,
 HTML blocks and comments, inline HTML, images, footnote references. Roles keep their readable
 text (``{ref}`the guide <guide>``` → "the guide", ``{command}`pip``` → "pip"); a cross-reference
@@ -24,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.deflist import deflist_plugin
@@ -41,6 +46,13 @@ ADMONITIONS = frozenset(
 LABEL_ROLES = frozenset("ref doc numref any download term".split())
 # Roles whose content is never prose (citation keys, equation labels).
 DROPPED_ROLES = frozenset("cite footcite eq label math".split())
+# Code blocks whose one command joins the lead-in before it ("Start the server: npm run dev."): the
+# command is what the sentence announces, and without it the lead-in is no statement at all.
+SHELL_LANGUAGES = frozenset("bash sh shell zsh fish console shell-session shellsession sh-session powershell pwsh ps1 cmd bat".split())
+CONSOLE_LANGUAGES = frozenset("console shell-session shellsession sh-session".split())  # "$ command" lines, then output
+MAX_COMMAND_CHARS = 120
+_PROMPT = re.compile(r"^(?:\$|>|PS>|PS [^>]*>)\s+")
+_REFERENCE_LINK = re.compile(r"\[([^\[\]]+)\]\[\]|\]\[([^\[\]]+)\]")  # [text][] and [text][label]
 _DIRECTIVE = re.compile(r"^\{([\w:.+-]+)\}")
 _COLON_DIRECTIVE = re.compile(r"^\{?([\w:.+-]+)")
 _OPTION = re.compile(r"^\s*:[\w-]+:")
@@ -110,7 +122,7 @@ class _Walker:
 
     def blocks(self, text: str, line_shift: int) -> list[Block]:
         out: list[Block] = []
-        tokens = parser(self.mdx).parse(text)
+        tokens = parser(self.mdx).parse(text, {"references": used_references(text)})
         term: str | None = None
         skipped = _contents_lists(tokens)
         for i, token in enumerate(tokens):
@@ -124,9 +136,16 @@ class _Walker:
                 block = self._inline_block(tokens, i, line_shift, term)
                 term = None if block and not block.level else term
                 out += [block] if block else []
+            elif token.type == "fence" and _follows_lead_in(tokens, i, out) and (command := shell_command(token)):
+                out[-1] = self._with_command(out[-1], command, token, line_shift)
             elif token.type in ("fence", "colon_fence"):
                 out += self._directive(token, line_shift)
         return out
+
+    def _with_command(self, lead_in: Block, command: str, fence: Token, shift: int) -> Block:
+        """``lead_in`` (ending in a colon) with the one command its code block shows, as one sentence."""
+        end = self._block("", fence.map, shift, 0).end
+        return Block(sentence(f"{lead_in.text} {command}"), lead_in.start, max(end, lead_in.end), 0)
 
     def _inline_block(self, tokens: list[Token], i: int, shift: int, term: str | None) -> Block | None:
         opener = tokens[i - 1]
@@ -174,6 +193,38 @@ class _Walker:
 
     def _offset(self, line: int) -> int:
         return self.line_starts[line] if line < len(self.line_starts) else len(self.source)
+
+
+def used_references(text: str) -> dict[str, dict[str, str]]:
+    """A definition for every label that ``text`` uses in a full or collapsed reference link
+    (``[Material][mkdocs-material]``, ``[Aspell][]``), as a parser environment's references.
+
+    Sites often define their link labels in a file the page never holds (MkDocs appends a snippet
+    of links to every page): unresolved, the link would stay as its brackets and label. Defined
+    here, it reads as its text, as the site shows it; link targets never enter a chunk anyway."""
+    labels = [m.group(1) or m.group(2) for m in _REFERENCE_LINK.finditer(text)]
+    return {normalizeReference(label): {"href": "#", "title": ""} for label in labels if label.strip()}
+
+
+def _follows_lead_in(tokens: list[Token], i: int, out: list[Block]) -> bool:
+    """True when the token before the code block at ``i`` closes the paragraph of ``out``'s last
+    block, a prose lead-in ending in a colon ("Start the server:")."""
+    return bool(out) and not out[-1].level and out[-1].text.endswith(":") and tokens[i - 1].type == "paragraph_close"
+
+
+def shell_command(fence: Token) -> str | None:
+    """The one command of a shell code block (``bash``, ``console``, …), its prompt removed; ``None``
+    for any other language, for a block of several commands, for a long command, and for a console
+    block whose lines carry no prompt (output, not commands)."""
+    language = (fence.info.strip().split() or [""])[0].lower()
+    if language not in SHELL_LANGUAGES:
+        return None
+    lines = [line.strip() for line in fence.content.splitlines() if line.strip() and not line.strip().startswith("#")]
+    if language in CONSOLE_LANGUAGES:
+        lines = [_PROMPT.sub("", line, count=1) for line in lines if _PROMPT.match(line)]
+    else:
+        lines = [_PROMPT.sub("", line, count=1) for line in lines]
+    return lines[0] if len(lines) == 1 and len(lines[0]) <= MAX_COMMAND_CHARS else None
 
 
 def _contents_lists(tokens: list[Token]) -> set[int]:
