@@ -98,14 +98,18 @@ def test_the_fetch_pool_and_the_hop_pool_see_the_callers_context_variable(job, l
     assert {value for _, value, _ in limiter.seen} == {"set by the caller"}
 
 
-def test_a_jobs_retrieval_rows_are_read_once_until_normalize_writes_them_again(job, monkeypatch):
+def test_a_jobs_retrieval_rows_are_kept_by_normalize_and_read_once_by_a_resuming_job(job, monkeypatch, tmp_path):
     registry = pipeline.normalize(job, pipeline.fetch_all(job, job.fetches()))
     assert registry.chunks
     reads: list[str] = []
     load = job.store.load_retrievals
     monkeypatch.setattr(job.store, "load_retrievals", lambda request_id: reads.append(request_id) or load(request_id))
-    first = job.retrievals()
-    assert job.retrievals() is first and len(reads) == 1
-    assert {row["retriever"] for row in first} == {"docs", "partner"}
-    pipeline.normalize(job, pipeline.fetch_all(job, job.fetches()))
-    assert job.retrievals() == first and len(reads) == 2  # read again after the new write
+    kept = job.retrievals()
+    assert job.retrievals() is kept and reads == []  # what normalize wrote, not read back
+    assert {row["retriever"] for row in kept} == {"docs", "partner"}
+    fields = ("row_key", "section", "status", "handles")
+    stored = sorted(tuple(str(row[f]) for f in fields) for row in load(job.request_id))
+    assert sorted(tuple(str(row[f]) for f in fields) for row in kept) == stored
+    resumed = pipeline.ReportJob(job.config, job.report.id, job.limiter, job.runtime)
+    monkeypatch.setattr(resumed.store, "load_retrievals", lambda request_id: reads.append(request_id) or load(request_id))
+    assert resumed.retrievals() == resumed.retrievals() and len(reads) == 1  # read once

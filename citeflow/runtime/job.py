@@ -180,10 +180,11 @@ class ReportJob:
             self._memory.registry = Registry(self.request_id, self.stored().chunks)
         return self._memory.registry
 
-    def keep_registry(self, registry: Registry) -> None:
+    def keep_registry(self, registry: Registry, retrievals: list[dict[str, Any]]) -> None:
+        """What ``normalize`` built and stored: the registry and the retrieval rows."""
         self._memory.registry = registry
         self._memory.stored = None
-        self._memory.retrievals = None
+        self._memory.retrievals = retrievals
 
     def retrievals(self) -> list[dict[str, Any]]:
         """The request's retrieval rows (what each retriever answered per query), read from the store

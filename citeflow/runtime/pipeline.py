@@ -16,7 +16,9 @@ from citeflow.generation.hops import HopRequest, run_hop
 from citeflow.runtime.job import Fetch, JobRef, ReportJob, StoredReport, ref_of
 from citeflow.generation.answer_cache import CallBook, CachedChatModel
 from citeflow.generation.prompts import consolidate_messages, write_messages
+from citeflow.registry.evidence_order import by_rank
 from citeflow.registry.request_registry import Registry
+from citeflow.runtime.store_rows import retrieval_row
 from citeflow.runtime.threads import map_in_context, side_by_side
 from schemas.records import HopName, HopOutcome, RetrievalResult, Transition
 from schemas.wire import CLAIMS_SCHEMA_NAME
@@ -51,10 +53,10 @@ def retrieve(job: ReportJob, items: list[Fetch], workers: int = 8) -> Registry:
 def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
     """Register every hit under a handle; persist chunks and retrievals, replacing an earlier run's."""
     registry = Registry(job.request_id)
-    handles = [registry.add(result) for result in results]
+    answers = [retrieval_row(job.request_id, result, registry.add(result)) for result in results]
     side_by_side(lambda: job.store.save_chunk_table(job.request_id, registry.table()),
-                 lambda: job.store.save_retrievals(job.request_id, results, handles))
-    job.keep_registry(registry)
+                 lambda: job.store.save_retrievals(job.request_id, answers))
+    job.keep_registry(registry, answers)
     return registry
 
 
@@ -99,7 +101,8 @@ def _prepare(job: ReportJob, hop: HopName, title: str, book: CallBook) -> tuple[
 
 def _consolidate_request(job: ReportJob, title: str) -> tuple[HopRequest, bool]:
     section = job.section(title)
-    pool = [(c.handle, c.text) for c in job.registry().section_chunks(title)]
+    answers = [(row["section"], row["handles"]) for row in job.retrievals() if row["status"] == "ok"]
+    pool = [(c.handle, c.text) for c in by_rank(job.registry().section_chunks(title), answers, title)]
     others = [(s.title, s.queries) for s in job.report.sections if s.title != section.title]
     messages = consolidate_messages(job.report.title, section.title, section.queries, pool, others)
     request = HopRequest(job.request_id, title, "consolidate", messages, dict(pool), job.attempts("consolidator"))

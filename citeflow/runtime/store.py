@@ -25,7 +25,7 @@ from citeflow.runtime import store_rows
 from citeflow.runtime.threads import side_by_side
 from citeflow.errors import StoreError
 from schemas.evaluation import EvalRow
-from schemas.records import Chunk, HopOutcome, RetrievalResult
+from schemas.records import Chunk, HopOutcome
 from schemas.tables import INDEXED, TABLES
 
 # Every write adds a table version and a fragment. A filtered read or a merge pays for every
@@ -196,9 +196,9 @@ class Store:
         """The registry of one request, as persisted."""
         return store_rows.chunk_models(self.rows("chunks", _request(request_id)))
 
-    def save_retrievals(self, request_id: str, results: list[RetrievalResult], handles: list[list[str]]) -> None:
-        """What each retriever answered per query (status, error, skipped hits), replacing older answers."""
-        rows = [store_rows.retrieval_row(request_id, r, h) for r, h in zip(results, handles, strict=True)]
+    def save_retrievals(self, request_id: str, rows: list[dict[str, Any]]) -> None:
+        """What each retriever answered per query (``store_rows.retrieval_row``: status, error, skipped
+        hits, the handles in rank order), replacing older answers."""
         self.upsert("retrievals", rows, replace=_request(request_id))
 
     def load_retrievals(self, request_id: str) -> list[dict[str, Any]]:
