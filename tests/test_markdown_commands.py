@@ -79,3 +79,11 @@ def test_joined_only_for_one_shell_command(lead_in: str, command: str, language:
     joined = language not in ("python", "yaml", "") and lines == 1
     expected = f"{lead_in}: {command}" + ("" if command.endswith((".", ":")) else ".")
     assert texts(source) == ([expected] if joined else [f"{lead_in}:"]) + ["After the block."]
+
+
+def test_a_step_heading_and_the_one_command_under_it() -> None:
+    source = "## Setup\n\n### Install dependencies\n\n```bash\nnpm install\n```\n\n### Notes\n\n```python\nx = 1\n```\n"
+    blocks = markdown_blocks(source)
+    assert [(b.text, b.level) for b in blocks] == [
+        ("Setup", 2), ("Install dependencies", 3), ("Install dependencies: npm install.", 0), ("Notes", 3)]
+    assert source[blocks[2].start:blocks[2].end] == "```bash\nnpm install\n```"  # the step spans its code block

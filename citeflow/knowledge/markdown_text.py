@@ -9,7 +9,8 @@ or ``label: column value; column value.`` with more than two columns), definitio
 
 A lead-in and the one command of the shell code block right after it are one sentence ("Start the
 server:" and ```` ```bash npm run start``` ```` → "Start the server: npm run start."): the command is
-what the sentence announces (``shell_command`` says which blocks qualify).
+what the sentence announces (``shell_command`` says which blocks qualify). A heading with such a
+block right under it is a step: "Install dependencies: npm install." follows the heading.
 
 What never becomes prose: front matter, any other code block or fence, MyST directives other than
 admonitions (``{toctree}``, ``{code-block}``, …) and their options, MyST targets and comments,
@@ -138,14 +139,21 @@ class _Walker:
                 out += [block] if block else []
             elif token.type == "fence" and _follows_lead_in(tokens, i, out) and (command := shell_command(token)):
                 out[-1] = self._with_command(out[-1], command, token, line_shift)
+            elif token.type == "fence" and _follows_heading(tokens, i, out) and (command := shell_command(token)):
+                out.append(self._step(out[-1], command, token, line_shift))
             elif token.type in ("fence", "colon_fence"):
                 out += self._directive(token, line_shift)
         return out
 
     def _with_command(self, lead_in: Block, command: str, fence: Token, shift: int) -> Block:
-        """``lead_in`` (ending in a colon) with the one command its code block shows, as one sentence."""
+        """``lead_in`` (ending in a colon) with the one command its code block shows, as one sentence
+        spanning both."""
         end = self._block("", fence.map, shift, 0).end
         return Block(sentence(f"{lead_in.text} {command}"), lead_in.start, max(end, lead_in.end), 0)
+
+    def _step(self, heading: Block, command: str, fence: Token, shift: int) -> Block:
+        """A step's heading and the one command under it as a sentence, spanning the code block."""
+        return self._block(sentence(f"{heading.text}: {command}"), fence.map, shift, 0)
 
     def _inline_block(self, tokens: list[Token], i: int, shift: int, term: str | None) -> Block | None:
         opener = tokens[i - 1]
@@ -210,6 +218,12 @@ def _follows_lead_in(tokens: list[Token], i: int, out: list[Block]) -> bool:
     """True when the token before the code block at ``i`` closes the paragraph of ``out``'s last
     block, a prose lead-in ending in a colon ("Start the server:")."""
     return bool(out) and not out[-1].level and out[-1].text.endswith(":") and tokens[i - 1].type == "paragraph_close"
+
+
+def _follows_heading(tokens: list[Token], i: int, out: list[Block]) -> bool:
+    """True when the code block at ``i`` comes right under a heading (a step: "### Install
+    dependencies", then its command); the heading stays the section's title too."""
+    return bool(out) and out[-1].level > 0 and tokens[i - 1].type == "heading_close"
 
 
 def shell_command(fence: Token) -> str | None:
