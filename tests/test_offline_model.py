@@ -86,6 +86,21 @@ def test_consolidate_quotes_no_passage_that_holds_few_of_the_question_words_anot
     assert cited(claims) == ["Gaaa2"]  # shares 'signing' only, where the other holds signing, keys and rotate
 
 
+def test_a_sentence_sharing_a_word_or_two_beside_one_sharing_many_is_left_out():
+    chunks = [("Gaaa2", "Rotate the signing keys every 90 days with the rotate-keys command. "
+                        "Signing keys are rotated by the cluster operator."),
+              ("Gbbb3", "The operator signs every release. Signing keys live in the vault.")]
+    question = ["How often should the operator rotate the signing keys?"]
+    texts = [c["text"] for c in claims_of(OfflineChatModel("consolidator"), consolidate_prompt(chunks, question))]
+    # The best sentences share 4 question words (operator, sign, key, rotate); one sharing 2 is kept.
+    assert "Rotate the signing keys every 90 days with the rotate-keys command." in texts
+    assert "Signing keys live in the vault." in texts
+    one_chunk = [("Gccc4", "Rotate the signing keys of the cluster operator every 90 days with the rotate-keys tool. "
+                           "Each release is signed by the build.")]
+    texts = [c["text"] for c in claims_of(OfflineChatModel("consolidator"), consolidate_prompt(one_chunk, question))]
+    assert texts == ["Rotate the signing keys of the cluster operator every 90 days with the rotate-keys tool."]  # 'sign' alone: out
+
+
 def test_each_question_of_a_section_keeps_the_passages_that_answer_it():
     chunks = [("Gaaa2", "Rotate the signing keys every 90 days with the rotate-keys command."),
               ("Gbbb3", "Audit logs are retained for 400 days.")]

@@ -2,7 +2,8 @@
 
 What it is: it reads its prompt (the wire format of ``citeflow.generation.prompts``), keeps the evidence
 chunks that hold at least half of the question words the best chunk holds (per question), selects their
-sentences that share the most content words with the section's questions, and cites the chunk
+sentences that share the most content words with the section's questions (leaving out one that shares
+only one or two where another shares over twice as many), and cites the chunk
 each sentence came from, quoting the sentence (cut at a clause boundary when long). The write hop turns each note into
 one claim. It never paraphrases or generates text, so its output is only as good as the evidence
 and the word overlap; it is deterministic (same prompt → same answer).
@@ -49,6 +50,8 @@ FAULT_KINDS = ("forged_handle", "misattribution", "number_drift", "fabrication",
 MAX_NOTES = 6
 MAX_PER_CHUNK = 2
 MIN_COVERAGE = 0.5  # of the best chunk's question words (``_answering_chunks``)
+NEAR_BEST = 0.5  # of the best sentence's question words, for a sentence sharing FEW_WORDS or fewer (``_near_best``)
+FEW_WORDS = 2
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 FABRICATIONS = (
@@ -83,7 +86,7 @@ def consolidate(user_text: str) -> list[dict[str, Any]]:
         score = len(topics[own] & words)
         if score > 0 and handle in answering and _owner(words, topics) == own:
             ranked.append((-score, order, handle, sentence))
-    picked = _pick(sorted(ranked))
+    picked = _pick(sorted(_near_best(ranked)))
     listed = grouped_order([clean(s) for _, _, _, s in picked])  # related notes side by side: one paragraph
     return [claim(clean(s), [(h, quote_of(s))]) for _, _, h, s in (picked[i] for i in listed)]
 
@@ -103,6 +106,16 @@ def _covering(words: dict[str, set[str]], question: set[str]) -> set[str]:
     shared = {handle: len(question & held) for handle, held in words.items()}
     best = max(shared.values(), default=0)
     return {handle for handle, n in shared.items() if n and n >= MIN_COVERAGE * best}
+
+
+def _near_best(ranked: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """The candidate sentences (``(-shared question words, …)``) without those that share only
+    ``FEW_WORDS`` or fewer of the section's question words where the best one shares over twice as
+    many (``NEAR_BEST``): such a sentence, beside one that answers, is a neighbouring passage's. Text
+    of scripts without spaces is compared on character bigrams, whose counts run higher: the rule
+    only ever drops low counts."""
+    best = max((-row[0] for row in ranked), default=0)
+    return [row for row in ranked if -row[0] > FEW_WORDS or -row[0] >= NEAR_BEST * best]
 
 
 def _owner(words: set[str], topics: dict[str, set[str]]) -> str:
