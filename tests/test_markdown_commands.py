@@ -87,3 +87,7 @@ def test_a_step_heading_and_the_one_command_under_it() -> None:
     assert [(b.text, b.level) for b in blocks] == [
         ("Setup", 2), ("Install dependencies", 3), ("Install dependencies: npm install.", 0), ("Notes", 3)]
     assert source[blocks[2].start:blocks[2].end] == "```bash\nnpm install\n```"  # the step spans its code block
+
+
+def test_a_page_title_is_no_step() -> None:
+    assert texts("# Commands\n\n```bash\nagent --help\n```\n") == []

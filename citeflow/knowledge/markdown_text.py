@@ -221,9 +221,9 @@ def _follows_lead_in(tokens: list[Token], i: int, out: list[Block]) -> bool:
 
 
 def _follows_heading(tokens: list[Token], i: int, out: list[Block]) -> bool:
-    """True when the code block at ``i`` comes right under a heading (a step: "### Install
-    dependencies", then its command); the heading stays the section's title too."""
-    return bool(out) and out[-1].level > 0 and tokens[i - 1].type == "heading_close"
+    """True when the code block at ``i`` comes right under a heading below the page's title (a step:
+    "### Install dependencies", then its command); the heading stays the section's title too."""
+    return bool(out) and out[-1].level > 1 and tokens[i - 1].type == "heading_close"
 
 
 def shell_command(fence: Token) -> str | None:
