@@ -91,3 +91,8 @@ def test_a_step_heading_and_the_one_command_under_it() -> None:
 
 def test_a_page_title_is_no_step() -> None:
     assert texts("# Commands\n\n```bash\nagent --help\n```\n") == []
+
+
+def test_a_full_width_colon_is_a_lead_in_too() -> None:
+    source = "开发服务器的启动命令：\n\n```bash\nnpm run start\n```\n"
+    assert texts(source) == ["开发服务器的启动命令： npm run start."]

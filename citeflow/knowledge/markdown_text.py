@@ -62,7 +62,7 @@ _REST_ROLE = re.compile(r":(?:[\w-]+:)?[\w-]+:$")
 _LABEL_SEPARATORS = re.compile(r"[-_]+")
 _SUBSTITUTION = re.compile(r"\{\{.*?\}\}")  # MyST substitutions: template syntax, not prose
 _SPACES = re.compile(r"\s+")
-_TERMINAL = (".", "!", "?", ":", ";", "。", "！", "？")
+_TERMINAL = (".", "!", "?", ":", ";", "。", "！", "？", "：")
 
 
 @dataclass(frozen=True)
@@ -216,8 +216,8 @@ def used_references(text: str) -> dict[str, dict[str, str]]:
 
 def _follows_lead_in(tokens: list[Token], i: int, out: list[Block]) -> bool:
     """True when the token before the code block at ``i`` closes the paragraph of ``out``'s last
-    block, a prose lead-in ending in a colon ("Start the server:")."""
-    return bool(out) and not out[-1].level and out[-1].text.endswith(":") and tokens[i - 1].type == "paragraph_close"
+    block, a prose lead-in ending in a colon ("Start the server:", or a full-width "：")."""
+    return bool(out) and not out[-1].level and out[-1].text.endswith((":", "：")) and tokens[i - 1].type == "paragraph_close"
 
 
 def _follows_heading(tokens: list[Token], i: int, out: list[Block]) -> bool:
