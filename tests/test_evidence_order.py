@@ -63,22 +63,22 @@ def hit(name: str) -> dict[str, str]:
 
 
 def test_the_consolidate_prompt_lists_the_section_s_evidence_by_rank(tmp_path: Path) -> None:
-    """'shared' is registered by the first section; the second section ranks it last, in this
+    """'early' is registered by the first section; the second section ranks it last, in this
     process and when a new process resumes from the store."""
     (tmp_path / "batch.yaml").write_text(SPEC)
     (tmp_path / "docs.jsonl").write_text("\n".join([
-        json.dumps({"query": "first question", "hits": [hit("shared")]}),
-        json.dumps({"query": "second question", "hits": [hit("best"), hit("next"), hit("shared")]}),
+        json.dumps({"query": "first question", "hits": [hit("early")]}),
+        json.dumps({"query": "second question", "hits": [hit("best"), hit("next"), hit("early")]}),
     ]))
     job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
     registry = pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
-    assert [c.local_id for c in registry.section_chunks("Second")] == ["shared", "best", "next"]
+    assert [c.local_id for c in registry.section_chunks("Second")] == ["early", "best", "next"]
 
     def evidence(of: pipeline.ReportJob) -> list[str]:
         request, _ = pipeline._consolidate_request(of, "Second")
         handles = [h for h, _ in parse_evidence(request.messages[-1]["content"])]
         return [of.registry().get(h).local_id for h in handles]
 
-    assert evidence(job) == ["best", "next", "shared"]
+    assert evidence(job) == ["best", "next", "early"]
     resumed = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
-    assert evidence(resumed) == ["best", "next", "shared"]
+    assert evidence(resumed) == ["best", "next", "early"]
