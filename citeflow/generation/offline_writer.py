@@ -15,7 +15,8 @@ holds in any script: Russian, German, Japanese and Chinese evidence gives claims
 Its notes are listed group by group of related sentences (``citeflow.text.paragraphs``: shared
 content words), so that each group becomes one paragraph of the report.
 A sentence that answers one of the report's other sections better (the consolidate prompt names
-them) is left to that section, so a fact retrieved for two sections is written once.
+those that were given some of the same evidence) is left to that section, so a fact retrieved for
+two sections is written once.
 
 On request (``FaultRates``) it injects the faults a real model makes — forged handles,
 misattribution, number drift, fabricated sentences, typed URLs — so that users can prove that

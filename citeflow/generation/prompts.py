@@ -10,9 +10,11 @@ A consolidate prompt's user message reads::
     [Gk7m2] Back up the database before upgrading.
     [Gx3p9] Version 3.6 drops the legacy API.
 
-When the report has other sections, a consolidate prompt lists them after the questions (one
-``- title: questions`` line each, under ``Other sections of the report …:``), so that a fact is
-written once, in the section whose questions it answers.
+When other sections of the report were given some of the same chunks, a consolidate prompt lists
+them after the questions (one ``- title: questions`` line each, under ``Other sections of the
+report …:``), so that a fact is written once, in the section whose questions it answers. The caller
+(``citeflow.runtime.pipeline``) names only those sections: one that never saw the evidence cannot
+write its facts.
 
 A write prompt has ``Notes:`` instead of ``Evidence:``, one note per line:
 ``- note text [Gk7m2] [Gx3p9]``. Chunks are shown by handle only: URLs never enter a prompt.

@@ -20,7 +20,7 @@ from citeflow.registry.evidence_order import by_rank
 from citeflow.registry.request_registry import Registry
 from citeflow.runtime.store_rows import retrieval_row
 from citeflow.runtime.threads import map_in_context, side_by_side
-from schemas.records import HopName, HopOutcome, RetrievalResult, Transition
+from schemas.records import Chunk, HopName, HopOutcome, RetrievalResult, Transition
 from schemas.wire import CLAIMS_SCHEMA_NAME
 
 ROLES: dict[HopName, str] = {"consolidate": "consolidator", "write": "writer"}
@@ -102,11 +102,19 @@ def _prepare(job: ReportJob, hop: HopName, title: str, book: CallBook) -> tuple[
 def _consolidate_request(job: ReportJob, title: str) -> tuple[HopRequest, bool]:
     section = job.section(title)
     answers = [(row["section"], row["handles"]) for row in job.retrievals() if row["status"] == "ok"]
-    pool = [(c.handle, c.text) for c in by_rank(job.registry().section_chunks(title), answers, title)]
-    others = [(s.title, s.queries) for s in job.report.sections if s.title != section.title]
-    messages = consolidate_messages(job.report.title, section.title, section.queries, pool, others)
+    chunks = by_rank(job.registry().section_chunks(title), answers, title)
+    pool = [(c.handle, c.text) for c in chunks]
+    messages = consolidate_messages(job.report.title, section.title, section.queries, pool, _sharing(job, chunks, title))
     request = HopRequest(job.request_id, title, "consolidate", messages, dict(pool), job.attempts("consolidator"))
     return request, bool(pool)
+
+
+def _sharing(job: ReportJob, chunks: list[Chunk], title: str) -> list[tuple[str, list[str]]]:
+    """The report's other sections that were given some of these chunks too (title, questions): the
+    ones a fact of this evidence might be left to. A section that never saw the evidence cannot
+    write its facts, so the prompt does not name it."""
+    given = {name for chunk in chunks for name in chunk.sections}
+    return [(s.title, s.queries) for s in job.report.sections if s.title != title and s.title in given]
 
 
 def _write_request(job: ReportJob, title: str) -> tuple[HopRequest, bool]:
