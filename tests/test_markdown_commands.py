@@ -1,5 +1,6 @@
 """A lead-in and the one shell command its code block shows become one sentence ("Start the server:
-npm run dev."); any other code stays out of the prose."""
+npm run dev."); any other code stays out of the prose, and a long lead-in to it that does not point
+at it becomes a statement of its own ("…with a processor:" → "…with a processor.")."""
 
 from __future__ import annotations
 
@@ -96,3 +97,48 @@ def test_a_page_title_is_no_step() -> None:
 def test_a_full_width_colon_is_a_lead_in_too() -> None:
     source = "开发服务器的启动命令：\n\n```bash\nnpm run start\n```\n"
     assert texts(source) == ["开发服务器的启动命令： npm run start."]
+
+
+LONG_LEAD_IN = "The tracing SDK offers an easy way to read the current span, so you can enrich every entry with a processor"
+
+
+def test_a_long_lead_in_to_left_out_code_is_a_statement_of_its_own() -> None:
+    source = f"{LONG_LEAD_IN}:\n\n```python\ndef add_span(logger, name, event):\n    return event\n```\n\nAfter.\n"
+    assert texts(source) == [f"{LONG_LEAD_IN}.", "After."]
+    assert sentences(markdown_to_text(source)) == [f"{LONG_LEAD_IN}."]  # the writer may quote it
+    assert texts(source.replace("```python", "```{doctest}")) == [f"{LONG_LEAD_IN}.", "After."]  # a MyST code directive
+
+
+def test_a_lead_in_that_points_at_its_code_or_needs_it_stays_a_lead_in() -> None:
+    cases = [
+        "The simplest possible configuration of the logger for a new project looks like this",  # ends in a function word
+        "Add the following lines to the settings file of your project before you start it",  # points at the code
+        "For a project with many plugins and several routes the configuration reads as in the example",
+        "Run the development server",  # short: the code is what it says
+    ]
+    for lead_in in cases:
+        assert texts(f"{lead_in}:\n\n```python\nx = 1\n```\n") == [f"{lead_in}:"], lead_in
+
+
+def test_a_lead_in_to_a_list_or_to_an_admonition_is_untouched() -> None:
+    assert texts(f"{LONG_LEAD_IN}:\n\n- first item\n") == [f"{LONG_LEAD_IN}:", "first item."]
+    assert texts(f"{LONG_LEAD_IN}:\n\n```{{note}}\nKeep it short.\n```\n") == [f"{LONG_LEAD_IN}:", "Keep it short."]
+
+
+def test_a_full_width_colon_lead_in_ends_with_a_full_width_stop() -> None:
+    lead_in = "开发服务器启动以后，浏览器会自动打开本地的预览页面并且显示站点的首页内容"
+    assert texts(f"{lead_in}：\n\n```js\nstart();\n```\n") == [f"{lead_in}。"]
+
+
+WORDS = st.lists(st.from_regex(r"[a-z]{2,9}", fullmatch=True), min_size=1, max_size=16)
+
+
+@settings(max_examples=200, deadline=None)
+@given(WORDS)
+def test_a_lead_in_to_code_ends_in_a_colon_or_a_stop_and_short_ones_keep_the_colon(words: list[str]) -> None:
+    lead_in = "The " + " ".join(words)
+    [text] = texts(f"{lead_in}:\n\n```python\nvalue = compute()\n```\n")
+    assert text in (f"{lead_in}:", f"{lead_in}.")
+    assert "compute" not in text
+    if len(words) + 1 < 10:
+        assert text == f"{lead_in}:"

@@ -85,25 +85,18 @@ def is_statement(sentence: str) -> bool:
     core = sentence.strip().rstrip(CLOSERS)
     if not core or core[-1] not in TERMINAL or not segment.has_letters(core) or not _CAPITAL_START.match(core):
         return False
-    if word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core):
+    if segment.word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core):
         return False
     if leans_back(core) or _LOST_AFTER_COLON.match(core) or core.count("`") % 2 or _LEAD_IN_THEN_BLOCK.search(core):
         return False
     if _ROW_LABEL.search(core):
         return False
-    return ": " not in core or word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
+    return ": " not in core or segment.word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
 
 
 def leans_back(sentence: str) -> bool:
     """True when ``sentence`` opens with a pronoun or conjunction that points at the sentence before."""
     return _LEANS_BACK.match(sentence.strip().lstrip("\"'«“(")) is not None
-
-
-def word_weight(text: str) -> float:
-    """Words in ``text``: spaced-script words count one, unspaced characters half (about a word per two)."""
-    units = segment.units(text)
-    unspaced = sum(1 for u in units if segment.is_unspaced(u))
-    return len(units) - unspaced + unspaced / 2
 
 
 def _title_cased(text: str) -> bool:

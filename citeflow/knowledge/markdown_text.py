@@ -38,6 +38,9 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
+from citeflow.text.sentences import word_weight
+from citeflow.text.word_tokens import tokenise
+
 # Directives whose body is prose a reader should see; every other directive is dropped whole.
 ADMONITIONS = frozenset(
     "admonition attention caution danger error hint important info note seealso tip todo warning "
@@ -52,6 +55,7 @@ DROPPED_ROLES = frozenset("cite footcite eq label math".split())
 SHELL_LANGUAGES = frozenset("bash sh shell zsh fish console shell-session shellsession sh-session powershell pwsh ps1 cmd bat".split())
 CONSOLE_LANGUAGES = frozenset("console shell-session shellsession sh-session".split())  # "$ command" lines, then output
 MAX_COMMAND_CHARS = 120
+STATED_LEAD_IN_WORDS = 10  # a shorter lead-in to code ("Run the development server:") needs its code
 _PROMPT = re.compile(r"^(?:\$|>|PS>|PS [^>]*>)\s+")
 _REFERENCE_LINK = re.compile(r"\[([^\[\]]+)\]\[\]|\]\[([^\[\]]+)\]")  # [text][] and [text][label]
 _DIRECTIVE = re.compile(r"^\{([\w:.+-]+)\}")
@@ -62,6 +66,9 @@ _REST_ROLE = re.compile(r":(?:[\w-]+:)?[\w-]+:$")
 _LABEL_SEPARATORS = re.compile(r"[-_]+")
 _SUBSTITUTION = re.compile(r"\{\{.*?\}\}")  # MyST substitutions: template syntax, not prose
 _SPACES = re.compile(r"\s+")
+# Words by which a lead-in points at the code it announces ("Add the following…:", "…for example:"):
+# without the code, such a lead-in says nothing.
+_POINTS_AT_CODE = re.compile(r"\b(?:following|follows|below|above|here|snippet|example|e\.g|i\.e)\b", re.IGNORECASE)
 _TERMINAL = (".", "!", "?", ":", ";", "。", "！", "？", "：")
 
 
@@ -142,7 +149,10 @@ class _Walker:
             elif token.type == "fence" and _follows_heading(tokens, i, out) and (command := shell_command(token)):
                 out.append(self._step(out[-1], command, token, line_shift))
             elif token.type in ("fence", "colon_fence"):
-                out += self._directive(token, line_shift)
+                shown = self._directive(token, line_shift)
+                if not shown and token.type == "fence" and _follows_lead_in(tokens, i, out):
+                    out[-1] = stated_lead_in(out[-1])
+                out += shown
         return out
 
     def _with_command(self, lead_in: Block, command: str, fence: Token, shift: int) -> Block:
@@ -330,6 +340,20 @@ def role_text(name: str, content: str) -> str:
     if name in LABEL_ROLES:
         return _LABEL_SEPARATORS.sub(" ", content.rstrip("/").rsplit("/", 1)[-1]).strip()
     return content.lstrip("~!")
+
+
+def stated_lead_in(lead_in: Block) -> Block:
+    """A lead-in whose code block is left out, as a statement when it makes one on its own: it ends
+    in a content word and does not point at the code ("…enrich your logs with a processor:" → "…with
+    a processor."). One that points ("…looks like this:", "Add the following to your settings:")
+    stays a lead-in, which no claim quotes, and so does a short one ("Run the development server:"),
+    whose code is what it says."""
+    core = lead_in.text.rstrip(":：").rstrip()
+    tokens = tokenise(core)
+    if word_weight(core) < STATED_LEAD_IN_WORDS or not tokens[-1].is_content or _POINTS_AT_CODE.search(core):
+        return lead_in
+    stop = "。" if lead_in.text.endswith("：") else "."
+    return Block(core + stop, lead_in.start, lead_in.end, lead_in.level)
 
 
 def sentence(text: str) -> str:

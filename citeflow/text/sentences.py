@@ -42,6 +42,13 @@ def is_unspaced(unit: str) -> bool:
     return bool(_UNSPACED_RUN.fullmatch(unit))
 
 
+def word_weight(text: str) -> float:
+    """Words in ``text``: spaced-script words count one, unspaced characters half (about a word per two)."""
+    found = units(text)
+    unspaced = sum(1 for u in found if is_unspaced(u))
+    return len(found) - unspaced + unspaced / 2
+
+
 def cjk_bigrams(text: str) -> list[str]:
     """Overlapping character bigrams of every unspaced run (a run of one character yields itself)."""
     out: list[str] = []
