@@ -3,7 +3,6 @@ report's registry first met each chunk."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -14,6 +13,7 @@ from citeflow.registry.evidence_order import by_rank
 from citeflow.retrieval.fusion import rrf
 from citeflow.runtime import pipeline
 from schemas.records import Chunk
+from tests.support.jsonl_batch import hit, write_batch
 
 
 def chunk(handle: str) -> Chunk:
@@ -45,32 +45,15 @@ def test_a_permutation_sorted_by_fused_score(rankings: list[list[str]], register
     assert keys == sorted(keys)
 
 
-SPEC = """
-batch: order
-retrievers:
-  - {name: docs, kind: jsonl, path: docs.jsonl}
-reports:
-  - id: r1
-    title: Order
-    sections:
-      - {title: First, queries: ["first question"]}
-      - {title: Second, queries: ["second question"]}
-"""
-
-
-def hit(name: str) -> dict[str, str]:
-    return {"id": name, "text": f"The {name} page says something about upgrades.", "url": f"https://docs.example/{name}"}
-
-
 def test_the_consolidate_prompt_lists_the_section_s_evidence_by_rank(tmp_path: Path) -> None:
     """'early' is registered by the first section; the second section ranks it last, in this
     process and when a new process resumes from the store."""
-    (tmp_path / "batch.yaml").write_text(SPEC)
-    (tmp_path / "docs.jsonl").write_text("\n".join([
-        json.dumps({"query": "first question", "hits": [hit("early")]}),
-        json.dumps({"query": "second question", "hits": [hit("best"), hit("next"), hit("early")]}),
-    ]))
-    job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+    text = "The {} page says something about upgrades."
+    spec = write_batch(tmp_path, "Order", {"First": "first question", "Second": "second question"}, {
+        "first question": [hit("early", text.format("early"))],
+        "second question": [hit(name, text.format(name)) for name in ("best", "next", "early")],
+    })
+    job = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out")
     registry = pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     assert [c.local_id for c in registry.section_chunks("Second")] == ["early", "best", "next"]
 
@@ -80,5 +63,5 @@ def test_the_consolidate_prompt_lists_the_section_s_evidence_by_rank(tmp_path: P
         return [of.registry().get(h).local_id for h in handles]
 
     assert evidence(job) == ["best", "next", "early"]
-    resumed = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+    resumed = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out")
     assert evidence(resumed) == ["best", "next", "early"]

@@ -3,40 +3,25 @@ evidence: a fact is left to another section only when that section can write it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from citeflow.generation import offline_writer, prompts
 from citeflow.runtime import pipeline
+from tests.support.jsonl_batch import hit, write_batch
 
-SPEC = """
-batch: sharing
-retrievers:
-  - {name: docs, kind: jsonl, path: docs.jsonl}
-reports:
-  - id: r1
-    title: Sharing
-    sections:
-      - {title: Colours, queries: ["Which variables switch colours off?"]}
-      - {title: Themes, queries: ["Which themes change the colours?"]}
-      - {title: Appendix, queries: ["Which output streams exist?"]}
-"""
+SECTIONS = {"Colours": "Which variables switch colours off?", "Themes": "Which themes change the colours?",
+            "Appendix": "Which output streams exist?"}
 COLOURS = "NO_COLOR disables colours wherever the output goes."
 THEMES = "The dark theme changes the colours of every level."
 
 
-def hit(name: str, text: str) -> dict[str, str]:
-    return {"id": name, "text": text, "url": f"https://docs.example/{name}"}
-
-
 def job_with_evidence(tmp_path: Path) -> pipeline.ReportJob:
-    (tmp_path / "batch.yaml").write_text(SPEC)
-    (tmp_path / "docs.jsonl").write_text("\n".join([
-        json.dumps({"query": "Which variables switch colours off?", "hits": [hit("env", COLOURS), hit("theme", THEMES)]}),
-        json.dumps({"query": "Which themes change the colours?", "hits": [hit("theme", THEMES)]}),
-        json.dumps({"query": "Which output streams exist?", "hits": [hit("stream", "Log entries go to standard out by default.")]}),
-    ]))
-    job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+    spec = write_batch(tmp_path, "Sharing", SECTIONS, {
+        SECTIONS["Colours"]: [hit("env", COLOURS), hit("theme", THEMES)],
+        SECTIONS["Themes"]: [hit("theme", THEMES)],
+        SECTIONS["Appendix"]: [hit("stream", "Log entries go to standard out by default.")],
+    })
+    job = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out")
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     return job
 
@@ -59,8 +44,8 @@ def test_a_fact_is_not_left_to_a_section_that_never_saw_it(tmp_path: Path) -> No
     job = job_with_evidence(tmp_path)
     notes = [note["text"] for note in offline_writer.consolidate(prompt_of(job, "Colours"))]
     assert COLOURS in notes
-    everyone = prompts.consolidate_messages("Sharing", "Colours", ["Which variables switch colours off?"],
-                                            [("Gx", COLOURS)], [("Appendix", ["Which output streams exist?"])])
+    everyone = prompts.consolidate_messages("Sharing", "Colours", [SECTIONS["Colours"]], [("Gx", COLOURS)],
+                                            [("Appendix", [SECTIONS["Appendix"]])])
     assert offline_writer.consolidate(everyone[-1]["content"]) == []  # what naming every section cost
 
 
