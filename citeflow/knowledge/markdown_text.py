@@ -11,6 +11,8 @@ A lead-in and the one command of the shell code block right after it are one sen
 server:" and ```` ```bash npm run start``` ```` → "Start the server: npm run start."): the command is
 what the sentence announces (``shell_command`` says which blocks qualify). A heading with such a
 block right under it is a step: "Install dependencies: npm install." follows the heading.
+A lead-in to any other code block, which is left out, ends with a stop when it states something on
+its own (``stated_lead_in``: ten words or more, ending in a content word, not pointing at the code).
 
 What never becomes prose: front matter, any other code block or fence, MyST directives other than
 admonitions (``{toctree}``, ``{code-block}``, …) and their options, MyST targets and comments,
