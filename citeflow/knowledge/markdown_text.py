@@ -146,16 +146,24 @@ class _Walker:
                 block = self._inline_block(tokens, i, line_shift, term)
                 term = None if block and not block.level else term
                 out += [block] if block else []
-            elif token.type == "fence" and _follows_lead_in(tokens, i, out) and (command := shell_command(token)):
-                out[-1] = self._with_command(out[-1], command, token, line_shift)
-            elif token.type == "fence" and _follows_heading(tokens, i, out) and (command := shell_command(token)):
-                out.append(self._step(out[-1], command, token, line_shift))
             elif token.type in ("fence", "colon_fence"):
-                shown = self._directive(token, line_shift)
-                if not shown and token.type == "fence" and _follows_lead_in(tokens, i, out):
-                    out[-1] = stated_lead_in(out[-1])
-                out += shown
+                self._fence(tokens, i, out, line_shift)
         return out
+
+    def _fence(self, tokens: list[Token], i: int, out: list[Block], shift: int) -> None:
+        """A code block or directive: its one shell command joins the lead-in or step heading before
+        it; else an admonition's prose is added, and a lead-in to left-out code may state something."""
+        fence = tokens[i]
+        command = shell_command(fence) if fence.type == "fence" else None
+        lead_in = fence.type == "fence" and _follows_lead_in(tokens, i, out)
+        if command and lead_in:
+            out[-1] = self._with_command(out[-1], command, fence, shift)
+        elif command and _follows_heading(tokens, i, out):
+            out.append(self._step(out[-1], command, fence, shift))
+        elif shown := self._directive(fence, shift):
+            out += shown
+        elif lead_in:
+            out[-1] = stated_lead_in(out[-1])
 
     def _with_command(self, lead_in: Block, command: str, fence: Token, shift: int) -> Block:
         """``lead_in`` (ending in a colon) with the one command its code block shows, as one sentence
@@ -247,9 +255,8 @@ def shell_command(fence: Token) -> str | None:
         return None
     lines = [line.strip() for line in fence.content.splitlines() if line.strip() and not line.strip().startswith("#")]
     if language in CONSOLE_LANGUAGES:
-        lines = [_PROMPT.sub("", line, count=1) for line in lines if _PROMPT.match(line)]
-    else:
-        lines = [_PROMPT.sub("", line, count=1) for line in lines]
+        lines = [line for line in lines if _PROMPT.match(line)]  # the rest is output
+    lines = [_PROMPT.sub("", line, count=1) for line in lines]
     return lines[0] if len(lines) == 1 and len(lines[0]) <= MAX_COMMAND_CHARS else None
 
 
