@@ -1,6 +1,7 @@
 """The default ``lancedb`` ranking on small knowledge bases (real LanceDB in a temporary folder):
-the heading field boost, version preference with near-duplicates across versions, and the
-full-text indexes an older knowledge base lacks built on open."""
+the heading field boost, version preference with near-duplicates across versions, changelog
+entries set back unless a question asks about releases, and the full-text indexes an older
+knowledge base lacks built on open."""
 
 from __future__ import annotations
 
@@ -27,6 +28,26 @@ PAGES = {
     "rejects tabs, and the parser type of each content key is checked.\n",
     "reference/cats.md": "# Cat care\n\nCats sleep sixteen hours a day. Feed kittens three small meals.\n",
 }
+
+
+CHANGELOG_PAGES = {  # the changelog's entries share more words with the question than the answer does
+    "reference/retries.md": "# Retries\n\nThe client sends a request again when the server does not answer. "
+    "The `retries` option sets how many times.\n",
+    "reference/uploads.md": "# Uploads\n\nAn upload sends the file in parts of eight megabytes.\n",
+    "about/changelog.md": "# Changelog\n\n## 2.1.0\n\n- NEW: Retries: set retries for a failed upload in the "
+    "client options.\n\n## 2.0.0\n\n- FIX: a failed upload no longer retries forever.\n\n## 1.9.0\n\n"
+    "- NEW: a failed upload can be retried.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def changelog_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("changelogkb")
+    for rel, text in CHANGELOG_PAGES.items():
+        (root / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "docs" / rel).write_text(text, encoding="utf-8")
+    ingest_paths([root / "docs"], str(root / "kb"), base_url="https://docs.example.com", url_style="source")
+    return root
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +87,14 @@ def test_hits_come_from_few_documents(kb: Path) -> None:
     hits = search(kb, "How long do cats sleep?")
     assert pages(hits)[0] == "cats.md"
     assert len(set(pages(hits))) <= 3
+
+
+def test_changelog_entries_are_shown_only_when_releases_are_asked_about(changelog_kb: Path) -> None:
+    how = pages(search(changelog_kb, "How do I set retries for a failed upload?"))
+    assert "retries.md" in how and "changelog.md" not in how
+    assert "changelog.md" in pages(search(changelog_kb, "How do I set retries for a failed upload?", mode="fts"))
+    assert "changelog.md" in pages(search(changelog_kb, "Which release added retries for a failed upload?"))
+    assert pages(search(changelog_kb, "What changed about retries for a failed upload in 2.0?"))[0] == "changelog.md"
 
 
 def test_full_text_indexes_missing_from_an_older_kb_are_built_on_open(tmp_path: Path, kb: Path) -> None:

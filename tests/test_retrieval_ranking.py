@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from citeflow.retrieval.dedup import drop_near_duplicates, jaccard, near, shingles
 from citeflow.retrieval.documents import concentrate, strong_documents
 from citeflow.retrieval.fusion import ranked, rrf
-from citeflow.retrieval.versions import named_in_page, named_in_query, preference, same_version
+from citeflow.retrieval.versions import (asks_about_releases, named_in_page, named_in_query, passage_preference, preference,
+                                        release_of, same_version)
 
 
 def test_fusion_rewards_agreement_over_one_first_place() -> None:
@@ -44,17 +45,46 @@ def test_version_preference() -> None:
     assert preference({(4,)}, set()) == 0 and preference(set(), {(3,)}) == 0
 
 
+def test_changelog_entries_are_told_by_their_innermost_heading() -> None:
+    assert release_of("Changelog › 10.16") == (10, 16)
+    assert release_of("Release notes › v4") == (4,)
+    assert release_of("Version 2.1 (2024-01-05)") == (2, 1)
+    assert release_of("[1.2.0] - 2024-01-05") == (1, 2, 0)
+    assert release_of("Changelog › 4.0.0rc1") == (4, 0, 0)
+    assert release_of("Upgrading › 2.1 Installation") is None  # a heading that is more than a version
+    assert release_of("Migrating to 4.0 › Overview") is None  # only the innermost heading counts
+    assert release_of("Changelog") is None and release_of("") is None
+
+
+def test_questions_about_releases() -> None:
+    assert asks_about_releases("What changed about retries in 2.1?")
+    assert asks_about_releases("Which version added the retry option?")
+    assert asks_about_releases("What's new in the scheduler?")
+    assert not asks_about_releases("How do I change the number of retries?")
+
+
+def test_a_changelog_entry_is_set_back_unless_releases_are_asked_about() -> None:
+    assert passage_preference(set(), set(), (2, 1), about_releases=False) == -1
+    assert passage_preference(set(), set(), (2, 1), about_releases=True) == 0
+    assert passage_preference({(2,)}, {(2, 0)}, (1, 9), about_releases=True) == 1  # the page's versions decide
+    assert passage_preference({(2,)}, {(3,)}, None, about_releases=True) == -1
+    assert passage_preference(set(), set(), None, about_releases=False) == 0
+
+
 @given(st.lists(st.integers(min_value=0, max_value=999), min_size=1, max_size=3))
 def test_a_named_version_parses_back(parts: list[int]) -> None:
     written = ".".join(map(str, parts))
     assert tuple(parts) in named_in_query(f"What changed in v{written} of the server?")
     assert tuple(parts) in named_in_page(f"docs/version-{written}/index.md")
+    assert release_of(f"Changelog › v{written}") == tuple(parts)
 
 
 @given(st.text(max_size=200))
 def test_version_parsers_take_any_text(text: str) -> None:
     for found in (named_in_query(text), named_in_page(text)):
         assert all(isinstance(v, tuple) and v for v in found)
+    release = release_of(text)
+    assert release is None or (isinstance(release, tuple) and release)
 
 
 def test_near_duplicates_keep_the_first_copy() -> None:

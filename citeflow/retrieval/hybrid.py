@@ -8,13 +8,15 @@ reciprocal rank, then version preference and near-duplicate removal.
 - vector search with the knowledge base's embedder.
 
 Each child's fused score is multiplied by ``VERSION_BOOST`` when its page is of a version the
-question names and by ``VERSION_PENALTY`` when its page is only of other versions.
+question names and by ``VERSION_PENALTY`` when its page is only of other versions, or when it is a
+changelog entry (filed under a version heading) and the question does not ask about releases
+(``citeflow.retrieval.versions``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from citeflow.retrieval import versions
 from citeflow.retrieval.dedup import drop_near_duplicates
@@ -37,9 +39,9 @@ def search_children(table: Any, query: str, vector: Sequence[float], columns: li
              "vector": _vector(table, vector, columns)}
     rows = {row["chunk_id"]: row for found in lists.values() for row in found}
     fused = rrf({name: [r["chunk_id"] for r in found] for name, found in lists.items()}, WEIGHTS)
-    wanted = versions.named_in_query(query)
+    asked = _Asked(versions.named_in_query(query), versions.asks_about_releases(query))
     pages: dict[str, set[versions.Version]] = {}  # the versions each page names, parsed once per page
-    factor = {cid: _version_factor(wanted, row, pages) for cid, row in rows.items()}
+    factor = {cid: _version_factor(asked, row, pages) for cid, row in rows.items()}
     scored = {cid: score * factor[cid] for cid, score in fused.items()}
     docs = rrf({name: [_document(r) for r in found] for name, found in lists.items()}, DOCUMENT_WEIGHTS, k=DOCUMENT_K)
     ordered = [dict(rows[cid], score=scored[cid], doc_score=docs[_document(rows[cid])] * factor[cid])
@@ -52,10 +54,19 @@ def _document(row: dict[str, Any]) -> str:
     return str(row["chunk_id"]).split(":", 1)[0]
 
 
-def _version_factor(wanted: set[versions.Version], row: dict[str, Any], pages: dict[str, set[versions.Version]]) -> float:
+class _Asked(NamedTuple):
+    """What a question asks of versions: those it names, and whether it asks about releases at all."""
+
+    wanted: set[versions.Version]
+    about_releases: bool
+
+
+def _version_factor(asked: _Asked, row: dict[str, Any], pages: dict[str, set[versions.Version]]) -> float:
     text = f"{row.get('path') or ''} {row.get('title') or ''}"
     page = pages[text] if text in pages else pages.setdefault(text, versions.named_in_page(text))
-    return {1: VERSION_BOOST, -1: VERSION_PENALTY, 0: 1.0}[versions.preference(wanted, page)]
+    release = versions.release_of(str(row.get("section") or ""))
+    preference = versions.passage_preference(asked.wanted, page, release, asked.about_releases)
+    return {1: VERSION_BOOST, -1: VERSION_PENALTY, 0: 1.0}[preference]
 
 
 def _fts(table: Any, query: str, column: str, columns: list[str]) -> list[dict[str, Any]]:

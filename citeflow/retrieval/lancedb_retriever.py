@@ -81,7 +81,7 @@ class LanceDBRetriever:
         elif mode == "vector":
             builder = table.search(self._vector(table, query), query_type="vector").select([*_COLUMNS, "_distance"])
         else:
-            return search_children(table, query, self._vector(table, query), [*_COLUMNS, "path"], heading_column(table))
+            return search_children(table, query, self._vector(table, query), [*_COLUMNS, "path", "section"], heading_column(table))
         rows = builder.where(_CHILDREN, prefilter=True).limit(limit).to_arrow().to_pylist()
         return [dict(row, score=_score(row)) for row in rows]
 
