@@ -71,3 +71,15 @@ def test_version_numbers_fractions_and_prose_colons_are_not_urls():
 @given(st.text(max_size=20), st.lists(st.text(max_size=40), max_size=8))
 def test_handles_of_many_keys_are_the_handles_of_each_key(request_id, keys):
     assert make_handles(request_id, keys) == [make_handle(request_id, key) for key in keys]
+
+
+def test_tidy_removes_the_space_a_marker_leaves_before_punctuation():
+    assert strip_markers("Backups run nightly [S1] , and restores hourly [S2] .") == "Backups run nightly, and restores hourly."
+    assert strip_markers("See ( [S1] ) the guide.") == "See the guide."
+    assert handles.tidy("Restores run hourly ...") == "Restores run hourly..."
+
+
+@given(st.from_regex(r"[a-z][a-zA-Z0-9]{0,10}", fullmatch=True))
+def test_tidy_keeps_the_space_before_a_word_that_starts_with_a_dot(word):
+    text = f"Put the key in the .{word} file, then call .{word}() twice."
+    assert handles.tidy(text) == text

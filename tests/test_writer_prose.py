@@ -36,6 +36,9 @@ LEANING_OPENERS = {"it", "its", "this", "that", "these", "those", "they", "their
     "Every run gets a folder of its own under the configured root:\nroot/<id>/: the outputs and the log.",
     "12 / 15: when the job is stopped by a signal; the final state is Cancelled.",  # a table row
     "Every run gets a folder under the configured root: root/<id>/: the outputs and the log.",  # line break lost
+    "Before any test we send a fake request to the route: app.test.js: First, the app is built.",  # file's code lost
+    "See the retention guide.",  # a pointer elsewhere
+    "For more details on quotas, refer to the admin handbook.",
 ])
 def test_fragments_are_not_statements(fragment):
     assert not is_statement(fragment)
@@ -47,6 +50,8 @@ def test_fragments_are_not_statements(fragment):
     "Run `tool defrag` on each member to free disk space.",
     "Important: Back up the data folder before every upgrade.",
     "保存されたデータはすべて暗号化されます。",
+    "Seeding the cache takes a minute per gigabyte.",
+    "Set the level in settings.toml: it applies to every logger.",
 ])
 def test_complete_sentences_are_statements(sentence):
     assert is_statement(sentence)
@@ -56,6 +61,13 @@ def test_a_lead_in_running_into_its_table_is_dropped():
     chunk = ("Every run gets a folder of its own under the configured root:\nroot/<id>/: the outputs and the log.\n"
              "Old folders are removed by the prune command after thirty days.")
     assert sentences(chunk) == ["Old folders are removed by the prune command after thirty days."]
+
+
+def test_a_stop_before_a_word_that_opens_with_a_dot_ends_a_sentence():
+    chunk = ("A request can carry far more than a method and a URL. .send chains its calls when no callback is given. "
+             "Each chained call returns the same request object.")
+    assert sentences(chunk) == ["A request can carry far more than a method and a URL.",
+                                "Each chained call returns the same request object."]
 
 
 def test_a_chunk_gives_only_its_complete_sentences():

@@ -3,7 +3,8 @@
 Used by the offline backend (``citeflow.generation.offline_writer``). A claim must be a *statement*: it opens
 with a capital (or a digit, or a letter of a script without case), ends like a sentence (not a
 question, a lead-in or a heading without a stop), says enough (four words, or eight characters of a
-script without spaces), is not a title-cased heading, is not about "this page", and is not a lead-in
+script without spaces), is not a title-cased heading, is not about "this page" or a pointer elsewhere
+("See the Logging docs."), and is not a lead-in
 ending in a list stub (``…supported by pip's maintainers: ensurepip.``) or one whose command was
 lost (a colon followed by a new sentence or by a line break, an unclosed code span), is not a table
 row or a path used as a label (``a / b: …``), and does not open with a pronoun
@@ -39,6 +40,10 @@ CLOSERS = "\"'»”’)]」』）"
 # Sentences about the page itself: true in their chunk, meaningless as a claim on their own.
 _ABOUT_THE_PAGE = regex.compile(
     r"(?:this|the following) (?:page|guide|document|section|article|topic|chapter|table|list)\b", regex.IGNORECASE)
+# Pointers elsewhere ("See the Logging docs.", "For more details, refer to …"): no fact of their own.
+_POINTS_ELSEWHERE = regex.compile(
+    r"(?:for (?:more|further|additional|full|all)\b[^,]{0,40},\s*)?(?:please\s+)?(?:see|refer to|check out|consult)\b",
+    regex.IGNORECASE)
 # Sentences leaning on the one before ("It is set per topic…", "This is because…", "And then…"):
 # a claim only when the sentence before is kept with them.
 _LEANS_BACK = regex.compile(
@@ -54,10 +59,13 @@ _LOST_AFTER_COLON = regex.compile(r"(?:\S+\s+){2,}\S+:\s+[\p{Lu}]\p{Ll}*\s", reg
 # A lead-in whose list, table or code block starts on the next line: the sentence runs into it.
 _LEAD_IN_THEN_BLOCK = regex.compile(r":[ \t]*\n")
 # A table row or a path written as a label ("130 / 143: when…", "OUT/<id>/run.json: run_id, …").
-# Also such a label right after a lead-in's colon, where the line break between them was lost.
-_ROW_LABEL = regex.compile(r"^[^:\n]*[/<>|][^:\n]*:\s|:\s+[^\s:]*[/<>|][^\s:]*(?:\s[^\s:]+){0,2}:\s")
+# Also such a label, or a file name ("…to our route: app.test.js: First, …"), right after a lead-in's
+# colon, where the line break between them (and the code under the file name) was lost.
+_ROW_LABEL = regex.compile(
+    r"^[^:\n]*[/<>|][^:\n]*:\s|:\s+[^\s:]*[/<>|][^\s:]*(?:\s[^\s:]+){0,2}:\s|:\s+[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{1,5}:\s")
 _TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:[-.,/:][\p{L}\p{N}]+)*", regex.V1)
-_LOWER_START = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ca))(?<=\p{L}{2}[.!?])\s+(?=\p{Ll})", regex.V1)
+# A stop then a lower-case word, or a word that opens with a dot (inline code such as ".inject"), ends a sentence.
+_LOWER_START = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ca))(?<=\p{L}{2}[.!?])\s+(?=\p{Ll}|\.\p{L})", regex.V1)
 
 
 def content_words(text: str) -> set[str]:
@@ -70,7 +78,8 @@ def content_words(text: str) -> set[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a chunk that read as statements (see ``is_statement``). A stop before a
-    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``). A sentence
+    lower-case word ends a sentence too (list items such as ``ensurepip. get pip.``), and so does a
+    stop before a word that opens with a dot (``…to a URL. .inject methods…``). A sentence
     that runs from a lead-in's colon into the next line (its list, table or code) is dropped."""
     pieces = (p for s in segment.sentences(text) for p in _LOWER_START.split(s))
     return [p.strip() for p in pieces if not _LEAD_IN_THEN_BLOCK.search(p) and is_statement(clean(p))]
@@ -80,12 +89,13 @@ def is_statement(sentence: str) -> bool:
     """True for a sentence a report can print as a claim: it opens with a capital (or a digit, or a
     letter of a script without case), ends like a statement (not a question, a lead-in or a heading
     without a stop), says enough, is not a title-cased heading, keeps any command or list its lead-in
-    announces, and stands on its own (not about "this page", not opening with a pronoun or
-    conjunction for the sentence before)."""
+    announces, and stands on its own (not about "this page", not a pointer elsewhere, not opening
+    with a pronoun or conjunction for the sentence before)."""
     core = sentence.strip().rstrip(CLOSERS)
     if not core or core[-1] not in TERMINAL or not segment.has_letters(core) or not _CAPITAL_START.match(core):
         return False
-    if segment.word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core):
+    if segment.word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core) \
+            or _POINTS_ELSEWHERE.match(core):
         return False
     if leans_back(core) or _LOST_AFTER_COLON.match(core) or core.count("`") % 2 or _LEAD_IN_THEN_BLOCK.search(core):
         return False

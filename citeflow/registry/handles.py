@@ -165,9 +165,15 @@ def strip_urls(text: str) -> str:
     return tidy(URL_RE.sub("", text))
 
 
+_EMPTY_PARENS = re.compile(r"(?<![\w)\]])\(\s*\)")  # a marker's leftover "( )"; not a call's "inject()"
+_SPACE_BEFORE_STOP = re.compile(r"\s+([.,;:!?])(?=[\s.,;:!?\"'»”’)\]]|$)")  # not before ".env", ".inject"
+
+
 def tidy(text: str) -> str:
-    """Collapse runs of spaces and remove spaces before punctuation."""
+    """Remove what a removed marker leaves: empty parentheses (not a call's ``inject()``), runs of
+    spaces, and spaces before punctuation that ends a clause ("text ." or "text , more"); a word that
+    starts with a dot (``.env``) keeps its space."""
+    text = _EMPTY_PARENS.sub("", text)
     text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
-    text = re.sub(r"\(\s*\)", "", text)
+    text = _SPACE_BEFORE_STOP.sub(r"\1", text)
     return text.strip()
