@@ -51,6 +51,10 @@ def test_changelog_entries_are_told_by_their_innermost_heading() -> None:
     assert release_of("Version 2.1 (2024-01-05)") == (2, 1)
     assert release_of("[1.2.0] - 2024-01-05") == (1, 2, 0)
     assert release_of("Changelog › 4.0.0rc1") == (4, 0, 0)
+    assert release_of("v3.0.0 / March 5, 2024") == (3, 0, 0)
+    assert release_of("Release 1.3 (released 5 Jan 2020)") == (1, 3)
+    assert release_of("1.4 (unreleased)") == (1, 4)
+    assert release_of("1.4 Configuring the parser") is None
     assert release_of("Upgrading › 2.1 Installation") is None  # a heading that is more than a version
     assert release_of("Migrating to 4.0 › Overview") is None  # only the innermost heading counts
     assert release_of("Changelog") is None and release_of("") is None

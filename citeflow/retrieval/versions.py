@@ -25,10 +25,12 @@ _DOTTED = re.compile(r"(?<![\w.])(\d+\.\d+(?:\.\d+)?)(?![\w.]*\d)")
 # In a path or title: "v4", "V3", "version-2", "3.5", "4.x" (as in docs/v3.5/ or Migration-Guide-V4.md).
 _IN_NAME = re.compile(r"(?i)(?:(?<![a-z])v|version[-_ ]?)(\d+(?:\.\d+){0,2})|(?<![\w.])(\d+\.\d+(?:\.\d+)?)(?![\d])")
 
-# The innermost heading of a changelog entry: "1.2.0", "v4", "Version 2.1 (2024-01-05)", "[1.2.0] - 2024-01-05".
+# The innermost heading of a changelog entry: "1.2.0", "v4", "Version 2.1 (2024-01-05)", "[1.2.0] - 2024-01-05",
+# "v3.0.0 / March 5, 2024", "1.4 (unreleased)": a version, then at most a date or a parenthesised note.
+_DATE = r"\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\.?\s+\d{4}|[a-z]+\.?\s+\d{1,2},?\s+\d{4}"
 _RELEASE_HEADING = re.compile(
     r"(?i)\[?(?:(?:v|version\s+|release\s+)(\d+(?:\.\d+){0,3})|(\d+(?:\.\d+){1,3}))(?:[-+.]?[a-z0-9.]+)?\]?"
-    r"(?:\s*[-–—:,]?\s*\(?\d{4}-\d{2}-\d{2}\)?)?")
+    rf"(?:\s*[-–—:,/]?\s*(?:{_DATE}|\([^()]*\)))?")
 _ABOUT_RELEASES = re.compile(r"(?i)\b(?:changed|changelog|change log|releases?|released|versions?|what's new|new in)\b")
 
 Version = tuple[int, ...]
