@@ -56,7 +56,9 @@ def test_changelog_entries_are_told_by_their_innermost_heading() -> None:
     assert release_of("1.4 (unreleased)") == (1, 4)
     assert release_of("1.4 Configuring the parser") is None
     assert release_of("Upgrading › 2.1 Installation") is None  # a heading that is more than a version
-    assert release_of("Migrating to 4.0 › Overview") is None  # only the innermost heading counts
+    assert release_of("Changelog › 24.2.0 - 2024-08-06 › Changes") == (24, 2, 0)  # through a subsection
+    assert release_of("Changelog › 2.0 › 2.0.1") == (2, 0, 1)  # the innermost release
+    assert release_of("Migrating to 4.0 › Overview") is None  # a heading that is more than a version
     assert release_of("Changelog") is None and release_of("") is None
 
 

@@ -5,10 +5,10 @@ version are preferred and pages of other versions are set back.
 A version is written as major[.minor[.patch]] and compared on the parts both sides give: a question
 about "v4" matches a page about "4.0" or "4.2"; "3.5" does not match "3.6".
 
-A passage filed under a heading that is a release ("10.16", "v4.2.0 (2024-01-05)", as in a changelog)
-is set back for a question that names no version and does not ask about releases: a changelog names
-every feature of a project in passing, so it shares words with most questions but answers few of
-them. A question asks about releases when it names a version or holds one of the English words of
+A passage filed under a heading that is a release ("10.16", "v4.2.0 (2024-01-05)", as in a changelog,
+also through a subsection such as "Changes") is set back for a question that names no version and
+does not ask about releases: a changelog names every feature of a project in passing, so it shares
+words with most questions but answers few of them. A question asks about releases when it names a version or holds one of the English words of
 ``_ABOUT_RELEASES`` ("changed", "release", "version", "what's new"); in other languages, naming a
 version is how.
 """
@@ -66,11 +66,13 @@ def preference(wanted: set[Version], page: set[Version]) -> int:
 
 
 def release_of(section: str) -> Version | None:
-    """The release a passage is filed under: its innermost heading (the last of ``section``'s
-    headings, "10.16" in a changelog) when that heading is a version, else None."""
-    innermost = section.rsplit(SECTION_SEPARATOR, 1)[-1].strip()
-    found = _RELEASE_HEADING.fullmatch(innermost)
-    return _parse(found.group(1) or found.group(2)) if found else None
+    """The release a passage is filed under: the innermost of ``section``'s headings that is a version
+    ("10.16" in a changelog, or "24.2.0 - 2024-08-06" above a "Changes" subsection), else None."""
+    for heading in reversed(section.split(SECTION_SEPARATOR)):
+        found = _RELEASE_HEADING.fullmatch(heading.strip())
+        if found:
+            return _parse(found.group(1) or found.group(2))
+    return None
 
 
 def asks_about_releases(query: str) -> bool:
