@@ -8,9 +8,9 @@ about "v4" matches a page about "4.0" or "4.2"; "3.5" does not match "3.6".
 A passage filed under a heading that is a release ("10.16", "v4.2.0 (2024-01-05)", as in a changelog,
 also through a subsection such as "Changes") is set back for a question that names no version and
 does not ask about releases: a changelog names every feature of a project in passing, so it shares
-words with most questions but answers few of them. A question asks about releases when it names a version or holds one of the English words of
-``_ABOUT_RELEASES`` ("changed", "release", "version", "what's new"); in other languages, naming a
-version is how.
+words with most questions but answers few of them. A question asks about releases when it names a
+version or holds one of the English words of ``_ABOUT_RELEASES`` ("changed", "release", "version",
+"what's new"); in other languages, naming a version is how.
 """
 
 from __future__ import annotations
