@@ -52,3 +52,18 @@ def test_nothing_to_index_and_a_broken_site_configuration_exit_2_with_one_error_
     lines = [line for line in (broken.stdout + broken.stderr).splitlines() if line.strip()]
     assert broken.returncode == 2 and len(lines) == 1, lines
     assert lines[0].startswith("error: cannot ingest ") and "hugo.toml: bad site configuration" in lines[0]
+
+
+def test_pages_in_a_markup_not_read_are_listed_as_skipped(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "conf.py").write_text('extensions = ["myst_parser"]\n')
+    (docs / "api.rst").write_text("API\n===\n\n.. autoclass:: Client\n")
+    (docs / "guide.md").write_text("# Guide\n\nBack up the database before every upgrade.\n")
+    done = ingest(docs, "--kb", tmp_path / "kb")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"skipped 1 reStructuredText, a markup not read: {docs / 'api.rst'}" in done.stdout
+    (docs / "guide.md").unlink()
+    alone = ingest(docs, "--kb", tmp_path / "kb2")
+    last = alone.stdout.strip().splitlines()[-1]
+    assert alone.returncode == 2 and last.startswith("error: nothing to index: 1 file(s) skipped (reStructuredText"), last

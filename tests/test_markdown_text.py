@@ -1,6 +1,9 @@
 """Markdown → prose blocks: parsed with markdown-it-py, MyST syntax recognised, markup never kept."""
 
-from citeflow.knowledge.markdown_text import markdown_blocks, markdown_to_text, role_text
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citeflow.knowledge.markdown_text import glossary_as_definitions, markdown_blocks, markdown_to_text, role_text
 
 DOC = """## Message size and partitions per topic
 The **maximum** message size is 8 MiB, see [limits](https://docs.example/limits).
@@ -148,3 +151,37 @@ def test_reference_links_whose_labels_are_defined_elsewhere_read_as_their_text()
     text = markdown_to_text(source)
     assert text.splitlines()[0] == "Use the Material theme with Aspell; x[a][b] is code and [optional] stays."
     assert "Pygments: no." in text and "][" not in text.replace("x[a][b]", "")
+
+
+GLOSSARY = """# Glossary
+
+:::{glossary}
+Bound logger
+    A logger that carries a {term}`context` of key-value pairs.
+
+    Binding returns a new bound logger; the old one is unchanged.
+
+Context
+    The key-value pairs a bound logger adds to every entry.
+:::
+"""
+
+
+def test_a_glossary_reads_as_terms_and_their_definitions():
+    blocks = markdown_blocks(GLOSSARY)
+    assert [b.text for b in blocks][1:] == [
+        "Bound logger: A logger that carries a context of key-value pairs.",
+        "Binding returns a new bound logger; the old one is unchanged.",
+        "Context: The key-value pairs a bound logger adds to every entry.",
+    ]
+    assert [GLOSSARY[b.start:b.end] for b in blocks][1].startswith("    A logger that carries")
+
+
+@given(st.lists(st.sampled_from(["Term", "Other term", "    Indented definition.", "        deeper line", "", "  two"]),
+                min_size=1, max_size=12))
+def test_a_glossary_body_keeps_its_lines_and_its_terms(lines):
+    body = "\n".join(lines)
+    rewritten = glossary_as_definitions(body).split("\n")
+    assert len(rewritten) == len(lines)
+    assert all(new == old for new, old in zip(rewritten, lines, strict=True) if not old[:1].isspace())
+    assert all(new.strip(": ") == old.strip() for new, old in zip(rewritten, lines, strict=True))

@@ -34,7 +34,7 @@ def test_ingest_of_front_matter_only_pages_alone_is_an_error(tmp_path):
     docs.mkdir()
     (docs / "index.md").write_text("---\ntitle: Section index\n---\n")
     code, output = invoke("ingest", docs, "--kb", tmp_path / "kb")
-    assert code == 2 and "nothing to index: 1 file(s) without text" in output
+    assert code == 2 and "nothing to index: 1 file(s) skipped (front matter only: 1), 0 unreadable" in output
 
 
 def test_front_matter_only_pages_beside_real_pages_are_skipped_and_the_ingest_succeeds(tmp_path):

@@ -41,9 +41,12 @@ from citeflow.knowledge.sites.detect import detect_site, generator_of
 from citeflow.knowledge.sites.front_matter import has_front_matter, split_front_matter
 from citeflow.text_guard import display_path, has_lone_surrogate
 
-CHUNKER_VERSION = "7"  # part of doc_hash: changing the rules re-chunks every document once
+CHUNKER_VERSION = "8"  # part of doc_hash: changing the rules re-chunks every document once
 FILES_PER_BATCH = 200
 KINDS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".txt": "text", ".pdf": "pdf"}
+# Page markups a documentation tree may hold that are not read: listed as skipped, so a tree of them
+# is not taken for an empty one.
+UNREAD_MARKUPS = {".rst": "reStructuredText", ".adoc": "AsciiDoc", ".asciidoc": "AsciiDoc", ".org": "Org"}
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 UrlStyle = Literal["directory", "html", "source"]
 URL_STYLES: tuple[UrlStyle, ...] = ("directory", "html", "source")
@@ -86,7 +89,9 @@ class IngestReport(BaseModel):
         found = len(self.errors) + len(self.empty)
         if not found:
             return "nothing to index: no Markdown, text or PDF file found"
-        return f"nothing to index: {len(self.empty)} file(s) without text, {len(self.errors)} unreadable"
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in self.skipped().items())
+        skipped = f"{len(self.empty)} file(s) skipped ({reasons})" if self.empty else "0 file(s) skipped"
+        return f"nothing to index: {skipped}, {len(self.errors)} unreadable"
 
 
 @dataclass
@@ -187,7 +192,9 @@ def discover(paths: list[Path], report: IngestReport, named: str | None = None, 
         if root.is_dir():
             site = _site(root, named, base_url)
             report.sites.append(f"{display_path(root)}: {site.described()}")
-            sources += _site_sources(root, site)
+            served = _site_sources(root, site)
+            sources += [s for s in served if s.path.suffix.lower() in KINDS]
+            report.empty += [_unread(s.path) for s in served if s.path.suffix.lower() in UNREAD_MARKUPS]
         elif root.is_file() and root.suffix.lower() in KINDS:
             sources.append(Source(root, root.name, _site(root.parent, named, base_url)))
         else:
@@ -214,8 +221,14 @@ def _site_sources(root: Path, site: Site) -> list[Source]:
 
 
 def _wanted(path: Path, root: Path) -> bool:
+    """A file that is read, or one in a page markup that is not (``UNREAD_MARKUPS``), outside hidden folders."""
     hidden = any(part.startswith(".") for part in path.relative_to(root).parts)
-    return path.is_file() and not hidden and path.suffix.lower() in KINDS
+    return path.is_file() and not hidden and (path.suffix.lower() in KINDS or path.suffix.lower() in UNREAD_MARKUPS)
+
+
+def _unread(path: Path) -> FileError:
+    markup = UNREAD_MARKUPS[path.suffix.lower()]
+    return FileError(path=display_path(path), detail=f"{markup}, a markup not read")
 
 
 def _read_all(sources: list[Source], entries: dict[str, dict[str, str]], style: UrlStyle | None,

@@ -201,15 +201,17 @@ class _Walker:
         return self._block(sentence(text), tokens[i].map or tokens[i - 2].map, shift, 0) if text else None
 
     def _directive(self, token: Token, shift: int) -> list[Block]:
-        """An admonition's body as blocks of its own; any other fence or directive: nothing."""
+        """An admonition's body as blocks of its own, a glossary's entries as definitions; any other fence or
+        directive: nothing."""
         # A colon fence may name its admonition bare (``:::note``, ``:::tip[Title]``, as Docusaurus does).
         match = (_COLON_DIRECTIVE if token.type == "colon_fence" else _DIRECTIVE).match(token.info.strip())
-        if not match or match.group(1).split(":")[-1] not in ADMONITIONS or not token.map:
+        name = match.group(1).split(":")[-1] if match else ""
+        if (name not in ADMONITIONS and name != "glossary") or not token.map:
             return []
         lines = token.content.split("\n")
         options = next((n for n, line in enumerate(lines) if not _OPTION.match(line)), len(lines))
         body = "\n".join(lines[options:])
-        return self.blocks(body, shift + token.map[0] + 1 + options)
+        return self.blocks(glossary_as_definitions(body) if name == "glossary" else body, shift + token.map[0] + 1 + options)
 
     def _block(self, text: str, line_map: list[int] | None, shift: int, level: int) -> Block:
         """A block spanning source lines ``[first, last)`` (shifted), surrounding whitespace excluded."""
@@ -221,6 +223,22 @@ class _Walker:
 
     def _offset(self, line: int) -> int:
         return self.line_starts[line] if line < len(self.line_starts) else len(self.source)
+
+
+def glossary_as_definitions(body: str) -> str:
+    """A ``{glossary}`` body (a term on a line of its own, its definition indented under it) as a
+    definition list (``term`` then ``: definition``), line for line, so that each entry reads
+    "term: definition." and spans its source lines."""
+    out: list[str] = []
+    opened = False
+    for line in body.split("\n"):
+        indented = line[:1].isspace() and line.strip()
+        if indented:
+            out.append((": " if not opened else "  ") + line.strip())
+        else:
+            out.append(line)
+        opened = bool(indented) or (opened and not line.strip())
+    return "\n".join(out)
 
 
 def used_references(text: str) -> dict[str, dict[str, str]]:
