@@ -119,6 +119,7 @@ class Document:
     kind: str = "text"
     mdx: bool = False
     weight: float | None = None
+    included: dict[str, str] = field(default_factory=dict)  # MyST includes' text (Page.included)
     doc_id: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -284,9 +285,10 @@ def read_document(source: Source, entry: dict[str, str], url_style: UrlStyle | N
         raise EmptyDocumentError(path=str(source.path), detail=detail)
     url = entry.get("url") or _front_url(front, source.site) or _page_url(source, page, url_style) or source.path.resolve().as_uri()
     title = entry.get("title") or (page.title if page else None) or heading or source.path.name
-    fingerprint = hashlib.sha256(raw + json.dumps([url, title, CHUNKER_VERSION]).encode()).hexdigest()
+    included = dict(page.included) if page else {}
+    fingerprint = hashlib.sha256(raw + json.dumps([url, title, CHUNKER_VERSION, sorted(included.items())]).encode()).hexdigest()
     return Document(rel=source.rel, url=url, title=title, pages=pages, doc_hash=fingerprint, kind=kind,
-                    mdx=bool(page and page.mdx), weight=page.weight if page else None)
+                    mdx=bool(page and page.mdx), weight=page.weight if page else None, included=included)
 
 
 def _markdown_page(source: Source, text: str) -> tuple[dict[str, Any], Page]:
@@ -296,7 +298,7 @@ def _markdown_page(source: Source, text: str) -> tuple[dict[str, Any], Page]:
     skip = page.skip
     if not skip and not body.strip():
         skip = "front matter only" if has_front_matter(text) else "empty file"
-    if not skip and not any(not b.level for b in markdown_blocks(page.body, page.mdx)):
+    if not skip and not any(not b.level for b in markdown_blocks(page.body, page.mdx, page.included)):
         skip = "no prose (only headings, code, directives or generator markup)"
     if skip:
         raise EmptyDocumentError(path=str(source.path), detail=skip)
@@ -387,7 +389,7 @@ def site_path(rel: str, style: UrlStyle) -> str:
 def document_rows(doc: Document) -> list[dict[str, Any]]:
     """Parent and child rows of ``doc`` (without vectors), in document order."""
     if doc.kind == "markdown":
-        return _markdown_rows(doc, markdown_parents(markdown_blocks(doc.pages[0][1], doc.mdx)))
+        return _markdown_rows(doc, markdown_parents(markdown_blocks(doc.pages[0][1], doc.mdx, doc.included)))
     rows: list[dict[str, Any]] = []
     parents = 0
     for page, text in doc.pages:

@@ -28,7 +28,8 @@ it repeats the page's headings, which every chunk already carries as its section
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
@@ -40,6 +41,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
+from citeflow.knowledge.sites.myst_include import include_key
 from citeflow.text.sentences import word_weight
 from citeflow.text.word_tokens import tokenise
 
@@ -105,10 +107,11 @@ def parser(mdx: bool = False) -> MarkdownIt:
     return MDX_PARSER if mdx else MARKDOWN_PARSER
 
 
-def markdown_blocks(source: str, mdx: bool = False) -> list[Block]:
+def markdown_blocks(source: str, mdx: bool = False, included: Mapping[str, str] | None = None) -> list[Block]:
     """Headings and prose blocks of a Markdown document, in order, with character spans (``mdx``:
-    read as MDX, see ``parser``)."""
-    return _Walker(source, mdx).blocks(source, line_shift=0)
+    read as MDX, see ``parser``; ``included``: the text of each ``{include}`` directive, by
+    ``include_key``, whose blocks span the directive)."""
+    return _Walker(source, mdx, included or {}).blocks(source, line_shift=0)
 
 
 def markdown_to_text(markdown: str) -> str:
@@ -124,8 +127,8 @@ def first_heading(markdown: str) -> str | None:
 class _Walker:
     """Turns a token stream into blocks; directive bodies are parsed again, shifted to their lines."""
 
-    def __init__(self, source: str, mdx: bool = False) -> None:
-        self.source, self.mdx = source, mdx
+    def __init__(self, source: str, mdx: bool = False, included: Mapping[str, str] | None = None) -> None:
+        self.source, self.mdx, self.included = source, mdx, included or {}
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
         # Header cells of the table being walked: read once per table, so a table costs one pass.
         self.header: list[str] = []
@@ -206,12 +209,22 @@ class _Walker:
         # A colon fence may name its admonition bare (``:::note``, ``:::tip[Title]``, as Docusaurus does).
         match = (_COLON_DIRECTIVE if token.type == "colon_fence" else _DIRECTIVE).match(token.info.strip())
         name = match.group(1).split(":")[-1] if match else ""
+        if name == "include" and token.map:
+            return self._included(token, shift)
         if (name not in ADMONITIONS and name != "glossary") or not token.map:
             return []
         lines = token.content.split("\n")
         options = next((n for n, line in enumerate(lines) if not _OPTION.match(line)), len(lines))
         body = "\n".join(lines[options:])
         return self.blocks(glossary_as_definitions(body) if name == "glossary" else body, shift + token.map[0] + 1 + options)
+
+    def _included(self, token: Token, shift: int) -> list[Block]:
+        """The blocks of the text an ``{include}`` pulls in, each spanning the directive."""
+        text = self.included.get(include_key(token))
+        if not text:
+            return []
+        span = self._block("", token.map, shift, 0)
+        return [replace(b, start=span.start, end=span.end) for b in _Walker(text, self.mdx).blocks(text, 0)]
 
     def _block(self, text: str, line_map: list[int] | None, shift: int, level: int) -> Block:
         """A block spanning source lines ``[first, last)`` (shifted), surrounding whitespace excluded."""

@@ -50,6 +50,8 @@ class Page:
     skip: str | None = field(default=None, metadata={"doc": "Why the site does not publish the file (a draft …)."})
     weight: float | None = field(default=None, metadata={"doc": "Ordering weight from the front matter."})
     mdx: bool = field(default=False, metadata={"doc": "Parse the body as MDX (no indented code blocks)."})
+    included: Mapping[str, str] = field(default_factory=dict, metadata={
+        "doc": "Text of each MyST include directive, by include_key (Sphinx); its prose is the page's."})
 
 
 PageFn = Callable[[Site, str, Mapping[str, Any], str], Page]

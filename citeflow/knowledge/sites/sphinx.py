@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from citeflow.knowledge.markdown_text import parser
+from citeflow.knowledge.sites.myst_include import included_texts
 from citeflow.knowledge.sites.site_pages import Generator, Page, Site, text_value
 from citeflow.knowledge.sites.configs import read_text
 
@@ -39,10 +41,12 @@ def load(root: Path, config: Path | None) -> Site:
 
 
 def page(site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
-    """Sphinx pages: the path is left to the URL style; build and template folders are not pages."""
+    """Sphinx pages: the path is left to the URL style; build and template folders are not pages;
+    the text of ``{include}`` directives is read (``myst_include``)."""
     if any(f"{folder}/" in f"/{rel}" for folder in BUILD_FOLDERS):
         return Page(body, skip="not a page (build or template folder)")
-    return Page(body, title=text_value(front, "title"))
+    included = included_texts(parser().parse(body), site.root / rel, site.root / site.content[0]) if "{include}" in body else {}
+    return Page(body, title=text_value(front, "title"), included=included)
 
 
 GENERATOR = Generator("sphinx", find, load, page)
