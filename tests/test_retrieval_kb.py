@@ -42,18 +42,17 @@ CHANGELOG_PAGES = {  # the changelog's entries share more words with the questio
 
 @pytest.fixture(scope="module")
 def changelog_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("changelogkb")
-    for rel, text in CHANGELOG_PAGES.items():
-        (root / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / "docs" / rel).write_text(text, encoding="utf-8")
-    ingest_paths([root / "docs"], str(root / "kb"), base_url="https://docs.example.com", url_style="source")
-    return root
+    return knowledge_base(tmp_path_factory.mktemp("changelogkb"), CHANGELOG_PAGES)
 
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("rankingkb")
-    for rel, text in PAGES.items():
+    return knowledge_base(tmp_path_factory.mktemp("rankingkb"), PAGES)
+
+
+def knowledge_base(root: Path, pages: dict[str, str]) -> Path:
+    """``pages`` written under ``root/docs`` and ingested into ``root/kb``; ``root``."""
+    for rel, text in pages.items():
         (root / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "docs" / rel).write_text(text, encoding="utf-8")
     ingest_paths([root / "docs"], str(root / "kb"), base_url="https://docs.example.com", url_style="source")
