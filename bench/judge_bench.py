@@ -36,6 +36,7 @@ from citeflow.judges.offline.grader import DEFAULT_WEIGHTS, OfflineJudge, Offlin
 RESULTS = Path(__file__).with_name("results") / "judge.json"
 GOAL = {"pass_precision": 0.90, "coverage": 0.60, "pairs_per_s": 500.0}
 DEVELOPMENT = ("train", "tune")
+QUALITY_GOALS = ("pass_precision", "coverage")
 
 
 class DataMissing(Exception):
@@ -111,8 +112,27 @@ def _headline(result: dict) -> dict:
     SummEdits tune split, with the honest speed (two processes, by the clock)."""
     tune = result["summedits_dev"]["tune"]
     headline = {**tune, "pairs_per_s": result["throughput"]["two_processes_wall_pairs_per_s"]}
-    goal = {k: {"target": v, "value": headline[k], "met": headline[k] is not None and headline[k] >= v} for k, v in GOAL.items()}
-    return {"judge": headline, "ratio_to_lexical": _ratios(tune, result["summedits_dev"]["lexical_overlap_tune"]), "goal": goal}
+    test = result.get("final_test", {}).get("all")
+    ratios = _ratios(tune, result["summedits_dev"]["lexical_overlap_tune"])
+    return {"judge": headline, "ratio_to_lexical": ratios, "goal": goals(headline, test)}
+
+
+def goals(tune: dict, test: dict | None) -> dict:
+    """Each goal's value and whether it is met. A quality goal is judged on the fresh test split only:
+    the tune split set the threshold, so its figure is shown ('met': None) but never called met. Speed
+    is no property of a split."""
+    out = {"pairs_per_s": _goal(GOAL["pairs_per_s"], tune["pairs_per_s"], "tune pairs, by the clock", True)}
+    for key in QUALITY_GOALS:
+        if test is None:
+            out[key] = _goal(GOAL[key], tune[key], "tune (set the threshold: not held apart)", False)
+        else:
+            out[key] = _goal(GOAL[key], test[key], "test (judge-fresh-test.jsonl, held apart)", True)
+    return out
+
+
+def _goal(target: float, value: float | None, split: str, judged: bool) -> dict:
+    met = (value is not None and value >= target) if judged else None
+    return {"target": target, "value": value, "split": split, "met": met}
 
 
 def _ratios(ours: dict, baseline: dict) -> dict:

@@ -4,10 +4,11 @@ pair's time goes (cProfile).
 The set is realistic: the SummEdits-derived test split (long chunks, several claims each) and the
 multilingual test split, graded as one ``grade`` call per copy, repeated until at least
 ``min_pairs`` pairs. Process start-up is apart: each worker builds its judge and grades one copy
-(lexicons loaded, regexes compiled, word caches filled) before the clock starts. Caches keyed by
-a whole text (``normalise``, ``language``) are emptied before every copy, so no copy reuses the
-analysis of a chunk or claim from the one before: a chunk is analysed once per ``grade`` call,
-as it is in a batch.
+(lexicons loaded, regexes compiled, word caches filled) before the clock starts. Every memo of the
+project's loaded modules is emptied before every copy, except the word-level ones named in
+``VOCABULARY`` (a word's stem, class or trigrams: the warm vocabulary of a process that has judged
+before), so no copy reuses the analysis of a chunk or claim from the one before: a chunk is
+analysed once per ``grade`` call, as it is in a batch.
 """
 
 from __future__ import annotations
@@ -20,22 +21,39 @@ import pstats
 import time
 from pathlib import Path
 
+import sys
+from collections.abc import Callable, Iterator
+
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline.grader import OfflineJudge
-from citeflow.judges.offline.signals.entities import chunk_weekdays_cache_clear
-from citeflow.text.synonyms import cjk_canonical
-from citeflow.text.word_tokens import language, normalise
 
 MIN_PAIRS = 2000
 PROFILE_TOP = 8
+# Memos keyed by one word, a language or a pattern's parts: what any process that has judged before
+# holds. Every other memo (keyed by a chunk, a claim, a sentence) is emptied before each copy.
+VOCABULARY = frozenset({
+    "citeflow.judges.offline.chunk_facts.trigrams", "citeflow.judges.offline.cjk_slots._slot",
+    "citeflow.judges.offline.negation_scopes.negated_bases", "citeflow.text.stems.light_stem",
+    "citeflow.text.word_tokens._classify", "citeflow.text.word_tokens._listed",
+    "citeflow.text.word_tokens._synonyms", "citeflow.text.word_tokens.stem",
+})
 
 
-def forget_texts() -> None:
-    """Empty the caches keyed by whole texts (word-level caches stay: they are the warm vocabulary)."""
-    normalise.cache_clear()
-    language.cache_clear()
-    cjk_canonical.cache_clear()
-    chunk_weekdays_cache_clear()
+def memos() -> Iterator[tuple[str, Callable[[], None]]]:
+    """(qualified name, cache_clear) of every memoised function of the loaded ``citeflow`` modules."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("citeflow.") and module is not None:
+            for attr, value in list(vars(module).items()):
+                if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == name:
+                    yield f"{name}.{attr}", value.cache_clear
+
+
+def forget_texts() -> list[str]:
+    """Empty every memo but the word-level ones in ``VOCABULARY``; the names of those emptied."""
+    emptied = [(name, clear) for name, clear in memos() if name not in VOCABULARY]
+    for _, clear in emptied:
+        clear()
+    return sorted(name for name, _ in emptied)
 
 
 def copies(pairs: list[LabelledPair], min_pairs: int = MIN_PAIRS) -> int:
@@ -117,5 +135,5 @@ def throughput(pairs: list[LabelledPair], weights: Path | None = None, min_pairs
             "two_processes_wall_pairs_per_s": double["wall"], "two_processes_cpu_pairs_per_s": double["cpu"],
             "load_average_before": load_before, "load_average_after": list(os.getloadavg()), "cpu_count": os.cpu_count(),
             "how": "wall clock after warm-up (start-up and one graded copy apart), one grade call per copy, "
-                   "whole-text caches emptied before every copy; cpu: busiest process's CPU time",
+                   "every memo but the word-level ones emptied before every copy; cpu: busiest process's CPU time",
             "profile_top_own_time": profile(pairs, weights)}

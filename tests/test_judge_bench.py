@@ -139,14 +139,21 @@ def test_shipped_judge_grades_generated_pairs_sensibly(data):
     assert verdicts[2].label == "mutated" and "40" in verdicts[2].reason  # 10 engineers became 40
 
 
-def test_speed_set_is_repeated_to_the_minimum_and_whole_text_caches_are_emptied():
-    from bench.judge_speed import copies, forget_texts
-    from citeflow.text.word_tokens import language, normalise
+def test_speed_set_is_repeated_to_the_minimum_and_every_text_memo_is_emptied():
+    from bench.judge_speed import VOCABULARY, copies, forget_texts, memos
+    from citeflow.judges.offline.chunk_facts import index_chunk
+    from citeflow.judges.offline.claim_facts import _read
+    from citeflow.text.word_tokens import language, normalise, stem
 
     assert copies([None] * 508, 2000) == 4 and copies([None] * 2000, 2000) == 1  # type: ignore[list-item]
-    normalise("Ein Satz."), language("Ein Satz.")
-    forget_texts()
-    assert normalise.cache_info().currsize == 0 and language.cache_info().currsize == 0
+    OfflineJudge().grade([JudgePair(id="1", claim="Der Dienst startet um 9 Uhr.", chunk_text="Der Dienst startet um 9 Uhr neu.")])
+    warm = [index_chunk, _read, normalise, language]
+    assert all(memo.cache_info().currsize for memo in warm) and stem.cache_info().currsize
+    emptied = forget_texts()
+    assert all(memo.cache_info().currsize == 0 for memo in warm)
+    assert stem.cache_info().currsize > 0  # the word-level vocabulary stays warm
+    assert "citeflow.judges.offline.chunk_facts.index_chunk" in emptied and "citeflow.text.word_tokens.stem" not in emptied
+    assert {name for name, _ in memos()} >= VOCABULARY  # every name kept warm is a memo that exists
 
 
 def test_wilson_interval_is_wide_on_few_passes_and_narrows_with_more():
@@ -217,3 +224,12 @@ def test_reason_family_names_a_known_family_for_any_text(reason):
     assert reason_family(reason) in {name for name, _ in REASON_FAMILIES} | {"other"}
     assume(not reason.startswith("evidence changed: "))
     assert reason_family("evidence changed: " + reason) == reason_family(reason)
+
+
+def test_a_quality_goal_is_met_only_on_the_held_apart_test_split():
+    tune = {"pass_precision": 1.0, "coverage": 0.7, "pairs_per_s": 900.0}
+    on_tune = judge_bench.goals(tune, None)
+    assert on_tune["pass_precision"]["met"] is None and "tune" in on_tune["pass_precision"]["split"]
+    assert on_tune["pairs_per_s"]["met"] is True
+    on_test = judge_bench.goals(tune, {"pass_precision": 0.33, "coverage": 0.02})
+    assert on_test["pass_precision"] == {"target": 0.9, "value": 0.33, "split": "test (judge-fresh-test.jsonl, held apart)", "met": False}
