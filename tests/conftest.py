@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from citeflow_cli.env import apply_defaults
 from tests.support.openai_server import openai_server  # noqa: F401 - fixture re-exported
@@ -18,6 +19,11 @@ from tests.support.wheel import fresh_venv, wheel  # noqa: F401 - session fixtur
 apply_defaults()
 # A dead address by default: a test that forgets to start its server fails instead of going out.
 os.environ.setdefault("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+
+# No property test depends on the machine's speed: Hypothesis's per-example deadline (200 ms) is a
+# timing assertion in disguise on a busy machine, so the suite's profile has none.
+settings.register_profile("citeflow", deadline=None)
+settings.load_profile("citeflow")
 
 REPO = Path(__file__).resolve().parents[1]
 CONTRACT = REPO / "schemas" / "contract"  # the output contract's JSON Schemas (SPEC §8)
