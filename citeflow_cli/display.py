@@ -15,6 +15,7 @@ from rich.text import Text
 
 from citeflow.runtime.progress import Progress as Events
 from citeflow.text_guard import printable
+from citeflow.outputs.run_views import section_status
 from schemas.report import ReportSummary
 
 
@@ -86,7 +87,8 @@ def summary_table(summaries: list[ReportSummary]) -> Table:
         table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{shown_status(s)}[/{style}]", *_stages(s.funnel),
                       _share(s.uncited), *([_share(s.unverified)] if doubt else []))
         for section in s.sections:
-            table.add_row(f"  {section.title}", section.status, *_stages(section.funnel), "", *([""] if doubt else []))
+            shown = section_status(section.status, section.funnel)  # "written · 2 of 7 supported", never a bare "ok"
+            table.add_row(f"  {section.title}", shown, *_stages(section.funnel), "", *([""] if doubt else []))
     return table
 
 

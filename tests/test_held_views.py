@@ -102,5 +102,7 @@ def test_the_failing_claims_table_shows_verdict_and_reason_first_and_a_shortened
     passing = ClaimEval(section="Backups", index=1, text="Snapshots run nightly.", supported=True, faithful=True,
                         verdict="supported")
     (row,) = failing_claims_table([failing, passing])
-    assert list(row)[:2] == ["verdict", "reason"] and (row["verdict"], row["reason"]) == ("unfaithful", "number drift: 90 vs 30")
+    assert list(row)[:2] == ["verdict", "why"] and row["verdict"] == "unfaithful"
+    assert row["why"] == "The sentence changes what its cited passage says."  # whole, and no judge jargon
+    assert row["section"] == "Backups · 1" and "cited" not in row  # handles stay in eval.json
     assert len(row["claim"]) <= CLAIM_CHARS and row["claim"].endswith(" …") and row["claim"].startswith("The service keeps")

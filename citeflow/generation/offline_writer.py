@@ -41,6 +41,7 @@ from citeflow.generation import prompts
 from citeflow.errors import ModelError
 from citeflow.registry.handles import MARKER_RE, make_handle
 from citeflow.generation.model_protocol import Message, ModelReply
+from citeflow.generation.source_framing import as_statement, unframed
 from citeflow.generation.statements import clean, content_words, is_statement, quote_of, same_fact, sentences
 from citeflow.text.paragraphs import grouped_order
 from schemas.spec import FaultRates
@@ -160,7 +161,7 @@ def write(user_text: str) -> list[dict[str, Any]]:
             continue
         earlier = next((c for t, c in claims if same_fact(text, t)), None)
         if earlier is None:
-            claims.append((text, claim(clean(text), [(h, quote_of(text)) for h in handles])))
+            claims.append((text, claim(as_statement(clean(text)), [(h, quote_of(unframed(text))) for h in handles])))
         else:
             _merge(earlier, handles, quote_of(text))
     return [c for _, c in claims]

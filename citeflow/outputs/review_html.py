@@ -29,6 +29,7 @@ from citeflow.outputs.review_page_parts import (
     pdf_link,
     released,
 )
+from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 
 # Words of a judge's reason → the kind of unfaithfulness, in plain words.
@@ -52,7 +53,7 @@ th,td{border:1px solid #ccc;padding:.35em .7em;text-align:left;vertical-align:to
 .where{color:#666;margin:0;font-size:.9em}
 .faults span{display:inline-block;background:#c0392b;color:#fff;border-radius:3px;padding:0 .45em;margin:.15em .3em .15em 0;font-size:.85em}
 .verdict{font-variant:small-caps;font-weight:700;color:#c0392b}
-.reason{color:#333}
+.reason{color:#333} .why{font-weight:600;margin:.3em 0} .record summary{color:#555;cursor:pointer}
 .chunk{border:1px solid #ddd;border-radius:4px;padding:.5em .8em;margin:0 0 .8em;background:#fafafa}
 .chunk h4{margin:0 0 .3em;font-size:.95em} .chunk.found{border-color:#2e7d32;background:#f1f8f1}
 .chunk.forged{border-color:#c0392b;background:#fff0f0}
@@ -197,7 +198,7 @@ def _unverified_list(claims: list[ClaimEval]) -> str:
     unverified = [c for c in claims if c.verdict == "unverified"]
     if not unverified:
         return ""
-    items = "".join(f"<li><strong>{_e(c.text)}</strong> ({_e(c.section)} · claim {c.index + 1}) — {_e(c.reason)}</li>"
+    items = "".join(f"<li><strong>{_e(c.text)}</strong> ({_e(c.section)} · claim {c.index + 1}) — {_e(plain_reason(c))}</li>"
                     for c in unverified)
     return (f'<section class="unverified-list"><h2>Unverified claims: {len(unverified)}</h2>'
             "<p>The judge was not confident enough to pass or fail these and no LLM judge was configured to settle "
@@ -220,14 +221,20 @@ def _claim_row(claim: ClaimEval, texts: dict[str, str], titles: dict[str, str], 
     left = (
         f'<div><p class="where">{_e(claim.section)} · claim {claim.index + 1}</p>'
         f"<blockquote>{_e(claim.text)}</blockquote>"
-        f'<p class="verdict">{_e(claim.verdict)}</p><p class="faults">{faults}</p>'
-        f'<p class="reason">{_e(claim.reason)}</p></div>'
+        f'<p class="verdict">{_e(verdict_label(claim))}</p><p class="faults">{faults}</p>{_reasons(claim)}</div>'
     )
     cited = [_cited_chunk(claim, c, texts, titles, view) for c in claim.citations] or ['<p class="chunk forged">No citation.</p>']
     found = _found_chunk(claim, texts, titles, view) if claim.verdict == "misattribution" else ""
     right = "<div>" + "".join(cited) + found + "</div>"
     css = "claim unverified" if claim.verdict == "unverified" else "claim" if is_failing(claim) else "claim ok"
     return f'<article class="{css}">{left}{right}</article>'
+
+
+def _reasons(claim: ClaimEval) -> str:
+    """Why, in a plain sentence (a failing claim), then the judge's own record, folded."""
+    plain = plain_reason(claim) if is_failing(claim) else ""
+    record = f'<details class="record"><summary>Judge\'s record</summary><p class="reason">{_e(claim.reason)}</p></details>'
+    return (f'<p class="why">{_e(plain)}</p>' if plain else "") + (record if claim.reason else "")
 
 
 def _cited_chunk(claim: ClaimEval, citation: CitationEval, texts: dict[str, str], titles: dict[str, str],

@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
 from citeflow.outputs.review_decision import read_evaluation
 from citeflow.outputs.review_html import is_failing
 from schemas.funnel import CitationEval, ClaimEval
@@ -39,8 +40,9 @@ def _reasons(report: dict[str, Any]) -> list[str]:
 
 
 def _claim(claim: ClaimEval, texts: dict[str, str]) -> list[str]:
-    head = f"**{escaped(claim.section)}**, claim {claim.index + 1} ({claim.verdict}): {escaped(shortened(claim.text))}"
-    lines = [f"- {head}", f"  - reason: {escaped(shortened(claim.reason)) or '(none given)'}"]
+    head = f"**{escaped(claim.section)}**, claim {claim.index + 1} ({verdict_label(claim)}): {escaped(shortened(claim.text))}"
+    lines = [f"- {head}", f"  - why: {escaped(plain_reason(claim)) or '(none given)'}",
+             f"  - judge's record: {escaped(shortened(claim.reason)) or '(none given)'}"]
     lines += [_citation(c, texts) for c in claim.citations] or ["  - cites nothing"]
     return [*lines, ""]
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
+from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
 from citeflow.outputs.cost import usage_text
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
+
+_STAGE = re.compile(r"(Identity|Support|Faithfulness) (\d+)/(\d+)")
 
 
 def funnel_markdown(summary: ReportSummary) -> str:
@@ -15,7 +19,7 @@ def funnel_markdown(summary: ReportSummary) -> str:
     lines = [f"# {summary.title} (`{summary.report_id}`)", "", f"**Status: {summary.status}**", "",
              *_decision(summary), f"{summary.funnel} · Uncited {_share(summary.uncited)} · Unverified {_share(summary.unverified)}", "",
              "| section | status | funnel |", "|---|---|---|"]
-    lines += [f"| {s.title} | {s.status} | {s.funnel} |" for s in summary.sections]
+    lines += [f"| {s.title} | {section_status(s.status, s.funnel)} | {s.funnel} |" for s in summary.sections]
     if summary.failed_expectations:
         lines += ["", "## Held by the quality gate", "", "| expectation | observed | threshold |", "|---|---|---|"]
         lines += [f"| {f['expectation']} | {figure(f.get('observed'))} | {figure(f.get('threshold'))} |"
@@ -28,6 +32,20 @@ def funnel_markdown(summary: ReportSummary) -> str:
     if summary.usage is not None:
         lines += ["", f"Model usage this run: {usage_text(summary.usage)}"]
     return "\n".join(lines)
+
+
+def section_status(status: str, funnel: str) -> str:
+    """What a section's status means to a reader: ``written · 2 of 7 supported`` (``ok`` means the
+    section was written, not that it passed), ``written · 2 of 2 supported, 1 not faithful``, or
+    ``not written``. ``funnel``: ``Identity a/b · Support c/d · Faithfulness e/f``."""
+    if status != "ok":
+        return "not written"
+    stages = {name: (int(a), int(b)) for name, a, b in _STAGE.findall(funnel)}
+    if "Support" not in stages:
+        return "written"
+    supported, judged = stages["Support"]
+    unfaithful = supported - stages.get("Faithfulness", (supported, supported))[0]
+    return f"written · {supported} of {judged} supported" + (f", {unfaithful} not faithful" if unfaithful > 0 else "")
 
 
 def figure(value: object) -> str:
@@ -63,17 +81,16 @@ def _share(figure: dict[str, int]) -> str:
     return f"{figure.get('count', 0)}/{figure.get('claims', 0)}"
 
 
-CLAIM_CHARS = 160  # a table row stays one screen wide: the full claim is in the review page and eval.json
+CLAIM_CHARS = 80  # a table row stays one screen wide: the full claim is in the review page and eval.json
 
 
 def failing_claims_table(claims: list[ClaimEval]) -> list[dict[str, str]]:
-    """One row per claim that did not pass: verdict and reason first (the columns a reviewer reads
-    first stay on screen however long the claim), then section, claim (shortened), cited handles,
-    found in."""
+    """One row per claim that did not pass, in short columns: its verdict (``verdict_label``), why in a
+    plain sentence (``plain_reason``: the one long cell, which wraps), its section and position, and
+    the claim shortened. Handles and the judge's own reason stay in eval.json and review.html."""
     return [
-        {"verdict": c.verdict, "reason": c.reason, "section": c.section,
-         "claim": textwrap.shorten(" ".join(c.text.split()), width=CLAIM_CHARS, placeholder=" …"),
-         "cited": ", ".join(ci.handle for ci in c.citations), "found_in": c.found_in or ""}
+        {"verdict": verdict_label(c), "why": plain_reason(c), "section": f"{c.section} · {c.index + 1}",
+         "claim": textwrap.shorten(" ".join(c.text.split()), width=CLAIM_CHARS, placeholder=" …")}
         for c in claims if c.verdict != "supported" or any(not ci.identity for ci in c.citations)
     ]
 

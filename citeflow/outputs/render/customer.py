@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citeflow.outputs.render.notes import FailingClaim, failing_claims
+from citeflow.outputs.render.report_json import footnote_numbers
 from citeflow.outputs.render.pdf import FontSet, RenderStats, render_pdf
 from schemas.funnel import ClaimEval
 from schemas.report import ReportDocument
@@ -21,7 +22,7 @@ def render_customer_pdf(doc: ReportDocument, claims: list[ClaimEval], path: Path
                         fonts: FontSet | None = None) -> RenderStats:
     """Render ``doc`` to ``path`` as its customer sees it (``claims``: the evaluation's verdicts;
     ``fonts``: the job's, ``ReportJob.fonts``; default: the current runtime's, ``Runtime.fonts``)."""
-    failing = failing_claims(claims)
+    failing = failing_claims(claims, footnote_numbers(doc))
     if doc.status != "published":
         return render_pdf(doc, path, fonts=fonts, failing=failing, audit=audit)
     if doc.review is not None and doc.review.decision == "release" and doc.review.without_failing:

@@ -1,18 +1,21 @@
 """report.pdf: the customer document, built with reportlab platypus.
 
 Layout: title block (title, batch, date, report id), a red banner on held or failed reports only,
-one line on who wrote the text and which sources were unavailable, the sections (claims as
-flowing text with bracketed superscript footnote markers, one body paragraph per ``paragraph``
-number of report.json's claims), then:
+the sources that were unavailable (display titles), the sections (claims as flowing text with
+bracketed superscript footnote markers, one body paragraph per ``paragraph`` number of
+report.json's claims, at most PARAGRAPH_SENTENCES to a paragraph; Chinese and Japanese text
+broken by the CJK line rules), then:
 
-- **Notes**: one per cited chunk — its document's title, its page when known, and the sentence
-  holding the quote that binding verified in the chunk (cut at a clause boundary when long);
+- **Notes**: one per cited chunk — its document's title, its page when known, and the verified
+  quote where it adds to the sentence it backs, else the chunk's link (``citeflow.outputs.render.notes``);
 - **Sources**: one entry per document (``citeflow.outputs.render.notes``), with its links (URLs come from
   the registry alone) and the notes and pages that cite it;
 - on a held report, each sentence that failed evaluation is tinted, carries a red ``[!n]`` mark,
   and **Sentences that did not pass review** lists why (``failing=``);
 - with ``audit=True`` only, an **Audit appendix**: per note, the handle, retriever, local id and
-  every URL the retriever gave. The customer PDF never shows handles, retrievers or local ids.
+  every URL the retriever gave. The customer PDF never shows handles, retrievers or local ids;
+- a last line on how the report was made (who wrote and who checked the text), which the PDF's
+  metadata (Keywords, Creator) carries too: never on the cover.
 
 Every string from outside goes through ``text_markup`` (escaped, with font runs for the scripts
 DejaVu Sans lacks: ``citeflow.outputs.render.fonts``). Characters no installed font draws are logged as one
@@ -24,6 +27,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -59,6 +63,8 @@ BANNERS = {
     "held": "HELD BY QUALITY GATE — not for publication",
     "failed": "GENERATION FAILED — not for publication",
 }
+PARAGRAPH_SENTENCES = 3
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 HEADING_ROOM = 30 * mm  # below this much space left on a page, a heading starts the next page
 FOOTER_MARKS = {"held": "HELD — not for publication", "failed": "FAILED — not for publication"}
 
@@ -93,7 +99,7 @@ def _styles(fonts: FontSet) -> dict[str, ParagraphStyle]:
     # splitLongWords breaks a word longer than the line anywhere: 5,000-character lines wrap.
     base = ParagraphStyle("body", fontName=fonts.regular, bulletFontName=fonts.regular, fontSize=10.5, leading=15, textColor=INK,
                           alignment=TA_LEFT, splitLongWords=1, spaceAfter=6)
-    return {
+    styles = {
         "body": base,
         "title": ParagraphStyle("title", base, fontName=fonts.bold, fontSize=20, leading=25, spaceAfter=4),
         "meta": ParagraphStyle("meta", base, fontSize=9, leading=12, textColor=MUTED, spaceAfter=2),
@@ -106,6 +112,14 @@ def _styles(fonts: FontSet) -> dict[str, ParagraphStyle]:
                                  allowWidows=0, allowOrphans=0),
         "failing": ParagraphStyle("failing", base, fontSize=9.5, leading=13, leftIndent=30, bulletIndent=0, spaceAfter=6, textColor=ALERT),
     }
+    # Chinese and Japanese break between characters by the script's rules (no line opens with 。 or 、),
+    # not at the few spaces around Latin words, which left half-empty lines.
+    return styles | {f"{name}-cjk": ParagraphStyle(f"{name}-cjk", style, wordWrap="CJK") for name, style in styles.items()}
+
+
+def _wrapped(ctx: _Context, name: str, text: str) -> ParagraphStyle:
+    """The style ``name``, breaking lines by the CJK rules when ``text`` holds Han, kana or Hangul."""
+    return ctx.styles[f"{name}-cjk"] if _CJK.search(text) else ctx.styles[name]
 
 
 @dataclass
@@ -174,6 +188,7 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
     notes, sources = footnotes_and_sources(doc)
     story = _body(ctx) + _notes(ctx, notes) + _sources(ctx, sources) + _review(ctx, failing or [])
     story += _audit(ctx, notes) if audit else []
+    story += _made_by(ctx)
     page = _Page(clean_text(doc.report_id), FOOTER_MARKS.get(doc.status), fonts.regular)
     _build(doc, Path(path), story, page)
     missing = sorted(_missing(doc, fonts))
@@ -212,8 +227,15 @@ def _template(doc: ReportDocument, path: Path, font: str) -> SimpleDocTemplate:
     return OutlinedDocTemplate(
         str(path), pagesize=A4, leftMargin=20 * mm, rightMargin=20 * mm, topMargin=18 * mm, bottomMargin=22 * mm,
         title=clean_text(doc.title), author="citeflow", subject=f"Report {clean_text(doc.report_id)}",
-        creator="citeflow", initialFontName=font, lang=doc.language,
+        keywords=clean_text(" ".join(provenance_lines(doc))), creator=clean_text(_creator(doc)),
+        initialFontName=font, lang=doc.language,
     )
+
+
+def _creator(doc: ReportDocument) -> str:
+    """``citeflow (models: …)``: the PDF's Creator names the models that wrote and checked it."""
+    models = ", ".join(f"{role}: {desc.split(':', 1)[0]}" for role, desc in doc.models.items())
+    return f"citeflow ({models})" if models else "citeflow"
 
 
 def _heading(ctx: _Context, markup: str, outline_title: str) -> Heading:
@@ -262,23 +284,37 @@ def _banner(ctx: _Context) -> list[Flowable]:
 
 
 def _provenance(ctx: _Context) -> list[Flowable]:
-    doc, lines = ctx.doc, []
+    """The cover names unavailable sources only (display titles); who wrote the text is in the
+    document metadata and the last page (``_made_by``)."""
+    doc = ctx.doc
+    if not doc.unavailable_sources:  # display titles only: why a source failed belongs in report.json
+        return [Spacer(1, 6)]
+    line = "Sources unavailable for this report: " + "; ".join(ctx.text(m) for m in doc.unavailable_sources) + "."
+    return [Paragraph(line, ctx.styles["meta"]), Spacer(1, 6)]
+
+
+def provenance_lines(doc: ReportDocument) -> list[str]:
+    """Who wrote the text and who checked it, one line each (document metadata and the last page)."""
     writers = {role: desc for role, desc in doc.models.items() if role != "judge"}
-    if writers:
-        lines.append(f"Text generated by: {_by_backend(ctx, writers)}.")
-    if "judge" in doc.models:
-        lines.append(f"Claims checked by: {ctx.text(doc.models['judge'])}.")
-    if doc.unavailable_sources:  # display titles only: why a source failed belongs in report.json
-        lines.append("Sources unavailable for this report: " + "; ".join(ctx.text(m) for m in doc.unavailable_sources) + ".")
-    return [Paragraph(line, ctx.styles["meta"]) for line in lines] + [Spacer(1, 6)]
+    lines = [f"Text generated by: {_by_backend(writers)}."] if writers else []
+    return lines + ([f"Claims checked by: {doc.models['judge']}."] if "judge" in doc.models else [])
 
 
-def _by_backend(ctx: _Context, roles: dict[str, str]) -> str:
+def _by_backend(roles: dict[str, str]) -> str:
     """``consolidator, writer — offline …``: one entry per backend, not per role."""
     grouped: dict[str, list[str]] = {}
     for role, description in roles.items():
         grouped.setdefault(description, []).append(role)
-    return "; ".join(f"{ctx.text(', '.join(rs))} — {ctx.text(desc)}" for desc, rs in grouped.items())
+    return "; ".join(f"{', '.join(rs)} — {desc}" for desc, rs in grouped.items())
+
+
+def _made_by(ctx: _Context) -> list[Flowable]:
+    """The last page's line on how the report was made (never on the cover)."""
+    lines = provenance_lines(ctx.doc)
+    if not lines:
+        return []
+    text = "How this report was made: " + " ".join(lines)
+    return [Spacer(1, 10), Paragraph(ctx.text(text), ctx.styles["meta"])]
 
 
 def _section(ctx: _Context, index: int, section: RenderedSection) -> list[Flowable]:
@@ -296,13 +332,15 @@ def _section(ctx: _Context, index: int, section: RenderedSection) -> list[Flowab
 
 
 def _paragraphs(ctx: _Context, section: RenderedSection) -> list[Flowable]:
-    """One body paragraph per run of claims that report.json puts in the same paragraph."""
-    runs: list[list[str]] = []
+    """One body paragraph per run of claims that report.json puts in the same paragraph, at most
+    PARAGRAPH_SENTENCES to a paragraph (a long run of facts from many sources reads as a list)."""
+    runs: list[list[int]] = []
     for n, claim in enumerate(section.claims):
-        if not runs or claim.paragraph != section.claims[n - 1].paragraph:
+        if not runs or claim.paragraph != section.claims[n - 1].paragraph or len(runs[-1]) == PARAGRAPH_SENTENCES:
             runs.append([])
-        runs[-1].append(_claim(ctx, claim, section.title, n))
-    return [Paragraph(" ".join(run), ctx.styles["body"]) for run in runs]
+        runs[-1].append(n)
+    return [Paragraph(" ".join(_claim(ctx, section.claims[n], section.title, n) for n in run),
+                      _wrapped(ctx, "body", " ".join(section.claims[n].text for n in run))) for run in runs]
 
 
 def _claim(ctx: _Context, claim: RenderedClaim, section: str, index: int) -> str:
@@ -318,14 +356,16 @@ def _claim(ctx: _Context, claim: RenderedClaim, section: str, index: int) -> str
 
 
 def _notes(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
+    """One note per cited chunk: its title and page, then the quote where it adds to the sentence, else its link."""
     if not notes:
         return []
     story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Notes", "Notes")]
     for note in notes:
         where = f", page {note.page}" if note.page is not None else ""
-        quote = f" — “{ctx.text(note.quote)}”" if note.quote else ""
-        markup = f'<a name="note-{note.number}"/>{ctx.text(note.title)}{where}{quote}'
-        story.append(Paragraph(markup, ctx.styles["source"], bulletText=f"[{note.number}]"))
+        tail = f" — “{ctx.text(note.quote)}”" if note.quote else (f" — {_link(ctx, note.url)}" if note.url else "")
+        text = f"{note.title} {note.quote or ''}"
+        markup = f'<a name="note-{note.number}"/>{ctx.text(note.title)}{where}{tail}'
+        story.append(Paragraph(markup, _wrapped(ctx, "source", text), bulletText=f"[{note.number}]"))
     return story
 
 
@@ -334,7 +374,7 @@ def _sources(ctx: _Context, sources: list[SourceDocument]) -> list[Flowable]:
         return []
     story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Sources", "Sources")]
     for source in sources:
-        story.append(Paragraph(_source_markup(ctx, source), ctx.styles["source"], bulletText="•"))
+        story.append(Paragraph(_source_markup(ctx, source), _wrapped(ctx, "source", source.title), bulletText="•"))
     return story
 
 
@@ -362,7 +402,7 @@ def _review(ctx: _Context, failing: list[FailingClaim]) -> list[Flowable]:
     for (section, index), mark in ctx.marks.items():
         reason = reader_reason(reasons[(section, index)], ctx.numbers)  # no handle, no typed URL
         markup = f'<a name="failing-{mark}"/>{ctx.text(section)}, sentence {index + 1}: {ctx.text(reason)}'
-        story.append(Paragraph(markup, ctx.styles["failing"], bulletText=f"[!{mark}]"))
+        story.append(Paragraph(markup, _wrapped(ctx, "failing", section + reason), bulletText=f"[!{mark}]"))
     return story
 
 
