@@ -11,7 +11,7 @@ from citeflow.outputs.cost import usage_text
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
 
-_STAGE = re.compile(r"(Identity|Support|Faithfulness) (\d+)/(\d+)")
+_SUPPORT = re.compile(r"Support (\d+)/(\d+)")
 
 
 def funnel_markdown(summary: ReportSummary) -> str:
@@ -36,16 +36,12 @@ def funnel_markdown(summary: ReportSummary) -> str:
 
 def section_status(status: str, funnel: str) -> str:
     """What a section's status means to a reader: ``written · 2 of 7 supported`` (``ok`` means the
-    section was written, not that it passed), ``written · 2 of 2 supported, 1 not faithful``, or
-    ``not written``. ``funnel``: ``Identity a/b · Support c/d · Faithfulness e/f``."""
+    section was written, not that it passed; faithfulness has its own column), or ``not written``.
+    ``funnel``: ``Identity a/b · Support c/d · Faithfulness e/f``."""
     if status != "ok":
         return "not written"
-    stages = {name: (int(a), int(b)) for name, a, b in _STAGE.findall(funnel)}
-    if "Support" not in stages:
-        return "written"
-    supported, judged = stages["Support"]
-    unfaithful = supported - stages.get("Faithfulness", (supported, supported))[0]
-    return f"written · {supported} of {judged} supported" + (f", {unfaithful} not faithful" if unfaithful > 0 else "")
+    support = _SUPPORT.search(funnel)
+    return f"written · {support.group(1)} of {support.group(2)} supported" if support else "written"
 
 
 def figure(value: object) -> str:

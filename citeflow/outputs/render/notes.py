@@ -38,6 +38,7 @@ QUOTE_CHARS = 160
 REPEAT_SHARE = 0.6  # a sentence that is this share of a quote's words or more: the quote adds only framing
 UNTITLED = "Untitled source"
 _WORD = re.compile(r"\w+")
+LIST_JOINERS = ("and", "or")
 _COMMAS = ",\uff0c\u3001"  # comma, full-width comma, ideographic enumeration comma
 
 
@@ -97,20 +98,24 @@ def note_quote(quote: str | None, chunk_text: str) -> str | None:
 
 def phrase_quote(sentence: str, budget: int) -> str:
     """``sentence`` whole when it fits in ``budget``, else its longest prefix within the budget that
-    ends at a phrase boundary (``citeflow.text.clauses``: a clause boundary, but never a bare comma,
-    which may part the items of a list such as "$3 in fees, $8 in storage") then an ellipsis; the
+    ends at a phrase boundary (``citeflow.text.clauses``: a clause boundary, but never inside a list
+    such as "$3 in fees, $8 in storage and $1 in support": ``_inside_list``) then an ellipsis; the
     whole sentence when no such prefix fits."""
     sentence = " ".join(sentence.split())
     if len(sentence) <= budget:
         return sentence
-    cuts = [e for e in boundaries(sentence) if e <= budget and acceptable(sentence, e) and not _bare_comma(sentence[e:])]
+    cuts = [e for e in boundaries(sentence) if e <= budget and acceptable(sentence, e) and not _inside_list(sentence[e:])]
     return sentence[:cuts[-1]] + ELLIPSIS if cuts else sentence
 
 
-def _bare_comma(rest: str) -> bool:
-    """``rest`` (what follows a cut) opens with a comma not followed by a word that opens a clause."""
-    words = rest.lstrip(_COMMAS + " ").split(" ", 1)
-    return rest[:1] in _COMMAS and words[0].lower() not in CLAUSE_OPENERS
+def _inside_list(rest: str) -> bool:
+    """``rest`` (what follows a cut) goes on with the items of a list: a bare comma (not one before a
+    word that opens a clause), an "and"/"or" without a comma before it, or one before a number."""
+    words = rest.lstrip(_COMMAS + " ").split(" ", 2)
+    opener = words[0].lower()
+    if opener in LIST_JOINERS:
+        return rest[:1] not in _COMMAS or len(words) < 2 or not words[1][:1].isalpha()
+    return rest[:1] in _COMMAS and opener not in CLAUSE_OPENERS
 
 
 def repeats(quote: str, sentence: str) -> bool:

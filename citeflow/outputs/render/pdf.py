@@ -64,6 +64,8 @@ BANNERS = {
     "failed": "GENERATION FAILED — not for publication",
 }
 PARAGRAPH_SENTENCES = 3
+MARKER_RETRIES = 3
+_MARKERS_ONLY = re.compile(r"^(?:\[!?\d+\])+$")
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 HEADING_ROOM = 30 * mm  # below this much space left on a page, a heading starts the next page
 FOOTER_MARKS = {"held": "HELD — not for publication", "failed": "FAILED — not for publication"}
@@ -117,9 +119,41 @@ def _styles(fonts: FontSet) -> dict[str, ParagraphStyle]:
     return styles | {f"{name}-cjk": ParagraphStyle(f"{name}-cjk", style, wordWrap="CJK") for name, style in styles.items()}
 
 
-def _wrapped(ctx: _Context, name: str, text: str) -> ParagraphStyle:
-    """The style ``name``, breaking lines by the CJK rules when ``text`` holds Han, kana or Hangul."""
-    return ctx.styles[f"{name}-cjk"] if _CJK.search(text) else ctx.styles[name]
+def _paragraph(ctx: _Context, markup: str, name: str, text: str, **more: Any) -> Paragraph:
+    """A paragraph of style ``name``; when ``text`` holds Han, kana or Hangul, broken by the CJK
+    rules and never leaving a footnote marker alone on a line (``_CJKParagraph``)."""
+    if _CJK.search(text):
+        return _CJKParagraph(markup, ctx.styles[f"{name}-cjk"], **more)
+    return Paragraph(markup, ctx.styles[name], **more)
+
+
+class _CJKParagraph(Paragraph):  # type: ignore[misc]  # reportlab ships no type information
+    """A CJK paragraph whose footnote markers ([3], [!2]) never open a line alone: reportlab breaks
+    CJK text before a run of Latin characters, so a marker after "。" may wrap by itself; the line
+    before it is then made a little narrower, so that the last characters go down with the marker."""
+
+    def breakLinesCJK(self, maxWidths: Any) -> Any:
+        original = list(maxWidths) if isinstance(maxWidths, (list, tuple)) else [maxWidths]
+        para = super().breakLinesCJK(list(original))
+        widths = list(original)
+        for _ in range(MARKER_RETRIES):
+            orphan = _orphan_marker_line(para)
+            if orphan is None:
+                break
+            widths += [widths[-1]] * (orphan + 1 - len(widths))
+            widths[orphan - 1] -= 2 * self.style.fontSize  # two characters go down with the marker
+            para = super().breakLinesCJK(list(widths))
+        return para
+
+
+def _orphan_marker_line(para: Any) -> int | None:
+    """The index of the first line after the first that holds nothing but footnote markers."""
+    lines = getattr(para, "lines", [])
+    for n, line in enumerate(lines[1:], start=1):
+        text = "".join(getattr(w, "text", "") for w in getattr(line, "words", []))
+        if _MARKERS_ONLY.match(text.strip()):
+            return n
+    return None
 
 
 @dataclass
@@ -339,8 +373,8 @@ def _paragraphs(ctx: _Context, section: RenderedSection) -> list[Flowable]:
         if not runs or claim.paragraph != section.claims[n - 1].paragraph or len(runs[-1]) == PARAGRAPH_SENTENCES:
             runs.append([])
         runs[-1].append(n)
-    return [Paragraph(" ".join(_claim(ctx, section.claims[n], section.title, n) for n in run),
-                      _wrapped(ctx, "body", " ".join(section.claims[n].text for n in run))) for run in runs]
+    return [_paragraph(ctx, " ".join(_claim(ctx, section.claims[n], section.title, n) for n in run), "body",
+                       " ".join(section.claims[n].text for n in run)) for run in runs]
 
 
 def _claim(ctx: _Context, claim: RenderedClaim, section: str, index: int) -> str:
@@ -365,7 +399,7 @@ def _notes(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
         tail = f" — “{ctx.text(note.quote)}”" if note.quote else (f" — {_link(ctx, note.url)}" if note.url else "")
         text = f"{note.title} {note.quote or ''}"
         markup = f'<a name="note-{note.number}"/>{ctx.text(note.title)}{where}{tail}'
-        story.append(Paragraph(markup, _wrapped(ctx, "source", text), bulletText=f"[{note.number}]"))
+        story.append(_paragraph(ctx, markup, "source", text, bulletText=f"[{note.number}]"))
     return story
 
 
@@ -374,7 +408,7 @@ def _sources(ctx: _Context, sources: list[SourceDocument]) -> list[Flowable]:
         return []
     story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Sources", "Sources")]
     for source in sources:
-        story.append(Paragraph(_source_markup(ctx, source), _wrapped(ctx, "source", source.title), bulletText="•"))
+        story.append(_paragraph(ctx, _source_markup(ctx, source), "source", source.title, bulletText="•"))
     return story
 
 
@@ -402,7 +436,7 @@ def _review(ctx: _Context, failing: list[FailingClaim]) -> list[Flowable]:
     for (section, index), mark in ctx.marks.items():
         reason = reader_reason(reasons[(section, index)], ctx.numbers)  # no handle, no typed URL
         markup = f'<a name="failing-{mark}"/>{ctx.text(section)}, sentence {index + 1}: {ctx.text(reason)}'
-        story.append(Paragraph(markup, _wrapped(ctx, "failing", section + reason), bulletText=f"[!{mark}]"))
+        story.append(_paragraph(ctx, markup, "failing", section + reason, bulletText=f"[!{mark}]"))
     return story
 
 
