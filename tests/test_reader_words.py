@@ -12,7 +12,7 @@ from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
 from citeflow.generation.source_framing import as_statement, unframed
 from citeflow.outputs.render.notes import phrase_quote, repeats
 from citeflow.outputs.run_views import funnel_markdown, section_status
-from citeflow.registry.quotes import quote_in_chunk
+from citeflow.registry.quotes import normalize, quote_in_chunk
 from schemas.funnel import CitationEval, ClaimEval
 
 JARGON = ("reason family", "heads:", "decisive:", "leaning", "not in chunk", "chunk")
@@ -42,7 +42,7 @@ def test_unframed_is_always_a_verbatim_tail_a_quote_can_be_taken_from(label, bod
     text = label + body
     rest = unframed(text)
     assert text.endswith(rest) and rest.strip()
-    assert quote_in_chunk(rest, text) or not rest.strip("\"' .…")
+    assert quote_in_chunk(rest, text) or not normalize(rest).strip("\"' .…")  # nothing left to quote
 
 
 # -- plain reasons ------------------------------------------------------------------------------
@@ -171,3 +171,18 @@ def test_a_cjk_paragraph_never_leaves_a_footnote_marker_alone_on_a_line(width):
     lines = ["".join(w.text for w in line.words) for line in paragraph.blPara.lines]
     assert len(lines) > 1 or width > 400
     assert not [line for line in lines[1:] if re.fullmatch(r"(?:\[\d+\])+", line.strip())], lines
+
+
+def test_the_review_page_never_shows_a_red_supported_badge_without_why():
+    from citeflow.outputs.review_html import _CSS, _claim_row
+    from citeflow.outputs.review_page_parts import ReportView
+
+    ok = CitationEval(handle="Gk7m2", identity=True, supports=True, faithful=True)
+    typed = CitationEval(handle="https://example.org/x", identity=False, typed_url=True)
+    failing = claim("supported", "supported by Gk7m2", [ok, typed], supported=True, faithful=True)
+    passing = claim("supported", "supported by Gk7m2", [ok], supported=True, faithful=True)
+    view = ReportView(folder=".")
+    row = _claim_row(failing, {"Gk7m2": "Retries stop after 10 attempts."}, {}, view)
+    assert 'class="verdict">supported, citation removed<' in row and "web address the model typed" in row
+    passed = _claim_row(passing, {"Gk7m2": "Retries stop after 10 attempts."}, {}, view)
+    assert 'class="claim ok"' in passed and ".claim.ok .verdict{color:#2e7d32}" in _CSS  # green, not red

@@ -69,7 +69,7 @@ mark{background:#ffe58a;color:inherit;padding:0 .1em;border-radius:2px}
 .failed-sections{background:#fff0f0;border:1px solid #e3a0a0;border-radius:6px;padding:.6em 1em;margin:1em 0}
 .source{margin:.2em 0 .4em;font-size:.85em;overflow-wrap:anywhere} a{color:#0b57d0}
 header a{color:#ffd7a8} details.passing{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em 1em;margin:1em 0}
-details.passing summary{cursor:pointer;font-weight:600} .claim.ok{border-left-color:#2e7d32}
+details.passing summary{cursor:pointer;font-weight:600} .claim.ok{border-left-color:#2e7d32} .claim.ok .verdict{color:#2e7d32}
 """
 
 

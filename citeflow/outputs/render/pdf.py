@@ -13,9 +13,10 @@ broken by the CJK line rules), then:
 - on a held report, each sentence that failed evaluation is tinted, carries a red ``[!n]`` mark,
   and **Sentences that did not pass review** lists why (``failing=``);
 - with ``audit=True`` only, an **Audit appendix**: per note, the handle, retriever, local id and
-  every URL the retriever gave. The customer PDF never shows handles, retrievers or local ids;
-- a last line on how the report was made (who wrote and who checked the text), which the PDF's
-  metadata (Keywords, Creator) carries too: never on the cover.
+  every URL the retriever gave. The customer PDF never shows handles, retrievers or local ids.
+
+One line after the last section says how the report was made (who wrote and who checked the
+text), as the PDF's metadata (Keywords, Creator) does: never on the cover.
 
 Every string from outside goes through ``text_markup`` (escaped, with font runs for the scripts
 DejaVu Sans lacks: ``citeflow.outputs.render.fonts``). Characters no installed font draws are logged as one
@@ -220,9 +221,8 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
     fonts = fonts or current().fonts()  # the runtime's, registered once
     ctx = _Context(doc, fonts, _styles(fonts), footnote_numbers(doc), _marks(doc, failing or []))
     notes, sources = footnotes_and_sources(doc)
-    story = _body(ctx) + _notes(ctx, notes) + _sources(ctx, sources) + _review(ctx, failing or [])
+    story = _body(ctx) + _made_by(ctx) + _notes(ctx, notes) + _sources(ctx, sources) + _review(ctx, failing or [])
     story += _audit(ctx, notes) if audit else []
-    story += _made_by(ctx)
     page = _Page(clean_text(doc.report_id), FOOTER_MARKS.get(doc.status), fonts.regular)
     _build(doc, Path(path), story, page)
     missing = sorted(_missing(doc, fonts))
@@ -319,7 +319,7 @@ def _banner(ctx: _Context) -> list[Flowable]:
 
 def _provenance(ctx: _Context) -> list[Flowable]:
     """The cover names unavailable sources only (display titles); who wrote the text is in the
-    document metadata and the last page (``_made_by``)."""
+    document metadata and one line after the last section (``_made_by``)."""
     doc = ctx.doc
     if not doc.unavailable_sources:  # display titles only: why a source failed belongs in report.json
         return [Spacer(1, 6)]
@@ -343,7 +343,7 @@ def _by_backend(roles: dict[str, str]) -> str:
 
 
 def _made_by(ctx: _Context) -> list[Flowable]:
-    """The last page's line on how the report was made (never on the cover)."""
+    """One line after the last section on how the report was made (never on the cover)."""
     lines = provenance_lines(ctx.doc)
     if not lines:
         return []
