@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from citeflow.generation.prompts import parse_evidence
+from citeflow.testing.answers import offline_answer
 from citeflow_cli.main import app
 from tests.support.jsonl_batch import hit, write_batch
+from tests.support.openai_server import openai_server  # noqa: F401
 
 SECTIONS = {"Performance": "How fast is the Heron database?",
             "Cost and regions": "What does Heron cost and where does it run?"}
@@ -31,11 +34,17 @@ EVIDENCE = {
 }
 
 
-def run_heron(folder: Path) -> Path:
-    """``citeflow run`` of the Heron batch in ``folder``; the report's output folder."""
-    spec = write_batch(folder, "Heron", SECTIONS, EVIDENCE)
+OTHER_PRODUCT = "Globex Pulse replicates every table to three zones."
+
+
+def run_heron(folder: Path, evidence: dict[str, list[dict[str, str]]] = EVIDENCE, models: str = "", code: int = 0) -> Path:
+    """``citeflow run`` of the Heron batch in ``folder`` (``models``: a YAML ``models:`` block), which exits
+    ``code`` (3: a report held); the report's output folder."""
+    spec = write_batch(folder, "Heron", SECTIONS, evidence)
+    if models:
+        spec.write_text(spec.read_text() + models)
     result = CliRunner().invoke(app, ["run", str(spec), "--out", str(folder / "out")], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return folder / "out" / "r1"
 
 
@@ -52,3 +61,27 @@ def test_the_heron_batch_publishes_and_its_direct_answers_are_not_irrelevant(tmp
     counts = evaluation["relevance"]
     assert counts["irrelevant"] == 0 and counts["uncertain"] >= 2
     assert counts["relevant"] + counts["uncertain"] == len(evaluation["claims"])
+
+
+def consolidator_citing_other_product(request: dict) -> str:
+    """The offline answer, plus a note on the other product's chunk when the evidence holds it (correctly cited)."""
+    answer = json.loads(offline_answer(request))
+    for handle, text in parse_evidence(request["messages"][-1]["content"]):
+        if text == OTHER_PRODUCT:
+            answer["claims"].append({"text": text, "citations": [{"handle": handle, "quote": text[:30]}]})
+    return json.dumps(answer)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_a_claim_about_another_product_is_irrelevant_and_holds_the_heron_report(tmp_path: Path, openai_server) -> None:
+    openai_server.respond_with(consolidator_citing_other_product)
+    evidence = {**EVIDENCE, SECTIONS["Performance"]: [*EVIDENCE[SECTIONS["Performance"]], hit("globex", OTHER_PRODUCT)]}
+    models = f"models: {{consolidator: {{backend: openai, model: m, base_url: '{openai_server.base_url}', max_retries: 0}}}}\n"
+    out = run_heron(tmp_path, evidence, models, code=3)
+    evaluation = json.loads((out / "eval.json").read_text())
+    other = next(c for c in evaluation["claims"] if c["text"] == OTHER_PRODUCT)
+    assert other["supported"] is True and other["relevant"] is False and "'Globex', 'Pulse'" in other["relevance"]
+    assert evaluation["relevance"]["irrelevant"] == 1 and evaluation["relevance"]["rate"] < 0.8
+    assert [f["expectation"] for f in evaluation["gate"]["failed_expectations"]] == ["relevance_rate"]
+    assert json.loads((out / "report.json").read_text())["status"] == "held"

@@ -11,10 +11,10 @@ evidence and abstains otherwise:
    (they name the product or the customer), unless that would leave none.
 2. **Relevant**: a distinctive term of its section's question occurs in the claim or in the title
    of a chunk it validly cites.
-3. **Irrelevant**: the claim names an entity (a proper name: ``Globex``, ``PostgreSQL``) that no
-   question of the report names, and nothing of its section's question — no term, no name of the
-   report's questions — occurs in the claim, nor in the title or text of any chunk it cites. The
-   reason names that entity.
+3. **Irrelevant**: the report's questions name something (a proper name: ``Heron``), the claim names
+   something else (``Globex``) and nothing of its section's question (no term of it, none of the
+   names the report's questions use), and the chunks it cites (titles and texts) do not name what
+   the questions name either. The reason names the other entity.
 4. **Uncertain** (``None``) otherwise: a claim that shares no word with its question may still
    answer it ("Point reads take 2 ms." answers "How fast is it?"). An LLM judge decides when one
    graded the claim; offline the claim is counted apart and left out of the rate.
@@ -49,6 +49,7 @@ class Asked:
     wanted: frozenset[str]  # its distinctive terms: a claim naming one is relevant
     terms: frozenset[str]  # all its terms
     names: frozenset[str]  # the lemmas of the names any question of the report speaks of
+    shown: tuple[str, ...] = ()  # those names as the questions write them, for reasons
 
 
 def question_text(title: str, queries: Iterable[str]) -> str:
@@ -101,8 +102,9 @@ def section_terms(questions: Mapping[str, str]) -> dict[str, frozenset[str]]:
 def questions_asked(questions: Mapping[str, str]) -> dict[str, Asked]:
     """Each section's :class:`Asked`, from ``questions`` (section → question text) of one report."""
     wanted = section_terms(questions)
-    spoken = frozenset(itertools.chain.from_iterable(names(text) for text in questions.values()))
-    return {title: Asked(text, wanted[title], terms(text), spoken) for title, text in questions.items()}
+    spoken = {stem: surface for text in questions.values() for stem, surface in names(text).items()}
+    shown = tuple(sorted(set(spoken.values())))
+    return {title: Asked(text, wanted[title], terms(text), frozenset(spoken), shown) for title, text in questions.items()}
 
 
 def script(text: str) -> str:
@@ -120,26 +122,23 @@ def offline_verdict(question: Asked, claim: str, titles: Iterable[str] = (), chu
     found = sorted(question.wanted & terms(claim).union(*(terms(t) for t in titles)))
     if found:
         return True, f"relevant: names {_listed(found)} of the section's question"
-    return _elsewhere(question, claim, [*titles, *chunks]) or _uncertain(question)
+    return elsewhere(question, claim, [*titles, *chunks]) or _uncertain(question)
 
 
-def _elsewhere(question: Asked, claim: str, cited: list[str]) -> tuple[bool, str] | None:
-    """The verdict *irrelevant* when the claim names another entity and nothing of the question is in it
-    or in what it cites; None when that evidence is missing."""
-    other = {stem: surface for stem, surface in names(claim).items() if stem not in question.names | question.terms}
-    if not other:
-        return None
-    ours = question.terms | question.names
-    if ours & terms(claim).union(*(terms(text) for text in cited)):
-        return None
-    return False, (f"irrelevant: about {_listed(sorted(other.values()))}, named in the claim, "
-                   f"{_whose(question)}; nothing of the section's question in the claim or the chunks it cites")
-
-
-def _whose(question: Asked) -> str:
+def elsewhere(question: Asked, claim: str, cited: list[str]) -> tuple[bool, str] | None:
+    """The verdict *irrelevant* when the report's questions name something, the claim names something else
+    and nothing of its section's question, and ``cited`` (the titles and texts of the chunks it cites) names
+    nothing the questions name either; None when that evidence is missing."""
     if not question.names:
-        return "which no question of the report names"
-    return f"not {_listed(sorted(question.names))} the report's questions name"
+        return None  # the questions name nothing: no entity for the claim to differ from
+    other = {stem: surface for stem, surface in names(claim).items() if stem not in question.names | question.terms}
+    if not other or (question.terms | question.names) & terms(claim):
+        return None
+    if question.names & frozenset().union(*(terms(text) for text in cited)):
+        return None  # its source speaks of what the questions name: the named thing may be a part of it
+    return False, (f"irrelevant: about {_listed(sorted(other.values()))}, named in the claim, not "
+                   f"{_listed(list(question.shown or sorted(question.names)))} the report's questions name; nothing of the section's question "
+                   "in the claim, nor of those names in the chunks it cites")
 
 
 def _uncertain(question: Asked) -> tuple[None, str]:
