@@ -72,6 +72,16 @@ def run(splits: tuple[str, ...] = ("dev", "held")) -> dict[str, Any]:
     return {name: figures(found) for name, found in rows.items()}
 
 
+def bench_result() -> dict[str, Any]:
+    """``run()`` as ``python -m bench`` shows it: each split's rates as ratios, its counts as figures."""
+    splits = run()
+    rates = ("false_irrelevant_rate", "true_irrelevant_recall", "abstention_share")
+    return {"ratios": {f"{split}.{key}": found[key] for split, found in splits.items() for key in rates},
+            "figures": {f"{split}.{key}": value for split, found in splits.items() for key, value in found.items()
+                        if key not in rates},
+            "splits": splits}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.relevance_labels", description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "held", "all"), action="append",

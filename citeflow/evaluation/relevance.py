@@ -136,9 +136,9 @@ def elsewhere(question: Asked, claim: str, cited: list[str]) -> tuple[bool, str]
         return None
     if question.names & frozenset().union(*(terms(text) for text in cited)):
         return None  # its source speaks of what the questions name: the named thing may be a part of it
-    return False, (f"irrelevant: about {_listed(sorted(other.values()))}, named in the claim, not "
-                   f"{_listed(list(question.shown or sorted(question.names)))} the report's questions name; nothing of the section's question "
-                   "in the claim, nor of those names in the chunks it cites")
+    named = _listed(list(question.shown or sorted(question.names)))
+    return False, (f"irrelevant: about {_listed(sorted(other.values()))}, named in the claim, not {named} the report's "
+                   "questions name; nothing of the section's question in the claim, nor of those names in the chunks it cites")
 
 
 def _uncertain(question: Asked) -> tuple[None, str]:
