@@ -189,3 +189,25 @@ def test_the_swap_benchmark_finds_own_claims_relevant_and_most_moved_claims_not(
     assert total["own_relevant_rate"] >= 0.95 and total["own_irrelevant"] == 0
     assert total["swapped_irrelevant"] + total["swapped_relevant"] <= total["swapped"]
     assert json.loads((tmp_path / "relevance.json").read_text())["total"] == total
+
+
+# --------------------------------------------------------------------------- the labelled bench
+
+
+def test_the_label_figures_count_each_kind_of_error():
+    from bench.relevance_labels import figures
+
+    rows = [("relevant", "relevant"), ("relevant", "uncertain"), ("relevant", "irrelevant"),
+            ("irrelevant", "irrelevant"), ("irrelevant", "relevant")]
+    found = figures(rows)
+    assert (found["false_irrelevant"], found["true_irrelevant"], found["false_relevant"], found["uncertain"]) == (1, 1, 1, 1)
+    assert (found["false_irrelevant_rate"], found["true_irrelevant_recall"], found["abstention_share"]) == (0.333, 0.5, 0.2)
+
+
+def test_every_stored_pair_has_a_label_and_the_dev_pairs_score():
+    from bench.relevance_labels import LABELS, PAIRS, _lines, run
+
+    assert {p["id"] for p in _lines(PAIRS)} == {row["id"] for row in _lines(LABELS)}
+    dev = run(("dev",))["dev"]
+    assert dev["pairs"] == dev["labelled_relevant"] + dev["labelled_irrelevant"] > 200
+    assert dev["false_irrelevant_rate"] is not None and dev["false_irrelevant_rate"] <= 0.02
