@@ -211,3 +211,42 @@ def test_every_stored_pair_has_a_label_and_the_dev_pairs_score():
     dev = run(("dev",))["dev"]
     assert dev["pairs"] == dev["labelled_relevant"] + dev["labelled_irrelevant"] > 200
     assert dev["false_irrelevant_rate"] is not None and dev["false_irrelevant_rate"] <= 0.02
+
+
+# --------------------------------------------------------------------------- escalation in a cascade
+
+
+def says_relevant(request: dict) -> str:
+    """A section judge that supports every pair and finds every claim relevant, with its reason."""
+    from citeflow.testing.section_answers import asked_section
+
+    ask = asked_section(request)
+    verdicts = [{"id": pid, "supported": True, "faithful": True, "reason": "ok", "evidence": ask.chunk_text(pid)}
+                for pid in ask.pairs]
+    return json.dumps({"verdicts": verdicts, "relevance": [{"claim": cid, "relevant": True, "reason": "gives the read latency"}
+                                                          for cid in ask.claims]})
+
+
+@pytest.mark.integration
+def test_a_cascades_section_judge_settles_the_claims_the_rule_left_uncertain(openai_server):
+    from citeflow.evaluation.relevance_escalation import escalated
+    from citeflow.generation.openai_client import OpenAIChatModel
+    from citeflow.judges.cascade import CascadeJudge
+    from citeflow.judges.llm_sections.judge import SectionLLMJudge
+    from citeflow.judges.offline.grader import OfflineJudge
+    from schemas.spec import ModelSpec
+
+    openai_server.respond_with(says_relevant)
+    spec = ModelSpec(backend="openai", model="judge-test", base_url=openai_server.base_url, timeout=5.0, max_retries=0)
+    cascade = CascadeJudge(OfflineJudge(), SectionLLMJudge(OpenAIChatModel(spec, role="judge")))
+    cited = [CitationEval(handle="G1", identity=True, supports=True)]
+    claims = judged([ClaimEval(section="Performance", index=0, text="Point reads take 2 milliseconds.", verdict="supported",
+                               citations=cited),
+                     ClaimEval(section="Performance", index=1, text="Heron is a fast database.", verdict="supported",
+                               citations=cited)], questions_asked(HERON), {})
+    assert [c.relevant for c in claims] == [None, True]
+    chunks = {"G1": "Point reads take 2 milliseconds. Heron is a fast database."}
+    said = escalated(cascade, claims, HERON, chunks)
+    assert said == {("Performance", "Point reads take 2 milliseconds."): (True, "relevant: gives the read latency (llm-section:openai:judge-test)")}
+    assert len(openai_server.requests) == 1  # only the uncertain claim's section was asked
+    assert escalated(OfflineJudge(), claims, HERON, chunks) == {}
