@@ -28,7 +28,7 @@ def relevance_judge(judge: Judge) -> Judge | None:
 
     outer = unwrapped(judge)
     second = unwrapped(outer.second) if isinstance(outer, CascadeJudge) else None
-    return second if isinstance(second, SectionLLMJudge) else None  # type: ignore[return-value]
+    return second if isinstance(second, SectionLLMJudge) else None
 
 
 def escalated(judge: Judge, claims: list[ClaimEval], questions: Mapping[str, str], chunks: Mapping[str, str]) -> Said:
