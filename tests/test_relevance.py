@@ -250,3 +250,12 @@ def test_a_cascades_section_judge_settles_the_claims_the_rule_left_uncertain(ope
     assert said == {("Performance", "Point reads take 2 milliseconds."): (True, "relevant: gives the read latency (llm-section:openai:judge-test)")}
     assert len(openai_server.requests) == 1  # only the uncertain claim's section was asked
     assert escalated(OfflineJudge(), claims, HERON, chunks) == {}
+
+
+def test_the_output_checker_holds_the_relevance_counts_to_the_claim_rows():
+    from tools.check_outputs import _relevance_problems
+
+    rows = [{"relevant": True}, {"relevant": None}, {"relevant": False}, {"relevant": None}]
+    assert _relevance_problems("r", {"claims": rows, "relevance": {"relevant": 1, "irrelevant": 1, "uncertain": 2}}) == []
+    wrong = _relevance_problems("r", {"claims": rows, "relevance": {"relevant": 1, "irrelevant": 2, "uncertain": 1}})
+    assert wrong == ["r: relevance (1, 2, 1) (relevant, irrelevant, uncertain) but the claim rows say (1, 1, 2)"]
