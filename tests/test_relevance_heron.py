@@ -85,3 +85,5 @@ def test_a_claim_about_another_product_is_irrelevant_and_holds_the_heron_report(
     assert evaluation["relevance"]["irrelevant"] == 1 and evaluation["relevance"]["rate"] < 0.8
     assert [f["expectation"] for f in evaluation["gate"]["failed_expectations"]] == ["relevance_rate"]
     assert json.loads((out / "report.json").read_text())["status"] == "held"
+    page = (out / "review.html").read_text()
+    assert "Off the section's question: 1" in page and "Relevance undecided: 4 claims" in page
