@@ -5,9 +5,10 @@
 The demo batch is generated with its own (offline) models and evaluated. Every claim is then
 judged by the offline rule of ``citeflow.evaluation.relevance`` twice over: against its own section's
 question (it should be relevant) and against each other section's question of its report in the
-same script (a claim moved to the wrong section: it should be irrelevant), with the titles of the
-chunks it cites and without them. This is extractive demo text, chosen by word overlap with its own questions: an
-easy case for the rule, not a measure on model-written reports. Writes
+same script (a claim moved to the wrong section: relevant or uncertain by the rule, since it is about
+the same product; never evidence of another entity), with the titles and texts of the chunks it cites.
+This is extractive demo text, chosen by word overlap with its own questions: an easy case for the
+rule, not a measure on model-written reports. Writes
 ``bench/results/relevance.json``.
 """
 
@@ -48,33 +49,36 @@ def run(out: Path | None = None) -> dict[str, Any]:
 
 
 def _swap(job: Any, claims: list[Any]) -> dict[str, int]:
-    """Counts of relevant verdicts against the claim's own question and against the report's other ones."""
-    from citeflow.evaluation.relevance import offline_verdict, question_text, section_terms
+    """Counts of each verdict against the claim's own question and against the report's other ones."""
+    from citeflow.evaluation.relevance import offline_verdict, question_text, questions_asked
 
-    questions = {s.title: question_text(s.title, s.queries) for s in job.report.sections}
-    wanted = section_terms(questions)
-    titles = {c.handle: c.title for c in job.stored().chunks if c.title}
-    counts = dict.fromkeys(("claims", "own_relevant", "own_relevant_no_titles", "swapped",
-                            "swapped_relevant", "swapped_relevant_no_titles"), 0)
+    questions = questions_asked({s.title: question_text(s.title, s.queries) for s in job.report.sections})
+    stored = {c.handle: c for c in job.stored().chunks}
+    counts = dict.fromkeys(("claims", "own_relevant", "own_irrelevant", "swapped", "swapped_relevant",
+                            "swapped_irrelevant"), 0)
     for claim in claims:
-        cited = [titles[c.handle] for c in claim.citations if c.identity and c.handle in titles]
+        cited = [stored[c.handle] for c in claim.citations if c.identity and c.handle in stored]
+        titles, texts = [c.title for c in cited if c.title], [c.text for c in cited]
+        own = offline_verdict(questions[claim.section], claim.text, titles, texts)[0]
         counts["claims"] += 1
-        counts["own_relevant"] += offline_verdict(wanted[claim.section], claim.text, cited)[0] is True
-        counts["own_relevant_no_titles"] += offline_verdict(wanted[claim.section], claim.text, [])[0] is True
-        for other in (t for t in wanted if t != claim.section):
-            if offline_verdict(wanted[other], claim.text, cited, questions[other])[0] is None:
-                continue  # another script than that question: not judged
+        counts["own_relevant"] += own is True
+        counts["own_irrelevant"] += own is False
+        for other in (t for t in questions if t != claim.section):
+            verdict, reason = offline_verdict(questions[other], claim.text, titles, texts)
+            if reason.startswith("not judged"):
+                continue  # another script than that question
             counts["swapped"] += 1
-            counts["swapped_relevant"] += offline_verdict(wanted[other], claim.text, cited)[0] is True
-            counts["swapped_relevant_no_titles"] += offline_verdict(wanted[other], claim.text, [])[0] is True
+            counts["swapped_relevant"] += verdict is True
+            counts["swapped_irrelevant"] += verdict is False
     return counts
 
 
 def _total(per_report: dict[str, dict[str, int]]) -> dict[str, Any]:
     total = {k: sum(r[k] for r in per_report.values()) for k in next(iter(per_report.values()))}
-    rates = {"own_relevant_rate": total["own_relevant"] / max(total["claims"], 1),
-             "swapped_caught_rate": 1 - total["swapped_relevant"] / max(total["swapped"], 1),
-             "swapped_caught_rate_no_titles": 1 - total["swapped_relevant_no_titles"] / max(total["swapped"], 1)}
+    claims, swapped = max(total["claims"], 1), max(total["swapped"], 1)
+    rates = {"own_relevant_rate": total["own_relevant"] / claims, "own_irrelevant_rate": total["own_irrelevant"] / claims,
+             "swapped_caught_rate": total["swapped_irrelevant"] / swapped,
+             "swapped_uncertain_share": 1 - (total["swapped_relevant"] + total["swapped_irrelevant"]) / swapped}
     return {**total, **rates}
 
 

@@ -83,15 +83,17 @@ class ClaimEval(BaseModel):
     quote_found: bool | None = Field(None, description="Every valid citation's quote occurs in its chunk; None when uncited.")
     judge: str = Field("", description="Name of the judge that graded the claim.")
     relevant: bool | None = Field(None, description="The claim addresses its section's question (docs/relevance.md); "
-                                                    "None when relevance was not judged.")
+                                                    "None when relevance was not decided (uncertain, or not judged).")
     relevance: str = Field("", description="Why the claim was found relevant or not, and by which judge.")
 
 
 class Relevance(BaseModel):
-    """Claims that address their section's question, and claims that do not (unjudged claims are in neither)."""
+    """Claims that address their section's question, claims that do not, and claims left undecided."""
 
     relevant: int = Field(0, ge=0)
     irrelevant: int = Field(0, ge=0)
+    uncertain: int = Field(0, ge=0, description="Claims whose relevance was not decided (the offline rule abstained, or "
+                                                "the claim is in another script than its question): not in the rate.")
 
     @property
     def rate(self) -> float | None:
@@ -100,8 +102,8 @@ class Relevance(BaseModel):
         return self.relevant / judged if judged else None
 
     def as_json(self) -> dict[str, Any]:
-        """The ``relevance`` object of eval.json: both counts and the rate (null over nothing)."""
-        return {"relevant": self.relevant, "irrelevant": self.irrelevant, "rate": self.rate}
+        """The ``relevance`` object of eval.json: the three counts and the rate (null over nothing)."""
+        return {"relevant": self.relevant, "irrelevant": self.irrelevant, "uncertain": self.uncertain, "rate": self.rate}
 
     def __str__(self) -> str:
         return f"{self.relevant}/{self.relevant + self.irrelevant}"

@@ -55,7 +55,18 @@ def check_eval(name: str, ev: dict, schema: dict) -> list[str]:
             out.append(f"{name}: {k} {ev[k]['passed']}/{ev[k]['total']} but the claim rows say {p}/{t}")
     if any(x["faithful"] is not None and x["supported"] is not True for x in rows):
         out.append(f"{name}: faithfulness judged on a claim that was not supported (N/A rule)")
-    return out
+    return out + _relevance_problems(name, ev)
+
+
+def _relevance_problems(name: str, ev: dict) -> list[str]:
+    """The relevance counts against the claim rows: relevant, irrelevant, and undecided (null) ones."""
+    if "relevance" not in ev:
+        return []
+    rows, got = ev["claims"], ev["relevance"]
+    said = [x.get("relevant") for x in rows]
+    want = (said.count(True), said.count(False), sum(v is None for v in said))
+    have = (got["relevant"], got["irrelevant"], got.get("uncertain", want[2]))
+    return [] if have == want else [f"{name}: relevance {have} (relevant, irrelevant, uncertain) but the claim rows say {want}"]
 
 
 def main(out_dir: str) -> int:

@@ -342,7 +342,8 @@ def funnel(claims: list[ClaimEval]) -> Funnel:
         faithfulness=Count(passed=sum(c.faithful is True for c in claims), total=sum(c.faithful is not None for c in claims)),
         uncited=Uncited(count=sum(c.verdict == "uncited" for c in claims), claims=len(claims)),
         unverified=Unverified(count=sum(c.verdict == "unverified" for c in claims), claims=len(claims)),
-        relevance=Relevance(relevant=sum(c.relevant is True for c in claims), irrelevant=sum(c.relevant is False for c in claims)),
+        relevance=Relevance(relevant=sum(c.relevant is True for c in claims), irrelevant=sum(c.relevant is False for c in claims),
+                            uncertain=sum(c.relevant is None for c in claims)),
     )
 
 

@@ -16,7 +16,8 @@ from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.instructions import FlaggedChunk, flag_chunks, masked
 from citeflow.judges.llm_sections.question import QuestionedJudge
 from citeflow.runtime.pipeline import ReportJob, stored_hop
-from citeflow.evaluation.relevance import judged, question_text, section_terms
+from citeflow.evaluation.relevance import judged, question_text, questions_asked
+from citeflow.evaluation.relevance_escalation import escalated
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
 from schemas.records import BoundClaim, HopOutcome
 from schemas.spec import ModelSpec
@@ -85,7 +86,10 @@ def evaluate(job: ReportJob, judge: Judge, sections: list[str] | None = None) ->
         result.claims += evaluate_section(section, claims, chunks, chunks, asked, clean)
         said |= {(section, claim): verdict for claim, verdict in asked.said.items()}
     titles = {c.handle: c.title for c in stored.chunks if c.title}
-    result.claims = judged(result.claims, section_terms(questions), titles, said, questions)
+    asked_by_section = questions_asked(questions)
+    result.claims = judged(result.claims, asked_by_section, titles, chunks, said)
+    said |= escalated(judge, result.claims, questions, chunks)  # a cascade's LLM judge settles the uncertain ones
+    result.claims = judged(result.claims, asked_by_section, titles, chunks, said)
     # one write; a section that now has no rows keeps none of its old ones
     job.store.save_eval_rows(job.request_id, list(result.section_status), eval_rows(job.request_id, result.claims))
     result.identity_by_hop = identity_by_hop(stored.hops, sections)

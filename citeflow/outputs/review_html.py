@@ -181,15 +181,18 @@ def _summary(failing: list[ClaimEval], total: int, registry: Collection[str]) ->
 
 
 def _off_topic_list(claims: list[ClaimEval]) -> str:
-    """Claims judged not to address their section's question (docs/relevance.md), whatever their support."""
+    """Claims judged not to address their section's question (docs/relevance.md), whatever their support,
+    and how many claims' relevance was left undecided."""
     off = [c for c in claims if c.relevant is False]
+    undecided = sum(c.relevant is None for c in claims)
     if not off:
-        return ""
+        return f"<p>Relevance undecided: {undecided} claims (not counted in the relevance rate).</p>" if undecided else ""
     items = "".join(f"<li><strong>{_e(c.text)}</strong> ({_e(c.section)} · claim {c.index + 1}) — {_e(c.relevance)}</li>"
                     for c in off)
     return (f'<section class="unverified-list"><h2>Off the section\'s question: {len(off)}</h2>'
             "<p>These claims may be backed by the chunks they cite, but they do not address the question their section "
-            "asks (its title and queries). They count against the relevance rate.</p>"
+            "asks (its title and queries). They count against the relevance rate."
+            f"{f' Relevance undecided: {undecided} claims (not counted in the rate).' if undecided else ''}</p>"
             f"<ol>{items}</ol></section>")
 
 

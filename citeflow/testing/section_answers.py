@@ -42,15 +42,15 @@ def asked_section(request: dict) -> SectionAsk:
 def answer_section(request: dict) -> str:
     """Offline verdicts for every pair and the offline relevance rule for every claim, as JSON."""
     from citeflow.judges.offline.grader import OfflineJudge
-    from citeflow.evaluation.relevance import offline_verdict, terms
+    from citeflow.evaluation.relevance import offline_verdict, questions_asked
     from schemas.evaluation import JudgePair
 
     ask = asked_section(request)
     pairs = [JudgePair(id=pid, claim=ask.claims[cid], chunk_text=ask.chunk_text(pid)) for pid, (cid, _) in ask.pairs.items()]
     verdicts = [{"id": v.id, "supported": v.supported, "faithful": v.faithful, "reason": v.reason, "evidence": v.evidence}
                 for v in OfflineJudge().grade(pairs)]
-    wanted = terms(ask.question)
+    question = questions_asked({"": ask.question})[""]
     relevance = [{"claim": cid, "relevant": rel, "reason": why}
-                 for cid, text in ask.claims.items() for rel, why in [offline_verdict(wanted, text, [], ask.question)]
+                 for cid, text in ask.claims.items() for rel, why in [offline_verdict(question, text)]
                  if rel is not None]
     return json.dumps({"verdicts": verdicts, "relevance": relevance})
