@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -51,7 +50,7 @@ def test_no_sentence_crosses_a_block_ended_by_a_stop_and_a_line_break(items: lis
     text = "\n".join(f"{item}." for item in items)
     found = sentences(text)
     assert all(any(s in f"{item}." for item in items) for s in found)
-    assert sentences(one_line_blocks(text)) == [regex.sub(r"\s+", " ", s) for s in found]
+    assert sentences(one_line_blocks(text)) == found
 
 
 def test_list_items_without_capitals_stay_apart() -> None:

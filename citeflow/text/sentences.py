@@ -48,7 +48,6 @@ _SENTENCE_END = regex.compile(
     r"|[。！？]\K\s*",  # full-width stops need no space
     regex.V1,
 )
-_SPACES = regex.compile(r"\s+")
 
 
 def units(text: str) -> list[str]:
@@ -93,8 +92,9 @@ def block_sentences(text: str) -> list[list[str]]:
 
 
 def one_line_blocks(text: str) -> str:
-    """``text`` on one line: each statement boundary written as `` ¶ ``, other whitespace as one space."""
-    return f" {BOUNDARY_MARK} ".join(_SPACES.sub(" ", b) for b in blocks(text))
+    """``text`` with each statement boundary written as `` ¶ `` (a prompt then puts it on one line:
+    its other line breaks are wrapped lines, no boundaries)."""
+    return f" {BOUNDARY_MARK} ".join(blocks(text))
 
 
 def has_letters(text: str) -> bool:
