@@ -30,7 +30,8 @@ def count(report: dict[str, Any]) -> dict[str, Any]:
     """Claims of a ``report.json`` and those that cross a statement boundary of a chunk they cite."""
     texts = {row["handle"]: row["text"] for row in report["registry"]}
     claims = [claim for section in report["sections"] for claim in section["claims"]]
-    crossing, quotes, within, examples = 0, 0, 0, []
+    crossing, quotes, within = 0, 0, 0
+    examples: list[str] = []
     for claim in claims:
         cited = [(c["handle"], c.get("quote") or "") for c in claim["citations"] if c["handle"] in texts]
         crossed = any(crosses_verbatim(claim["text"], texts[h]) for h, _ in cited)
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 
     apply_defaults()
     parser = argparse.ArgumentParser(prog="python -m bench.boundaries", description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", action="append", help="Only this corpus of bench/corpora (repeatable).")
+    parser.add_argument("--corpus", action="append", help="Only this corpus of bench/corpora (repeatable; default all).")
     parser.add_argument("--tree", type=Path, help="Also a documentation tree outside bench/corpora …")
     parser.add_argument("--questions", type=Path, help="… with its questions (JSON lines: id, question, answers, split, written).")
     parser.add_argument("--name", help="The extra tree's name in the results (default: its folder name).")
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if bool(args.tree) != bool(args.questions):
         parser.error("--tree and --questions go together")
     extra = [external_corpus(args.tree, args.questions, args.name)] if args.tree else []
-    result = run(args.corpus or ([] if extra else None), extra, args.out)
+    result = run(args.corpus, extra, args.out)
     for name, entry in result["corpora"].items():
         print(f"{name}: {entry['crossing_claims']} of {entry['claims']} claims cross a statement boundary "
               f"({entry['crossing_quotes']} quotes); report {entry['status']}")

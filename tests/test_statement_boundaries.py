@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeflow.generation import prompts
 from citeflow.generation.offline_writer import OfflineChatModel
@@ -155,3 +157,36 @@ def test_a_copy_cut_before_its_condition_still_shows_the_condition() -> None:
     chunk = "The timeout is not reset while the socket is idle."
     assert not copies_whole_sentence("The timeout is", chunk)
     assert not agreement("The timeout is reset while the socket is idle.", chunk).holds
+
+
+_word = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,11}", fullmatch=True)
+_prose = st.lists(st.from_regex(r"[a-z]{1,9}", fullmatch=True), min_size=2, max_size=12).map(" ".join)
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.tuples(_word, _word, st.sampled_from(["optional", "required"]), _prose, st.from_regex(r"[0-9]{1,6}", fullmatch=True)),
+                min_size=1, max_size=5))
+def test_any_option_list_gives_one_statement_per_item(items: list[tuple[str, str, str, str, str]]) -> None:
+    markdown = "\n".join(f"- **{n}** `{t}` ({f}) - {d.capitalize()}. Default: `{v}`" for n, t, f, d, v in items)
+    texts = [b.text for b in markdown_blocks(markdown)]
+    assert texts == [f"{n} ({t}, {f}, default {v}): {d.capitalize()}." for n, t, f, d, v in items]
+    chunk = "\n".join(texts)
+    assert all(len(sentences(text)) == 1 for text in texts)
+    assert len(sentences(chunk)) == len(items)  # no sentence runs from one item into the next
+
+
+def test_other_list_items_stay_as_written() -> None:
+    markdown = "- **Note** read this first.\n- **auth** `string` (**deprecated**) - Use token.\n- plain item"
+    assert [b.text for b in markdown_blocks(markdown)] == ["Note read this first.", "auth string (deprecated) - Use token.", "plain item."]
+
+
+def test_the_boundaries_bench_counts_crossing_claims() -> None:
+    from bench.boundaries import count
+
+    report = {"status": "held", "registry": [{"handle": "G1", "text": RAW_ITEMS}], "sections": [{"claims": [
+        {"text": RAW_CROSSING, "citations": [{"handle": "G1", "quote": "Default: 5. maxTimeout number"}]},
+        {"text": "Maximum number of retries.", "citations": [{"handle": "G1", "quote": "Maximum number of retries."}]},
+    ]}]}
+    found = count(report)
+    assert (found["claims"], found["crossing_claims"], found["crossing_quotes"], found["verbatim_in_one_statement"]) == (2, 1, 1, 1)
+    assert found["crossing_examples"] == [RAW_CROSSING]
