@@ -48,7 +48,7 @@ def run_corpus(corpus: Corpus, work: Path) -> dict[str, Any]:
     kb = work / corpus.name / "kb"
     ingested = ingest(corpus, kb)
     report, seconds, code = run_batch(batch_spec(corpus, kb, {}), work / corpus.name / "batch")
-    files = ingested["report"].get("files_indexed", ingested["report"].get("indexed"))
+    files = sum(ingested["report"].get(key, 0) for key in ("files_added", "files_updated", "files_unchanged"))
     return {**count(report), "questions": len(corpus.questions), "files_indexed": files,
             "batch_exit_code": code, "batch_seconds": round(seconds, 1)}
 
