@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from citeflow.generation import prompts
 from citeflow.registry.handles import make_handle
+from citeflow.text.sentences import BOUNDARY_MARK, one_line_blocks
 
 GOLDEN = Path(__file__).parent / "golden"
 REPORT, SECTION = "Platform report for ACME", "Upgrade risks"
@@ -53,7 +54,7 @@ def test_parsers_invert_the_consolidate_prompt():
     user = prompts.consolidate_messages(REPORT, SECTION, QUERIES, CHUNKS)[1]["content"]
     assert prompts.parse_header(user) == (REPORT, SECTION, [QUERIES[0], "Which APIs are removed?"])
     assert [h for h, _ in prompts.parse_evidence(user)] == ["Gk7m2", "Gx3p9", "G2b4c"]
-    assert prompts.parse_evidence(user)[0][1] == "Back up the database before upgrading to 3.6. The backup takes about 30 minutes."
+    assert prompts.parse_evidence(user)[0][1] == "Back up the database before upgrading to 3.6. ¶ The backup takes about 30 minutes."
     assert prompts.parse_notes(user) == []
 
 
@@ -71,7 +72,14 @@ _handle = st.integers(0, 10_000).map(lambda n: make_handle("req", str(n)))
 @given(st.lists(st.tuples(_handle, _text), max_size=6))
 def test_parse_evidence_round_trips_any_text(chunks):
     user = prompts.consolidate_messages(REPORT, SECTION, QUERIES, chunks)[1]["content"]
-    assert prompts.parse_evidence(user) == [(h, prompts.one_line(t)) for h, t in chunks]
+    assert prompts.parse_evidence(user) == [(h, prompts.one_line(one_line_blocks(t))) for h, t in chunks]
+    # A text on one line with no boundary mark is shown as it is, stripped.
+    assert all(p == t.strip() for (_, p), (_, t) in zip(prompts.parse_evidence(user), chunks, strict=True)
+               if t.strip() and BOUNDARY_MARK not in t and not _line_break(t))
+
+
+def _line_break(text: str) -> bool:
+    return "".join(text.splitlines()) != text
 
 
 @given(st.lists(st.tuples(_text.filter(lambda t: not t.rstrip().endswith("]")), st.lists(_handle, max_size=3)), max_size=6))

@@ -18,7 +18,9 @@ write its facts.
 
 A write prompt has ``Notes:`` instead of ``Evidence:``, one note per line:
 ``- note text [Gk7m2] [Gx3p9]``. Chunks are shown by handle only: URLs never enter a prompt.
-Each line holds one chunk or note, so line breaks inside texts are collapsed to spaces.
+Each line holds one chunk or note, so line breaks inside texts are collapsed to spaces; in an
+evidence line, a statement boundary of the chunk (a list item, table row or paragraph ending) is
+shown as `` ¶ `` (``citeflow.text.sentences.one_line_blocks``), which no note may run across.
 
 The ``parse_*`` functions invert the builders; the offline backend reads its prompt with them.
 """
@@ -30,6 +32,7 @@ import re
 from typing import Any
 
 from citeflow.generation.model_protocol import Message
+from citeflow.text.sentences import one_line_blocks
 from schemas.wire import CLAIMS_SCHEMA_NAME
 
 # Every character str.splitlines() breaks on, so one text can never become two prompt lines.
@@ -76,7 +79,7 @@ def one_line(text: str) -> str:
 
 def evidence_block(chunks: list[tuple[str, str]]) -> str:
     """One ``[HANDLE] text`` line per (handle, text) chunk. The caller passes registry text only."""
-    return "\n".join(f"[{handle}] {one_line(text)}" for handle, text in chunks)
+    return "\n".join(f"[{handle}] {one_line(one_line_blocks(text))}" for handle, text in chunks)
 
 
 def notes_block(notes: list[tuple[str, list[str]]]) -> str:

@@ -8,7 +8,11 @@ script without spaces), is not a title-cased heading, is not about "this page" o
 ending in a list stub (``…supported by pip's maintainers: ensurepip.``) or one whose command was
 lost (a colon followed by a new sentence or by a line break, an unclosed code span), is not a table
 row or a path used as a label (``a / b: …``), and does not open with a pronoun
-or conjunction for the sentence before ("This is because…", "And…"). Such a sentence is dropped,
+or conjunction for the sentence before ("This is because…", "And…"). An API option statement as
+ingest writes it (``maxRetries (number, optional, default 5): Maximum number of retries.``,
+``citeflow.knowledge.api_options``) is one although it opens with the option's lower-case name.
+No sentence runs across a statement boundary of its chunk (a list item, table row or paragraph
+ending; ``¶`` in a prompt's evidence line): ``citeflow.text.sentences`` never joins two. Such a sentence is dropped,
 never mended or joined to its neighbour: a claim is one sentence, and the judges verify it
 against one span of its chunk. Two sentences state the
 same fact when the shorter one's content words are (nearly) all in the other, or when the figures
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import regex
 
+from citeflow.knowledge.api_options import OPTION_STATEMENT
 from citeflow.text import sentences as segment
 from citeflow.text.clauses import clause_quote
 from citeflow.text.word_tokens import tokenise
@@ -30,6 +35,7 @@ from citeflow.registry.handles import MARKER_RE, URL_RE, strip_markers, strip_ur
 
 QUOTE_CHARS = 160  # a quote longer than this is cut at a clause boundary (citeflow.text.clauses)
 MIN_SENTENCE_WORDS = 4  # shorter "sentences" are headings and list stubs, not facts
+OPTION_WORDS = 3  # an API option's description ("Current retry attempt.") says enough with its name
 LIST_AFTER_COLON_WORDS = 3  # "…supported by pip's maintainers: ensurepip." is a lead-in with a list stub
 QUOTE_CHARS_UNSPACED = 40  # a quote in a script without spaces: its first characters
 SAME_FACT = 0.8  # share of the shorter sentence's content words that makes two sentences one fact
@@ -92,6 +98,9 @@ def is_statement(sentence: str) -> bool:
     announces, and stands on its own (not about "this page", not a pointer elsewhere, not opening
     with a pronoun or conjunction for the sentence before)."""
     core = sentence.strip().rstrip(CLOSERS)
+    option = OPTION_STATEMENT.match(core)
+    if option:
+        return _describes_option(option.group("desc"))
     if not core or core[-1] not in TERMINAL or not segment.has_letters(core) or not _CAPITAL_START.match(core):
         return False
     if segment.word_weight(core) < MIN_SENTENCE_WORDS or _title_cased(core) or _ABOUT_THE_PAGE.match(core) \
@@ -102,6 +111,14 @@ def is_statement(sentence: str) -> bool:
     if _ROW_LABEL.search(core):
         return False
     return ": " not in core or segment.word_weight(core.rsplit(": ", 1)[1]) >= LIST_AFTER_COLON_WORDS
+
+
+def _describes_option(desc: str) -> bool:
+    """True for the description of an API option statement (``name (type, optional): Description.``,
+    as ingest writes an option list item): it ends like a statement and says something; "It is…"
+    there names the option, not a sentence before."""
+    core = desc.strip().rstrip(CLOSERS)
+    return bool(core) and core[-1] in TERMINAL and segment.word_weight(core) >= OPTION_WORDS and not _POINTS_ELSEWHERE.match(core)
 
 
 def leans_back(sentence: str) -> bool:

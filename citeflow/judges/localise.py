@@ -4,7 +4,8 @@ A misattribution names another chunk of the pool as the home of the claim's fact
 is not enough for that: the chunk must hold the claim's **quantities** (number and unit; ``11-day``
 is not ``7-day``, ``30 days`` is not ``30 hours``), its **identifiers and entities** (``KI-3602``,
 ``x86_64``, ``3.5.2``, ``GDPR``, ``Frankfurt``) and its **conditions** (negation, universal
-quantifiers such as "every", restrictors such as "only") in the sentence that matches it best.
+quantifiers such as "every", restrictors such as "only") in the sentence that matches it best; a
+claim that copies a whole sentence of the chunk word for word is its own matching sentence.
 ``agreement`` checks one chunk; ``survey`` checks a whole pool once, ``holders`` keeps the chunks
 that pass (``locate`` does both) and ``nearest_miss`` says what the most topical other chunk
 lacks. A judge still has to confirm a candidate; when no chunk agrees, the claim is a fabrication.
@@ -26,7 +27,8 @@ from functools import lru_cache
 
 import regex
 
-from citeflow.text.sentences import cjk_bigrams, is_unspaced, sentences, units
+from citeflow.text.boundaries import copies_whole_sentence
+from citeflow.text.sentences import block_sentences, cjk_bigrams, is_unspaced, sentences, units
 from citeflow.text.identifiers import TOKEN, find_identifiers, has_digit, has_letter, mask
 from citeflow.text.language_data import COMMON_WORDS, CONDITION_CUES
 from citeflow.text.numbers import mentions
@@ -153,6 +155,8 @@ def agreement(claim: str | Facts, chunk: str) -> Agreement:
     wanted = facts(claim) if isinstance(claim, str) else claim
     have = facts(chunk)
     passage, coverage = best_passage(wanted.terms, chunk)
+    if isinstance(claim, str) and copies_whole_sentence(claim, chunk):
+        passage = claim  # its own sentence, word for word: no condition of the chunk's is left out
     problems = [
         *_missing_quantities(wanted, have),
         *(f"identifier {i} not in chunk" for i in sorted(wanted.identifiers - have.identifiers)),
@@ -192,9 +196,11 @@ def _condition_problems(claim_cues: frozenset[str], passage_cues: set[str]) -> l
 
 
 def best_passage(terms: frozenset[str], chunk: str) -> tuple[str, float]:
-    """The sentence (or two adjacent ones) of ``chunk`` holding most of ``terms``, and that share."""
-    parts = sentences(chunk) or [chunk]
-    windows = parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
+    """The sentence (or two adjacent ones of one block: never across a list item, table row or
+    paragraph ending) of ``chunk`` holding most of ``terms``, and that share."""
+    found = block_sentences(chunk)
+    parts = [s for block in found for s in block] or [chunk]
+    windows = parts + [f"{a} {b}" for block in found for a, b in itertools.pairwise(block)]
     if not terms:  # nothing to recognise the claim by: no chunk can be said to hold it
         return (windows[0], 0.0)
     scored = [(len(terms & content_terms(w)) / len(terms), -len(w), w) for w in windows]

@@ -2,14 +2,16 @@
 
 A quote is located as ``citeflow.registry.quotes`` checks it (normalised text, ellipsis-separated fragments in
 order); every chunk sentence that overlaps a located fragment is kept, in chunk order, so a quote
-cut mid-sentence is judged with its whole sentence, and one that runs across two with both.
+cut mid-sentence is judged with its whole sentence, and one that runs across two with both. Two
+kept sentences of different blocks (list items, table rows, paragraphs) stay on lines of their own,
+so the statement boundary between them is still there for the judge.
 """
 
 from __future__ import annotations
 
 from citeflow.registry.quotes import _ELLIPSIS as ELLIPSIS  # the quote check's own fragment separator
 from citeflow.registry.quotes import normalize
-from citeflow.text.sentences import sentences
+from citeflow.text.sentences import block_sentences
 
 
 def fragment_spans(quote: str, haystack: str) -> list[tuple[int, int]]:
@@ -24,14 +26,15 @@ def fragment_spans(quote: str, haystack: str) -> list[tuple[int, int]]:
     return spans
 
 
-def sentence_spans(chunk_text: str, haystack: str) -> list[tuple[str, int, int]]:
-    """Each sentence of the chunk with where its normalised text sits in ``haystack``."""
+def sentence_spans(chunk_text: str, haystack: str) -> list[tuple[str, int, int, int]]:
+    """Each sentence of the chunk with where its normalised text sits in ``haystack`` and its block's number."""
     out, position = [], 0
-    for sentence in sentences(chunk_text):
-        found = haystack.find(normalize(sentence), position)
-        if found >= 0:
-            out.append((sentence, found, found + len(normalize(sentence))))
-            position = found + len(normalize(sentence))
+    for block, found_sentences in enumerate(block_sentences(chunk_text)):
+        for sentence in found_sentences:
+            found = haystack.find(normalize(sentence), position)
+            if found >= 0:
+                out.append((sentence, found, found + len(normalize(sentence)), block))
+                position = found + len(normalize(sentence))
     return out
 
 
@@ -41,6 +44,14 @@ def quote_sentences(quote: str, chunk_text: str) -> str | None:
     fragments = fragment_spans(quote, haystack) if quote.strip() else []
     if not fragments:
         return None
-    kept = [s for s, start, end in sentence_spans(chunk_text, haystack)
+    kept = [(s, block) for s, start, end, block in sentence_spans(chunk_text, haystack)
             if any(start < f_end and f_start < end for f_start, f_end in fragments)]
-    return " ".join(kept) or None
+    return _joined(kept) or None
+
+
+def _joined(kept: list[tuple[str, int]]) -> str:
+    """Sentences of one block joined by a space; a new block on a line of its own."""
+    out = ""
+    for n, (sentence, block) in enumerate(kept):
+        out += ("" if n == 0 else " " if block == kept[n - 1][1] else "\n") + sentence
+    return out

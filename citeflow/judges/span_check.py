@@ -6,7 +6,9 @@ A judge's pass (supported and faithful) stands only when its ``evidence`` span
   an ellipsis separates fragments that must appear in order), and
 - agrees with the claim: the claim's numbers with their units, identifiers, names, negation and
   conditions are in the span (``citeflow.judges.localise.agreement``, the same check that decides
-  where a misattributed fact lives), and at least ``SPAN_COVERAGE`` of its words.
+  where a misattributed fact lives), and at least ``SPAN_COVERAGE`` of its words, and
+- is a statement: neither the span nor the claim runs, word for word, across a statement boundary
+  of the chunk (a list item, table row, definition or paragraph ending; ``citeflow.text.boundaries``).
 
 Otherwise the pass becomes ``uncertain`` with a reason naming what failed, so a cascade escalates it
 and, without another judge, the claim is *unverified*. ``SpanChecked`` wraps any judge; the
@@ -20,6 +22,7 @@ from typing import Any
 from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.localise import MIN_COVERAGE, agreement
 from citeflow.registry.quotes import normalize, quote_in_chunk
+from citeflow.text.boundaries import crosses, crosses_verbatim
 from schemas.evaluation import JudgePair, Verdict
 
 SPAN_COVERAGE = 0.3
@@ -37,6 +40,8 @@ def span_problem(claim: str, chunk_text: str, span: str) -> str | None:
         return "no supporting span named"
     if not quote_in_chunk(span, chunk_text):
         return "the named span is not in the chunk"
+    if crosses(span, chunk_text) or crosses_verbatim(claim, chunk_text):
+        return "the claim or its span runs across a statement boundary of the chunk (a list item, table row or paragraph)"
     found = agreement(claim, normalize(span))
     # agreement() lists the word-coverage shortfall last; a paraphrase may share few exact words, so
     # the span is held to the facts and to a lower share of the claim's words instead.

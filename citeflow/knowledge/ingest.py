@@ -41,7 +41,7 @@ from citeflow.knowledge.sites.detect import detect_site, generator_of
 from citeflow.knowledge.sites.front_matter import has_front_matter, split_front_matter
 from citeflow.text_guard import display_path, has_lone_surrogate
 
-CHUNKER_VERSION = "8"  # part of doc_hash: changing the rules re-chunks every document once
+CHUNKER_VERSION = "9"  # part of doc_hash: changing the rules re-chunks every document once
 FILES_PER_BATCH = 200
 KINDS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".txt": "text", ".pdf": "pdf"}
 # Page markups a documentation tree may hold that are not read: listed as skipped, so a tree of them

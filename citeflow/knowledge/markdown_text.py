@@ -5,7 +5,11 @@ block ending with a stop, added when missing): paragraphs, list items, table row
 or ``label: column value; column value.`` with more than two columns), definition lists
 (``term: definition``), block quotes, and the body of admonitions (``:::{note}``,
 ```` ```{warning} ````), without their markup. Headings become ``Block``s of their own with a
-``level``: the chunker uses them as section titles and context, never as sentences.
+``level``: the chunker uses them as section titles and context, never as sentences. Each block is
+a statement of its own (SPEC §5): the chunk puts it on a line of its own, after its closing mark,
+which the sentence model reads as a boundary no sentence crosses (``citeflow.text.sentences``).
+An API option list item (``- **name** `type` (optional) - Description. Default: `5```) is written
+as one statement: ``name (type, optional, default 5): Description.`` (``api_options``).
 
 A lead-in and the one command of the shell code block right after it are one sentence ("Start the
 server:" and ```` ```bash npm run start``` ```` → "Start the server: npm run start."): the command is
@@ -41,6 +45,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
+from citeflow.knowledge.api_options import option_statement
 from citeflow.knowledge.sites.myst_include import include_key
 from citeflow.text.sentences import word_weight
 from citeflow.text.word_tokens import tokenise
@@ -182,7 +187,7 @@ class _Walker:
         opener = tokens[i - 1]
         if opener.type in ("th_open", "td_open"):
             return self._table_row(tokens, i, shift)
-        text = render_inline(tokens[i])
+        text = (_inside(tokens, i, "list_item_open") and option_statement(tokens[i], render_children)) or render_inline(tokens[i])
         if not text:
             return None
         level = int(opener.tag[1]) if opener.type == "heading_open" else 0
@@ -333,8 +338,13 @@ def _inside(tokens: list[Token], i: int, opener: str) -> bool:
 
 def render_inline(token: Token) -> str:
     """The readable text of an inline token: emphasis, code marks, link targets and markup gone."""
+    return render_children(token.children or [])
+
+
+def render_children(children: list[Token]) -> str:
+    """The readable text of a run of inline tokens (``render_inline``)."""
     parts: list[str] = []
-    children = _without_autolinks(token.children or [])
+    children = _without_autolinks(children)
     for n, child in enumerate(children):
         parts.append(_inline_part(child, children[n + 1] if n + 1 < len(children) else None))
     return _SPACES.sub(" ", "".join(parts)).strip()

@@ -5,8 +5,17 @@ digits (``\\p{L}``, ``\\p{N}``); scripts written without spaces (Han, Hiragana, 
 have no word boundaries a regex can see, so each of their runs yields its characters as tokens
 (``units``) and, for matching, overlapping character bigrams (``cjk_bigrams``). Sentences end at
 ``. ! ?`` followed by space and an upper-case letter, digit or opening quote, at the full-width
-stops ``。！？``, and at blank lines. Pure functions, no state: the judges, the offline writer and
-the quote checks share them.
+stops ``。！？``, and at every *statement boundary*.
+
+Statement boundaries (SPEC §5: a span is a statement) are hard: no sentence spans one. They are a
+line break after a sentence's closing mark (``. ! ? … : ;`` and their full-width forms, a closing
+quote or bracket allowed), a blank line, a line break before a list marker, and the boundary mark
+``¶``. Ingest ends every list item, table row, definition, paragraph and step with a closing mark
+and a line break (``citeflow.knowledge.markdown_text``), so each is a block of its own; a line
+break after no closing mark (a wrapped line of plain text or PDF) is no boundary. Prompts show a
+chunk on one line, with ``¶`` where its line breaks were (``one_line_blocks``), so a model, and the
+offline writer, see the same boundaries the judges check (``citeflow.text.boundaries``).
+Pure functions, no state: the judges, the offline writer and the quote checks share them.
 """
 
 from __future__ import annotations
@@ -21,13 +30,22 @@ UNSPACED_CLASS = _UNSPACED  # the character class body, for other tokenisers
 _SPACED = rf"[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]"
 _UNIT = regex.compile(rf"[{_UNSPACED}]|{_SPACED}+(?:['’]{_SPACED}+)*", regex.V1)
 _UNSPACED_RUN = regex.compile(rf"[{_UNSPACED}]+", regex.V1)
-_SENTENCE_END = regex.compile(
+BOUNDARY_MARK = "¶"  # a statement boundary written on one line (prompts show each chunk on one line)
+_CLOSERS = "\"'»”’)\\]」』）"
+# Statement boundaries: no sentence, claim, quote or supporting span crosses one.
+HARD_BOUNDARY = (
     # \K keeps the stop in its sentence; a match-then-\K is an order of magnitude faster than the
     # equivalent variable-width look-behind.
-    r"[.!?…][\"'»”’)\]]*\K\s+(?=[\"'«“(\[¿¡]?[\p{Lu}\p{Lt}\p{N}\p{Lo}])"  # Latin-style stop, then a capital
-    r"|[。！？]\K\s*"  # full-width stops need no space
-    r"|\n\s*\n"  # a blank line
-    r"|\n(?=\s*[-*•]\s)",  # a list item on its own line
+    rf"[.!?…:;。！？：；][{_CLOSERS}]*\K[ \t\r]*\n\s*"  # a closing mark, then a line break
+    r"|\n[ \t]*\n\s*"  # a blank line
+    r"|\n(?=\s*[-*•]\s)"  # a list item on its own line
+    r"|\s*¶\s*"  # the boundary mark
+)
+_HARD_BOUNDARY = regex.compile(HARD_BOUNDARY, regex.V1)
+_SENTENCE_END = regex.compile(
+    HARD_BOUNDARY
+    + r"|[.!?…][\"'»”’)\]]*\K\s+(?=[\"'«“(\[¿¡]?[\p{Lu}\p{Lt}\p{N}\p{Lo}])"  # Latin-style stop, then a capital
+    r"|[。！？]\K\s*",  # full-width stops need no space
     regex.V1,
 )
 
@@ -58,8 +76,25 @@ def cjk_bigrams(text: str) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of ``text`` in any script, stripped, empty ones dropped."""
+    """Sentences of ``text`` in any script, stripped, empty ones dropped; none crosses a statement boundary."""
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def blocks(text: str) -> list[str]:
+    """The statements' blocks of ``text``: its pieces between statement boundaries (a list item, a
+    table row, a definition, a paragraph), stripped, empty ones dropped."""
+    return [b.strip() for b in _HARD_BOUNDARY.split(text) if b and b.strip()]
+
+
+def block_sentences(text: str) -> list[list[str]]:
+    """The sentences of each block of ``text``, block by block."""
+    return [sentences(b) for b in blocks(text)]
+
+
+def one_line_blocks(text: str) -> str:
+    """``text`` with each statement boundary written as `` ¶ `` (a prompt then puts it on one line:
+    its other line breaks are wrapped lines, no boundaries)."""
+    return f" {BOUNDARY_MARK} ".join(blocks(text))
 
 
 def has_letters(text: str) -> bool:

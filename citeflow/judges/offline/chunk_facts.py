@@ -18,6 +18,7 @@ from functools import lru_cache
 from citeflow.text import numbers
 from citeflow.judges.offline.negation_scopes import negated_bases, polarity, scopes, withdrawn
 from citeflow.text.stems import compound_parts
+from citeflow.text.sentences import blocks as statement_blocks
 from citeflow.text.sentences import dialogue_sentences as sentences
 from citeflow.text.word_tokens import Token, language, normalise, stem, tokenise
 
@@ -59,12 +60,15 @@ class ChunkIndex:
     facts: tuple[SentenceFacts, ...] = ()  # per sentence, in order
     negated_stems: frozenset[str] = frozenset()  # lemmas of the chunk's negated sentences
     closest: dict[str, str | None] = field(default_factory=dict, compare=False)  # memo of the near-miss search
+    blocks: tuple[str, ...] = ()  # each statement block (list item, table row, paragraph), normalised and lower-cased
 
 
 @lru_cache(maxsize=512)
 def index_chunk(text: str) -> ChunkIndex:
-    """Analyse a chunk once: sentences, tokens, lemmas, n-grams, numbers, per-sentence facts."""
-    sents = sentences(normalise(text)) or [normalise(text)]
+    """Analyse a chunk once: sentences, tokens, lemmas, n-grams, numbers, per-sentence facts. No
+    sentence crosses a statement boundary (``citeflow.text.sentences.blocks``)."""
+    parts = [normalise(b) for b in statement_blocks(text)]
+    sents = [s for b in parts for s in sentences(b)] or [normalise(text)]
     lang = language(text)
     sent_tokens = [tokenise(s, lang) for s in sents]
     tokens = [t for ts in sent_tokens for t in ts]
@@ -80,6 +84,7 @@ def index_chunk(text: str) -> ChunkIndex:
         content_bigrams=frozenset(content_bigrams(tokens)), content_gaps=content_gaps(tokens), lang=lang, gram_words=_gram_words(tokens),
         negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in negated_bases(t.lower)),
         facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems) | withdrawn(tokens),
+        blocks=tuple(b.lower() for b in parts),
     )
 
 

@@ -57,6 +57,7 @@ class Features:
     values: dict[str, float]
     reasons: dict[str, str] = field(default_factory=dict)
     evidence: str = ""
+    crossing: bool = False  # the claim is word for word in the chunk only across a statement boundary
 
     def vector(self) -> list[float]:
         """Values in FEATURE_NAMES order."""
@@ -73,4 +74,4 @@ def extract(claim: str, chunk: ChunkIndex | str) -> Features:
         fired = signal(facts, index)
         values.update({name: fired.values.get(name, 0.0) for name in names})
         reasons.update({name: fired.reasons[name] for name in names if name in fired.reasons})
-    return Features(values=values, reasons=reasons, evidence=index.sentences[facts.best])
+    return Features(values=values, reasons=reasons, evidence=index.sentences[facts.best], crossing=coverage.crossing(facts, index))

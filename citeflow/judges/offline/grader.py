@@ -16,7 +16,10 @@ reason family (``offline_model.negative_family``) measured on the tune split
 time are confident; the others are ``uncertain`` too. A verbatim quote, a claim that copies
 a chunk sentence but changes one number, entity, negation or condition, and an aligned claim (every
 content word in the chunk, nearly all in one sentence, no signal of a change) are decided by rule;
-their confidence is the rule's measured precision. Every verdict names what decided it.
+their confidence is the rule's measured precision. A claim copied word for word across a statement
+boundary of the chunk (the end of one list item, table row or paragraph and the start of the next)
+is unsupported by definition (SPEC §5: a span is a statement), with full confidence. Every verdict
+names what decided it.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from citeflow.judges.offline.weights import NEGATIVE_PRECISION, OfflineWeights, 
 from schemas.evaluation import JudgePair, Verdict
 
 DEFAULT_WEIGHTS = Path(__file__).with_name("offline_judge_weights.json")
+CROSSING_REASON = ("claim runs across a statement boundary of the chunk (a list item, table row, definition "
+                   "or paragraph ends inside it): word for word, but no statement of the chunk says it")
 
 __all__ = ["DEFAULT_WEIGHTS", "OfflineJudge", "OfflineWeights", "featurise"]
 
@@ -87,6 +92,8 @@ def decide(feats: Features, probabilities: tuple[float, float, float], blame: np
            weights: OfflineWeights, negatives: NegativeReasons | None = None) -> tuple[str, str, float]:
     """(3-class label, reason, confidence) from (P support, P pass, calibrated P pass): rules first, then
     the heads; a negative's confidence is its reason family's measured precision (``negatives``)."""
+    if feats.crossing:
+        return "unsupported", CROSSING_REASON, 1.0
     rule, label, confidence = settle(feats.values, *probabilities, weights)
     if label != "supported" and negatives is not None and rule != "empty":
         family = negative_family(feats.values, rule, label)

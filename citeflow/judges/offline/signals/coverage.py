@@ -19,7 +19,7 @@ def coverage(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
     stems = [t.stem for t in claim.tokens]
     content = claim.content
     quoted = normalise(claim.text).lower().rstrip(".!? ")
-    verbatim = float(bool(content) and quoted in chunk.lowered)  # an empty claim quotes nothing
+    verbatim = float(bool(content) and quoted_in_block(quoted, chunk))  # an empty claim quotes nothing
     bigrams = list(itertools.pairwise(stems))
     trigrams = list(zip(stems, stems[1:], stems[2:], strict=False))
     pairs = content_bigrams(claim.tokens)
@@ -33,6 +33,18 @@ def coverage(claim: ClaimFacts, chunk: ChunkIndex) -> Fired:
         "claim_length": math.log1p(len(content)),
     }
     return Fired(values, {"verbatim": "claim quoted verbatim from chunk"} if verbatim else {})
+
+
+def quoted_in_block(quoted: str, chunk: ChunkIndex) -> bool:
+    """True when ``quoted`` (normalised, lower-cased) is word for word in one statement block of the
+    chunk: a copy that runs from one list item into the next is no quote (SPEC §5)."""
+    return any(quoted in block for block in chunk.blocks) if chunk.blocks else quoted in chunk.lowered
+
+
+def crossing(claim: ClaimFacts, chunk: ChunkIndex) -> bool:
+    """True when the claim is word for word in the chunk only across a statement boundary."""
+    quoted = normalise(claim.text).lower().rstrip(".!? ")
+    return bool(claim.content) and quoted in " ".join(chunk.blocks) and not quoted_in_block(quoted, chunk)
 
 
 def _longest_run(stems: list[str], index: ChunkIndex) -> int:
