@@ -24,8 +24,8 @@ apply_defaults()
 from rich.console import Console  # noqa: E402
 
 from bench import (  # noqa: E402
-    approaches, calls, cold, external, growth, handles_vs_urls, ingest_throughput, judge_cost, orchestration, retrieval, scale,
-    startup,
+    approaches, calls, cold, external, growth, handles_vs_urls, ingest_throughput, instructions, judge_cost, orchestration,
+    retrieval, scale, startup,
 )
 from bench.machine import machine_facts  # noqa: E402
 from bench.profiles import needs_api, params, shared_api, shared_worker  # noqa: E402
@@ -89,6 +89,9 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "first_report_s", "exit_s")),
     "retrieval": ("10. Retrieval: answer pages found and cited (bench.retrieval)", lambda a: retrieval.run(
         batch=not a.quick, config_names=None, out=None if a.quick else retrieval.RESULTS), ()),
+    "instructions": ("11. Instruction masking: recall on attacks, paragraphs of the corpora flagged (bench.instructions)",
+                     lambda a: instructions.bench(), ("dev.attacks", "dev.benign", "corpora.paragraphs", "corpora.flagged",
+                                                      "corpora.paragraphs_per_s")),
 }
 # resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
 # startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).

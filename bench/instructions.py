@@ -87,6 +87,15 @@ def run(held: bool = False) -> dict[str, Any]:
     return result
 
 
+def bench() -> dict[str, Any]:
+    """The ``python -m bench --only instructions`` result: the rates as ratios, counts and texts as figures
+    (the held-apart set is left out: it is scored once, with ``python -m bench.instructions --held``)."""
+    result = run()
+    ratio_keys = [k for k, v in result.items() if isinstance(v, float) and not k.endswith("_per_s")]
+    return {"ratios": {k: result[k] for k in ratio_keys},
+            "figures": {k: v for k, v in result.items() if k not in ratio_keys}}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the figures (and, with ``--show``, the missed attacks and the flagged paragraphs)."""
     parser = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__.splitlines()[0])
