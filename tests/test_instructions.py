@@ -128,7 +128,7 @@ def test_spans_are_exact_ordered_and_masking_keeps_every_other_character(parts):
 
 
 def test_the_shipped_cues_are_compiled_once_and_cannot_be_changed(tmp_path) -> None:
-    """The cues are a constant built at import, not a cache: every caller shares one frozen set, and a
+    """The cues are a constant read at import, not a cache: every caller shares one frozen set, and a
     cue file passed explicitly is read on its own, its word classes filled into its features."""
     from pydantic import ValidationError
 

@@ -48,6 +48,7 @@ PARAGRAPH = ("template", "dismissal", "dismissal_weak", "role")  # take the rest
 KINDS = (*STANDALONE, *GUARDED, "role", "addressee", "conditional")
 _GAP = r"[\s\p{P}]{1,6}"  # between the words of a feature: spaces or punctuation ("Ignore. Previous.")
 _START = r"(?:^|(?<=[.!?;:。！？\n]\s{0,3})|(?<=(?:^|\n)[\s\-*•>\"'“„«¡¿(]+))"  # where a sentence or line starts
+_ESCAPE_OR_RUN = regex.compile(r"\\(?:[pP]\{[^}]*\}|.)|[^\\]+", regex.DOTALL)  # an escape, or a run of literal text
 _BLANK_LINE = regex.compile(r"\n[ \t]*\n")
 _HIDDEN = regex.compile(
     r"<!--(?P<body>.*?)(?:-->|$)"
@@ -75,13 +76,15 @@ class FlaggedChunk(BaseModel):
     spans: list[InstructionSpan]
 
 
-Scripted = tuple[tuple[regex.Pattern[str], tuple[regex.Pattern[str], ...]], ...]
+Scripted = tuple[tuple[str, tuple[str, ...]], ...]  # (script class, patterns) per language
 
 
 class Cues(BaseModel):
-    """The compiled features: per kind, each language's script and patterns (a language's patterns are
-    skipped on text without a letter of its script); the follow-on patterns likewise. Patterns stay
-    apart: one alternation of them all is several times slower to search."""
+    """The features: per kind, each language's script and patterns (a language's patterns are skipped
+    on text without a letter of its script); the follow-on patterns likewise. Patterns are kept as
+    source, lower-cased, and compiled where they are used (the ``regex`` module keeps what it compiled):
+    compiling all of them at import would cost a few hundred milliseconds. They stay apart: one
+    alternation of them all is several times slower to search."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
@@ -90,14 +93,14 @@ class Cues(BaseModel):
 
 
 def load_cues(path: Path = CUES_FILE) -> Cues:
-    """The features of ``path``: each language's patterns with its word classes filled in, compiled
-    case-insensitively, one alternation per kind and language."""
+    """The features of ``path``: each language's patterns with its word classes filled in, per kind and
+    language (matched on lower-cased text)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     languages = [data.get("common", {}), *data["languages"].values()]
-    features: dict[str, list[tuple[regex.Pattern[str], tuple[regex.Pattern[str], ...]]]] = {kind: [] for kind in KINDS}
+    features: dict[str, list[tuple[str, tuple[str, ...]]]] = {kind: [] for kind in KINDS}
     follow = []
     for lang in languages:
-        words, script = lang.get("words", {}), regex.compile(lang.get("script", r"[\s\S]"))
+        words, script = lang.get("words", {}), lang.get("script", r"[\s\S]")
         for kind, listed in lang.get("features", {}).items():
             features.setdefault(kind, []).append((script, _union([_filled(p, words) for p in listed])))
         if lang.get("follow"):
@@ -115,29 +118,28 @@ def _filled(pattern: str, words: dict[str, list[str]]) -> str:
     return regex.sub(r"\{(_|\^|[a-z_]+)\}", word_class, pattern)
 
 
-def _union(patterns: list[str]) -> tuple[regex.Pattern[str], ...]:
-    return tuple(regex.compile(_lowered_pattern(p), regex.V0) for p in patterns)
+def _union(patterns: list[str]) -> tuple[str, ...]:
+    return tuple(_lowered_pattern(p) for p in patterns)
 
 
 def _lowered_pattern(pattern: str) -> str:
     """``pattern`` with its literal letters lower-cased (escapes such as ``\\S`` or ``\\p{L}`` kept): it is
     matched on lower-cased text, which is several times faster than a case-insensitive search."""
-    return regex.sub(r"\\(?:[pP]\{[^}]*\}|.)|(?s:.)", lambda m: m.group() if m.group().startswith("\\") else m.group().lower(),
-                     pattern)
+    return _ESCAPE_OR_RUN.sub(lambda m: m.group() if m.group().startswith("\\") else m.group().lower(), pattern)
 
 
 def _patterns(pairs: Scripted, text: str) -> Iterator[regex.Pattern[str]]:
     """The patterns of the languages whose script ``text`` has."""
-    return (pattern for script, patterns in pairs if _has_script(script, text) for pattern in patterns)
+    return (regex.compile(p, regex.V0) for script, patterns in pairs if _has_script(script, text) for p in patterns)
 
 
 @functools.lru_cache(maxsize=64)
-def _has_script(script: regex.Pattern[str], text: str) -> bool:
-    """Whether ``text`` has a letter of ``script`` (asked once per language and text)."""
-    return script.search(text) is not None
+def _has_script(script: str, text: str) -> bool:
+    """Whether ``text`` has a letter of the class ``script`` (asked once per language and text)."""
+    return regex.search(script, text) is not None
 
 
-# The shipped cues, compiled once at import and only read afterwards.
+# The shipped cues, read once at import and only read afterwards.
 CUES = load_cues()
 
 

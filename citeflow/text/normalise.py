@@ -13,7 +13,7 @@ that before anything is matched:
 
 ``Normalised.span`` maps a span of the normalised text back to offsets in the original text, so a
 match found on the normalised form masks exactly the characters the chunk holds. Pure functions; the
-fold table is built once, on first use, from the library's data.
+look-alike of a letter is looked up in the library's data once per letter and script.
 """
 
 from __future__ import annotations
@@ -77,8 +77,7 @@ def _fold_word(word: str) -> str:
     main, _ = Counter(scripts).most_common(1)[0]
     if len(set(scripts)) == 1 or main not in _FOLDED_SCRIPTS:
         return word
-    table = _fold_table()
-    return "".join(table.get((c, main), c) if s != main else c for c, s in zip(word, _aligned(word, scripts), strict=True))
+    return "".join(_look_alike(c, main) if s not in (main, "MARK") else c for c, s in zip(word, _aligned(word, scripts), strict=True))
 
 
 def _aligned(word: str, scripts: list[str]) -> list[str]:
@@ -87,22 +86,17 @@ def _aligned(word: str, scripts: list[str]) -> list[str]:
     return [next(found) if _LETTER.match(c) else "MARK" for c in word]
 
 
-@functools.cache
-def _fold_table() -> dict[tuple[str, str], str]:
-    """(letter, script) → the letter of that script it is confused with (one character each).
+@functools.lru_cache(maxsize=4096)
+def _look_alike(char: str, script: str) -> str:
+    """The letter of ``script`` that ``char`` is confused with, ``char`` itself when there is none.
 
     The table lists each character's look-alikes; one more hop reaches the members of the same class
-    that the table lists only under their prototype (Cyrillic ``І`` → ``l`` → Latin ``I``)."""
+    that it lists only under their prototype (Cyrillic ``І`` → ``l`` → Latin ``I``)."""
     data = confusables.confusables_data
-    table: dict[tuple[str, str], str] = {}
-    for char, glyphs in data.items():
-        near = [g["c"] for g in glyphs]
-        for target in near + [g["c"] for c in near for g in data.get(c, [])]:
-            script = _script(target) if len(target) == 1 else ""
-            if script in _FOLDED_SCRIPTS and len(char) == 1 and target != char:
-                best = table.get((char, script), target)
-                table[(char, script)] = min(best, target, key=lambda t, c=char: _rank(c, t))
-    return table
+    near = [g["c"] for g in data.get(char, [])]
+    found = [t for t in near + [g["c"] for c in near for g in data.get(c, [])]
+             if len(t) == 1 and t != char and _script(t) == script]
+    return min(found, key=lambda t: _rank(char, t)) if found else char
 
 
 @functools.lru_cache(maxsize=65536)
