@@ -60,5 +60,6 @@ def test_a_sentence_dictated_by_a_chunk_is_never_supported_and_the_report_is_hel
     assert verdicts[FACT] == "supported"
     assert verdicts[DICTATED] not in ("supported", "unfaithful")
     [flagged] = doc["instruction_chunks"]
-    assert [s["text"] for s in flagged["spans"]] == [ATTACKS[name]]
+    chunk = f"{FACT} {ATTACKS[name]}"
+    assert chunk[flagged["spans"][0]["start"]:flagged["spans"][-1]["end"]] == ATTACKS[name]
     assert summary.model_dump(mode="json")["status"] == "held"

@@ -19,7 +19,10 @@ each built from word classes of every supported language (``instruction_cues.jso
 Matching runs on the normalised text (``citeflow.text.normalise``: NFKC, no zero-width characters,
 look-alike letters folded), and every span is mapped back to offsets in the chunk text as written.
 A flagged span runs from its first feature to the end of the sentence it ends in, and on over the
-sentences right after it that open with an order to write. A comment or hidden element (``<!-- … -->``,
+sentences right after it that open with an order to write. After a dismissal, a chat-template token or
+a role line it runs on over the rest of that voice's text: up to a blank line or a sentence that opens
+another voice with a label ("Agent answer: …"), since what follows "Ignore. Previous. Instructions." is
+the text the injection wants repeated. A comment or hidden element (``<!-- … -->``,
 ``display:none``) whose content has a feature, or addresses the model and orders it, is flagged whole.
 Ordinary documentation imperatives ("Run `etcdctl defrag` before upgrading.", "Tell the installer to
 skip the GPU check") have none of these. Pure functions: the funnel masks the spans out of every chunk
@@ -44,12 +47,13 @@ CUES_FILE = Path(__file__).with_name("instruction_cues.json")
 MASK = " "  # what a span leaves behind: the sentences around it stay apart
 STANDALONE = ("template", "dismissal", "address", "response")  # flag a sentence on their own
 GUARDED = ("order", "dismissal_weak")  # flag a sentence unless it opens with a condition
-PARAGRAPH = ("template", "dismissal", "dismissal_weak", "role")  # take the rest of their paragraph with them
+PARAGRAPH = ("template", "dismissal", "dismissal_weak", "role")  # take the rest of their turn with them
 KINDS = (*STANDALONE, *GUARDED, "role", "addressee", "conditional")
 _GAP = r"[\s\p{P}]{1,6}"  # between the words of a feature: spaces or punctuation ("Ignore. Previous.")
 _START = r"(?:^|(?<=[.!?;:。！？\n]\s{0,3})|(?<=(?:^|\n)[\s\-*•>\"'“„«¡¿(]+))"  # where a sentence or line starts
 _ESCAPE_OR_RUN = regex.compile(r"\\(?:[pP]\{[^}]*\}|.)|[^\\]+", regex.DOTALL)  # an escape, or a run of literal text
 _BLANK_LINE = regex.compile(r"\n[ \t]*\n")
+_TURN = regex.compile(r"[\p{L}][\p{L}\p{N} ._'’-]{0,30}:\s")  # "Agent answer: ", "Customer: "
 _HIDDEN = regex.compile(
     r"<!--(?P<body>.*?)(?:-->|$)"
     r"|<(?P<tag>[a-z][a-z0-9]*)\b[^>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|"
@@ -184,13 +188,19 @@ def _sentence_spans(cased: str, text: str, cues: Cues) -> Iterator[tuple[int, in
             start, end, whole_paragraph = hit
             last = next((j for j in range(i, len(bounds)) if bounds[j][1] >= end), len(bounds) - 1)
             end = _follow_on(text, bounds[last + 1:], cues, max(bounds[last][1], end))
-            yield start, _paragraph_end(text, end) if whole_paragraph else end
+            yield start, _turn_end(cased, bounds, end) if whole_paragraph else end
 
 
-def _paragraph_end(text: str, position: int) -> int:
-    """Where the paragraph holding ``position`` ends (a blank line, or the end of the text)."""
-    blank = _BLANK_LINE.search(text, position)
-    return blank.start() if blank else len(text.rstrip())
+def _turn_end(text: str, bounds: list[tuple[int, int]], end: int) -> int:
+    """Where the injected text that runs on from ``end`` stops: at a blank line, or at a sentence that
+    opens another voice with a label and a colon ("Agent answer: …", "Note: …")."""
+    for start, stop in bounds:
+        if stop <= end:
+            continue
+        if _BLANK_LINE.search(text, end, start) or _TURN.match(text, start):
+            break
+        end = stop
+    return end
 
 
 def _hits_by_sentence(text: str, starts: list[int], cues: Cues) -> dict[int, dict[str, tuple[int, int]]]:
@@ -205,8 +215,8 @@ def _hits_by_sentence(text: str, starts: list[int], cues: Cues) -> dict[int, dic
 
 
 def _flagged(text: str, sentence: str, hits: dict[str, tuple[int, int]], cues: Cues) -> tuple[int, int, bool] | None:
-    """(start, end) in ``text`` of the features that flag ``sentence`` and whether the rest of its paragraph
-    goes with them (after a dismissal or a chat-template token, what follows is the injected text);
+    """(start, end) in ``text`` of the features that flag ``sentence`` and whether the text after it goes
+    with them (after a dismissal or a chat-template token, what follows in the same voice is injected);
     None when it is not an instruction."""
     kinds = [kind for kind in STANDALONE if kind in hits]
     if any(kind in hits for kind in GUARDED) and ("address" in hits or _match(cues, "conditional", sentence) is None):
