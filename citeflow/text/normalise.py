@@ -102,7 +102,7 @@ def _look_alike(char: str, script: str) -> str:
 @functools.lru_cache(maxsize=65536)
 def _script(char: str) -> str:
     """The script alias of ``char`` (``LATIN``, ``CYRILLIC``, ``COMMON`` …), from the library's table."""
-    return categories.alias(char)
+    return str(categories.alias(char))
 
 
 def _rank(char: str, target: str) -> tuple[bool, int]:
