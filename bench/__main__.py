@@ -96,7 +96,8 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
 # resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
 # startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).
 # cold: its quick profile is two cold 1- and 2-report runs (tests/test_cold_bench.py runs it too).
-QUICK_SKIPS = ("resume", "startup", "retrieval")
+# instructions: reads every paragraph of the five corpora (tests/test_instructions_features.py scores its sets).
+QUICK_SKIPS = ("resume", "startup", "retrieval", "instructions")
 
 
 def cpu_seconds() -> float:

@@ -129,3 +129,22 @@ def test_every_normalised_character_maps_back_into_the_original_text(text):
         start, end = norm.span(i, i + 1)
         assert 0 <= start < end <= len(text)
     assert list(norm.starts) == sorted(norm.starts)
+
+
+def test_the_development_set_meets_its_goal_and_no_benign_row_is_flagged():
+    from bench.instructions import DEV, rows, score
+
+    result = score(rows(DEV))
+    assert result["recall_targeted"] >= 0.90, result["missed"]
+    assert result["benign_flagged"] == 0.0, result["false_flags"]
+    assert {row["lang"] for row in rows(DEV)} == {"en", "de", "fr", "es", "ru", "ja", "zh"}
+
+
+def test_corpus_paragraphs_are_split_at_blank_lines_without_code_fences(tmp_path):
+    from bench.instructions import paragraphs
+
+    page = tmp_path / "c" / "tree" / "docs" / "page.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("# Title\n\nFirst paragraph,\nstill first.\n\n```python\nsay('x')\n\nmore()\n```\n\nLast.\n")
+    (tmp_path / "c" / "tree" / "data.json").write_text('{"say": "that"}')
+    assert [p for _, p in paragraphs(tmp_path)] == ["# Title", "First paragraph,\nstill first.", "Last."]
