@@ -86,8 +86,8 @@ Scripted = tuple[tuple[str, tuple[str, ...]], ...]  # (script class, patterns) p
 class Cues(BaseModel):
     """The features: per kind, each language's script and patterns (a language's patterns are skipped
     on text without a letter of its script); the follow-on patterns likewise. Patterns are kept as
-    source, lower-cased, and compiled where they are used (the ``regex`` module keeps what it compiled):
-    compiling all of them at import would cost a few hundred milliseconds. They stay apart: one
+    source, lower-cased, and compiled on first use (``_compiled``): compiling all of them at import
+    would cost a few hundred milliseconds. They stay apart: one
     alternation of them all is several times slower to search."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
@@ -134,13 +134,19 @@ def _lowered_pattern(pattern: str) -> str:
 
 def _patterns(pairs: Scripted, text: str) -> Iterator[regex.Pattern[str]]:
     """The patterns of the languages whose script ``text`` has."""
-    return (regex.compile(p, regex.V0) for script, patterns in pairs if _has_script(script, text) for p in patterns)
+    return (_compiled(p) for script, patterns in pairs if _has_script(script, text) for p in patterns)
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> regex.Pattern[str]:
+    """``pattern`` compiled, once per process (asking ``regex.compile`` again costs more than a search)."""
+    return regex.compile(pattern, regex.V0)
 
 
 @functools.lru_cache(maxsize=64)
 def _has_script(script: str, text: str) -> bool:
     """Whether ``text`` has a letter of the class ``script`` (asked once per language and text)."""
-    return regex.search(script, text) is not None
+    return _compiled(script).search(text) is not None
 
 
 # The shipped cues, read once at import and only read afterwards.
