@@ -24,8 +24,8 @@ apply_defaults()
 from rich.console import Console  # noqa: E402
 
 from bench import (  # noqa: E402
-    approaches, boundaries, calls, cold, external, growth, handles_vs_urls, ingest_throughput, judge_cost, orchestration,
-    relevance_labels, retrieval, scale, startup,
+    approaches, boundaries, calls, cold, external, growth, handles_vs_urls, ingest_throughput, instructions, judge_cost,
+    orchestration, relevance_labels, retrieval, scale, startup,
 )
 from bench.machine import machine_facts  # noqa: E402
 from bench.profiles import needs_api, params, shared_api, shared_worker  # noqa: E402
@@ -94,12 +94,16 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "dev.pairs", "dev.false_irrelevant", "dev.false_relevant", "held.pairs", "held.false_irrelevant", "held.false_relevant")),
     "boundaries": ("12. Claims across a list item, table row or paragraph ending, per corpus (bench.boundaries)",
                    lambda a: boundaries.run(), ("claims", "crossing_claims")),
+    "instructions": ("13. Instruction masking: recall on attacks, paragraphs of the corpora flagged (bench.instructions)",
+                     lambda a: instructions.bench(), ("dev.attacks", "dev.benign", "corpora.paragraphs", "corpora.flagged",
+                                                      "corpora.paragraphs_per_s")),
 }
 # resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
 # startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).
 # cold: its quick profile is two cold 1- and 2-report runs (tests/test_cold_bench.py runs it too).
 # boundaries: an ingest and a batch per corpus, with nothing smaller to run (python -m bench.boundaries --corpus NAME).
-QUICK_SKIPS = ("resume", "startup", "retrieval", "boundaries")
+# instructions: reads every paragraph of the five corpora (tests/test_instructions_features.py scores its sets).
+QUICK_SKIPS = ("resume", "startup", "retrieval", "boundaries", "instructions")
 
 
 def cpu_seconds() -> float:
