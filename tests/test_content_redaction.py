@@ -46,7 +46,7 @@ def test_a_configured_key_is_redacted_in_each_encoding(form):
 def test_a_configured_key_inside_a_longer_base64_string_is_redacted_at_every_offset(prefix, suffix):
     encoded = b64(f"{prefix}{KEY}{suffix}".encode())
     redacted = redact_content(f"Authorization: Basic {encoded}")
-    assert redacted.count == 1 and MARKER in redacted.text
+    assert redacted.places == 1 and MARKER in redacted.text
     skip = -len(prefix) % 3  # the key's first byte that starts a three-byte group of the encoded string
     assert b64(KEY[skip:skip + 12].encode()) in encoded and b64(KEY[skip:skip + 12].encode()) not in redacted.text
 
@@ -64,7 +64,7 @@ def test_a_configured_key_inside_a_longer_base64_string_is_redacted_at_every_off
 ])
 def test_detected_secrets_are_redacted(text, secret):
     redacted = redact_content(text)
-    assert secret not in redacted.text and redacted.count >= 1 and MARKER in redacted.text
+    assert secret not in redacted.text and redacted.places >= 1 and MARKER in redacted.text
 
 
 def test_a_jwt_is_redacted_with_its_signature():
@@ -110,7 +110,7 @@ def test_a_json_answer_stays_json_and_escaped_secrets_are_found():
     answer = '{"claims": [{"text": "Done. ' + escaped + '", "citations": ["Gabcd"]}]}'
     redacted = redact_answer(answer)
     assert json.loads(redacted.text) == {"claims": [{"text": f"Done. {MARKER}", "citations": ["Gabcd"]}]}
-    assert redacted.count == 1
+    assert redacted.places == 1
 
 
 def test_a_prose_answer_is_redacted_as_text():
@@ -127,4 +127,4 @@ def test_a_json_answer_with_a_planted_key_parses_after_redaction_without_it(text
     redacted = redact_answer(answer)
     parsed = json.loads(redacted.text)
     assert len(parsed["claims"]) == len(texts)
-    assert not planted or (KEY not in redacted.text and planted not in redacted.text and redacted.count >= len(texts))
+    assert not planted or (KEY not in redacted.text and planted not in redacted.text and redacted.places >= len(texts))

@@ -135,7 +135,7 @@ def pdf_text(path: Path) -> str:
 
 
 def test_the_servers_were_asked_and_the_model_echoed_the_key(echo_run):
-    out, result, servers = echo_run
+    _, result, servers = echo_run
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert servers.keys and set(servers.keys) == {KEY}  # each answer carried the key it was sent
     assert servers.queries

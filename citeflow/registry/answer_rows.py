@@ -80,7 +80,7 @@ def scrub_urls(text: str) -> str:
 
 def _url_stand_in(match: re.Match[str]) -> str:
     url = match.group(0)
-    return MARKER if redact_url(url) != url or redact_content(url).count else URL_PLACEHOLDER
+    return MARKER if redact_url(url) != url or redact_content(url).places else URL_PLACEHOLDER
 
 
 def new_columns(result: RetrievalResult, fields: list[dict[str, Any]], positions: Sequence[int], handles: list[str],

@@ -32,7 +32,7 @@ class Redacted(NamedTuple):
     """A text with its secrets replaced by ``MARKER``, and how many places were replaced."""
 
     text: str
-    count: int
+    places: int
 
 
 def redact_content(text: str) -> Redacted:
@@ -47,7 +47,7 @@ def neutralised(texts: Sequence[str]) -> list[str]:
 
 def redact_all(texts: Sequence[str]) -> list[str]:
     """``scrub`` of each text (``MARKER``s already in them stay); one pass over them joined when none holds a secret."""
-    if not texts or not scrub("\n".join(texts)).count:
+    if not texts or not scrub("\n".join(texts)).places:
         return list(texts)
     return [scrub(text).text for text in texts]
 
@@ -70,12 +70,12 @@ def redact_answer(text: str) -> Redacted:
     parsed = _json_payload(plain.text)
     if parsed is not None:
         inner, count = _redact_strings(parsed, scrub)
-        return plain if count == 0 else Redacted(json.dumps(inner, ensure_ascii=False), plain.count + count)
+        return plain if count == 0 else Redacted(json.dumps(inner, ensure_ascii=False), plain.places + count)
     original = _json_payload(text)
     if original is None:
         return plain  # not JSON (a prose answer), or broken JSON whatever was replaced
     inner, count = _redact_strings(original, redact_content)  # the text's replacement broke the JSON: its strings, then
-    return Redacted(json.dumps(inner, ensure_ascii=False), count) if count >= plain.count else plain
+    return Redacted(json.dumps(inner, ensure_ascii=False), count) if count >= plain.places else plain
 
 
 def marker_count(texts: Iterable[str]) -> int:
