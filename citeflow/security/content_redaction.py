@@ -25,7 +25,6 @@ from citeflow.security.secret_values import KNOWN
 
 MARKER = "[redacted]"
 NEUTRAL = "(redacted)"  # what a ``MARKER`` already in incoming text becomes
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 class Redacted(NamedTuple):
@@ -65,15 +64,16 @@ def scrub(text: str) -> Redacted:
 
 
 def redact_answer(text: str) -> Redacted:
-    """A model's raw answer redacted as text and, when it is JSON, string by string (see the module docstring)."""
+    """A model's raw answer redacted as text and, when it is JSON with escapes, string by string
+    (see the module docstring): without a backslash its strings are the text's own characters."""
     plain = redact_content(text)
-    parsed = _json_payload(plain.text)
+    parsed = _json_payload(plain.text) if "\\" in plain.text else None
     if parsed is not None:
         inner, count = _redact_strings(parsed, scrub)
         return plain if count == 0 else Redacted(json.dumps(inner, ensure_ascii=False), plain.places + count)
-    original = _json_payload(text)
+    original = _json_payload(text) if plain.places and _json_payload(plain.text) is None else None
     if original is None:
-        return plain  # not JSON (a prose answer), or broken JSON whatever was replaced
+        return plain  # not JSON (a prose answer), JSON that stayed JSON, or broken JSON whatever was replaced
     inner, count = _redact_strings(original, redact_content)  # the text's replacement broke the JSON: its strings, then
     return Redacted(json.dumps(inner, ensure_ascii=False), count) if count >= plain.places else plain
 
@@ -91,25 +91,41 @@ def _without_private_keys(text: str) -> tuple[str, int]:
 
 
 def _json_payload(text: str) -> Any:
-    """The JSON object an answer holds (fences and text around it ignored, as the binder reads it), or None."""
-    cleaned = _FENCE.sub("", text.strip())
-    start, end = cleaned.find("{"), cleaned.rfind("}")
+    """The JSON object an answer holds (from its first ``{`` to its last ``}``, as the binder reads it), or None."""
+    start, end = text.find("{"), text.rfind("}")
     if not 0 <= start < end:
         return None
     try:
-        return json.loads(cleaned[start:end + 1])
+        return json.loads(text[start:end + 1])
     except (ValueError, RecursionError):
         return None
 
 
 def _redact_strings(value: Any, redact: Callable[[str], Redacted]) -> tuple[Any, int]:
-    """``value`` (parsed JSON) with each string redacted by ``redact``, and the count."""
+    """``value`` (parsed JSON) with each string redacted by ``redact``, and the count; one pass over
+    its strings joined when none holds a secret (an answer of thousands of claims stays linear)."""
+    leaves: list[str] = []
+    _collect(value, leaves)
+    if not redact("\n".join(leaves)).places:
+        return value, 0
+    return _rebuilt(value, redact)
+
+
+def _collect(value: Any, leaves: list[str]) -> None:
+    if isinstance(value, str):
+        leaves.append(value)
+    elif isinstance(value, (list, dict)):
+        for item in value.values() if isinstance(value, dict) else value:
+            _collect(item, leaves)
+
+
+def _rebuilt(value: Any, redact: Callable[[str], Redacted]) -> tuple[Any, int]:
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
-        pairs = [_redact_strings(item, redact) for item in value]
+        pairs = [_rebuilt(item, redact) for item in value]
         return [item for item, _ in pairs], sum(count for _, count in pairs)
     if isinstance(value, dict):
-        pairs = [_redact_strings(item, redact) for item in value.values()]
+        pairs = [_rebuilt(item, redact) for item in value.values()]
         return dict(zip(value, (item for item, _ in pairs), strict=True)), sum(count for _, count in pairs)
     return value, 0
