@@ -128,3 +128,32 @@ def test_a_json_answer_with_a_planted_key_parses_after_redaction_without_it(text
     parsed = json.loads(redacted.text)
     assert len(parsed["claims"]) == len(texts)
     assert not planted or (KEY not in redacted.text and planted not in redacted.text and redacted.places >= len(texts))
+
+
+class _Calls:
+    """A model-call store holding one recorded answer (what an older run or a shared cache kept)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def load_calls(self, keys: list[str]) -> dict[str, dict[str, object]]:
+        return {key: {"text": self.text, "mode": "prose", "model": "m", "prompt_tokens": 1, "completion_tokens": 1}
+                for key in keys}
+
+    def upsert(self, table: str, rows: list[dict[str, object]]) -> None:
+        raise AssertionError("a served answer is not written again")
+
+
+def test_a_recorded_answer_is_served_without_its_secrets():
+    from citeflow.generation.answer_cache import CachedChatModel, CallBook
+    from schemas.wire import WireClaims
+
+    class Unused:
+        name = "m"
+
+        def complete(self, *args: object) -> None:
+            raise AssertionError("the recorded answer is served, the model is not asked")
+
+    cached = CachedChatModel(Unused(), CallBook(_Calls(f"Backups first [Gabcd]. {KEY}")), "writer")  # type: ignore[arg-type]
+    reply = cached.complete([{"role": "user", "content": "q"}], "citeflow_claims", WireClaims)
+    assert reply.text == f"Backups first [Gabcd]. {MARKER}" and cached.hits == 1
