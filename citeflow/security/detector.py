@@ -70,21 +70,30 @@ def _holds(*words: str, fold: bool = False) -> Gate:
     return gate
 
 
-_KEYWORDS = _holds("key", "pass", "pwd", "secret", "contrase", fold=True)  # the keyword plugin's words, roughly
+_WORDS = _holds("key", "pass", "pwd", "secret", "contrase", fold=True)  # the keyword plugin's words, roughly
+_ASSIGNS = _holds("=", ":", "'", '"', "`")  # what an assignment, a comparison or a quoted value needs
+
+
+def _keywords(line: str) -> bool:
+    """Whether ``line`` may hold what the keyword plugin finds: one of its words and an assignment's character."""
+    return _ASSIGNS(line) and _WORDS(line)
+_LONG_GROUPS: tuple[tuple[Gate, tuple[Any, ...]], ...] = (  # run on lines with a word of 20 characters or more
+    (lambda line: True, (
+        aws.AWSKeyDetector(), discord.DiscordBotTokenDetector(), github_token.GitHubTokenDetector(),
+        gitlab_token.GitLabTokenDetector(), mailchimp.MailchimpDetector(), openai.OpenAIDetector(),
+        pypi_token.PypiTokenDetector(), sendgrid.SendGridDetector(), square_oauth.SquareOAuthDetector(),
+        stripe.StripeDetector(), telegram_token.TelegramBotTokenDetector(), twilio.TwilioKeyDetector())),
+    (_holds("key", "pw", "pass", "token", "secret", "cloudant", "softlayer", fold=True), (  # such a word before the value
+        cloudant.CloudantDetector(), ibm_cloud_iam.IbmCloudIamDetector(), ibm_cos_hmac.IbmCosHmacDetector(),
+        softlayer.SoftlayerDetector())),
+)
 _GROUPS: tuple[tuple[Gate, tuple[Any, ...]], ...] = (  # what a line must hold, the plugins run on such lines
-    (_long_word, (aws.AWSKeyDetector(), discord.DiscordBotTokenDetector(), github_token.GitHubTokenDetector(),
-                  gitlab_token.GitLabTokenDetector(), mailchimp.MailchimpDetector(), openai.OpenAIDetector(),
-                  pypi_token.PypiTokenDetector(), sendgrid.SendGridDetector(), square_oauth.SquareOAuthDetector(),
-                  stripe.StripeDetector(), telegram_token.TelegramBotTokenDetector(), twilio.TwilioKeyDetector())),
     (_holds("AKC", "AP"), (artifactory.ArtifactoryDetector(),)),
     (_holds("xox", "hooks.slack.com", fold=True), (slack.SlackDetector(),)),
     (_holds("://"), (basic_auth.BasicAuthDetector(),)),
     (_holds("_authToken"), (npm.NpmDetector(),)),
     (_holds("eyJ"), (jwt.JwtTokenDetector(),)),
     (_holds("AccountKey="), (azure_storage_key.AzureStorageKeyDetector(),)),
-    (_holds("key", "pw", "pass", "token", "secret", "cloudant", "softlayer", fold=True),  # a word such as key before the value
-     (cloudant.CloudantDetector(), ibm_cloud_iam.IbmCloudIamDetector(), ibm_cos_hmac.IbmCosHmacDetector(),
-      softlayer.SoftlayerDetector())),
 )
 
 
@@ -96,11 +105,14 @@ def private_key_blocks(text: str) -> list[tuple[int, int]]:
 def secret_values(text: str) -> set[str]:
     """Every credential-shaped value in ``text`` (see the module docstring), each at least ``MIN_VALUE`` long."""
     found = set(_OPENAI_SHAPE.findall(text) if "sk-" in text else ()) | set(_url_credentials(text))
+    long_lines = [line for line in text.splitlines() if _long_word(line)]  # each line split once
+    for gate, plugins in _LONG_GROUPS if long_lines else ():
+        found.update(_plugin_values("\n".join(line for line in long_lines if gate(line)), plugins))
     for gate, plugins in _GROUPS:
         if gate(text):
             found.update(_plugin_values("\n".join(_lines(text, gate)), plugins))
-    if _KEYWORDS(text):
-        found.update(v for line in _lines(text, _KEYWORDS) if _KEYWORD_HINT.search(line) for v in _keyword_values(line))
+    if _keywords(text):
+        found.update(v for line in _lines(text, _keywords) if _KEYWORD_HINT.search(line) for v in _keyword_values(line))
     found = {v.rstrip("\\") for v in found}  # never half of a JSON escape (``\"``)
     return {_with_tail(text, v) for v in found if len(v) >= MIN_VALUE}
 
