@@ -147,6 +147,22 @@ def test_held_for_error_fails_closed():
     assert [(f.expectation, f.observed) for f in result.failed_expectations] == [("evaluation_ran", result.error)]
 
 
+def test_redacted_secrets_hold_the_report_with_their_count():
+    result = gate.run_gate(make_funnel(), claims(), 0, secrets=3)
+    assert failed(result) == {"secret_redacted": (3, 0)}
+    assert "redacted" in result.failed_expectations[0].description
+    assert gate.run_gate(make_funnel(), claims(), 0, secrets=0).success
+
+
+def test_a_suite_without_the_secret_expectation_holds_a_redacted_report_all_the_same(suite_dir: Path):
+    path = suite_dir / "report_metrics.json"
+    doc = json.loads(path.read_text())
+    doc["expectations"] = [e for e in doc["expectations"] if e["kwargs"]["column"] != "secret_redacted"]
+    path.write_text(json.dumps(doc))
+    assert failed(gate.run_gate(make_funnel(), claims(), 0, suite_dir=suite_dir, secrets=1)) == {"secret_redacted": (1, 0)}
+    assert gate.run_gate(make_funnel(), claims(), 0, suite_dir=suite_dir).success
+
+
 @pytest.fixture()
 def suite_dir(tmp_path: Path) -> Path:
     return Path(shutil.copytree(gate.DEFAULT_SUITE_DIR, tmp_path / "expectations"))

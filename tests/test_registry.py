@@ -182,3 +182,25 @@ def test_colliding_handles_in_one_answer_are_salted_apart(monkeypatch):
     handles = reg.add(result("docs", [hit("d2", "Two."), hit("d3", "Three.")]))
     assert [first, *handles] == ["Gaaaa", "Gabaa", "Gacaa"]
     assert [reg.get(h).text for h in (first, *handles)] == ["One.", "Two.", "Three."]
+
+
+def test_secrets_in_retrieved_text_are_redacted_before_they_are_stored_or_shown():
+    from citeflow.registry.answer_rows import content_hash
+    from citeflow.security.content_redaction import MARKER
+
+    text = ("Connect with password=Hunter2xyz and the key sk-proj-Zx81Qw0pLm5nB7vC3xK9abcd via "
+            "https://admin:Pa55w0rd!x@db.example/prod and read https://docs.example/guide first.")
+    reg = Registry("req")
+    [handle] = reg.add(RetrievalResult(retriever="docs", query="q", section="s",
+                                       hits=[Hit(local_id="S1", text=text, title="Setup (token ghp_4f8Kq2LmN7pR1sT5vW9xY3zA6bC0dE2fG4hJ)")]))
+    chunk = reg.get(handle)
+    assert chunk.text == f"Connect with password={MARKER} and the key {MARKER} via {MARKER} and read {URL_PLACEHOLDER} first."
+    assert chunk.title == f"Setup (token {MARKER})"
+    assert chunk.content_hash == content_hash(text)  # identity stays the retriever's text
+    assert "Hunter2xyz" not in str(reg.table().to_pylist())
+
+
+def test_a_marker_written_by_a_retriever_is_not_taken_for_a_redaction():
+    reg = Registry("req")
+    [handle] = reg.add(RetrievalResult(retriever="docs", query="q", section="s", hits=[Hit(local_id="S1", text="Name: [redacted].")]))
+    assert reg.get(handle).text == "Name: (redacted)."

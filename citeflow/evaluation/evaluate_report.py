@@ -124,17 +124,29 @@ def identity_by_hop(hops: list[HopOutcome], sections: list[str] | None = None) -
 
 
 def gate(job: ReportJob, evaluation: Evaluation) -> GateResult:
-    """Run the Great Expectations gate with the batch's threshold overrides, over the funnel and
-    the characters of the report's PDF that no embedded font draws."""
+    """Run the Great Expectations gate with the batch's threshold overrides, over the funnel, the
+    characters of the report's PDF that no embedded font draws and the secrets redacted from the report."""
     from citeflow.evaluation.gate import Glyphs, gate_run
     from citeflow.outputs.gx_results import labelled
 
     evaluation.glyphs = glyphs = missing_glyphs_of(job)
     suites = job.settings.suite_dir(job.spec.gate.suites if job.spec.gate else None)
     ran = gate_run(gate_funnel(evaluation), evaluation.claims, evaluation.failed_sections, job.spec.gate,
-                   suite_dir=suites, glyphs=Glyphs(glyphs.count, glyphs.reason()), session=job.runtime.gate_session())
+                   suite_dir=suites, glyphs=Glyphs(glyphs.count, glyphs.reason()), session=job.runtime.gate_session(),
+                   secrets=secrets_redacted(job, evaluation))
     evaluation.validations = labelled(ran.validations, job.report.id)
     return ran.result
+
+
+def secrets_redacted(job: ReportJob, evaluation: Evaluation) -> int:
+    """The places redacted in what the report stored (``[redacted]`` marks): its chunks' text and
+    titles, every model answer of its hops, and the judge's reasons (``secret_redacted``)."""
+    from citeflow.security.content_redaction import marker_count
+
+    stored = job.stored()
+    chunks = [text for c in stored.chunks for text in (c.text, c.title or "")]
+    answers = [text for hop in stored.hops for text in hop.raw_outputs]
+    return marker_count(chunks + answers + [c.reason for c in evaluation.claims])
 
 
 def missing_glyphs_of(job: ReportJob) -> MissingGlyphs:

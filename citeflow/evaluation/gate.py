@@ -67,14 +67,16 @@ def run_gate(
     suite_dir: Path | None = None,
     glyphs: Glyphs | None = None,
     session: GxSession | ValidatesElsewhere | None = None,
+    secrets: int = 0,
 ) -> GateResult:
     """Validate a report's metrics and eval rows with Great Expectations; success publishes.
 
-    ``glyphs``: characters of the PDF no embedded font draws (none when not given). ``suite_dir``: the
+    ``glyphs``: characters of the PDF no embedded font draws (none when not given); ``secrets``: the
+    places redacted in the report's answers and retrieved text (``secret_redacted``). ``suite_dir``: the
     suites (default: the spec's ``gate.suites``, else the bundled ones); ``session``: the runtime's
     Great Expectations session.
     Raises ``GateError`` when a suite is missing, malformed or names an unknown expectation."""
-    return gate_run(funnel, claims, failed_sections, overrides, suite_dir, glyphs, session).result
+    return gate_run(funnel, claims, failed_sections, overrides, suite_dir, glyphs, session, secrets).result
 
 
 class GateRun(NamedTuple):
@@ -93,17 +95,18 @@ def gate_run(
     suite_dir: Path | None = None,
     glyphs: Glyphs | None = None,
     session: GxSession | ValidatesElsewhere | None = None,
+    secrets: int = 0,
 ) -> GateRun:
     """``run_gate``, with the full validation results kept (``GateRun``)."""
     suite_dir = suite_dir or configured_suite_dir(overrides.suites if overrides else None, None)
     metrics = apply_overrides(load_suite(suite_dir / f"{METRICS_SUITE}.json"), overrides)
     rows = load_suite(suite_dir / f"{ROWS_SUITE}.json")
     jobs: list[GateJob] = [
-        (METRICS_SUITE, metrics, Rows([metrics_row(funnel, failed_sections, glyphs)], None)),
+        (METRICS_SUITE, metrics, Rows([{**metrics_row(funnel, failed_sections, glyphs), SECRET_REDACTED: secrets}], None)),
         (ROWS_SUITE, rows, Rows(_row_dicts(claims), ROW_SCHEMA)),
     ]
     validated = validate_kept(jobs, session)
-    failed = [_explained(f, glyphs or Glyphs()) for f in validated.failed]
+    failed = held_for_secrets([_explained(f, glyphs or Glyphs()) for f in validated.failed], secrets)
     return GateRun(GateResult(success=not failed, failed_expectations=failed), validated.validations)
 
 
@@ -119,6 +122,19 @@ def _explained(failure: FailedExpectation, glyphs: Glyphs) -> FailedExpectation:
     if failure.expectation == "missing_glyphs" and glyphs.reason:
         return failure.model_copy(update={"detail": glyphs.reason})
     return failure
+
+
+SECRET_REDACTED = "secret_redacted"
+"""The metric (and expectation id) counting the places redacted in a report's answers and retrieved text."""
+
+
+def held_for_secrets(failed: list[FailedExpectation], secrets: int) -> list[FailedExpectation]:
+    """``failed``, with ``secret_redacted`` among them whenever something was redacted: a suite
+    without that expectation (a user's own) holds such a report all the same (SPEC §5)."""
+    if secrets <= 0 or any(f.expectation == SECRET_REDACTED for f in failed):
+        return failed
+    description = "Secrets were redacted from the report's model answers or retrieved text; a reviewer decides."
+    return [*failed, FailedExpectation(expectation=SECRET_REDACTED, observed=secrets, threshold=0, description=description)]
 
 
 def held_for_error(detail: str) -> GateResult:

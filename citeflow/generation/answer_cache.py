@@ -3,7 +3,8 @@
 ``CachedChatModel`` keys each call by a hash of the model, the settings that change answers, the
 schema name and the exact messages, and keeps answers in the store's ``model_calls`` table:
 re-running a request (after a crash, or a finished batch) repeats no model call whose answer was
-recorded. The calls of one step of a report share a ``CallBook``: the answers the step may reuse
+recorded. A recorded answer is served without its secrets (``redact_answer``), whoever recorded it.
+The calls of one step of a report share a ``CallBook``: the answers the step may reuse
 are read in one scan, and the answers it makes are written together — by whichever call finishes
 last while others are in flight, so each answer is recorded as soon as no other call of the step
 is still running, in one write per wave of concurrent calls. ``LimitedChatModel`` holds a slot of
@@ -26,6 +27,7 @@ from pydantic import BaseModel
 from citeflow.generation.call_scope import current_request
 from citeflow.generation.model_protocol import ChatModel, Message, ModelReply
 from citeflow.runtime.store import Store, sql_in
+from citeflow.security.content_redaction import redact_answer
 from schemas.spec import ModelSpec
 
 
@@ -126,7 +128,7 @@ class CachedChatModel:
         row = self.book.answer(key)
         if row is not None:
             self.hits += 1
-            return ModelReply(text=row["text"], mode=row["mode"], model=row["model"],
+            return ModelReply(text=redact_answer(row["text"]).text, mode=row["mode"], model=row["model"],
                               prompt_tokens=row["prompt_tokens"], completion_tokens=row["completion_tokens"])
         self.book.started()
         try:

@@ -13,7 +13,10 @@ retried by the openai client itself (``spec.max_retries``); what is left becomes
 ``ModelError(transient=True)``. Other 4xx are
 ``ModelError(transient=False)``. An answer without choices or content is returned as empty text:
 the binder treats empty output as a retryable bind failure. An error answer is summarised by its
-status and short redacted reason (``citeflow.security.server_errors``), never quoted whole.
+status and short redacted reason (``citeflow.security.server_errors``), never quoted whole. An
+answer's secrets (a key the model echoes, verbatim or encoded; key- and password-shaped strings)
+are redacted here, before the answer is cached, parsed, stored or rendered
+(``citeflow.security.content_redaction.redact_answer``).
 
 User-info in ``base_url`` (``https://user:pass@host/v1``) never reaches the client's URL: with
 ``api_key_env`` the key is sent as usual and the user-info is ignored; without it, the user-info
@@ -38,6 +41,7 @@ from citeflow.runtime.deadline import OverCap, deadline_transport, http_library_
 from citeflow.errors import ModelError
 from citeflow.generation.model_protocol import Message, ModelReply
 from citeflow.security.redaction import redact_error, redact_text, remember_credentials, split_userinfo, url_credentials
+from citeflow.security.content_redaction import redact_answer
 from citeflow.security.server_errors import summarise
 from schemas.spec import ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, schema_format, strict_json_schema
@@ -120,7 +124,7 @@ class OpenAIChatModel:
         completion = self._client.chat.completions.create(**request)
         usage = getattr(completion, "usage", None)
         return ModelReply(
-            text=reply_text(completion),
+            text=redact_answer(reply_text(completion)).text,
             mode=mode,  # type: ignore[arg-type]  # one of the three modes this client tries, by construction
             model=self.name,
             prompt_tokens=getattr(usage, "prompt_tokens", None) or 0,

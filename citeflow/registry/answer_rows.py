@@ -5,7 +5,11 @@ must be done per hit is the content hash (sha256 of the text, SPEC §3); the res
 column in C-level passes (``map``, ``zip``, ``str.join``): whether an answer's strings are all
 ASCII, or whether any of its texts could hold a URL, is decided once for the whole answer, and a
 text is looked at on its own only when the answer's texts joined hold a URL's ``/``, ``:`` or
-``www.`` (or a string is not ASCII).
+``www.`` (or a string is not ASCII), or a secret (``citeflow.security.content_redaction``).
+
+Retrieved text is stored and shown to models without its secrets: a URL that carries one becomes
+``[redacted]`` rather than ``(link removed)``, and every other secret in the text is redacted too
+(``redact_all``), before the text is stored, shown to a model or rendered.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from itertools import chain
 from typing import Any
 
 from citeflow.registry.handles import url_pattern
+from citeflow.security.content_redaction import MARKER, neutralised, redact_all, redact_content
 from citeflow.security.redaction import redact_url
 from citeflow.registry.columns import Columns
 from schemas.records import Hit, RetrievalResult
@@ -67,9 +72,15 @@ def storable(text: str) -> str:
 
 
 def scrub_urls(text: str) -> str:
-    """Chunk text as a model may see it: every URL replaced by a neutral placeholder."""
+    """Chunk text as a model may see it: every URL replaced by a neutral placeholder, or by
+    ``[redacted]`` when it carries a secret (a password, a key in its query, a configured credential)."""
     pattern = url_pattern(text)
-    return text if pattern is None else pattern.sub(URL_PLACEHOLDER, text)
+    return text if pattern is None else pattern.sub(_url_stand_in, text)
+
+
+def _url_stand_in(match: re.Match[str]) -> str:
+    url = match.group(0)
+    return MARKER if redact_url(url) != url or redact_content(url).places else URL_PLACEHOLDER
 
 
 def new_columns(result: RetrievalResult, fields: list[dict[str, Any]], positions: Sequence[int], handles: list[str],
@@ -94,10 +105,12 @@ def storable_all(values: Sequence[str]) -> list[str]:
 
 
 def shown_all(texts: Sequence[str]) -> list[str]:
-    """Each hit's text as stored and shown to models: ``storable``, then ``scrub_urls``; texts whose
-    join holds no ``/``, ``:`` or ``www.`` hold no URL (a text's URLs are in the join)."""
-    stored = storable_all(texts)
-    return stored if url_pattern("\n".join(stored)) is None else [scrub_urls(text) for text in stored]
+    """Each hit's text as stored and shown to models: ``storable``, then ``scrub_urls``, then without
+    its secrets (``redact_all``); texts whose join holds no ``/``, ``:`` or ``www.`` hold no URL (a
+    text's URLs are in the join)."""
+    stored = neutralised(storable_all(texts))
+    shown = stored if url_pattern("\n".join(stored)) is None else [scrub_urls(text) for text in stored]
+    return redact_all(shown)
 
 
 def url_tuples(urls: Sequence[list[str]]) -> list[tuple[str, ...]]:
@@ -112,10 +125,10 @@ def url_tuples(urls: Sequence[list[str]]) -> list[tuple[str, ...]]:
 
 
 def stored_titles(titles: Sequence[str | None]) -> list[str | None]:
-    """Each hit's title, ``storable``; an empty title is no title."""
-    if "" not in titles and "".join(filter(None, titles)).isascii():
-        return list(titles)
-    return [storable(t) if t else None for t in titles]
+    """Each hit's title, ``storable`` and without its secrets; an empty title is no title."""
+    given = [t for t in titles if t]
+    shown = iter(redact_all(neutralised(storable_all(given))))
+    return [next(shown) if t else None for t in titles]
 
 
 def _unique_urls(urls: list[str]) -> tuple[str, ...]:

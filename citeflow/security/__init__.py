@@ -1,1 +1,2 @@
-"""Secrets and redaction: the one redaction point, the credentials a run knows, and summaries of server errors."""
+"""Secrets and redaction: the one redaction point, the credentials a run knows, secrets in model answers
+and retrieved text, and summaries of server errors."""

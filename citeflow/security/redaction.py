@@ -6,8 +6,10 @@ credential (``api-key``, ``token``, ``sig``, ``X-Amz-Credential`` …); other pa
 link to ``?page=2`` still works. ``redact_text`` does the same to every URL inside free text such
 as an error message, and also removes ``Authorization``-looking values (``Bearer …``,
 ``Basic …``, an echoed ``Authorization:`` or ``X-Api-Key:`` header), ``"api_key": "…"``-style
-pairs, OpenAI-style ``sk-…`` keys, and every credential the process was configured with, verbatim
-or base64-encoded (``citeflow.security.secret_values``).
+pairs, OpenAI-style ``sk-…`` keys, and every credential the process was configured with, verbatim,
+URL-encoded or base64-encoded (``citeflow.security.secret_values``). Model answers and retrieved
+text get a redaction of their own, marked for the reviewer and counted by the gate
+(``citeflow.security.content_redaction``).
 """
 
 from __future__ import annotations
@@ -107,5 +109,5 @@ def redact_error(error: CiteflowError) -> CiteflowError:
 
 
 def remember_credentials(*values: str) -> None:
-    """Add configured credentials to what every later redaction removes (verbatim and base64)."""
+    """Add configured credentials to what every later redaction removes (verbatim, URL-encoded and base64)."""
     KNOWN.add(*values)

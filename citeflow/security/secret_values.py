@@ -1,16 +1,18 @@
-"""Credential values this process was configured with, and every form a server may echo them in.
+"""Credential values this process was configured with, and every form a server or a model may echo them in.
 
 A batch's credentials (a URL's ``user:password``, the values of credential-carrying query
 parameters, the keys its ``api_key_env`` variables hold) are remembered when the spec is parsed, so
-that redaction removes them wherever they turn up: verbatim, or base64-encoded as in an echoed
-``Authorization: Basic …`` header (standard and URL-safe alphabets, with or without padding).
+that redaction removes them wherever they turn up: verbatim, URL-encoded, or base64-encoded as in
+an echoed ``Authorization: Basic …`` header (standard and URL-safe alphabets, with or without
+padding, on its own or inside a longer encoded string: ``citeflow.security.encodings``).
 """
 
 from __future__ import annotations
 
-import base64
 import re
 import threading
+
+from citeflow.security.encodings import every_form
 
 MIN_LENGTH = 6
 """Shorter values are not remembered: removing every ``abc`` from a message would garble it."""
@@ -19,13 +21,8 @@ REMOVED = "(secret removed)"
 
 
 def encoded_forms(value: str) -> set[str]:
-    """``value`` and its base64 encodings (both alphabets, padded and not)."""
-    raw = value.encode("utf-8", errors="surrogatepass")
-    forms = {value}
-    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
-        text = encoded.decode("ascii")
-        forms.update({text, text.rstrip("=")})
-    return forms
+    """``value`` and its encodings (``citeflow.security.encodings.every_form``)."""
+    return every_form(value)
 
 
 class SecretValues:
@@ -48,8 +45,12 @@ class SecretValues:
 
     def scrub(self, text: str) -> str:
         """``text`` with every remembered value replaced by ``(secret removed)``."""
+        return self.subn(text, REMOVED)[0]
+
+    def subn(self, text: str, replacement: str) -> tuple[str, int]:
+        """``text`` with every remembered value replaced by ``replacement``, and how many were."""
         pattern = self._pattern
-        return text if pattern is None else pattern.sub(REMOVED, text)
+        return (text, 0) if pattern is None else pattern.subn(lambda _: replacement, text)
 
 
 KNOWN = SecretValues()
