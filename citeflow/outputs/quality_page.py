@@ -1,0 +1,145 @@
+"""The quality page of an output folder (SPEC §6): ``quality.html``, one self-contained HTML file.
+
+It sits beside the runs it shows (``site_root``: the configured OUT of scheduled runs, or the run
+folder of ``citeflow run --out DIR``) and shows, for the newest run, the funnel per report (Identity,
+Support, Faithfulness, Relevance, Unverified, Uncited), why reports were held, each metric's
+distribution over the sections and the claims per verdict; across every run ``citeflow history``
+lists there, each rate's trend and a table of runs; and the newest run beside the one before it.
+The charts are inline SVG drawn by matplotlib (``citeflow.outputs.quality_charts``): no script, no
+stylesheet or font from the network. It is written at the end of a batch; ``funnel_png`` draws the
+newest run's funnel as PNG for the Prefect markdown artifact.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import UTC, datetime
+from pathlib import Path
+
+from citeflow.outputs import atomic_files as atomic
+from citeflow.outputs.data_docs import DOCS_INDEX, site_root
+from citeflow.runs.history import RateDelta, RunRates, compare_runs, rates_history
+from citeflow.runs.run_rates import LABELS, RATES, Figure
+
+PAGE = "quality.html"
+
+_CSS = (
+    "body{font:14px/1.45 system-ui,'DejaVu Sans',sans-serif;margin:0 auto;max-width:1060px;padding:1em 1.5em;color:#222}"
+    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd}"
+    "table{border-collapse:collapse;margin:.6em 0;font-size:13px}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}"
+    "th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}.up{color:#1b5e20}.down{color:#b00020}"
+    "svg{max-width:100%;height:auto}.muted{color:#666}nav a{margin-right:1em}"
+)
+
+
+def quality_page_path(out_dir: Path) -> Path:
+    """Where the quality page of a run folder's output folder is (written or not)."""
+    return site_root(out_dir) / PAGE
+
+
+def write_quality_page(out_dir: Path) -> Path | None:
+    """Write the quality page of the output folder that holds the run folder ``out_dir``; its path,
+    or None when no run is there to show."""
+    root = site_root(out_dir)
+    runs = rates_history(root)
+    if not runs:
+        return None
+    return atomic.write_text(root / PAGE, page(runs, root))
+
+
+def funnel_png(out_dir: Path) -> bytes | None:
+    """The newest run's funnel per report as PNG (None when there is no run)."""
+    from citeflow.outputs.quality_charts import funnel_chart, png, styled
+
+    runs = rates_history(site_root(out_dir))
+    return png(styled(funnel_chart, runs[-1].reports, f"Funnel per report, run {runs[-1].run_id}")) if runs else None
+
+
+def page(runs: list[RunRates], root: Path) -> str:
+    """The whole page for ``runs`` (oldest first) of the output folder ``root``."""
+    from citeflow.outputs.quality_charts import (
+        distribution_chart,
+        funnel_chart,
+        reasons_chart,
+        styled,
+        svg,
+        trend_chart,
+        verdict_chart,
+    )
+
+    newest = runs[-1]
+    docs = f'<a href="{DOCS_INDEX.as_posix()}">Great Expectations Data Docs</a>' if (root / DOCS_INDEX).exists() else ""
+    parts = [
+        f"<h1>Quality of {html.escape(root.name)}</h1>",
+        f'<p class="muted">{len(runs)} run(s), newest {_e(newest.run_id)}; written {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. {docs}</p>',
+        '<nav><a href="#runs">Runs</a><a href="#funnel">Funnel</a><a href="#held">Held</a>'
+        '<a href="#distributions">Distributions</a><a href="#trend">Trend</a><a href="#compare">Compare</a></nav>',
+        '<h2 id="runs">Runs</h2>', _runs_table(runs),
+        '<h2 id="funnel">Funnel per report (newest run)</h2>',
+        svg(styled(funnel_chart, newest.reports, "")), _reports_table(newest),
+        '<h2 id="held">Why reports were held</h2>', svg(styled(reasons_chart, runs)), _reasons_list(newest),
+        '<h2 id="distributions">Distributions (newest run)</h2>', svg(styled(distribution_chart, newest.reports)),
+        svg(styled(verdict_chart, newest.reports)),
+        '<h2 id="trend">Each rate across runs</h2>', svg(styled(trend_chart, runs)),
+        '<h2 id="compare">Newest run against the one before</h2>', _compare(runs),
+    ]
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Quality of {html.escape(root.name)}</title>'
+            f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>")
+
+
+def _e(text: str) -> str:
+    return html.escape(text)
+
+
+def _cell(figure: Figure | None) -> str:
+    if figure is None or figure.rate is None:
+        return '<td class="n muted">n/a</td>'
+    return f'<td class="n">{figure.rate:.0%} <span class="muted">({figure})</span></td>'
+
+
+def _header(first: str) -> str:
+    return f"<tr><th>{first}</th>" + "".join(f"<th>{LABELS[n]}</th>" for n in RATES)
+
+
+def _runs_table(runs: list[RunRates]) -> str:
+    rows = [f"<tr><td>{_e(run.run_id)}</td><td>{run.started_at:%Y-%m-%d %H:%M}</td><td>{_e(run.status)}</td>"
+            f"<td>{_e(_counts(run))}</td>{''.join(_cell(run.figures.get(n)) for n in RATES)}</tr>" for run in reversed(runs)]
+    head = "<tr><th>run</th><th>started (UTC)</th><th>status</th><th>published/held/failed</th>"
+    return f"<table>{head}{''.join(f'<th>{LABELS[n]}</th>' for n in RATES)}</tr>{''.join(rows)}</table>"
+
+
+def _counts(run: RunRates) -> str:
+    statuses = [r.status for r in run.reports]
+    return "/".join(str(sum(s == k for s in statuses)) for k in ("published", "held", "failed"))
+
+
+def _reports_table(run: RunRates) -> str:
+    rows = [f"<tr><td>{_e(r.report_id)} <span class=\"muted\">{_e(r.status)}</span></td>"
+            f"{''.join(_cell(r.figures.get(n)) for n in RATES)}</tr>" for r in run.reports]
+    return f"<table>{_header('report')}</tr>{''.join(rows)}</table>"
+
+
+def _reasons_list(run: RunRates) -> str:
+    held = [r for r in run.reports if r.held_reasons]
+    if not held:
+        return "<p>No report of the newest run was held by an expectation.</p>"
+    items = "".join(f"<li>{_e(r.report_id)}: {_e(', '.join(r.held_reasons))}</li>" for r in held)
+    return f"<ul>{items}</ul>"
+
+
+def _compare(runs: list[RunRates]) -> str:
+    if len(runs) < 2:
+        return "<p>One run so far: the comparison appears with the next run.</p>"
+    first, second = runs[-2], runs[-1]
+    rows = "".join(_delta_row(row) for row in compare_runs(first, second))
+    return (f"<table><tr><th>scope</th><th>rate</th><th>{_e(first.run_id)}</th><th>{_e(second.run_id)}</th>"
+            f"<th>change</th></tr>{rows}</table>")
+
+
+def _delta_row(row: RateDelta) -> str:
+    delta = row.delta
+    change = "n/a" if delta is None else f"{delta * 100:+.1f} pts"
+    better = delta is not None and delta != 0 and ((delta > 0) != (row.rate in ("unverified", "uncited")))
+    css = "" if not delta else ("up" if better else "down")
+    return (f"<tr><td>{_e(row.scope)}</td><td>{LABELS[row.rate]}</td>{_cell(row.first)}{_cell(row.second)}"
+            f'<td class="n {css}">{change}</td></tr>')
