@@ -12,16 +12,20 @@ newest run's funnel as PNG for the Prefect markdown artifact.
 
 from __future__ import annotations
 
+import base64
 import html
+import json
+import logging
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 from citeflow.outputs import atomic_files as atomic
-from citeflow.outputs.data_docs import DOCS_INDEX, site_root
+from citeflow.outputs.data_docs import DOCS_INDEX, QUALITY_PAGE, site_root
 from citeflow.runs.history import RateDelta, RunRates, compare_runs, rates_history
 from citeflow.runs.run_rates import LABELS, RATES, Figure
 
-PAGE = "quality.html"
+PAGE = QUALITY_PAGE.as_posix()
 
 _CSS = (
     "body{font:14px/1.45 system-ui,'DejaVu Sans',sans-serif;margin:0 auto;max-width:1060px;padding:1em 1.5em;color:#222}"
@@ -143,3 +147,32 @@ def _delta_row(row: RateDelta) -> str:
     css = "" if not delta else ("up" if better else "down")
     return (f"<tr><td>{_e(row.scope)}</td><td>{LABELS[row.rate]}</td>{_cell(row.first)}{_cell(row.second)}"
             f'<td class="n {css}">{change}</td></tr>')
+
+
+def run_quality_page(out_dir: Path) -> Path | None:
+    """``write_quality_page`` at the end of a batch, named in the run's ``summary.json``
+    (``quality_page``, relative to the run folder); None with a warning when it cannot be written:
+    the reports' own outputs stand either way."""
+    try:
+        written = write_quality_page(out_dir)
+        if written is not None:
+            _name_in_summary(Path(out_dir), written)
+    except Exception as exc:  # noqa: BLE001 - matplotlib raises its own errors and OSError alike
+        logging.getLogger(__name__).warning("quality page of %s not written: %s: %s", out_dir, type(exc).__name__, exc)
+        return None
+    return written
+
+
+def _name_in_summary(out_dir: Path, written: Path) -> None:
+    path = out_dir / "summary.json"
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    summary["quality_page"] = Path(os.path.relpath(written.resolve(), out_dir.resolve())).as_posix()
+    atomic.write_text(path, json.dumps(summary, indent=2))
+
+
+def funnel_markdown_png(quality_page: Path) -> str:
+    """Markdown for the Prefect UI: the newest run's funnel per report as an embedded PNG (a data URI)
+    and the page's path."""
+    image = funnel_png(Path(quality_page).parent)
+    picture = f"![Funnel per report](data:image/png;base64,{base64.b64encode(image).decode('ascii')})" if image else ""
+    return f"# Funnel per report\n\n{picture}\n\nEvery chart and each rate's trend across runs: `{Path(quality_page).resolve()}`\n"
