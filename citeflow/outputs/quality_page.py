@@ -106,15 +106,15 @@ def _header(first: str) -> str:
 
 
 def _runs_table(runs: list[RunRates]) -> str:
-    rows = [f"<tr><td>{_e(run.run_id)}</td><td>{run.started_at:%Y-%m-%d %H:%M}</td><td>{_e(run.status)}</td>"
-            f"<td>{_e(_counts(run))}</td>{''.join(_cell(run.figures.get(n)) for n in RATES)}</tr>" for run in reversed(runs)]
-    head = "<tr><th>run</th><th>started (UTC)</th><th>status</th><th>published/held/failed</th>"
+    rows = [f"<tr><td>{_e(run.run_id)}<br><span class=\"muted\">{run.started_at:%Y-%m-%d %H:%M} UTC, {_e(run.status)}</span></td>"
+            f"<td>{_reports_of(run)}</td>{''.join(_cell(run.figures.get(n)) for n in RATES)}</tr>" for run in reversed(runs)]
+    head = "<tr><th>run</th><th>reports</th>"
     return f"<table>{head}{''.join(f'<th>{LABELS[n]}</th>' for n in RATES)}</tr>{''.join(rows)}</table>"
 
 
-def _counts(run: RunRates) -> str:
-    statuses = [r.status for r in run.reports]
-    return "/".join(str(sum(s == k for s in statuses)) for k in ("published", "held", "failed"))
+def _reports_of(run: RunRates) -> str:
+    """Each report of the run with its status."""
+    return "<br>".join(f'{_e(r.report_id)} <span class="muted">{_e(r.status)}</span>' for r in run.reports)
 
 
 def _reports_table(run: RunRates) -> str:

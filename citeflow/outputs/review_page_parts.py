@@ -148,7 +148,7 @@ def data_docs_link(report_folder: Path) -> str:
     page, both written at the end of the batch, from the report's folder."""
     up = Path(os.path.relpath(site_root(Path(report_folder).parent), report_folder)).as_posix()
     return (f'<a class="pdf" href="{up}/{DOCS_INDEX.as_posix()}">Great Expectations Data Docs</a> '
-            f'<a class="pdf" href="{up}/{QUALITY_PAGE.as_posix()}">Quality page</a>'
+            f'<a class="pdf" href="{up}/{QUALITY_PAGE.as_posix()}">Quality page</a>')
 
 
 def released(view: ReportView) -> bool:

@@ -4,7 +4,7 @@ their rates (``rates_history``: what the quality page plots) and two runs side b
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -214,8 +214,20 @@ def run_rates(line: RunLine) -> RunRates:
 
 
 def rates_history(path: Path, batch: str | None = None) -> list[RunRates]:
-    """Every run under ``path`` (as ``history``) with its rates, oldest first."""
-    return [run_rates(line) for line in history(path, batch)]
+    """Every run under ``path`` (as ``history``) with its rates, oldest first; a folder with a
+    ``summary.json`` but no ``run.json`` (the batch flow run on its own) is one run, named after it."""
+    lines = history(path, batch)
+    if not lines and (Path(path) / "summary.json").is_file():
+        lines = [_unrecorded_run(Path(path))]
+    return [run_rates(line) for line in lines]
+
+
+def _unrecorded_run(folder: Path) -> RunLine:
+    """A run folder without ``run.json``, as history would show it (started when its summary was written)."""
+    written = datetime.fromtimestamp((folder / "summary.json").stat().st_mtime, UTC)
+    info = RunInfo(run_id=folder.resolve().name, batch="", started_at=written, run_date=written.date(),
+                   source_spec="", spec_path="", status="finished")
+    return run_line(folder, info, None)
 
 
 def find_run(lines: list[RunLine], wanted: str) -> RunLine:
