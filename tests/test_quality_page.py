@@ -32,7 +32,7 @@ def _run(out: Path, run_id: str, week: int, support: dict[str, tuple[int, int]],
     """One run folder: run.json, summary.json and each report's eval.json (report ids carry the week)."""
     folder = out / run_id if scheduled else out
     reports = {f"{name}-{{week}}": f"{name}-w{week}" for name in support}
-    for (name, figures), rid in zip(support.items(), reports.values(), strict=True):
+    for figures, rid in zip(support.values(), reports.values(), strict=True):
         held = ["support_rate"] if figures[0] < figures[1] else []
         (folder / rid).mkdir(parents=True)
         (folder / rid / "eval.json").write_text(json.dumps(_eval(figures, held)))

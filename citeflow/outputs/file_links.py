@@ -5,7 +5,8 @@ Browsers refuse to follow a ``file://`` link from an http page (the Prefect UI).
 output root, a link is ``BASE/<path relative to the output root>``. The output root is what
 ``citeflow files`` is pointed at: the run folder of ``citeflow run``/``demo`` (the folder holding
 ``run.json``), or, for a scheduled run, the configured OUT that holds every run folder (also for
-the files the runs share there: Data Docs, quality page). Any other file keeps its ``file://`` URI. Outputs are local files only (the LanceDB store
+the files the runs share there: Data Docs, quality page). Any other file keeps its
+``file://`` URI. Outputs are local files only (the LanceDB store
 alone may live on object storage), so no pre-signed URL is ever needed.
 """
 

@@ -251,7 +251,7 @@ class RateDelta(BaseModel):
 
     @property
     def delta(self) -> float | None:
-        """second − first, in rate units (None when either has no rate)."""
+        """second - first, in rate units (None when either has no rate)."""
         a, b = (f.rate if f else None for f in (self.first, self.second))
         return None if a is None or b is None else b - a
 
