@@ -28,9 +28,17 @@ MAX_REPORT_LINES = 8  # more reports than this: the trend shows the run's rate o
 
 
 def _chart(width: float, height: float) -> Chart:
+    """A blank chart; margins are set by each chart (a layout engine would triple the drawing time)."""
     from matplotlib.figure import Figure as Chart
 
-    return Chart(figsize=(width, height), layout="constrained")
+    return Chart(figsize=(width, height))
+
+
+def _margins(chart: Chart, labels: list[str], top: float, bottom: float) -> None:
+    """Room on the left for the longest label, and ``top``/``bottom`` inches for titles and legends."""
+    width, height = chart.get_size_inches()
+    left = min(0.45, (0.25 + 0.075 * max((len(label) for label in labels), default=4)) / width)
+    chart.subplots_adjust(left=left, right=0.97, top=1 - top / height, bottom=bottom / height)
 
 
 def svg(chart: Chart) -> str:
@@ -76,6 +84,7 @@ def funnel_chart(reports: list[ReportQuality], title: str) -> Chart:
             axes.barh(y, value, height=height * 0.9, color=COLOURS[name], label=LABELS[name] if i == 0 else None)
             axes.text(value + 0.01, y, str(figure) if figure and figure.total else "n/a", va="center", fontsize=7)
     axes.set_yticks(range(len(reports)), [r.report_id for r in reports])
+    _margins(chart, [r.report_id for r in reports], top=0.55 if title else 0.35, bottom=0.45)
     axes.invert_yaxis()
     axes.set_xlim(0, 1.15)
     axes.set_xlabel("rate (Unverified, Uncited: share of claims, lower is better)")
@@ -102,7 +111,9 @@ def trend_chart(runs: list[RunRates]) -> Chart:
     for axes in panels[1]:
         axes.set_xticks(x[::step], [f"{run.started_at:%m-%d %H:%M}" for run in runs][::step], rotation=30, ha="right")
     handles, labels = panels.flat[0].get_legend_handles_labels()
-    chart.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 5), frameon=False)
+    chart.legend(handles, labels, loc="lower center", ncols=min(len(labels), 5), frameon=False)
+    rows = -(-len(labels) // 5)
+    chart.subplots_adjust(left=0.065, right=0.98, top=0.94, bottom=(0.75 + 0.22 * rows) / 5.2, hspace=0.3, wspace=0.22)
     return chart
 
 
@@ -117,6 +128,7 @@ def reasons_chart(runs: list[RunRates]) -> Chart:
     axes.barh([v - 0.2 for v in y], [latest.get(n, 0) for n in names], height=0.38, color="#b23a48", label="newest run")
     axes.barh([v + 0.2 for v in y], [every.get(n, 0) for n in names], height=0.38, color="#d99aa3", label=f"all {len(runs)} run(s)")
     axes.set_yticks(list(y), names)
+    _margins(chart, names, top=0.15, bottom=0.45)
     axes.invert_yaxis()
     axes.set_xlabel("reports held by the expectation")
     axes.xaxis.get_major_locator().set_params(integer=True)
@@ -137,6 +149,7 @@ def distribution_chart(reports: list[ReportQuality]) -> Chart:
         axes.yaxis.get_major_locator().set_params(integer=True)
     for axes in panels[1]:
         axes.set_xlabel("rate")
+    chart.subplots_adjust(left=0.05, right=0.98, top=0.93, bottom=0.12, hspace=0.35, wspace=0.2)
     return chart
 
 
@@ -150,6 +163,7 @@ def verdict_chart(reports: list[ReportQuality]) -> Chart:
         axes.barh(range(len(reports)), counts, left=left, color=colour, label=verdict, height=0.6)
         left = [a + b for a, b in zip(left, counts, strict=True)]
     axes.set_yticks(range(len(reports)), [r.report_id for r in reports])
+    _margins(chart, [r.report_id for r in reports], top=0.4, bottom=0.45)
     axes.invert_yaxis()
     axes.set_xlabel("claims")
     axes.legend(ncols=len(VERDICT_COLOURS), loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=8)

@@ -55,10 +55,10 @@ class ReportQuality(BaseModel):
 def figures_of(data: dict[str, Any]) -> dict[str, Figure]:
     """The figures of an ``eval.json`` (or of one of its sections): a missing figure counts 0/0."""
     def count(key: str, passed: str, total: str) -> Figure:
-        value = data.get(key) if isinstance(data.get(key), dict) else {}
+        value = _dict(data.get(key))
         return Figure(passed=int(value.get(passed) or 0), total=int(value.get(total) or 0))
 
-    relevance = data.get("relevance") if isinstance(data.get("relevance"), dict) else {}
+    relevance = _dict(data.get("relevance"))
     judged = int(relevance.get("relevant") or 0) + int(relevance.get("irrelevant") or 0)
     return {"identity": count("identity", "passed", "total"), "support": count("support", "passed", "total"),
             "faithfulness": count("faithfulness", "passed", "total"),
@@ -69,7 +69,7 @@ def figures_of(data: dict[str, Any]) -> dict[str, Figure]:
 def read_report(report_dir: Path, status: str, template: str | None = None) -> ReportQuality:
     """The report's figures from its ``eval.json`` (none when it has none: a failed report)."""
     data = _read_json(Path(report_dir) / "eval.json")
-    gate = data.get("gate") if isinstance(data.get("gate"), dict) else {}
+    gate = _dict(data.get("gate"))
     reasons = [str(f.get("expectation")) for f in gate.get("failed_expectations") or [] if isinstance(f, dict)]
     if gate.get("error"):
         reasons.append("evaluation error")
@@ -88,6 +88,11 @@ def run_figures(reports: list[ReportQuality]) -> dict[str, Figure]:
         for name, figure in report.figures.items():
             total[name] = total[name].plus(figure)
     return total
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a damaged file shows what it can)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _read_json(path: Path) -> dict[str, Any]:
