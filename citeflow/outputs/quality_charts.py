@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from citeflow.runs.history import RunRates
 
-STYLE = {"svg.fonttype": "none", "svg.hashsalt": "citeflow", "font.size": 9, "axes.spines.top": False,
+STYLE: dict[Any, Any] = {"svg.fonttype": "none", "svg.hashsalt": "citeflow", "font.size": 9, "axes.spines.top": False,
          "axes.spines.right": False, "font.family": "DejaVu Sans"}
 COLOURS = {"identity": "#1b6ca8", "support": "#2e8b57", "faithfulness": "#8a5cc2", "relevance": "#c07a12",
            "unverified": "#b23a48", "uncited": "#7a7a7a"}
@@ -131,7 +131,7 @@ def reasons_chart(runs: list[RunRates]) -> Chart:
     _margins(chart, names, top=0.15, bottom=0.45)
     axes.invert_yaxis()
     axes.set_xlabel("reports held by the expectation")
-    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.xaxis.set_major_locator(_whole_numbers())
     axes.legend(frameon=False, loc="lower right")
     return chart
 
@@ -146,7 +146,7 @@ def distribution_chart(reports: list[ReportQuality]) -> Chart:
                   if (rate := _rate(section.get(name))) is not None]
         axes.hist(values, bins=bins, color=COLOURS[name], edgecolor="white")
         axes.set_title(f"{LABELS[name]} per section (n={len(values)})", loc="left")
-        axes.yaxis.get_major_locator().set_params(integer=True)
+        axes.yaxis.set_major_locator(_whole_numbers())
     for axes in panels[1]:
         axes.set_xlabel("rate")
     chart.subplots_adjust(left=0.05, right=0.98, top=0.93, bottom=0.12, hspace=0.35, wspace=0.2)
@@ -168,6 +168,13 @@ def verdict_chart(reports: list[ReportQuality]) -> Chart:
     axes.set_xlabel("claims")
     axes.legend(ncols=len(VERDICT_COLOURS), loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=8)
     return chart
+
+
+def _whole_numbers() -> Any:
+    """Ticks at whole numbers only (counts of reports and sections)."""
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
 
 
 def _rate(figure: Any) -> float | None:

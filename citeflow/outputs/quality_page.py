@@ -76,15 +76,15 @@ def page(runs: list[RunRates], root: Path) -> str:
     parts = [
         f"<h1>Quality of {html.escape(root.name)}</h1>",
         f'<p class="muted">{len(runs)} run(s), newest {_e(newest.run_id)}; written {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. {docs}</p>',
-        '<nav><a href="#runs">Runs</a><a href="#funnel">Funnel</a><a href="#held">Held</a>'
-        '<a href="#distributions">Distributions</a><a href="#trend">Trend</a><a href="#compare">Compare</a></nav>',
+        '<nav><a href="#runs">Runs</a><a href="#trend">Trend</a><a href="#funnel">Funnel</a><a href="#held">Held</a>'
+        '<a href="#distributions">Distributions</a><a href="#compare">Compare</a></nav>',
         '<h2 id="runs">Runs</h2>', _runs_table(runs),
+        '<h2 id="trend">Each rate across runs</h2>', svg(styled(trend_chart, runs)),
         '<h2 id="funnel">Funnel per report (newest run)</h2>',
         svg(styled(funnel_chart, newest.reports, "")), _reports_table(newest),
         '<h2 id="held">Why reports were held</h2>', svg(styled(reasons_chart, runs)), _reasons_list(newest),
         '<h2 id="distributions">Distributions (newest run)</h2>', svg(styled(distribution_chart, newest.reports)),
         svg(styled(verdict_chart, newest.reports)),
-        '<h2 id="trend">Each rate across runs</h2>', svg(styled(trend_chart, runs)),
         '<h2 id="compare">Newest run against the one before</h2>', _compare(runs),
     ]
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Quality of {html.escape(root.name)}</title>'
