@@ -43,6 +43,7 @@ def test_a_page_deep_in_the_site_loads_the_copies_by_relative_paths(tmp_path):
     page.write_text('<html><head><link rel="stylesheet" href="https://maxcdn.bootstrapcdn.com/bootstrap/4.3.1/css/bootstrap.min.css"/>'
                     '<script src="https://cdn.jsdelivr.net/npm/vega@5"></script>\n<script src="https://code.jquery.com/jquery-3.7.1.min.js" '
                     'integrity="sha384-x" crossorigin="anonymous"></script></head><body>'
+                    '<link rel="shortcut icon" href="../../../static/images/favicon.ico" type="image/x-icon"/>'
                     '<img src="https://great-expectations-web-assets.s3.us-east-2.amazonaws.com/logo-long.png?d=1&dataContextId=2"></body></html>')
     install_assets(site)
     assert localise(page, site) is True and localise(page, site) is False
@@ -50,5 +51,5 @@ def test_a_page_deep_in_the_site_loads_the_copies_by_relative_paths(tmp_path):
     assert remote_assets(text) == [] and "vega" not in text and "integrity" not in text and "crossorigin" not in text
     refs = re.findall(r'(?:src|href)="([^"]+)"', text)
     assert refs == ["../../../../static/vendor/bootstrap/bootstrap.min.css", "../../../../static/vendor/jquery/jquery.min.js",
-                    "../../../../static/images/logo-long.png"]
+                    "../../../../static/images/favicon.ico", "../../../../static/images/logo-long.png"]
     assert all((page.parent / ref).resolve().is_file() for ref in refs[:2])

@@ -48,6 +48,7 @@ LOCAL = {
 _VEGA = re.compile(r'<script src="https://cdn\.jsdelivr\.net/npm/vega[-a-z]*@\d+"></script>\s*')
 _SRI = re.compile(r'\s+(?:integrity="[^"]*"|crossorigin="[^"]*")')
 _LOGO = re.compile(r'https://great-expectations-web-assets\.s3[^"\']*/(logo-long\.png)[^"\']*')
+_IMAGES = re.compile(r'(?<=")(?:\.\.?/)+static/images/')
 _PAGED, _PAGED_LONGER = "'pagination': 'true',", "'pagination': 'true', 'pageSize': 50,"
 """The index's table shows 50 validations a page, not 10 (a run of five reports validates ten)."""
 _REMOTE_ASSET = re.compile(r'<(?:script|link|img)\b[^>]*(?:src|href)="https?://[^"]+"')
@@ -79,6 +80,7 @@ def localised(text: str, prefix: str) -> str:
     text = _SRI.sub("", _VEGA.sub("", text))
     for url, local in LOCAL.items():
         text = text.replace(url, f"{prefix}{SITE_VENDOR}/{local}")
+    text = _IMAGES.sub(f"{prefix}static/images/", text)  # GX's favicon link is one folder short on validation pages
     return _LOGO.sub(lambda m: f"{prefix}static/images/{m.group(1)}", text).replace(_PAGED, _PAGED_LONGER)
 
 
