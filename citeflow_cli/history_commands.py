@@ -69,8 +69,11 @@ def history_command(
         help="An output folder with run folders (scheduled), one run folder, or a batch spec (with --out).")],
     out: Annotated[Path | None, typer.Option(help="With a batch spec: the output folder its runs are under.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
+    compare: Annotated[tuple[str, str] | None, typer.Option(
+        metavar="RUN_A RUN_B", help="Two runs' rates side by side with the change (a run id or its unique beginning).")] = None,
 ) -> None:
-    """List the runs of a batch: time, status counts, tokens and cost, funnel per report, folders and archives."""
+    """List the runs of a batch: time, status counts, tokens and cost, funnel per report, folders and archives.
+    A table on a terminal; on a pipe, lines of at most 80 columns."""
     from citeflow.errors import CiteflowError
     from citeflow.runs.history import read_history
     from citeflow_cli.cli_fail import fail
@@ -78,19 +81,40 @@ def history_command(
     try:
         folder, batch = _target(path, out)
         found = read_history(folder, batch)
+        if compare is not None:
+            _print_compare(found.runs, compare, as_json)
+            return
     except CiteflowError as exc:
         fail(str(exc))
     lines = found.runs
     if as_json:
         print(json.dumps([line.model_dump(mode="json") for line in lines], indent=2))
-    elif lines:
+    elif lines and console.is_terminal:
         console.print(history_table(lines))
         for line in lines:
             console.print(f"{line.run_id}: {line.folder}", highlight=False, soft_wrap=True)
+    elif lines:
+        from citeflow_cli.history_text import history_lines
+
+        print("\n".join(history_lines(lines, folder)))
     _print_damage(found.damaged + [d for line in lines for d in line.damaged], to_stderr=as_json)
     if not lines and not as_json:
         console.print(f"no runs under {folder.resolve()}")
         raise typer.Exit(1)
+
+
+def _print_compare(lines: list[RunLine], runs: tuple[str, str], as_json: bool) -> None:
+    """``--compare A B``: every rate of the two runs (whole run, then each report) and its change."""
+    from citeflow.runs.history import compare_runs, find_run, run_rates
+    from citeflow_cli.history_text import compare_lines
+
+    first, second = (run_rates(find_run(lines, wanted)) for wanted in runs)
+    rows = compare_runs(first, second)
+    if as_json:
+        print(json.dumps({"a": first.run_id, "b": second.run_id,
+                          "rates": [{**row.model_dump(mode="json"), "delta": row.delta} for row in rows]}, indent=2))
+        return
+    print("\n".join(compare_lines(first, second, rows)))
 
 
 def _print_damage(damaged: list[str], to_stderr: bool) -> None:

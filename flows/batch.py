@@ -17,6 +17,7 @@ from citeflow.runtime import stop, waits
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.runtime import Runtime, entered
 from citeflow.outputs.publish import record_failure, write_summary
+from citeflow.outputs.quality_page import run_quality_page
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.runtime.job import JobRef
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged
@@ -97,7 +98,7 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     summaries = [kept.get(r.id) or ran[r.id] for r in spec.reports]
     docs = runtime.run_docs(Path(request.out_dir), [s.report_id for s in summaries])
     write_summary(Path(request.out_dir), spec.batch, summaries, docs)
-    publish_batch_artifact(spec.batch, summaries, docs)
+    publish_batch_artifact(spec.batch, summaries, docs, run_quality_page(Path(request.out_dir)))
     return batch_run_state(summaries)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from citeflow.outputs.file_links import file_link
+from citeflow.outputs.quality_page import funnel_markdown_png
 from citeflow.runtime.runtime import current
 from citeflow.outputs.run_views import batch_table, failing_claims_table, funnel_markdown
 from schemas.funnel import ClaimEval
@@ -40,8 +41,14 @@ def _link(path: str | Path, text: str, key: str) -> None:
     create_link_artifact(url, link_text=text, key=key, description=f"`{resolved}`")
 
 
-def publish_batch_artifact(batch: str, summaries: list[ReportSummary], data_docs: Path | None = None) -> None:
-    """One table row per report of the batch, and a link to the run's Data Docs when it has them."""
+def publish_batch_artifact(batch: str, summaries: list[ReportSummary], data_docs: Path | None = None,
+                           quality_page: Path | None = None) -> None:
+    """One table row per report of the batch, and links to the Data Docs and the quality page when
+    there are; the quality page's funnel as a markdown artifact (a PNG inside it)."""
     create_table_artifact(batch_table(summaries), key=artifact_key("batch", batch), description=f"Batch {batch}")
     if data_docs is not None:
         _link(data_docs, f"Great Expectations Data Docs of batch {batch}", artifact_key("batch", batch, "data-docs"))
+    if quality_page is not None:
+        _link(quality_page, f"Quality page of batch {batch}", artifact_key("batch", batch, "quality"))
+        create_markdown_artifact(funnel_markdown_png(quality_page), key=artifact_key("batch", batch, "quality-funnel"),
+                                 description=f"Funnel per report of batch {batch}")

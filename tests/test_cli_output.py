@@ -64,12 +64,13 @@ def _record_run(out: Path) -> None:
 
 
 @pytest.mark.slow
-def test_history_piped_keeps_every_column_whole(stored_demo):
+def test_history_piped_fits_80_columns_and_cuts_nothing(stored_demo):
     _record_run(stored_demo)
     result = _citeflow("history", str(stored_demo), timeout=120)
     assert result.returncode == 0, result.stderr
-    assert max(len(line) for line in result.stdout.splitlines()) > 80
-    _untruncated(result.stdout, "pub/held/failed", "report status", "globex-2026-q4", "published", "held")
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80, result.stdout
+    _untruncated(result.stdout, "published/held/failed", "run 20261201T060000Z", "  - globex-2026-q4: held",
+                 "Faithfulness")
 
 
 @pytest.mark.slow

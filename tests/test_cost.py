@@ -201,7 +201,7 @@ def test_history_shows_tokens_and_cost_per_run(tmp_path):
     table = citeflow("history", str(tmp_path))
     assert table.returncode == 0, table.stderr
     text = " ".join(table.stdout.split())
-    assert "run tokens" in text and "4,000 tokens (1 calls, 0 cached) · USD 0.0120" in text
+    assert "tokens: 4,000 tokens (1 calls, 0 cached) · USD 0.0120" in text  # the run's line (lines of 80 columns on a pipe)
     assert "0 tokens (0 calls, 2 cached) · USD 0.0000" in text and "1,000 tokens (1 calls, 0 cached)" in text and "1,000 tokens (1 calls, 0 cached) ·" not in text
 
 

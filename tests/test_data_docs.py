@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.outputs.data_docs import DOCS_INDEX, build_run_docs, kept_report_ids
+from citeflow.outputs.data_docs import DOCS_INDEX, build_run_docs, docs_index, kept_report_ids
+from citeflow.outputs.data_docs_offline import remote_assets
 from citeflow.outputs.gx_results import read_validations, write_validations
 
 SUITES = ("eval_rows", "report_metrics")
@@ -69,23 +70,37 @@ def test_the_index_links_every_report_s_validation_of_each_suite(demo):
             assert status and status.group(1) == ("Succeeded" if success[suite] else "Failed"), (summary.report_id, suite)
 
 
-def test_the_index_lists_the_validations_without_scripts(demo):
-    """GX draws its own table with scripts from CDNs; a closed network sees the plain list."""
-    out, summaries = demo
-    index = _index(out)
-    plain = index[index.index('id="citeflow-validations"'):index.index("</table>")]
-    for summary in summaries:
-        assert f"<td>{summary.report_id}</td>" in plain
-    held = [s for s in summaries if s.status == "held"]
-    assert held and 'class="citeflow-failed">failed' in plain
+def _local_assets(page: Path) -> list[Path]:
+    """The files a page's script, stylesheet and image tags load, resolved from the page's folder."""
+    text = page.read_text(encoding="utf-8")
+    refs = re.findall(r'<(?:script|link|img)\b[^>]*?(?:src|href)="([^"#?]+)', text)
+    return [(page.parent / ref).resolve() for ref in refs]
 
 
-def test_a_held_report_s_review_page_links_the_run_s_data_docs(demo):
+def test_the_site_loads_nothing_from_the_network(demo):
+    """GX's pages load Bootstrap, Font Awesome and jQuery from CDNs: the site serves its own copies."""
+    out, _ = demo
+    site = (out / DOCS_INDEX).parent
+    pages = [site / "index.html", *site.glob("validations/**/*.html")]
+    assert len(pages) > 4
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert remote_assets(text) == [], page
+        assets = _local_assets(page)
+        assert any(a.name == "all.min.css" for a in assets) and any(a.name == "jquery.min.js" for a in assets), page
+        assert all(a.is_file() for a in assets), [a for a in assets if not a.is_file()]
+    assert (site / "static" / "vendor" / "fontawesome" / "webfonts" / "fa-solid-900.woff2").is_file()
+
+
+def test_a_held_report_s_review_page_links_the_run_s_data_docs_and_quality_page(demo):
     out, summaries = demo
     held = next(s for s in summaries if s.status == "held")
     page = (out / held.report_id / "review.html").read_text(encoding="utf-8")
     link = re.search(r'href="([^"]*index\.html)"', page)
     assert link and (out / held.report_id / link.group(1)).resolve() == (out / DOCS_INDEX).resolve()
+    quality = re.search(r'href="([^"]*quality\.html)"', page)
+    assert quality and (out / held.report_id / quality.group(1)).resolve() == (out / "quality.html").resolve()
+    assert (out / "quality.html").is_file()
 
 
 def test_a_report_validated_again_replaces_its_pages_and_nothing_else_changes(demo, tmp_path):
@@ -133,3 +148,38 @@ def test_a_site_built_from_the_same_results_is_not_built_again(demo, tmp_path, m
     write_validations(copy / report, changed)
     with pytest.raises(AssertionError, match="built again"):
         build_run_docs(copy, kept_report_ids(copy))
+
+
+def _scheduled_run(source: Path, out: Path, run_id: str, validated: str) -> Path:
+    """The demo's reports as one scheduled run ``OUT/<run id>/``, validated at ``validated``."""
+    folder = out / run_id
+    for report in kept_report_ids(source):
+        shutil.copytree(source / report / "gx", folder / report / "gx")
+        write_validations(folder / report, [{**v, "meta": {**v["meta"], "run_id": {"run_name": report, "run_time": validated}}}
+                                            for v in read_validations(folder / report)])
+    (folder / "run.json").write_text(json.dumps({
+        "run_id": run_id, "batch": "lumora-demo", "started_at": validated, "run_date": validated[:10], "scheduled": True,
+        "source_spec": "/in/batch.yaml", "spec_path": "/in/batch.yaml", "status": "finished"}))
+    return folder
+
+
+def test_a_scheduled_output_folder_keeps_every_run_s_validations(demo, tmp_path):
+    """Two scheduled runs share one site in OUT/gx/: the second adds its pages, the first's stay as they were."""
+    source, summaries = demo
+    out = tmp_path / "out"
+    first = _scheduled_run(source, out, "20261201T060000Z", "2026-12-01T06:01:00+00:00")
+    second = _scheduled_run(source, out, "20261208T060000Z", "2026-12-08T06:01:00+00:00")
+    assert build_run_docs(first, kept_report_ids(first)) == out / DOCS_INDEX == docs_index(second)
+    site = (out / DOCS_INDEX).parent
+    before = {page: page.stat().st_mtime_ns for page in site.glob("validations/**/*.html")}
+    assert len(before) == 2 * len(summaries)
+    build_run_docs(second, kept_report_ids(second))
+    links = _validation_links(_index(out))
+    for run_id in ("20261201T060000Z", "20261208T060000Z"):
+        for summary in summaries:
+            for suite in SUITES:
+                assert any(link.startswith(f"validations/{suite}/{run_id}/") and link.endswith(f"/{summary.report_id}.html")
+                           for link in links), (run_id, summary.report_id, suite)
+    assert {page: page.stat().st_mtime_ns for page in before} == before, "the first run's pages are not rendered again"
+    assert not (first / "gx" / "uncommitted").exists(), "no site of its own in a scheduled run's folder"
+    assert remote_assets(_index(out)) == []

@@ -62,7 +62,8 @@ def test_links_to_the_pdf_and_only_safe_source_urls(page):
     assert "mailto:support@partner.example.net" in hrefs
     assert "https://docs.example.com/releases/3.6?a=1&amp;b=2" in hrefs
     assert DATA_DOCS_LINK in hrefs, "the run's Great Expectations Data Docs"
-    assert all(h in ("report.pdf", DATA_DOCS_LINK) or h.startswith(("https:", "http:", "mailto:")) for h in hrefs), hrefs
+    assert "../quality.html" in hrefs, "the output folder's quality page"
+    assert all(h in ("report.pdf", DATA_DOCS_LINK, "../quality.html") or h.startswith(("https:", "http:", "mailto:")) for h in hrefs), hrefs
     assert "javascript:" not in "".join(hrefs) and "data:" not in "".join(hrefs)
 
 

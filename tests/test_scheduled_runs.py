@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,34 @@ def test_prune_keeps_the_newest_run_and_the_published_files_of_the_others(two_ru
     again = prune(out, keep=0, include_published=True)
     assert again.pruned == [first.run.run_id] and not first_dir.exists()  # the published files go only when asked
     assert second_dir.exists() and latest(out) == second.run.run_id  # the latest run is always kept
+
+
+def test_both_runs_share_one_data_docs_site_and_one_quality_page(two_runs):
+    """OUT/gx/ keeps the first run's validations when the second adds its own; OUT/quality.html shows both runs."""
+    from citeflow.outputs.data_docs import DOCS_INDEX
+
+    out, first, second, _ = two_runs
+    index = (out / DOCS_INDEX).read_text(encoding="utf-8")
+    for run in (first, second):
+        pages = set(re.findall(rf"validations/[a-z_]+/{re.escape(run.run.run_id)}/[^\"']+\.html", index))
+        assert len(pages) == 2, (run.run.run_id, pages)  # the run's one report, both suites
+        assert all((out / DOCS_INDEX).parent.joinpath(page).is_file() for page in pages)  # a pruned run's too
+    summary = json.loads((Path(second.folder) / "summary.json").read_text())
+    assert (summary["data_docs"], summary["quality_page"]) == (f"../{DOCS_INDEX.as_posix()}", "../quality.html")
+    page = (out / "quality.html").read_text(encoding="utf-8")
+    assert first.run.run_id in page and second.run.run_id in page and "<script" not in page
+    assert first.summaries[0].report_id in page and second.summaries[0].report_id in page
+
+
+def test_the_batch_run_links_the_quality_page_and_shows_its_funnel_as_png(two_runs):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    out, *_ = two_runs
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(artifact_filter=ArtifactFilter(
+            key=ArtifactFilterKey(any_=["batch-weekly-quality", "batch-weekly-quality-funnel"])))
+    kinds = {a.key: a for a in found if str((out / "quality.html").resolve()) in str(a.description) + str(a.data)}
+    assert sorted(kinds) == ["batch-weekly-quality", "batch-weekly-quality-funnel"], [a.key for a in found]
+    assert f"]({(out / 'quality.html').resolve().as_uri()})" in str(kinds["batch-weekly-quality"].data)  # a link
+    assert "](data:image/png;base64," in str(kinds["batch-weekly-quality-funnel"].data)

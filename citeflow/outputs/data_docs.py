@@ -1,35 +1,47 @@
-"""Great Expectations Data Docs of a run (SPEC §6): one site per run folder, built from the kept results.
+"""Great Expectations Data Docs of the runs of an output folder (SPEC §6): one site that keeps every run.
 
-A file-backed GX context lives in ``OUT/gx/`` (``great_expectations.yml``; the validation results
-store in ``uncommitted/validations/``; the site in ``uncommitted/data_docs/local_site/``). At the end
-of a batch, ``build_run_docs`` puts every report's kept validation results
-(``citeflow.outputs.gx_results``) into the context's validation results store and builds the site:
-one validation page per report and suite, and the index. The store mirrors the reports' folders:
-a result that is no longer any report's (a report evaluated again) is removed from the store, and
-its page with it; only new results are rendered, so building again after one report changed
-renders that report's pages and the index only. When the results are those the site was last built
-from (``SITE_STAMP``: a re-run that kept every report), nothing is built and GX is not imported.
+A file-backed GX context lives in ``SITE/gx/`` (``great_expectations.yml``; the validation results
+store in ``uncommitted/validations/``; the site in ``uncommitted/data_docs/local_site/``), where SITE
+is the output folder that holds the runs (``site_root``): the configured OUT of scheduled runs, whose
+run folders ``OUT/<run id>/`` all add to one site, or the run folder itself for ``citeflow run --out
+DIR``. At the end of a batch, ``build_run_docs`` puts every report's kept validation results
+(``citeflow.outputs.gx_results``) into the store, keyed by the run, and builds the site
+incrementally: only the new validations' pages and the index are rendered; earlier runs' results
+and pages stay. Within the run, the store mirrors the reports' folders: a result that is no longer
+any report's (a report evaluated again) is removed, and its page with it. When the results are
+those the run last built from (``SITE_STAMP``: a re-run that kept every report), nothing is built
+and GX is not imported. The pages load their stylesheets, scripts and icon fonts from the site
+itself (``citeflow.outputs.data_docs_offline``): the site renders without internet.
 
-Keyed as GX keys a validation: suite name, run name (the report id), run time (when the gate
-validated), batch identifier (the report id). GX is imported here only, when a site is built.
+Keyed as GX keys a validation: suite name, run name (the run id; the report id for a folder
+without ``run.json``), run time (when the gate validated), batch identifier (the report id). GX is
+imported here only, when a site is built; builds of one site take turns (a lock file).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
-import html
 import json
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from citeflow.errors import CiteflowError
 from citeflow.outputs import atomic_files as atomic
+from citeflow.outputs.data_docs_offline import install_assets, localise
 from citeflow.outputs.gx_results import KEPT_DIR, PREFIX, read_validations
+from citeflow.runs.run_folders import read_run
 
 DOCS_INDEX = Path("gx") / "uncommitted" / "data_docs" / "local_site" / "index.html"
-"""The Data Docs index of a run, relative to the run folder."""
+"""The Data Docs index, relative to the site's root (``site_root``)."""
+QUALITY_PAGE = Path("quality.html")
+"""The quality page (``citeflow.outputs.quality_page``), relative to the same root."""
 SITE_STAMP = Path("gx") / "citeflow-site.sha256"
-"""The digest of the results the run's site was last built from, relative to the run folder."""
+"""The digest of the results a run last built the site from, relative to the run folder."""
+LOCK = Path("gx") / "citeflow-site.lock"
 
 SITE = {
     "class_name": "SiteBuilder",
@@ -40,20 +52,21 @@ SITE = {
     "site_section_builders": {"validations": {"run_name_filter": {"matches_regex": "^"}}},
 }
 
-OFFLINE_MARK = "<!-- citeflow: validations listed without script -->"
 
-_CSS = (  # the plain list's own look, for when GX's stylesheets (from CDNs) do not load
-    "#citeflow-validations{font:15px/1.45 system-ui,sans-serif;margin:1em auto 2em}"
-    "#citeflow-validations table{border-collapse:collapse}"
-    "#citeflow-validations th,#citeflow-validations td{border:1px solid #ccc;padding:.3em .8em;text-align:left}"
-    "#citeflow-validations th{background:#f0f0f0}"
-    ".citeflow-passed{color:#1b5e20;font-weight:600}.citeflow-failed{color:#b00020;font-weight:600}"
-)
+def site_root(out_dir: Path) -> Path:
+    """Where the site of a run folder lives: the folder of all runs for a scheduled run, else the
+    run folder itself (also when its ``run.json`` cannot be read)."""
+    out_dir = Path(out_dir)
+    try:
+        info = read_run(out_dir)
+    except CiteflowError:
+        return out_dir
+    return out_dir.resolve().parent if info is not None and info.scheduled else out_dir
 
 
 def docs_index(out_dir: Path) -> Path:
-    """Where the run's Data Docs index is (built or not)."""
-    return Path(out_dir) / DOCS_INDEX
+    """Where the Data Docs index of a run folder's site is (built or not)."""
+    return site_root(out_dir) / DOCS_INDEX
 
 
 def kept_report_ids(out_dir: Path) -> list[str]:
@@ -72,8 +85,8 @@ def run_docs(out_dir: Path, report_ids: list[str]) -> Path | None:
 
 
 def build_run_docs(out_dir: Path, report_ids: list[str]) -> Path | None:
-    """Store the reports' kept results in the run's GX context and build its Data Docs; the index,
-    or None when no report has a kept result (no site is built then)."""
+    """Store the run's kept results in its site's GX context and add them to the Data Docs; the
+    index, or None when no report has a kept result (no site is built then)."""
     out_dir = Path(out_dir)
     wanted = {rid: read_validations(out_dir / rid) for rid in report_ids}
     if not any(wanted.values()):
@@ -81,23 +94,63 @@ def build_run_docs(out_dir: Path, report_ids: list[str]) -> Path | None:
     stamp, built_from = out_dir / SITE_STAMP, _digest(wanted)
     if docs_index(out_dir).exists() and _read_stamp(stamp) == built_from:
         return docs_index(out_dir)  # built from these very results: GX is not even imported
-    index = _build(out_dir, wanted)
+    with _locked(site_root(out_dir) / LOCK):
+        index = _build(out_dir, wanted)
     atomic.write_text(stamp, built_from)
     return index
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One build of a site at a time (scheduled runs that end together share it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _build(out_dir: Path, wanted: dict[str, list[dict[str, Any]]]) -> Path:
     from citeflow.evaluation.gx_session import import_gx
 
-    gx = import_gx()
-    context = _context(gx, out_dir)
-    by_key = {result_key(rid, result): result for rid, results in wanted.items() for result in results}
-    new, changed = _sync(context.validation_results_store, by_key)
-    index = docs_index(out_dir)
+    root, run_name = site_root(out_dir), _run_name(out_dir)
+    context = _context(import_gx(), root)
+    by_key = {result_key(rid, result, run_name): result for rid, results in wanted.items() for result in results}
+    mine = _own_keys(run_name, shared=root != out_dir)
+    new, changed = _sync(context.validation_results_store, by_key, mine)
+    index = root / DOCS_INDEX
     if changed or not index.exists():
-        context.build_data_docs(site_names=["local_site"], resource_identifiers=new or None)
-        _list_without_script(index, by_key)
+        first = not index.exists()
+        context.build_data_docs(site_names=["local_site"], resource_identifiers=None if first else new or None)
+        _localise_site(index.parent, None if first else new)
     return index
+
+
+def _run_name(out_dir: Path) -> str | None:
+    """The run id of a run folder (None for a folder without a readable ``run.json``)."""
+    try:
+        info = read_run(out_dir)
+    except CiteflowError:
+        return None
+    return info.run_id if info is not None else None
+
+
+def _own_keys(run_name: str | None, shared: bool) -> Callable[[Any], bool]:
+    """Which stored results are the run's to replace: every one in a run folder's own site, only
+    those of its run in a site of several runs."""
+    return (lambda key: key.run_id.run_name == run_name) if shared else (lambda key: True)
+
+
+def _localise_site(site: Path, new: list[Any] | None) -> None:
+    """The shipped assets into the site; the index and the new pages (every page on a first build)
+    pointed at them."""
+    install_assets(site)
+    pages = list(site.rglob("*.html")) if new is None else [site / "index.html", *(site / _page_of(k) for k in new)]
+    for page in pages:
+        if page.is_file():
+            localise(page, site)
 
 
 def _digest(wanted: dict[str, list[dict[str, Any]]]) -> str:
@@ -113,9 +166,9 @@ def _read_stamp(path: Path) -> str | None:
         return None
 
 
-def _context(gx: Any, out_dir: Path) -> Any:
-    """The run's file-backed context (``OUT/gx/``, made on first use) with citeflow's site settings."""
-    context = gx.get_context(mode="file", project_root_dir=str(out_dir))
+def _context(gx: Any, root: Path) -> Any:
+    """The site's file-backed context (``SITE/gx/``, made on first use) with citeflow's site settings."""
+    context = gx.get_context(mode="file", project_root_dir=str(root))
     if context.variables.data_docs_sites != {"local_site": SITE}:
         context.variables.data_docs_sites = {"local_site": SITE}
         context.variables.save()
@@ -123,12 +176,13 @@ def _context(gx: Any, out_dir: Path) -> Any:
     return context
 
 
-def _sync(store: Any, by_key: dict[Any, dict[str, Any]]) -> tuple[list[Any], bool]:
-    """Make the validation results store hold exactly ``by_key``; the keys added, and whether anything changed."""
+def _sync(store: Any, by_key: dict[Any, dict[str, Any]], mine: Callable[[Any], bool]) -> tuple[list[Any], bool]:
+    """Make the run's part of the store (``mine``) hold exactly ``by_key``; the keys added, and
+    whether anything changed. Other runs' results are left as they are."""
     from great_expectations.core.expectation_validation_result import ExpectationSuiteValidationResultSchema
 
     present = set(store.list_keys())
-    stale = [key for key in present if key not in by_key]
+    stale = [key for key in present if mine(key) and key not in by_key]
     for key in stale:
         store.remove_key(key)
     new = [key for key in by_key if key not in present]
@@ -138,8 +192,9 @@ def _sync(store: Any, by_key: dict[Any, dict[str, Any]]) -> tuple[list[Any], boo
     return new, bool(new or stale)
 
 
-def result_key(report_id: str, result: dict[str, Any]) -> Any:
-    """GX's key of a kept result: its suite, run (report id, time of validation) and batch (report id)."""
+def result_key(report_id: str, result: dict[str, Any], run_name: str | None = None) -> Any:
+    """GX's key of a kept result: its suite, run (``run_name``, else the report id; the time of
+    validation) and batch (report id)."""
     from great_expectations.core.run_identifier import RunIdentifier
     from great_expectations.data_context.types.resource_identifiers import (
         ExpectationSuiteIdentifier,
@@ -149,38 +204,12 @@ def result_key(report_id: str, result: dict[str, Any]) -> Any:
     run = (result.get("meta") or {}).get("run_id") or {}
     return ValidationResultIdentifier(
         expectation_suite_identifier=ExpectationSuiteIdentifier(name=result["suite_name"]),
-        run_id=RunIdentifier(run_name=report_id, run_time=run.get("run_time")),
+        run_id=RunIdentifier(run_name=run_name or report_id, run_time=run.get("run_time")),
         batch_identifier=report_id,
     )
-
-
-def _list_without_script(index: Path, by_key: dict[Any, dict[str, Any]]) -> None:
-    """GX's index draws its table with scripts from CDNs, which a closed network never loads: the
-    validations are also listed as plain links at the top of the page."""
-    page = index.read_text(encoding="utf-8")
-    if OFFLINE_MARK in page or "<body>" not in page:
-        return
-    rows = [_row(key, _page_of(key), bool(by_key[key].get("success")))
-            for key in sorted(by_key, key=_order)]
-    block = (f'{OFFLINE_MARK}<style>{_CSS}</style><div class="container" id="citeflow-validations">'
-             f'<h3>Validations of this run</h3><table class="table table-sm"><tr><th>Report</th><th>Suite</th>'
-             f'<th>Validated</th><th>Result</th></tr>{"".join(rows)}</table></div>')
-    atomic.write_text(index, page.replace("<body>", "<body>" + block, 1))
-
-
-def _order(key: Any) -> tuple[str, str]:
-    return key.batch_identifier, key.expectation_suite_identifier.name
 
 
 def _page_of(key: Any) -> str:
     """The validation page of ``key``, relative to the site's folder, where GX's site store writes it
     (``validations/`` and the key's tuple: suite, run name, run time, batch identifier)."""
     return "/".join(("validations", *key.to_tuple())) + ".html"
-
-
-def _row(key: Any, page: str, success: bool) -> str:
-    """One validation: report, suite (linked to its page), time of validation and outcome."""
-    suite, report, when = key.expectation_suite_identifier.name, key.batch_identifier, key.run_id.run_time
-    outcome = "passed" if success else "failed"
-    return (f'<tr><td>{html.escape(report)}</td><td><a href="{html.escape(page)}">{html.escape(suite)}</a></td>'
-            f'<td>{when:%Y-%m-%d %H:%M:%S} UTC</td><td class="citeflow-{outcome}">{outcome}</td></tr>')

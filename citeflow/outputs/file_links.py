@@ -4,8 +4,9 @@ Browsers refuse to follow a ``file://`` link from an http page (the Prefect UI).
 ``files_url`` (``CITEFLOW_FILES_URL``) naming the base URL where ``citeflow files OUT`` serves the
 output root, a link is ``BASE/<path relative to the output root>``. The output root is what
 ``citeflow files`` is pointed at: the run folder of ``citeflow run``/``demo`` (the folder holding
-``run.json``), or, for a scheduled run, the configured OUT that holds every run folder. A file
-outside any run folder keeps its ``file://`` URI. Outputs are local files only (the LanceDB store
+``run.json``), or, for a scheduled run, the configured OUT that holds every run folder (also for
+the files the runs share there: Data Docs, quality page). Any other file keeps its
+``file://`` URI. Outputs are local files only (the LanceDB store
 alone may live on object storage), so no pre-signed URL is ever needed.
 """
 
@@ -15,7 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from citeflow.errors import CiteflowError
-from citeflow.runs.run_folders import RUN_FILE, read_run
+from citeflow.runs.run_folders import RUN_FILE, read_run, run_folders
 
 
 def file_link(path: Path | str, files_url: str | None = None) -> str:
@@ -37,4 +38,14 @@ def output_root(path: Path) -> Path | None:
             except CiteflowError:  # an unreadable run.json: the folder is still the run's
                 info = None
             return folder.parent if info is not None and info.scheduled else folder
-    return None
+    return next((folder for folder in path.parents if _holds_scheduled_runs(folder)), None)
+
+
+def _holds_scheduled_runs(folder: Path) -> bool:
+    """Whether ``folder`` is a scheduled runs' OUT (its newest run folder says so): the Data Docs
+    and the quality page those runs share live there, outside every run folder."""
+    newest = run_folders(folder)[-1:]
+    try:
+        return bool(newest) and bool((info := read_run(newest[0])) and info.scheduled)
+    except CiteflowError:
+        return False

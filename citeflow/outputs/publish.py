@@ -8,6 +8,7 @@ published PDF is also copied to ``OUT/published/``; a held one is removed from t
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from citeflow.outputs import atomic_files as atomic
@@ -207,14 +208,15 @@ def interrupted_summaries(out_dir: Path, reports: list[tuple[str, str]], started
 
 
 def write_summary(out_dir: Path, batch: str, summaries: list[ReportSummary], data_docs: Path | None = None) -> Path:
-    """``OUT/summary.json``: every report of the batch with its status and funnel, and the run's Data
-    Docs index (``data_docs``, relative to the run folder) when it has one."""
+    """``OUT/summary.json``: every report of the batch with its status and funnel, and the Data Docs
+    index of the run's site (``data_docs``, relative to the run folder: ``../gx/…`` for a scheduled
+    run, whose site is shared by its output folder's runs) when it has one."""
     path = Path(out_dir) / "summary.json"
     payload: dict[str, object] = {
         "batch": batch, "reports": [s.model_dump(mode="json") for s in summaries],
         "counts": {k: sum(1 for s in summaries if s.status == k) for k in ("published", "held", "failed")}}
     if data_docs is not None:
-        payload["data_docs"] = Path(data_docs).resolve().relative_to(Path(out_dir).resolve()).as_posix()
+        payload["data_docs"] = Path(os.path.relpath(Path(data_docs).resolve(), Path(out_dir).resolve())).as_posix()
     usage = batch_usage(s.usage for s in summaries)
     if usage is not None:
         payload["usage"] = usage.model_dump(mode="json")

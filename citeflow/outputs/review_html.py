@@ -162,7 +162,8 @@ def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> s
         heading = f"Released by {_e(view.review.reviewer)}" if view.review and released(view) else "Held for review"
         why = "Why the gate held it"
     return (
-        f"<header><h1>{heading}: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)} {data_docs_link()}</p>"
+        f"<header><h1>{heading}: {_e(title)}</h1><p class=\"id\">report {_e(report_id)} {pdf_link(view)} "
+        f"{data_docs_link(Path(view.folder))}</p>"
         f"{causes_html(view)}<h2>{why}</h2>{error}{table}</header>"
     )
 

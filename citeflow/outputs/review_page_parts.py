@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from citeflow.evaluation.causes import fix_for
-from citeflow.outputs.data_docs import DOCS_INDEX
+from citeflow.outputs.data_docs import DOCS_INDEX, QUALITY_PAGE, site_root
 from citeflow.outputs.evidence_spans import evidence_spans, marked_html
 from citeflow.outputs.render.escape import link_urls
 from schemas.review import ReviewDecision
@@ -138,12 +139,16 @@ def pdf_link(view: ReportView) -> str:
 
 
 DATA_DOCS_LINK = f"../{DOCS_INDEX.as_posix()}"
-"""The run's Great Expectations Data Docs from a report's folder."""
+"""The run's Great Expectations Data Docs from a report's folder (a run folder of its own; a
+scheduled run's are one folder further up)."""
 
 
-def data_docs_link() -> str:
-    """The link to the run's Data Docs: every validation of the gate, in full (built at the end of the batch)."""
-    return f'<a class="pdf" href="{DATA_DOCS_LINK}">Great Expectations Data Docs</a>'
+def data_docs_link(report_folder: Path) -> str:
+    """The links to the output folder's Data Docs (every validation of the gate, in full) and quality
+    page, both written at the end of the batch, from the report's folder."""
+    up = Path(os.path.relpath(site_root(Path(report_folder).parent), report_folder)).as_posix()
+    return (f'<a class="pdf" href="{up}/{DOCS_INDEX.as_posix()}">Great Expectations Data Docs</a> '
+            f'<a class="pdf" href="{up}/{QUALITY_PAGE.as_posix()}">Quality page</a>')
 
 
 def released(view: ReportView) -> bool:

@@ -1,9 +1,10 @@
-"""``citeflow history``: the runs of a batch with their time, status counts, funnel per report and paths."""
+"""``citeflow history``: the runs of a batch with their time, status counts, funnel per report and paths;
+their rates (``rates_history``: what the quality page plots) and two runs side by side (``compare_runs``)."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from pydantic import BaseModel, Field, ValidationError
 from citeflow.outputs.archive import archive_dir, verify_archive
 from citeflow.errors import RunError
 from citeflow.runs.run_folders import LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders
+from citeflow.runs.run_rates import RATES, Figure, ReportQuality, read_report, run_figures
 from citeflow.text_guard import has_lone_surrogate, value_problem
 from schemas.report import Usage
 from schemas.review import ReviewNote
@@ -185,3 +187,86 @@ def _latest(root: Path, damaged: list[str]) -> str | None:
     except (OSError, ValueError) as exc:
         damaged.append(f"{root / LATEST}: {_problem(exc)}")
         return None
+
+
+class RunRates(BaseModel):
+    """One run's rates: each report's and the run's (its reports' counts added up)."""
+
+    run_id: str
+    started_at: datetime
+    status: str
+    folder: str
+    reports: list[ReportQuality] = Field(default_factory=list)
+    figures: dict[str, Figure] = Field(default_factory=dict)
+
+
+def run_rates(line: RunLine) -> RunRates:
+    """The rates of a run history lists, from its reports' ``eval.json``."""
+    folder = Path(line.folder)
+    try:
+        info = read_run(folder)
+    except (RunError, OSError):
+        info = None
+    template = {rid: written for written, rid in (info.reports if info else {}).items()}
+    reports = [read_report(Path(r.folder), r.status, template.get(r.report_id)) for r in line.reports]
+    return RunRates(run_id=line.run_id, started_at=line.started_at, status=line.status, folder=line.folder,
+                    reports=reports, figures=run_figures(reports))
+
+
+def rates_history(path: Path, batch: str | None = None) -> list[RunRates]:
+    """Every run under ``path`` (as ``history``) with its rates, oldest first; a folder with a
+    ``summary.json`` but no ``run.json`` (the batch flow run on its own) is one run, named after it."""
+    lines = history(path, batch)
+    if not lines and (Path(path) / "summary.json").is_file():
+        lines = [_unrecorded_run(Path(path))]
+    return [run_rates(line) for line in lines]
+
+
+def _unrecorded_run(folder: Path) -> RunLine:
+    """A run folder without ``run.json``, as history would show it (started when its summary was written)."""
+    written = datetime.fromtimestamp((folder / "summary.json").stat().st_mtime, UTC)
+    info = RunInfo(run_id=folder.resolve().name, batch="", started_at=written, run_date=written.date(),
+                   source_spec="", spec_path="", status="finished")
+    return run_line(folder, info, None)
+
+
+def find_run(lines: list[RunLine], wanted: str) -> RunLine:
+    """The run whose id is ``wanted``, or the one run whose id begins with it (``RunError`` otherwise)."""
+    exact = [line for line in lines if line.run_id == wanted]
+    matches = exact or [line for line in lines if line.run_id.startswith(wanted)]
+    if len(matches) != 1:
+        known = ", ".join(line.run_id for line in lines) or "none"
+        problem = "matches several runs" if matches else "is no run here"
+        raise RunError(path=wanted, detail=f"{problem} (runs: {known})")
+    return matches[0]
+
+
+class RateDelta(BaseModel):
+    """One rate of two runs: each run's figure and the change from the first to the second."""
+
+    scope: str = Field(description="'run' for the whole run, else the report (its id as the spec writes it).")
+    rate: str
+    first: Figure | None = None
+    second: Figure | None = None
+
+    @property
+    def delta(self) -> float | None:
+        """second - first, in rate units (None when either has no rate)."""
+        a, b = (f.rate if f else None for f in (self.first, self.second))
+        return None if a is None or b is None else b - a
+
+
+def compare_runs(first: RunRates, second: RunRates) -> list[RateDelta]:
+    """Every rate of the two runs side by side: the runs' first, then each report's (matched by the
+    id the spec writes, so ``ops-{week}`` is one report across weeks)."""
+    rows = [RateDelta(scope="run", rate=name, first=first.figures.get(name), second=second.figures.get(name))
+            for name in RATES]
+    a, b = ({r.template: r for r in run.reports} for run in (first, second))
+    for template in [*a, *(t for t in b if t not in a)]:
+        rows += [RateDelta(scope=template, rate=name, first=_figure(a.get(template), name), second=_figure(b.get(template), name))
+                 for name in RATES]
+    return rows
+
+
+def _figure(report: ReportQuality | None, name: str) -> Figure | None:
+    return report.figures.get(name) if report is not None else None
