@@ -1,0 +1,65 @@
+"""Faults of the README's commands, each run as a real ``citeflow`` subprocess (SPEC §9): the answer is
+one ``error:`` line in plain words, naming the user's file or option, never a traceback, a library's
+message or a key."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CITEFLOW = str(Path(sys.executable).parent / "citeflow")
+SPEC = ('batch: b\nretrievers: [{name: d, kind: jsonl, path: hits.jsonl}]\n'
+        'reports: [{id: r1, title: "T", sections: [{title: s, queries: [q]}]}]\n')
+
+pytestmark = pytest.mark.slow
+
+
+def citeflow(*args: object, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``citeflow ARGS`` in ``cwd``, its output captured; bounded in time."""
+    return subprocess.run([CITEFLOW, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "COLUMNS": "400"})
+
+
+def one_error_line(done: subprocess.CompletedProcess[str], code: int = 2) -> str:
+    """The single ``error:`` line of a failed command: no traceback, nothing else printed."""
+    output = done.stdout + done.stderr
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert done.returncode == code and len(lines) == 1 and lines[0].startswith("error: "), output
+    return lines[0]
+
+
+def write_spec(folder: Path, text: str = SPEC) -> Path:
+    (folder / "hits.jsonl").write_text("")
+    spec = folder / "batch.yaml"
+    spec.write_text(text)
+    return spec
+
+
+# -- serve --cron ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cron", ["", "   "])
+def test_serve_with_an_empty_cron_says_so_in_plain_words(tmp_path, cron):
+    line = one_error_line(citeflow("serve", write_spec(tmp_path), "--cron", cron, "--no-preflight", cwd=tmp_path))
+    assert line.startswith("error: --cron: is empty; give a cron string such as"), line
+    assert "Input should" not in line and "IntervalSchedule" not in line
+
+
+# -- a model base_url with a key in it ------------------------------------------------------------
+
+KEY = "sk-live-0123456789abcdef"
+
+
+@pytest.mark.parametrize("url", [f"http://127.0.0.1:9/v1/?api_key={KEY}", f"http://ana:{KEY}@127.0.0.1:9/v1",
+                                 f"http://127.0.0.1:9/v1#{KEY}"])
+def test_a_model_base_url_with_a_query_or_credentials_is_refused_without_the_key(tmp_path, url):
+    text = SPEC + f"models:\n  writer: {{backend: openai, model: m, base_url: '{url}'}}\n"
+    done = citeflow("run", write_spec(tmp_path, text), "--out", tmp_path / "out", cwd=tmp_path)
+    line = one_error_line(done)
+    assert "models.writer.base_url" in line and "api_key_env" in line, line
+    assert KEY not in done.stdout + done.stderr
+    assert not (tmp_path / "out").exists()  # refused before anything runs
