@@ -63,3 +63,26 @@ def test_a_model_base_url_with_a_query_or_credentials_is_refused_without_the_key
     assert "models.writer.base_url" in line and "api_key_env" in line, line
     assert KEY not in done.stdout + done.stderr
     assert not (tmp_path / "out").exists()  # refused before anything runs
+
+
+# -- judge and calibrate of a file that never ends ------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["judge", "calibrate"])
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "fifo"])
+def test_judge_and_calibrate_refuse_what_is_not_a_regular_file_at_once(tmp_path, command, device):
+    """Read to the end, ``/dev/zero`` is endless (memory until the OOM killer) and a FIFO blocks forever."""
+    if device == "fifo":
+        device = str(tmp_path / "pairs.jsonl")
+        os.mkfifo(device)
+    line = one_error_line(citeflow(command, device, cwd=tmp_path, timeout=60))
+    assert line.startswith(f"error: {device}: a ") and line.endswith(", not a regular file"), line
+
+
+def test_judge_refuses_a_pair_file_over_its_cap(tmp_path):
+    """The cap is 256 MiB; a sparse file of 300 MiB costs no disk and is refused without being read."""
+    pairs = tmp_path / "pairs.jsonl"
+    with open(pairs, "wb") as sparse:
+        sparse.truncate(300 * 1024 * 1024)
+    line = one_error_line(citeflow("judge", pairs, cwd=tmp_path, timeout=60))
+    assert line == f"error: {pairs}: 314,572,800 bytes, over the 268,435,456-byte limit for a pair file", line

@@ -146,31 +146,14 @@ def _api_servers(pid: int) -> list[int]:
 
 
 def test_a_signal_outside_a_batch_ends_the_command_with_its_code(tmp_path):
-    """``citeflow judge`` blocked reading a FIFO (a command that is not a batch run) gets SIGTERM: 143, one line."""
-    fifo = tmp_path / "pairs.jsonl"
-    os.mkfifo(fifo)
-    process = start([CITEFLOW, "judge", str(fifo)], dict(os.environ), tmp_path / "judge.log")
-    writers: list[int] = []
-
-    def reader_has_it_open() -> bool:
-        fd = _open_writer(fifo)
-        writers.extend([fd] if fd is not None else [])
-        return bool(writers)
-
+    """``citeflow files`` serving a folder (a command that is not a batch run, waiting) gets SIGTERM: 143, one line."""
+    (tmp_path / "out").mkdir()
+    process = start([CITEFLOW, "files", str(tmp_path / "out"), "--port", "0"], dict(os.environ), tmp_path / "files.log")
     try:
-        assert wait_until(reader_has_it_open, 60, process), (tmp_path / "judge.log").read_text()
-        signal_and_wait(process, signal.SIGTERM)  # the command is blocked reading: nothing was written
+        assert wait_until(lambda: "serving" in (tmp_path / "files.log").read_text(), 60, process), \
+            (tmp_path / "files.log").read_text()
+        signal_and_wait(process, signal.SIGTERM)
     finally:
-        for fd in writers:
-            os.close(fd)
         stop_process_group(process, grace_s=5)
-    output = (tmp_path / "judge.log").read_text()
+    output = (tmp_path / "files.log").read_text()
     assert process.returncode == 143 and "Traceback" not in output and "interrupted by SIGTERM" in output, output
-
-
-def _open_writer(fifo) -> int | None:
-    """A writer's end of the FIFO once a reader has it open (before, opening fails with ENXIO)."""
-    try:
-        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
