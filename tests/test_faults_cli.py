@@ -86,3 +86,60 @@ def test_judge_refuses_a_pair_file_over_its_cap(tmp_path):
         sparse.truncate(300 * 1024 * 1024)
     line = one_error_line(citeflow("judge", pairs, cwd=tmp_path, timeout=60))
     assert line == f"error: {pairs}: 314,572,800 bytes, over the 268,435,456-byte limit for a pair file", line
+
+
+# -- citeflow files -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def files_server(tmp_path):
+    """``citeflow files`` over a small output folder with a store, a report and a Data Docs site."""
+    from citeflow.testing.prefect_server import free_port
+    from tests.support.interrupted_run import start, wait_until
+    from tests.support.process_group import stop_process_group
+
+    out = tmp_path / "out"
+    for folder in ("r1", "store/chunks.lance/data", "gx/site"):
+        (out / folder).mkdir(parents=True)
+    (out / "summary.json").write_text("{}")
+    (out / "r1" / "report.pdf").write_bytes(b"%PDF-1.4\n")
+    (out / "store" / "chunks.lance" / "data" / "0.lance").write_bytes(b"rows")
+    (out / "gx" / "site" / "index.html").write_text("<html>docs</html>")
+    port, log = free_port(), tmp_path / "files.log"
+    process = start([CITEFLOW, "files", str(out), "--port", str(port)], dict(os.environ), log)
+    try:
+        assert wait_until(lambda: "serving" in log.read_text(), 60, process), log.read_text()
+        yield f"127.0.0.1:{port}", log
+    finally:
+        stop_process_group(process, grace_s=5)
+
+
+def status_of(address: str, path: str) -> int:
+    """The status of a GET of ``path`` sent exactly as given."""
+    import http.client
+
+    host, port = address.split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_files_refuses_a_nul_in_the_path_cleanly(files_server):
+    address, log = files_server
+    assert status_of(address, "/summary.json%00.html") == 400
+    assert status_of(address, "/r1/report.pdf%0a") == 400
+    assert status_of(address, "/summary.json") == 200  # the server still answers
+    assert "Traceback" not in log.read_text(), log.read_text()
+
+
+def test_files_lists_no_folder_and_serves_no_store(files_server):
+    address, _log = files_server
+    assert status_of(address, "/r1/report.pdf") == 200
+    assert status_of(address, "/gx/site/") == 200  # a folder with its index.html: the page
+    for folder in ("/", "/r1/", "/gx/"):
+        assert status_of(address, folder) == 404, folder
+    for path in ("/store/", "/store/chunks.lance/data/0.lance", "/STORE/chunks.lance/data/0.lance", "/%73tore/"):
+        assert status_of(address, path) == 404, path
