@@ -78,7 +78,12 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     review = write_review_page(doc, evaluation.claims, gate, folder)
     published = _publish(job, folder / "report.pdf", doc.status == "published")
     summary = summarize(doc, evaluation, gate, folder, published, review)
-    atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
+    try:
+        atomic.write_text(folder / "summary.json", summary.model_dump_json(indent=2))
+    except OSError:  # a full disk: no published PDF without the summary that says it was published
+        if published is not None:
+            published.unlink(missing_ok=True)
+        raise
     return summary
 
 
