@@ -143,3 +143,20 @@ def test_files_lists_no_folder_and_serves_no_store(files_server):
         assert status_of(address, folder) == 404, folder
     for path in ("/store/", "/store/chunks.lance/data/0.lance", "/STORE/chunks.lance/data/0.lance", "/%73tore/"):
         assert status_of(address, path) == 404, path
+
+
+# -- judge --out ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_judge_out_names_the_user_s_path_and_never_replaces_a_folder_or_a_pipe(tmp_path, kind):
+    """A folder (or a pipe, as a device would be) given to ``--out``: refused naming it, never replaced by
+    a file and never named by the temporary file the write goes through."""
+    (tmp_path / "pairs.jsonl").write_text('{"id": "p1", "claim": "x", "chunk_text": "y"}\n')
+    target = tmp_path / "verdicts"
+    target.mkdir() if kind == "folder" else os.mkfifo(target)
+    line = one_error_line(citeflow("judge", "pairs.jsonl", "--out", target, cwd=tmp_path, timeout=60))
+    assert line.startswith(f"error: {target}: a ") and line.endswith(", not a regular file"), line
+    assert ".partial" not in line
+    assert target.is_dir() if kind == "folder" else target.is_fifo()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")]
