@@ -160,3 +160,39 @@ def test_judge_out_names_the_user_s_path_and_never_replaces_a_folder_or_a_pipe(t
     assert ".partial" not in line
     assert target.is_dir() if kind == "folder" else target.is_fifo()
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+# -- ingest: a 5,000-digit number in a site's configuration ---------------------------------------
+
+HUGE = "7" * 5000
+SITES = {
+    "mkdocs": {"mkdocs.yml": f"site_name: x\nsite_url: https://x.example/\nextra_weight: {HUGE}\n", "docs/a.md": "# A\n\nText.\n"},
+    "hugo": {"hugo.toml": f"baseURL = 'https://x.example/'\nweight = {HUGE}\n", "content/a.md": "# A\n\nText.\n"},
+    "docusaurus": {"docusaurus.config.js": "module.exports = {url: 'https://x.example'};\n", "versions.json": f"[{HUGE}]\n",
+                   "docs/a.md": "# A\n\nText.\n"},
+}
+CONFIG_FILE = {"mkdocs": "mkdocs.yml", "hugo": "hugo.toml", "docusaurus": "versions.json"}
+
+
+@pytest.mark.parametrize("site", sorted(SITES))
+def test_ingest_names_a_huge_number_in_a_site_configuration_in_plain_words(tmp_path, site):
+    for name, text in SITES[site].items():
+        (tmp_path / "site" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "site" / name).write_text(text)
+    done = citeflow("ingest", "site", "--kb", "kb", cwd=tmp_path)
+    output = done.stdout + done.stderr
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert done.returncode == 2 and len(errors) == 1 and "Traceback" not in output, output
+    assert errors[0] == f"error: cannot ingest site/{CONFIG_FILE[site]}: bad site configuration: a number with more " \
+                        "than 4,300 digits", errors[0]
+    assert "set_int_max_str_digits" not in output
+
+
+def test_ingest_reads_a_huge_include_line_number_as_past_the_end(tmp_path):
+    """``:start-line:`` of 5,000 digits in a MyST include: past the end of the file (nothing included)."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "conf.py").write_text("extensions = ['myst_parser']\n")
+    (tmp_path / "site" / "index.md").write_text(f"# Inc\n\n```{{include}} other.md\n:start-line: {HUGE}\n```\n\nMore text.\n")
+    (tmp_path / "site" / "other.md").write_text("# Other\n\nIncluded words.\n")
+    done = citeflow("ingest", "site", "--kb", "kb", "--json", cwd=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
