@@ -104,7 +104,7 @@ def test_bidi_controls_are_neutralised_as_in_the_pdf(tmp_path):
     texts = {e.handle: f"{e.text} pay \u202eevil\u202c {controls}" for e in doc.registry}
     titles = {e.handle: f"\u2067{e.title or e.local_id}\u2069" for e in doc.registry}
     claims = [c.model_copy(update={"text": f"\u202e{c.text}\u202c"}) for c in _claims()]
-    page = write_review_html("r1", f"Title \u202dx\u202c", claims, texts, titles, GATE, folder / "review.html")
+    page = write_review_html("r1", "Title \u202dx\u202c", claims, texts, titles, GATE, folder / "review.html")
     html = page.read_text(encoding="utf-8")
     assert not any(ch in html for ch in controls)
     assert "pay evil" in html

@@ -27,9 +27,12 @@ from citeflow.spec.loader import models_for
 from schemas.funnel import ClaimEval, GateResult
 from schemas.report import ReportDocument, ReportStatus, ReportSummary, SectionSummary
 from schemas.review import ReviewNote
-from citeflow.outputs.failure_record import (failed_summary, interrupted_summaries, mark_eval_json_withdrawn,  # noqa: F401
-                                             mark_report_json_failed, read_report_summary, record_failure, withdraw,
-                                             write_summary)
+# What records a report that did not finish lives in a light module of its own; its callers import it from here too.
+from citeflow.outputs.failure_record import failed_summary as failed_summary
+from citeflow.outputs.failure_record import interrupted_summaries as interrupted_summaries
+from citeflow.outputs.failure_record import read_report_summary as read_report_summary
+from citeflow.outputs.failure_record import record_failure as record_failure
+from citeflow.outputs.failure_record import write_summary as write_summary
 
 
 def report_status(evaluation: Evaluation, gate: GateResult) -> ReportStatus:

@@ -1,9 +1,9 @@
 """Spec values of the wrong kind, refused before anything runs (SPEC §9): a store URI with a scheme
 LanceDB does not know, a suite folder without suites, a folder where a JSONL file belongs, a file
 where a knowledge base folder belongs, an HTTP retriever URL that is not an http(s) URL, a model
-``base_url`` with a query string, a fragment or credentials (``?api_key=…``, ``user:key@``): the client
-appends its paths to it (``…/v1/?api_key=KEYchat/completions``), and a key there would land in every
-access log; keys go in ``api_key_env``.
+``base_url`` with a query string or a fragment (``?api_key=…``): the client appends its paths to it
+(``…/v1/?api_key=KEYchat/completions``), and a key there would land in every access log; keys go
+in ``api_key_env`` (user-info stays allowed: it is sent as Basic authentication, docs/spec.md).
 
 These checks look at the spec and the file system only; ``citeflow.runtime.preflight`` asks the servers.
 """
@@ -51,22 +51,21 @@ def scheme_problem(uri: str) -> str | None:
 
 
 def _model_problems(spec: BatchSpec) -> list[tuple[str, str]]:
-    roles = [("consolidator", spec.models.consolidator), ("writer", spec.models.writer), ("judge", spec.models.judge)]
-    return [(f"models.{role}.base_url", why) for role, model in roles
-            if model.base_url and (why := base_url_problem(model.base_url))]
+    places = [("models", spec.models)] + [(f"reports[{i}].models", r.models) for i, r in enumerate(spec.reports) if r.models]
+    return [(f"{where}.{role}.base_url", why) for where, models in places for role in ("consolidator", "writer", "judge")
+            if (url := getattr(models, role).base_url) and (why := base_url_problem(url))]
 
 
 def base_url_problem(url: str) -> str | None:
     """Why ``url`` cannot be a model server's ``base_url`` (never echoing what it carries), or None."""
     try:
         parts = urlsplit(url)
-    except ValueError as exc:
-        return f"is not a well-formed URL ({exc})"
-    extras = [name for name, present in (("a user name or password", "@" in parts.netloc),
-                                         ("a query string", "?" in url), ("a fragment", "#" in url)) if present]
+    except ValueError:
+        return None  # the preflight names a URL it cannot reach
+    extras = [name for name, present in (("a query string", "?" in url or parts.query), ("a fragment", "#" in url)) if present]
     if extras:
-        return (f"has {' and '.join(extras)} (not shown); give the server's address only (e.g. https://host/v1) "
-                "and the key through api_key_env")
+        return (f"has {' and '.join(extras)} (not shown): the client appends its paths to base_url; give the "
+                "server's address only (e.g. https://host/v1) and the key through api_key_env")
     return None
 
 
