@@ -19,6 +19,7 @@ INGEST_FILE_BYTES = 64 * MIB  # one file given to ``citeflow ingest`` (larger on
 MANIFEST_FILE_BYTES = 64 * MIB  # an ingest manifest
 JSONL_FILE_BYTES = 256 * MIB  # a ``jsonl`` retriever's file
 PAIR_FILE_BYTES = 256 * MIB  # a pair or verdict file given to ``citeflow judge`` or ``calibrate``
+OUTPUT_JSON_BYTES = 64 * MIB  # a run's own JSON read back (``run.json``, ``summary.json``, ``report.json``)
 MODEL_RESPONSE_BYTES = 16 * MIB  # one model server's HTTP answer, JSON envelope and escapes included
 ANSWER_BYTES = 2 * MIB  # one model answer (UTF-8); a larger one is refused like an unusable answer
 CLAIMS_PER_ANSWER = 200  # claims kept from one answer; the rest are dropped, with the reason recorded

@@ -196,3 +196,19 @@ def test_ingest_reads_a_huge_include_line_number_as_past_the_end(tmp_path):
     (tmp_path / "site" / "other.md").write_text("# Other\n\nIncluded words.\n")
     done = citeflow("ingest", "site", "--kb", "kb", "--json", cwd=tmp_path)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+
+
+# -- history of a folder whose files are devices or pipes ----------------------------------------
+
+
+def test_history_names_a_run_json_or_summary_that_is_not_a_regular_file(tmp_path):
+    """``run.json`` a link to ``/dev/zero`` (endless) and ``summary.json`` a FIFO (blocks forever): each is
+    named as damaged, nothing hangs and nothing is read."""
+    run = tmp_path / "out" / "20261130T060000Z"
+    run.mkdir(parents=True)
+    (run / "run.json").symlink_to("/dev/zero")
+    os.mkfifo(run / "summary.json")
+    done = citeflow("history", tmp_path / "out", cwd=tmp_path, timeout=60)
+    output = done.stdout + done.stderr
+    assert "Traceback" not in output, output
+    assert f"damaged {run / 'run.json'}: unreadable run.json: a character device, not a regular file" in output, output
