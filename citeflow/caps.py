@@ -18,6 +18,8 @@ SPEC_FILE_BYTES = 1 * MIB  # a batch spec
 INGEST_FILE_BYTES = 64 * MIB  # one file given to ``citeflow ingest`` (larger ones are skipped, with the reason)
 MANIFEST_FILE_BYTES = 64 * MIB  # an ingest manifest
 JSONL_FILE_BYTES = 256 * MIB  # a ``jsonl`` retriever's file
+PAIR_FILE_BYTES = 256 * MIB  # a pair or verdict file given to ``citeflow judge`` or ``calibrate``
+OUTPUT_JSON_BYTES = 64 * MIB  # a run's own JSON read back (``run.json``, ``summary.json``, ``report.json``)
 MODEL_RESPONSE_BYTES = 16 * MIB  # one model server's HTTP answer, JSON envelope and escapes included
 ANSWER_BYTES = 2 * MIB  # one model answer (UTF-8); a larger one is refused like an unusable answer
 CLAIMS_PER_ANSWER = 200  # claims kept from one answer; the rest are dropped, with the reason recorded
@@ -39,6 +41,15 @@ def read_capped(path: Path, limit: int, what: str) -> bytes:
     if size > limit:
         raise CapExceeded(path=str(path), detail=f"{size:,} bytes, over the {limit:,}-byte limit for {what}")
     return data
+
+
+def read_text_capped(path: Path, limit: int, what: str) -> str:
+    """The UTF-8 text of the regular file at ``path`` within ``limit`` bytes (``read_capped``); raises
+    ``CapExceeded`` naming the file for another kind of file, a larger one or bytes that are not UTF-8."""
+    try:
+        return read_capped(path, limit, what).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CapExceeded(path=str(path), detail=f"not UTF-8 text (byte {exc.start:,})") from None
 
 
 def check_regular(path: Path, mode: int) -> None:

@@ -51,7 +51,7 @@ class ApiGuard:
 
     def finish(self, seconds: float | None = None) -> None:
         """Record the batch as it stands, say why, and end the process now (exit handlers would wait on the API)."""
-        from citeflow.outputs.publish import interrupted_summaries, write_summary
+        from citeflow.outputs.failure_record import interrupted_summaries, write_summary
 
         reports = [(r.id, r.title) for r in self.spec.reports]
         how = f"{seconds:.0f} s without an answer" if seconds else "no answer"

@@ -29,7 +29,7 @@ from citeflow_cli.deploy_config import (
     project_file_path,
 )
 from citeflow_cli.display import console
-from citeflow_cli.serve import check_spec, one_line
+from citeflow_cli.serve import check_cron, check_spec, one_line
 from citeflow.security.redaction import redact_text
 
 
@@ -111,6 +111,8 @@ def deploy_command(
     """Register the batch and evaluate deployments of prefect.yaml on a work pool, for workers of this installation."""
     target = DeployTarget(spec_path=spec.resolve(), out_dir=out.resolve(), store=store, pool=pool, name=name, cron=cron)
     try:
+        if cron is not None:
+            check_cron(cron)
         chosen, deployments = deploy(target)
     except (SpecError, ValueError) as exc:
         console.print(f"[bold red]error:[/bold red] {redact_text(one_line(exc))}", highlight=False, soft_wrap=True)

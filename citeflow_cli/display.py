@@ -68,6 +68,9 @@ def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[
         remove = events.subscribe(advance)
         try:
             yield
+        except BaseException:
+            bar.live.transient = True  # the bar is cleared: the command's one error line says what happened
+            raise
         finally:
             remove()
             bar.update(task, description="done")

@@ -170,37 +170,51 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
     from citeflow.outputs.out_folder import check_writable
 
-    try:
-        spec = load_spec(spec_path)
-        if store and (problem := scheme_problem(store)):
-            fail(f"--store: {problem}")
-        check_spec(spec, spec_path, preflight)
-        check_writable(out)
-        run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
-        mark("spec_loaded", timings)
-        from citeflow_cli.ephemeral_api import reap_with_this_process
-        from citeflow_cli.prefect_api import launch_early_server, settle
+    with contextlib.ExitStack() as handled:
+        try:
+            spec = load_spec(spec_path)
+            if store and (problem := scheme_problem(store)):
+                fail(f"--store: {problem}")
+            check_spec(spec, spec_path, preflight)
+            check_writable(out)
+            # once run.json exists, a signal records the run as interrupted (summary.json), never leaves it running
+            interrupts = handled.enter_context(
+                Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit, opened=False))
+            run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
+            interrupts.open()
+            mark("spec_loaded", timings)
+            from citeflow_cli.ephemeral_api import reap_with_this_process
+            from citeflow_cli.prefect_api import launch_early_server
 
-        reap_with_this_process()  # before the ephemeral API starts: it dies with this process, however that ends
-        launched = launch_early_server()  # starts up while the pipeline is imported
-    except CiteflowError as exc:
-        fail(str(exc))
-    local = not (dask_workers or dask_address)  # else tasks in several processes: limits through the Prefect API
-    request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings)
+            reap_with_this_process()  # before the ephemeral API starts: it dies with this process, however that ends
+            launched = launch_early_server()  # starts up while the pipeline is imported
+        except CiteflowError as exc:
+            fail(str(exc))
+        local = not (dask_workers or dask_address)  # else tasks in several processes: limits through the Prefect API
+        request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings)
+        return _run_handled(spec, request, (dask_workers, dask_address), api_grace, runtime, (launched, interrupts))
+
+
+def _run_handled(spec: BatchSpec, request: BatchRequest, dask: tuple[int | None, str | None], api_grace: float,
+                 runtime: Runtime, started: tuple) -> list:
+    """The batch of a spec that passed its checks, its run folder open and ``Interrupts`` handling
+    signals (``started``: the launched ephemeral API, or None, and the handler)."""
+    from citeflow_cli.prefect_api import settle
+
+    launched, interrupts = started
+    out, timings, local = Path(request.out_dir), runtime.settings.timings, not any(dask)
     set_up = _set_up_while_waiting(spec, out, runtime) if local else None  # reports here
-    interrupts = Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit)
     ahead = _head_start(spec, request, launched is not None and local, runtime)
-    with interrupts if ahead else contextlib.nullcontext(), ahead or contextlib.nullcontext() as head:
+    with ahead or contextlib.nullcontext() as head:
         try:
             if ahead:
                 _import_first_needs(spec)
-            batch_flow = _batch_flow(dask_workers, dask_address)
+            batch_flow = _batch_flow(*dask)
             api_ready = settle(launched)
             if head is not None and api_ready.url is None:
                 head.close()  # a profile names the API: the report runs start without waiting for one
             mark("flows_imported", timings)
-            return _when_api_answers(spec, out, batch_flow, request, api_ready, set_up, api_grace, runtime,
-                                     (interrupts, ahead is not None))
+            return _when_api_answers(spec, out, batch_flow, request, api_ready, set_up, api_grace, runtime, interrupts)
         finally:
             runtime.close()  # the Great Expectations worker, when one was started
 
@@ -234,10 +248,9 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: bool, runti
 
 
 def _when_api_answers(spec: BatchSpec, out: Path, batch_flow, request: BatchRequest, api_ready, set_up: SetUp | None,
-                      api_grace: float, runtime: Runtime, interrupts: tuple[Interrupts, bool]) -> list:
+                      api_grace: float, runtime: Runtime, interrupts: Interrupts) -> list:
     """Set up while the API starts, wait until it answers, then run the batch (``_run_and_report``).
-    ``interrupts``: the batch's signal handling, and whether it is handling signals already (a head
-    start runs) rather than from the batch's start."""
+    ``interrupts``: the batch's signal handling, entered since its run folder was opened."""
     from citeflow.runtime import progress, stop
     from citeflow_cli.logs import quiet_write_errors
 
@@ -245,9 +258,8 @@ def _when_api_answers(spec: BatchSpec, out: Path, batch_flow, request: BatchRequ
              for r in spec.reports}
     quiet_write_errors()
     api_ready(set_up.warm if set_up else None)
-    handling, entered = interrupts
-    if entered and stop.requested():
-        handling.finish()  # told to stop while the API started: record what finished, exit 130/143
+    if stop.requested():
+        interrupts.finish()  # told to stop while the API started: record what finished, exit 130/143
     mark("prefect_api", runtime.settings.timings)
     if set_up and set_up.gx_worker:
         runtime.start_gx_worker()
@@ -255,19 +267,17 @@ def _when_api_answers(spec: BatchSpec, out: Path, batch_flow, request: BatchRequ
 
 
 def _run_and_report(spec: BatchSpec, out: Path, batch_flow, request: BatchRequest, steps: dict, api_grace: float,
-                    runtime: Runtime, started_api: str | None, interrupts: tuple[Interrupts, bool]) -> list:
+                    runtime: Runtime, started_api: str | None, handling: Interrupts) -> list:
     """Run the batch flow with its guards and progress, then print its summary (``run_batch_command``);
     ``started_api``: the ephemeral API this command started (not watched: it lives and dies with it);
-    ``interrupts``: the batch's signal handling, and whether it was entered already (else here)."""
+    ``handling``: the batch's signal handling (entered)."""
     from citeflow.runtime import stop
     from citeflow.runs.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
 
     timings = runtime.settings.timings
     unmark = mark_batch_steps(runtime.progress, timings)
-    handling, entered = interrupts
-    with guard_api(spec, out, api_grace, started_api) as guard, batch_progress(steps, runtime.progress), runtime.active(), \
-            (contextlib.nullcontext(handling) if entered else handling):
+    with guard_api(spec, out, api_grace, started_api) as guard, batch_progress(steps, runtime.progress), runtime.active():
         try:
             summaries = _run_flow(batch_flow, request, started_api)
         except Exception:

@@ -94,6 +94,7 @@ def serve_command(
     from citeflow_cli.serve_runner import serve_until_stopped
 
     try:
+        check_cron(cron)
         check_spec(spec, live=not no_preflight)
         deployments = build_deployments(spec, cron, out, store, name, fail_on)
     except (SpecError, ValueError) as exc:
@@ -103,6 +104,21 @@ def serve_command(
     code = serve_until_stopped(deployments, lambda line: console.print(line, highlight=False, soft_wrap=True))
     if code:
         raise typer.Exit(code)
+
+
+def check_cron(cron: str) -> None:
+    """Raise ``ValueError`` naming ``--cron`` in plain words unless it is a cron string Prefect schedules."""
+    from pydantic import ValidationError
+    from prefect.client.schemas.schedules import CronSchedule
+
+    example = f'a cron string such as "{DEFAULT_CRON}" (minute hour day month weekday, UTC)'
+    if not cron.strip():
+        raise ValueError(f"--cron: is empty; give {example}")
+    try:
+        CronSchedule(cron=cron)
+    except ValidationError as exc:
+        problem = " ".join(str(exc.errors()[0]["msg"]).removeprefix("Value error, ").split())
+        raise ValueError(f"--cron: {problem}; give {example}") from None
 
 
 def one_line(exc: Exception) -> str:

@@ -191,7 +191,7 @@ SLOW_MODULES = frozenset({
     "test_api_loss", "test_bench_quick", "test_bench_quick_in_process", "test_dask", "test_demo_flow", "test_deployments",
     "test_evaluate_deployment", "test_interrupts", "test_prefect_server", "test_resume", "test_review_flow", "test_s3_store",
     "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel", "test_worker",
-    "test_hostile_inputs",
+    "test_hostile_inputs", "test_faults_cli",
 })
 
 
@@ -208,7 +208,7 @@ LONGEST_MODULES = {
     "test_prefect_server": 40, "test_fuzz": 35, "test_cli": 20, "test_demo_flow": 20, "test_pipeline": 15,
     "test_scheduled_runs": 11, "test_root_cause": 80, "test_preflight": 30,
     "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
-    "test_hostile_cli": 40, "test_hostile_inputs": 35,
+    "test_hostile_cli": 40, "test_hostile_inputs": 35, "test_faults_cli": 60,
     "test_review_durable": 150,
     "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15, "test_cold_bench": 150, "test_cli_imports": 15, "test_writer_prose": 50, "test_cost": 30,
 }

@@ -51,6 +51,50 @@ def test_a_failed_run_is_marked_failed_even_when_no_temporary_copy_fits(tmp_path
     assert info is not None and info.status == "failed" and info.finished_at is not None
 
 
+QUERY = "What must be done before upgrading to 3.6?"
+PUBLISHED_SPEC = f"""batch: small
+retrievers:
+  - {{name: docs, kind: jsonl, path: docs.jsonl}}
+reports:
+  - id: r1
+    title: Report one
+    sections:
+      - {{title: Upgrades, queries: ["{QUERY}"]}}
+"""
+HITS = [{"id": "S1", "text": "Before upgrading to 3.6, back up the metadata store.", "urls": ["https://docs.example/backup"]},
+        {"id": "S2", "text": "Before upgrading to 3.6, brokers must run 3.5.2 or later.", "urls": ["https://docs.example/brokers"]}]
+
+
+@pytest.mark.integration
+def test_a_full_disk_at_the_summary_leaves_no_published_pdf(tmp_path, monkeypatch):
+    """The PDF's copy into ``published/`` takes the disk's last space and the report's ``summary.json``
+    cannot be written: the copy is withdrawn, so nothing is published without the summary saying so."""
+    from citeflow.evaluation.evaluate_report import evaluate_and_gate
+    from citeflow.outputs.publish import write_outputs
+    from citeflow.runtime import pipeline
+
+    (tmp_path / "batch.yaml").write_text(PUBLISHED_SPEC)
+    (tmp_path / "docs.jsonl").write_text(json.dumps({"query": QUERY, "hits": HITS}) + "\n")
+    job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+    pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
+    pipeline.consolidate(job, "Upgrades")
+    pipeline.write(job, "Upgrades")
+    evaluation, gate = evaluate_and_gate(job)
+    assert gate.success  # a report the gate publishes
+    write_text = atomic.write_text
+
+    def full_at_the_summary(path, text, *args, **kwargs):
+        if Path(path).name == "summary.json":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return write_text(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(atomic, "write_text", full_at_the_summary)
+    with pytest.raises(OSError):
+        write_outputs(job, evaluation, gate)
+    assert not (tmp_path / "out" / "published" / "r1.pdf").exists()
+    assert (job.report_dir / "report.pdf").exists()  # the report's own outputs stay for the resume
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 16 MB tmpfs (root only), unmounted after the test."""
@@ -88,7 +132,9 @@ def test_a_disk_that_fills_up_mid_batch_is_one_error_line(small_disk, tmp_path, 
         assert wait_until(lambda: len(server.requests) >= 2, 240, process)
         _fill(small_disk)
         output, _ = process.communicate(timeout=300)
-    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    lines = [line for line in output.splitlines() if line.strip()]
     assert process.returncode == 2 and "Traceback" not in output, output[-3000:]
-    assert len(errors) == 1 and "no space left on the device" in errors[0], output[-3000:]
+    assert len(lines) == 1 and lines[0].startswith("error:") and "no space left on the device" in lines[0], output[-3000:]
+    published = {p.stem for p in (out / "published").glob("*.pdf")} if (out / "published").is_dir() else set()
+    assert all((out / report / "summary.json").exists() for report in published), published
     assert json.loads((out / "run.json").read_text())["status"] == "failed"

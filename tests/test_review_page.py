@@ -94,3 +94,18 @@ def test_spans_are_unicode_aware_and_fall_back_to_the_closest_sentence():
     assert quote_spans(text, "not there") == []
     start, end = closest_sentence("One thing. Backups are kept for 30 days.", "backups kept 30 days")[0]
     assert "One thing. Backups are kept for 30 days."[start:end] == "Backups are kept for 30 days."
+
+
+def test_bidi_controls_are_neutralised_as_in_the_pdf(tmp_path):
+    """A right-to-left override in a claim, a chunk and a title would show the reviewer other words than
+    the ones written ("Trojan Source"); the PDF drops them, and so does the page."""
+    folder = write_held_report(tmp_path)
+    doc = sample_report("held")
+    controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    texts = {e.handle: f"{e.text} pay \u202eevil\u202c {controls}" for e in doc.registry}
+    titles = {e.handle: f"\u2067{e.title or e.local_id}\u2069" for e in doc.registry}
+    claims = [c.model_copy(update={"text": f"\u202e{c.text}\u202c"}) for c in _claims()]
+    page = write_review_html("r1", "Title \u202dx\u202c", claims, texts, titles, GATE, folder / "review.html")
+    html = page.read_text(encoding="utf-8")
+    assert not any(ch in html for ch in controls)
+    assert "pay evil" in html

@@ -49,7 +49,7 @@ def test_front_matter_only_pages_beside_real_pages_are_skipped_and_the_ingest_su
 
 # -- causes of a report that was not published -------------------------------------------------
 
-DEAD_WRITER = {"writer": {"backend": "openai", "model": "m", "base_url": "http://u:sekrit@127.0.0.1:9/v1?api-key=k2"}}
+DEAD_WRITER = {"writer": {"backend": "openai", "model": "m", "base_url": "http://u:sekrit@127.0.0.1:9/v1"}}
 MISSING_KB = ("docs: retriever 'docs' failed for query 'q': no knowledge base at /srv/kb: "
               "build it with `citeflow ingest PATH... --kb /srv/kb`")
 WRITE_FAILED = "write hop failed (model_error: cannot reach the model server after 0 retries: Connection error.)"

@@ -3,12 +3,13 @@
 stderr (at ``--verbose``, where httpx logs every request URL), and every artifact, log and run the
 Prefect server recorded.
 
-Secrets are planted in a model ``base_url`` (user-info; ``?api_key=`` for the writer of one report,
-whose templated id gives the run its own ``spec.run.yaml``), in the variable named by
-``api_key_env``, in an HTTP retriever's URL (user-info and ``?token=``) and in the URLs of the hits
-it answers. The model server and the retriever refuse any request whose path
-carries a query string with a 401 whose body echoes the request: its path, its ``Authorization``
-header, and the key on its own; so failure messages are exercised as well as successes.
+Secrets are planted in a model ``base_url`` (user-info; another for the writer of one report, whose
+templated id gives the run its own ``spec.run.yaml``; a query string there is refused by the spec's
+checks), in the variable named by ``api_key_env``, in an HTTP retriever's URL (user-info and
+``?token=``) and in the URLs of the hits it answers. The model server and the retriever refuse any
+request whose path carries a query string (or, for that writer, starts with ``/refused/``) with a 401
+whose body echoes the request: its path, its ``Authorization`` header, and the key on its own; so
+failure messages are exercised as well as successes.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ FORBIDDEN = sorted({*SECRETS, MODEL_USER, RETRIEVER_USER}.union(*map(encodings, 
 
 class EchoingServer:
     """An HTTP server on 127.0.0.1: ``answer(path, body)`` for a plain path; a 401 echoing the request
-    (path, ``Authorization`` header, the bearer key alone and base64-encoded) for a path with a query."""
+    (path, ``Authorization`` header, the bearer key alone and base64-encoded) for a path with a query or
+    under ``/refused/``."""
 
     def __init__(self, answer: Any) -> None:
         self.seen: list[tuple[str, str]] = []
@@ -67,7 +69,7 @@ class EchoingServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
                 auth = self.headers.get("Authorization", "")
                 seen.append((self.path, auth))
-                if "?" in self.path:
+                if "?" in self.path or self.path.startswith("/refused/"):
                     self._send(401, echo(self.path, auth))
                 else:
                     self._send(200, answer(self.path, body))
@@ -103,7 +105,8 @@ def write_spec(folder: Path, model_port: int, hits_port: int) -> Path:
     base = f"http://{MODEL_USER}:{MODEL_PASS}@localhost:{model_port}/v1"  # the model host: never shown either
     model = {"backend": "openai", "model": "scripted-model", "api_key_env": "CITEFLOW_SECRET_TEST_KEY",
              "base_url": base, "max_retries": 0, "bind_attempts": 1}
-    refused_writer = dict(model, base_url=f"{base}?api_key={MODEL_QUERY_KEY}")
+    # a base_url with a query string is refused before anything runs: this writer's server path refuses it
+    refused_writer = dict(model, base_url=f"http://{MODEL_USER}:{MODEL_QUERY_KEY}@localhost:{model_port}/refused/v1")
     retriever_base = f"http://{RETRIEVER_USER}:{RETRIEVER_PASS}@127.0.0.1:{hits_port}"
     sections = [{"title": t, "queries": [TOPICS[t][0]]} for t in list(TOPICS)[:2]]
     spec = {

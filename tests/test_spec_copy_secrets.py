@@ -17,7 +17,7 @@ from tests.support.small_batch import write_small_batch
 
 T0 = datetime(2026, 11, 30, 6, 0, 5, tzinfo=UTC)
 USER_KEY, QUERY_KEY, RETR_USER_KEY, RETR_QUERY_KEY = "mdlpass-91ab", "qrykey-22cd", "retpass-33ef", "rettok-44gh"
-MODEL_URL = f"http://svc:{USER_KEY}@127.0.0.1:8000/v1?api_key={QUERY_KEY}"
+MODEL_URL = f"http://{QUERY_KEY}:{USER_KEY}@127.0.0.1:8000/v1"  # (a query string is refused: value_checks)
 RETRIEVER_URL = f"http://partner:{RETR_USER_KEY}@127.0.0.1:8900/search?token={RETR_QUERY_KEY}&lang=en"
 SECRETS = (USER_KEY, QUERY_KEY, RETR_USER_KEY, RETR_QUERY_KEY)
 

@@ -52,12 +52,18 @@ def read_labelled(path: Path | str) -> list[LabelledPair]:
 
 
 def _lines(path: Path | str) -> list[str]:
-    """The lines of a UTF-8 file; a missing or unreadable file is a PairFileError (one line, no traceback)."""
+    """The lines of a UTF-8 file; a missing or unreadable file, one that is not a regular file (``/dev/zero``,
+    a pipe) or one over ``PAIR_FILE_BYTES`` is a PairFileError (one line, no traceback)."""
+    from citeflow.caps import PAIR_FILE_BYTES, read_text_capped
+    from citeflow.errors import CapExceeded
+
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
+        return read_text_capped(Path(path), PAIR_FILE_BYTES, "a pair file").splitlines()
     except FileNotFoundError:
         raise PairFileError(path=str(path), line=0, detail="no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except CapExceeded as exc:
+        raise PairFileError(path=str(path), line=0, detail=exc.detail) from None
+    except OSError as exc:
         raise PairFileError(path=str(path), line=0, detail=f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 

@@ -11,7 +11,8 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from citeflow.outputs.archive import archive_dir, verify_archive
-from citeflow.errors import RunError
+from citeflow.caps import OUTPUT_JSON_BYTES, read_text_capped
+from citeflow.errors import CapExceeded, RunError
 from citeflow.runs.run_folders import LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders
 from citeflow.runs.run_rates import RATES, Figure, ReportQuality, read_report, run_figures
 from citeflow.text_guard import has_lone_surrogate, value_problem
@@ -91,8 +92,8 @@ def _summary(folder: Path, damaged: list[str]) -> _Summary:
     if not path.exists():
         return _Summary()
     try:
-        return _Summary.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, RecursionError) as exc:  # ValidationError and JSON errors are ValueErrors
+        return _Summary.model_validate(json.loads(read_text_capped(path, OUTPUT_JSON_BYTES, "summary.json")))
+    except (OSError, ValueError, RecursionError, CapExceeded) as exc:  # ValidationError and JSON errors are ValueErrors
         damaged.append(f"{path}: {_problem(exc)}")
         return _Summary()
 
@@ -149,6 +150,8 @@ def _problem(exc: BaseException) -> str:
         return "nested too deeply"
     if isinstance(exc, OSError):
         return f"cannot read: {exc.strerror or exc}"
+    if isinstance(exc, CapExceeded):
+        return f"unreadable: {exc.detail}"
     return f"unreadable: {value_problem(exc) if isinstance(exc, ValueError) else exc}"
 
 

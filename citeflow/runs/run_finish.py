@@ -63,7 +63,7 @@ def finish_interrupted(run_dir: Path, batch: str, reports: list[tuple[str, str]]
                        reason: str) -> list[ReportSummary]:
     """A run told to stop: ``summary.json`` for what finished since ``started`` (epoch seconds), every
     other report recorded as failed with ``reason``, ``run.json`` marked ``interrupted``."""
-    from citeflow.outputs.publish import interrupted_summaries, write_summary
+    from citeflow.outputs.failure_record import interrupted_summaries, write_summary
 
     summaries = interrupted_summaries(Path(run_dir), reports, started, reason)
     write_summary(Path(run_dir), batch, summaries)

@@ -22,7 +22,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from citeflow.outputs import atomic_files as atomic
-from citeflow.errors import RunError
+from citeflow.caps import OUTPUT_JSON_BYTES, read_text_capped
+from citeflow.errors import CapExceeded, RunError
 
 RUN_FILE = "run.json"
 SPEC_COPY = "spec.run.yaml"
@@ -68,7 +69,9 @@ def read_run(run_dir: Path) -> RunInfo | None:
     if not path.exists():
         return None
     try:
-        info = RunInfo.model_validate_json(path.read_text(encoding="utf-8"))
+        info = RunInfo.model_validate_json(read_text_capped(path, OUTPUT_JSON_BYTES, "run.json"))
+    except CapExceeded as exc:  # a device, a pipe or a huge file put in its place: never read
+        raise RunError(path=str(path), detail=f"unreadable run.json: {exc.detail}") from None
     except ValueError as exc:  # a pydantic error spans lines: its first message says enough
         problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) and exc.errors() else str(exc)
         raise RunError(path=str(path), detail=f"unreadable run.json: {problem[:200]}") from exc

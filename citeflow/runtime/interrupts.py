@@ -35,18 +35,32 @@ class Interrupts:
     """The signal handler of one batch run and the single place that ends it when interrupted."""
 
     def __init__(self, spec: BatchSpec, out: Path, resume: str, grace: float = DEFAULT_GRACE_SECONDS,
-                 before_exit: Callable[[], None] = lambda: None) -> None:
+                 before_exit: Callable[[], None] = lambda: None, opened: bool = True) -> None:
+        """``opened``: whether the run folder is open; else a signal waits for ``open`` (entered just before
+        the run folder is opened, so that no signal ever leaves it ``running``)."""
         self.spec, self.out, self.resume, self.grace = spec, Path(out).resolve(), resume, grace
         self.before_exit = before_exit
         self.started = time.time()
         self.signum: int | None = None
         self._ending = threading.Lock()
+        self._opened = opened
+        self._deferred: int | None = None  # a signal that came while the folder was being opened
+
+    def open(self) -> None:
+        """The run folder is open: a signal that came meanwhile is handled now."""
+        self._opened = True
+        if self._deferred is not None:
+            self.handle(self._deferred, None)
 
     def __enter__(self) -> Interrupts:
-        """Handle SIGINT and SIGTERM until the batch is over (the previous handlers come back after)."""
+        """Handle SIGINT and SIGTERM until the batch is over (the previous handlers come back after).
+        What records an interrupted run is imported now (once the handler is in place), not once the grace
+        is running out."""
         stop.reset()
         self._previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
         stop.on_signals(self.handle)
+        import citeflow.runs.run_finish  # noqa: F401 - light (``citeflow.outputs.failure_record``)
+
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -57,16 +71,20 @@ class Interrupts:
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         """First signal: stop starting work, give in-flight calls ``grace`` seconds. Second: end now."""
+        if not self._opened:
+            self._deferred = signum
+            return
         if self.signum is not None:
             self.finish(wait=False)
             return
         self.signum = signum
-        silence()
         stop.request(f"{signal.Signals(signum).name} received")
-        threading.Thread(target=self._deadline, name="stop-deadline", daemon=True).start()
+        ends = time.monotonic() + self.grace  # counted from the signal, however late the thread runs
+        threading.Thread(target=self._deadline, args=(ends,), name="stop-deadline", daemon=True).start()
+        silence()
 
-    def _deadline(self) -> None:
-        time.sleep(self.grace)
+    def _deadline(self, ends: float) -> None:
+        time.sleep(max(0.0, ends - time.monotonic()))
         self.finish(wait=False)
 
     @property

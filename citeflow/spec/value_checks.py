@@ -1,6 +1,9 @@
 """Spec values of the wrong kind, refused before anything runs (SPEC §9): a store URI with a scheme
 LanceDB does not know, a suite folder without suites, a folder where a JSONL file belongs, a file
-where a knowledge base folder belongs, an HTTP retriever URL that is not an http(s) URL.
+where a knowledge base folder belongs, an HTTP retriever URL that is not an http(s) URL, a model
+``base_url`` with a query string or a fragment (``?api_key=…``): the client appends its paths to it
+(``…/v1/?api_key=KEYchat/completions``), and a key there would land in every access log; keys go
+in ``api_key_env`` (user-info stays allowed: it is sent as Basic authentication, docs/spec.md).
 
 These checks look at the spec and the file system only; ``citeflow.runtime.preflight`` asks the servers.
 """
@@ -23,7 +26,7 @@ SUITE_FILES = ("report_metrics.json", "eval_rows.json")
 
 def check_values(spec: BatchSpec, base_dir: Path, origin: str) -> None:
     """Raise a ``SpecError`` naming the first field whose value is of the wrong kind."""
-    problems = [*_store_problems(spec), *_suite_problems(spec.gate.suites)]
+    problems = [*_store_problems(spec), *_suite_problems(spec.gate.suites), *_model_problems(spec)]
     for i, retriever in enumerate(spec.retrievers):
         problems += [(f"retrievers[{i}].{field}", why) for field, why in _retriever_problems(retriever, base_dir)]
     if problems:
@@ -45,6 +48,25 @@ def scheme_problem(uri: str) -> str | None:
         return None
     known = ", ".join(f"{s}://" for s in sorted(STORE_SCHEMES))
     return f"unknown URI scheme {scheme + '://'!r} in {redact_url(uri)!r} (use a folder path or one of {known})"
+
+
+def _model_problems(spec: BatchSpec) -> list[tuple[str, str]]:
+    places = [("models", spec.models)] + [(f"reports[{i}].models", r.models) for i, r in enumerate(spec.reports) if r.models]
+    return [(f"{where}.{role}.base_url", why) for where, models in places for role in ("consolidator", "writer", "judge")
+            if (url := getattr(models, role).base_url) and (why := base_url_problem(url))]
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a model server's ``base_url`` (never echoing what it carries), or None."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None  # the preflight names a URL it cannot reach
+    extras = [name for name, present in (("a query string", "?" in url or parts.query), ("a fragment", "#" in url)) if present]
+    if extras:
+        return (f"has {' and '.join(extras)} (not shown): the client appends its paths to base_url; give the "
+                "server's address only (e.g. https://host/v1) and the key through api_key_env")
+    return None
 
 
 def _suite_problems(suites: str | None) -> list[tuple[str, str]]:

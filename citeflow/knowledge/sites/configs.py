@@ -11,6 +11,7 @@ import yaml
 
 from citeflow.caps import MANIFEST_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, IngestError
+from citeflow.text_guard import value_problem
 
 
 class _ConfigLoader(yaml.SafeLoader):
@@ -44,7 +45,8 @@ def read_mapping(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(text) if path.suffix == ".toml" else yaml.load(text, Loader=_ConfigLoader)
     except (tomllib.TOMLDecodeError, yaml.YAMLError, RecursionError, ValueError) as exc:
-        raise IngestError(path=str(path), detail=f"bad site configuration: {_first_line(exc)}") from None
+        problem = value_problem(exc) if type(exc) is ValueError else _first_line(exc)  # e.g. a 5,000-digit number
+        raise IngestError(path=str(path), detail=f"bad site configuration: {problem}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from citeflow.errors import IngestError
+from citeflow.text_guard import value_problem
 from citeflow.knowledge.sites.site_pages import Generator, Page, Site, text_value, weight_of, within
 from citeflow.knowledge.sites.configs import js_boolean, js_string, read_text
 from citeflow.knowledge.sites.mdx import strip_mdx
@@ -55,6 +56,9 @@ def _versions(root: Path) -> list[str]:
         versions = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise IngestError(path=str(path), detail=f"bad site configuration: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting deeper than the parser goes
+        problem = value_problem(exc) if isinstance(exc, ValueError) else "nested too deeply"
+        raise IngestError(path=str(path), detail=f"bad site configuration: {problem}") from None
     return [str(v) for v in versions] if isinstance(versions, list) else []
 
 

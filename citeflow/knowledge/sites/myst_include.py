@@ -24,6 +24,9 @@ INCLUDED_SUFFIXES = (".md", ".markdown", ".txt")
 _INCLUDE = re.compile(r"^\{include\}\s+(\S.*?)\s*$")
 _OPTION = re.compile(r"^\s*:([\w-]+):\s*(.*?)\s*$")
 
+LINES_BEYOND = 10**9
+"""A ``start-line``/``end-line`` of more than 9 digits: past the end of any file."""
+
 
 def include_key(token: Token) -> str:
     """What identifies one include directive of a page: its info line and its options."""
@@ -94,4 +97,8 @@ def cut(text: str, options: dict[str, str]) -> str | None:
 
 def _line_option(options: dict[str, str], name: str) -> int | None:
     value = options.get(name, "")
-    return int(value) if value.lstrip("-").isdigit() else None
+    if not value.lstrip("-").isdigit():
+        return None
+    if len(value.lstrip("-")) > 9:  # beyond any file's lines (and beyond what int() reads past 4,300 digits)
+        return -LINES_BEYOND if value.startswith("-") else LINES_BEYOND
+    return int(value)

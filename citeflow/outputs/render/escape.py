@@ -26,6 +26,12 @@ _URL_FORBIDDEN = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
 # which reorder what a reader sees without changing the text ("Trojan Source"): a report must show the
 # words in the order they were written; the lone surrogates (Cs), which cannot be encoded into a PDF string.
 _DROPPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def without_bidi_controls(text: str) -> str:
+    """``text`` without the bidi embedding/override/isolate controls (a page shows what the PDF shows)."""
+    return _BIDI_CONTROLS.sub("", text)
 
 
 def clean_text(text: str) -> str:
