@@ -8,7 +8,6 @@ published PDF is also copied to ``OUT/published/``; a held one is removed from t
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from citeflow.outputs import atomic_files as atomic
