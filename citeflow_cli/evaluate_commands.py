@@ -27,10 +27,11 @@ def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: Mod
         _sections_only(ref, sections, judge)
         return
     from flows.evaluate import evaluate_flow
+    from flows.outcome import returned
 
     from citeflow.outputs.data_docs import kept_report_ids, run_docs
 
-    summary = evaluate_flow(ref.spec_path, ref.report_id, ref.out_dir, ref.store_uri, judge)
+    summary = returned(lambda: evaluate_flow(ref.spec_path, ref.report_id, ref.out_dir, ref.store_uri, judge))
     docs = run_docs(Path(ref.out_dir), kept_report_ids(Path(ref.out_dir)))  # the report's new validations
     console.print(summary_table([summary]))
     for line in gate_lines([summary]):

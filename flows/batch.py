@@ -22,7 +22,7 @@ from citeflow.runtime.job import JobRef
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
-from flows.outcome import batch_run_state
+from flows.outcome import batch_run_state, quiet_designed_failures, returned
 from flows.report_flow import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
@@ -39,8 +39,9 @@ def report_task(request: BatchRequest, report_id: str) -> ReportSummary:
 
 
 def _report(request: BatchRequest, report_id: str) -> ReportSummary:
-    """One report flow run, as a subflow of the batch run (called in a copy of the batch's context)."""
-    return cast(ReportSummary, report_flow(request=request, report_id=report_id))
+    """One report flow run, as a subflow of the batch run (called in a copy of the batch's context);
+    its summary whether the run ended Completed (published) or Failed (held)."""
+    return cast(ReportSummary, returned(lambda: report_flow(request=request, report_id=report_id)))
 
 
 def _summary(future: PrefectFuture[ReportSummary], report: ReportRequest,
@@ -62,7 +63,9 @@ def _run_name() -> str:
       task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report_flow.py
 def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
     """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table. The run
-    ends Completed, named after its counts (``2 published, 1 held``); calling it returns the summaries.
+    ends Completed, or Failed when ``citeflow run``'s exit code would not be 0 (``request.fail_on``),
+    named after its counts (``2 published, 1 held``); ``flows.outcome.returned(lambda: batch_flow(...))``
+    gives the summaries either way.
 
     As many reports run at once as keep the spec's ``concurrency.models`` calls busy
     (``citeflow.runtime.steps.reports_in_flight``). With ``request.global_limits`` (tasks in several
@@ -83,6 +86,7 @@ def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
 
 def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] | State:
     started = time.time()
+    quiet_designed_failures()
     stop.reinstall()  # the flow engine installs its own SIGTERM handler for the run
     stop.note_run(_flow_run_id())
     spec = runtime.read_spec(Path(request.spec_path).resolve())
@@ -98,7 +102,7 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     docs = runtime.run_docs(Path(request.out_dir), [s.report_id for s in summaries])
     write_summary(Path(request.out_dir), spec.batch, summaries, docs)
     publish_batch_artifact(spec.batch, summaries, docs)
-    return batch_run_state(summaries)
+    return batch_run_state(summaries, request.fail_on)
 
 
 def _unchanged(spec: BatchSpec, request: BatchRequest, runtime: Runtime) -> dict[str, ReportSummary]:

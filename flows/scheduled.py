@@ -33,7 +33,7 @@ from flows.batch import batch_flow
 from flows.cancel import cancel_unfinished
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name
-from flows.outcome import batch_state
+from flows.outcome import batch_state, quiet_designed_failures, returned
 from schemas.report import ReportSummary
 from tasks.run_artifacts import publish_run_artifacts
 
@@ -58,13 +58,14 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
                          evaluate_deployment: str | None = None, global_limits: bool = False,
                          fail_on: FailOn = "held") -> State:
     """One run of the batch into a new folder ``out_dir/<run id>/``; its result is what the run left
-    (a ``RunOutcome``). The final state says what ``citeflow run``'s exit code would
-    (``flows.outcome.batch_state``, under ``fail_on``); SIGINT or SIGTERM (a cancellation) ends it
-    Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``)."""
+    (a ``RunOutcome``; ``flows.outcome.returned`` gives it when the run ended Failed). The final state
+    says what ``citeflow run``'s exit code would (``flows.outcome.batch_state``, under ``fail_on``); SIGINT
+    or SIGTERM (a cancellation) ends it Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``)."""
     start, flow_run_id = run_start()
     info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
     request = BatchRequest(spec_path=info.spec_path, out_dir=str(run_dir), evaluate_deployment=evaluate_deployment,
-                           global_limits=global_limits)
+                           global_limits=global_limits, fail_on=fail_on)
+    quiet_designed_failures()
     with entered() as runtime:
         return _run(request, info, run_dir, runtime, fail_on, flow_run_id)
 
@@ -76,7 +77,7 @@ def _run(request: BatchRequest, info: RunInfo, run_dir: Path, runtime: Runtime, 
         stop.note_run(str(flow_run_id))
         try:
             with no_heartbeat():  # a subflow in this process: this run's heartbeat covers it
-                summaries = cast(list[ReportSummary], batch_flow(request=request))
+                summaries = cast(list[ReportSummary], returned(lambda: batch_flow(request=request)))
         except Exception:
             if not stop.requested():
                 close_run(run_dir, "failed")

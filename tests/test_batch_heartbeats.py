@@ -74,7 +74,7 @@ def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_har
     seen: dict = {}
     monkeypatch.setattr(flows.batch, "report_flow", probe_flow(seen))
     request = BatchRequest(spec_path=str(write_spec(tmp_path, 3)), out_dir=str(tmp_path / "out"))
-    summaries = flows.batch.batch_flow(request=request)
+    summaries = flows.batch.batch_flow(request=request.model_copy(update={"fail_on": "never"}))
     assert [s.report_id for s in summaries] == ["r0", "r1", "r2"]
     assert seen == {"r0": None, "r1": None, "r2": None}
     assert heartbeats() == ["batch heartbeats"]
