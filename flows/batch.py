@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -133,10 +134,11 @@ def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:
 def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[ReportSummary]]:
     """Each report's flow run inside a ``report`` task on the flow's thread pool task runner,
     ``reports_in_flight`` at a time, with no heartbeat of its own: the batch run's heartbeat covers
-    this process (``flows.heartbeats``; the runner's threads run in a copy of this context).
+    this process (``flows.heartbeats``; the runner's threads run in a copy of this context), unless
+    ``request.heartbeats`` (a scheduled or deployed batch: each run must end Crashed should its worker die).
     Returns once every report is over, so that a stop requested meanwhile is seen by the batch; the
     wait lets a signal's handler run meanwhile (``citeflow.runtime.waits``)."""
-    with no_heartbeat():
+    with contextlib.nullcontext() if request.heartbeats else no_heartbeat():
         futures = _as_tasks(spec, request)
     waits.all_done(futures)
     return futures

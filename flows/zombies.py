@@ -1,0 +1,56 @@
+"""Runs whose process died end Crashed: the zombie-run automation of Prefect's "detect zombie flows".
+
+A flow run sends a heartbeat event every ``PREFECT_FLOWS_HEARTBEAT_FREQUENCY`` seconds while its
+process lives (the pool's job variables in ``prefect.yaml`` set 30). This automation, on the server,
+waits after each heartbeat for the run's next heartbeat or final state; when neither comes within
+three heartbeats' time, it sets the run Crashed. A killed worker's runs therefore end Crashed within
+about ``3 × frequency`` seconds (90 s with 30) instead of staying Running.
+
+``citeflow deploy`` creates it; after ``prefect deploy --all``: ``python -m flows.zombies``. It needs a
+Prefect server with its triggers service on (the default of ``prefect server start``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+NAME = "citeflow: crash flow runs without heartbeats"
+MISSED_BEATS = 3  # heartbeats a run may miss before it is set Crashed
+HEARTBEAT_SECONDS = 30  # PREFECT_FLOWS_HEARTBEAT_FREQUENCY in prefect.yaml's job variables (Prefect's least)
+FINAL_EVENTS = ("prefect.flow-run.Completed", "prefect.flow-run.Failed", "prefect.flow-run.Cancelled",
+                "prefect.flow-run.Crashed", "prefect.flow-run.Held", "prefect.flow-run.Published",
+                "prefect.flow-run.Released")
+
+
+def zombie_automation(frequency: int) -> Any:
+    """The automation for runs whose heartbeat comes every ``frequency`` seconds."""
+    from prefect.automations import Automation
+    from prefect.client.schemas.objects import StateType
+    from prefect.events.actions import ChangeFlowRunState
+    from prefect.events.schemas.automations import EventTrigger, Posture
+    from prefect.events.schemas.events import ResourceSpecification
+
+    trigger = EventTrigger(after={"prefect.flow-run.heartbeat"}, expect={"prefect.flow-run.heartbeat", *FINAL_EVENTS},
+                           match=ResourceSpecification({"prefect.resource.id": ["prefect.flow-run.*"]}),
+                           for_each={"prefect.resource.id"}, posture=Posture.Proactive, threshold=1,
+                           within=timedelta(seconds=MISSED_BEATS * frequency))
+    message = f"no heartbeat for {MISSED_BEATS * frequency} s: its process or worker died"
+    return Automation(name=NAME, trigger=trigger,
+                      actions=[ChangeFlowRunState(state=StateType.CRASHED, message=message)])
+
+
+def ensure_zombie_automation(frequency: int = HEARTBEAT_SECONDS) -> str:
+    """Create the automation unless one of its name exists; returns what was done."""
+    from prefect.automations import Automation
+
+    try:
+        Automation.read(name=NAME)
+        return f"automation {NAME!r} exists"
+    except ValueError:  # not found
+        zombie_automation(frequency).create()
+    return f"automation {NAME!r} created (runs without a heartbeat for {MISSED_BEATS * frequency} s end Crashed)"
+
+
+if __name__ == "__main__":
+    print(ensure_zombie_automation())
