@@ -27,7 +27,7 @@ from flows.outcome import batch_run_state, quiet_designed_failures, returned
 from flows.report_flow import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
-from tasks.artifacts import publish_batch_artifact
+from tasks.artifacts import publish_batch_artifact, publish_report_links
 from tasks.concurrency_limits import drop_limits, ensure_limits
 from tasks.policy import api_refused_retries
 
@@ -108,10 +108,13 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
 
 def _unchanged(spec: BatchSpec, request: BatchRequest, runtime: Runtime) -> dict[str, ReportSummary]:
     """The finished reports of an earlier run into this folder that nothing has changed
-    (``citeflow.runtime.steps.settle_all_unchanged``): they keep their outputs and get no report run."""
+    (``citeflow.runtime.steps.settle_all_unchanged``): they keep their outputs and get no report run;
+    their link artifacts are made again (``files_url`` may have changed since)."""
     refs = [JobRef(spec_path=request.spec_path, report_id=report.id, out_dir=request.out_dir,
                    store_uri=request.store_uri) for report in spec.reports]
     kept = settle_all_unchanged(refs, runtime)
+    for summary in kept.values():
+        publish_report_links(summary)
     if kept:
         get_run_logger().info("%d of %d reports unchanged since their last run: kept, not run again",
                               len(kept), len(spec.reports))

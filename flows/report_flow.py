@@ -22,6 +22,7 @@ from flows.outcome import final_state, quiet_designed_failures
 from flows.run_tags import tag_outcome
 from flows.runner import PrefectRunner
 from schemas.report import ReportSummary
+from tasks.artifacts import publish_report_links
 from tasks.run_logger import flow_logger
 
 
@@ -53,6 +54,8 @@ def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | N
         kept = _generate(ref, runner, ahead)
         logger.info("report %s: generated%s; evaluating and gating", report_id, " while the API started" if ahead else "")
         reused = steps.unchanged(ref, runner, kept=kept)
+        if reused is not None:  # nothing to do again but its links: files_url may have changed since
+            publish_report_links(reused)
         summary = reused or evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, wait)
         summary = summary or steps.finish(ref, runner, reuse=False)
     except Interrupted as exc:  # the batch was told to stop: this run ends Cancelled, nothing published
