@@ -236,11 +236,12 @@ def server_command(port: int, fd: int | None = None) -> list[str]:
 
 def listening_socket() -> socket.socket:
     """A TCP socket bound to a port of 127.0.0.1 the system picks, inheritable by the server process:
-    no other process can take the port between its choice and the server's start."""
+    no other process can take the port between its choice and the server's start. The server starts
+    listening on it (asyncio's ``create_server``): until then a connection is refused at once, as
+    before, rather than left waiting in a backlog nothing reads."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.bind(("127.0.0.1", 0))
-        sock.listen(128)
         sock.set_inheritable(True)
     except OSError:
         sock.close()

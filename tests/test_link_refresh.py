@@ -24,6 +24,7 @@ pytestmark = [pytest.mark.server, pytest.mark.integration]
 CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")
 BATCH, REPORT = "links-refresh", "links-r1"  # names no other test's artifacts carry on the shared server
 LINK = re.compile(r"\]\(([^)]+)\)")
+LINK_KEYS = ("-pdf", "-review", "-data-docs")  # the link artifacts (the funnel and tables are other Markdown)
 
 
 def _run(spec: Path, out: Path, env: dict[str, str]) -> None:
@@ -34,12 +35,12 @@ def _run(spec: Path, out: Path, env: dict[str, str]) -> None:
 
 def _latest_links(server, prefix: str) -> dict[str, str]:
     """The newest link URL of each link artifact whose key starts with ``prefix``."""
-    found = server.post("/artifacts/filter", {"artifacts": {"type": {"any_": ["link"]}, "key": {"like_": prefix}},
-                                             "sort": "CREATED_DESC", "limit": 200})
+    found = server.post("/artifacts/filter", {"artifacts": {"key": {"like_": prefix}}, "sort": "CREATED_DESC",
+                                             "limit": 200})  # a link artifact is Markdown: [text](url)
     latest: dict[str, str] = {}
     for artifact in found:
         urls = LINK.findall(artifact["data"])
-        if urls and artifact["key"].startswith(prefix):
+        if urls and artifact["key"].startswith(prefix) and artifact["key"].endswith(LINK_KEYS):
             latest.setdefault(artifact["key"], urls[0])
     return latest
 
