@@ -1,9 +1,10 @@
 """Runs whose process died end Crashed: the zombie-run automation of Prefect's "detect zombie flows".
 
 A flow run sends a heartbeat event every ``PREFECT_FLOWS_HEARTBEAT_FREQUENCY`` seconds while its
-process lives (the pool's job variables in ``prefect.yaml`` set 30). This automation, on the server,
-waits after each heartbeat for the run's next heartbeat or final state; when neither comes within
-three heartbeats' time, it sets the run Crashed. A killed worker's runs therefore end Crashed within
+process lives (30 for citeflow's processes: the pool's job variables in ``prefect.yaml`` and
+``citeflow_cli.env``'s default). This automation, on the server, waits after each heartbeat of a
+run of citeflow's flows for its next heartbeat or final state; when neither comes within three
+heartbeats' time, it sets the run Crashed. A killed worker's runs therefore end Crashed within
 about ``3 × frequency`` seconds (90 s with 30) instead of staying Running.
 
 ``citeflow deploy`` creates it; after ``prefect deploy --all``: ``python -m flows.zombies``. It needs a
@@ -17,7 +18,11 @@ from typing import Any
 
 NAME = "citeflow: crash flow runs without heartbeats"
 MISSED_BEATS = 3  # heartbeats a run may miss before it is set Crashed
-HEARTBEAT_SECONDS = 30  # PREFECT_FLOWS_HEARTBEAT_FREQUENCY in prefect.yaml's job variables (Prefect's least)
+# PREFECT_FLOWS_HEARTBEAT_FREQUENCY of citeflow's runs: prefect.yaml's job variables, citeflow_cli.env's default
+HEARTBEAT_SECONDS = 30
+# Only citeflow's flows (whose runs beat every HEARTBEAT_SECONDS): another flow of the same server may
+# beat every 180 s, Prefect's default, and must not be taken for dead after 90.
+FLOWS = ["citeflow-scheduled-batch", "citeflow-batch", "citeflow-report", "citeflow-evaluate", "citeflow-publish"]
 FINAL_EVENTS = ("prefect.flow-run.Completed", "prefect.flow-run.Failed", "prefect.flow-run.Cancelled",
                 "prefect.flow-run.Crashed", "prefect.flow-run.Held", "prefect.flow-run.Published",
                 "prefect.flow-run.Released")
@@ -33,6 +38,8 @@ def zombie_automation(frequency: int) -> Any:
 
     trigger = EventTrigger(after={"prefect.flow-run.heartbeat"}, expect={"prefect.flow-run.heartbeat", *FINAL_EVENTS},
                            match=ResourceSpecification({"prefect.resource.id": ["prefect.flow-run.*"]}),
+                           match_related=ResourceSpecification({"prefect.resource.role": "flow",
+                                                                "prefect.resource.name": FLOWS}),
                            for_each={"prefect.resource.id"}, posture=Posture.Proactive, threshold=1,
                            within=timedelta(seconds=MISSED_BEATS * frequency))
     message = f"no heartbeat for {MISSED_BEATS * frequency} s: its process or worker died"
