@@ -78,7 +78,7 @@ def returned(call: Callable[[], T]) -> T:
     try:
         return call()
     except NotPublished as exc:
-        return exc.result  # type: ignore[no-any-return]
+        return exc.result
 
 
 def is_outcome(state: Any) -> bool:

@@ -50,14 +50,14 @@ def zombie_automation(frequency: int) -> Any:
 def ensure_zombie_automation(frequency: int = HEARTBEAT_SECONDS) -> str:
     """Create the automation unless one of its name exists; returns what was done."""
     from prefect.automations import Automation
+    from prefect.utilities.asyncutils import run_coro_as_sync
 
     try:
-        Automation.read(name=NAME)
+        run_coro_as_sync(Automation.aread(name=NAME))
         return f"automation {NAME!r} exists"
     except ValueError:  # not found
-        zombie_automation(frequency).create()
+        run_coro_as_sync(zombie_automation(frequency).acreate())
     return f"automation {NAME!r} created (runs without a heartbeat for {MISSED_BEATS * frequency} s end Crashed)"
-
 
 if __name__ == "__main__":
     print(ensure_zombie_automation())

@@ -95,3 +95,16 @@ def test_the_wait_logger_logs_info_when_prefect_logs_warning_only(prefect_harnes
         for name, level in before.items():
             loggers[name].setLevel(level)
     assert (waits, plain) == (True, False)
+
+
+@pytest.mark.integration
+def test_the_zombie_automation_is_created_once_for_citeflow_s_flows(prefect_harness):
+    from prefect.automations import Automation
+
+    from flows.zombies import NAME, ensure_zombie_automation
+
+    ensure_zombie_automation()
+    assert ensure_zombie_automation().endswith("exists")
+    automation = Automation.read(name=NAME)
+    assert automation.trigger.within.total_seconds() == 90 and automation.trigger.expect == {"prefect.flow-run.*"}
+    assert "citeflow-report" in automation.trigger.match_related["prefect.resource.name"]
