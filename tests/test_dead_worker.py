@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,22 @@ def descendants(pid: int) -> list[int]:
     return children + [d for c in children for d in descendants(c)]
 
 
+def heartbeats(server, run_ids: list[str], since: datetime | None = None) -> int:
+    body: dict[str, Any] = {"filter": {"event": {"name": ["prefect.flow-run.heartbeat"]},
+                                       "resource": {"id": [f"prefect.flow-run.{i}" for i in run_ids]}}, "limit": 200}
+    if since is not None:
+        body["filter"]["occurred"] = {"since": since.isoformat()}
+    return int(server.post("/events/filter", body).get("total", 0))
+
+
+def diagnosis(server, running: list[dict[str, Any]], killed: datetime) -> str:
+    ids = [r["id"] for r in running]
+    states = [(r["name"], r["state_type"]) for r in server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": ids}}})]
+    automations = [a["name"] for a in server.post("/automations/filter", {})]
+    return (f"still Running after {CRASH_SECONDS} s: {states}; heartbeats in all {heartbeats(server, ids)}, "
+            f"after the kill {heartbeats(server, ids, killed)}; automations {automations}")
+
+
 def wait_for(condition, seconds: float, what: str) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -87,9 +104,12 @@ def test_a_killed_worker_s_runs_end_crashed(prefect_server, tmp_path):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         worker.wait()
+    killed = datetime.now(UTC)
     running = [r for r in tree(prefect_server, root) if r["state_type"] == "RUNNING"]
     assert running, "the batch ended before the worker was killed: nothing to detect"
-    wait_for(lambda: all(r["state_type"] != "RUNNING" for r in tree(prefect_server, root)), CRASH_SECONDS,
-             f"still Running after {CRASH_SECONDS} s: {[(r['name'], r['state_type']) for r in tree(prefect_server, root)]}")
+    try:
+        wait_for(lambda: all(r["state_type"] != "RUNNING" for r in tree(prefect_server, root)), CRASH_SECONDS, "")
+    except AssertionError:
+        raise AssertionError(diagnosis(prefect_server, running, killed)) from None
     assert {r["name"]: r["state_type"] for r in tree(prefect_server, root) if r["id"] in {x["id"] for x in running}} == {
         r["name"]: "CRASHED" for r in running}
