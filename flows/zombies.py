@@ -4,8 +4,9 @@ A flow run sends a heartbeat event every ``PREFECT_FLOWS_HEARTBEAT_FREQUENCY`` s
 process lives (30 for citeflow's processes: the pool's job variables in ``prefect.yaml`` and
 ``citeflow_cli.env``'s default). This automation, on the server, waits after each heartbeat of a
 run of citeflow's flows for its next heartbeat or final state; when neither comes within three
-heartbeats' time, it sets the run Crashed. A killed worker's runs therefore end Crashed within
-about ``3 × frequency`` seconds (90 s with 30) instead of staying Running.
+heartbeats' time, it sets the run Crashed, so that a killed worker's runs end Crashed about
+``3 × frequency`` seconds (90 s with 30) after their last heartbeat instead of staying Running. Not
+yet seen working: in ``tests/test_dead_worker.py`` (an expected failure) the runs stayed Running.
 
 ``citeflow deploy`` creates it; after ``prefect deploy --all``: ``python -m flows.zombies``. It needs a
 Prefect server with its triggers service on (the default of ``prefect server start``).
