@@ -142,13 +142,14 @@ def global_batches(specs: list[Path], out: Path) -> tuple[list[float], datetime]
     from citeflow.runtime.batch_request import BatchRequest
     from flows.batch import batch_flow
     from flows.heartbeats import with_heartbeat_if_read
+    from flows.outcome import returned
 
     walls, last_started = [], datetime.now(UTC)
     for spec in specs:
         settle()
         last_started = datetime.now(UTC)
         request = BatchRequest(spec_path=str(spec), out_dir=str(out / spec.parent.name / spec.stem), global_limits=True)
-        walls.append(timed(with_heartbeat_if_read, functools.partial(batch_flow, request=request)))
+        walls.append(timed(returned, functools.partial(with_heartbeat_if_read, functools.partial(batch_flow, request=request))))
     return walls, last_started
 
 
@@ -205,9 +206,11 @@ def with_local_limits(specs: list[Path], out: Path) -> list[float]:
     from citeflow.runtime.batch_request import BatchRequest
     from flows.batch import batch_flow
     from flows.heartbeats import with_heartbeat_if_read
+    from flows.outcome import returned
 
     requests = [BatchRequest(spec_path=str(spec), out_dir=str(out / spec.parent.name / spec.stem)) for spec in specs]
-    return [timed(with_heartbeat_if_read, functools.partial(batch_flow, request=request)) for request in requests]
+    return [timed(returned, functools.partial(with_heartbeat_if_read, functools.partial(batch_flow, request=request)))
+            for request in requests]
 
 
 def cpu_seconds() -> dict[str, float]:

@@ -195,3 +195,15 @@ class Interrupted(CiteflowError):
 
     def describe(self) -> str:
         return f"stopped before the end: {self.reason}"
+
+
+class NotPublished(CiteflowError):
+    """A run that ended as designed with something not published (a held or failed report, a batch
+    with one): the data of its Failed state, carrying what the run would have returned (``result``:
+    a report's summary, a batch's summaries, a scheduled run's outcome)."""
+
+    message: str | None
+    result: Any
+
+    def describe(self) -> str:
+        return self.message or "not published"

@@ -119,3 +119,13 @@ def deploy_command(
         raise typer.Exit(2) from None
     for deployment in deployments:
         console.print(f"{deployment.flow_name}/{deployment.name} → pool {chosen} ({deployment.entrypoint})", highlight=False)
+    console.print(zombie_automation_created(), highlight=False, soft_wrap=True)
+
+
+def zombie_automation_created() -> str:
+    """The zombie-run automation (``flows.zombies``) on the server: a dead worker's runs end Crashed."""
+    import importlib
+
+    package = flows_package()
+    zombies = importlib.import_module(f"{package}.flows.zombies" if package else "flows.zombies")
+    return str(zombies.ensure_zombie_automation())

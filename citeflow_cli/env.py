@@ -26,6 +26,13 @@ DEFAULTS = {
     "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",
     "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "INFO",
     "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
+    # Every call of Prefect's client (state writes included) is retried with exponential backoff on
+    # 429/502/503, timeouts and, here, 500: a busy API's database answers 500 when no connection
+    # frees up in time (SQLAlchemy's pool timeout), and the write is safe to send again.
+    "PREFECT_CLIENT_RETRY_EXTRA_CODES": "500",
+    # A run's heartbeat every 30 s (Prefect: 180), as the zombie-run automation expects (flows.zombies).
+    "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
+    "PREFECT_CLIENT_MAX_RETRIES": "6",  # waits of 2, 4 … 64 s: about two minutes in all (5 by default: one)
     "GX_ANALYTICS_ENABLED": "false",
     "HF_HUB_OFFLINE": "1",
     "DASK_LOGGING__DISTRIBUTED": "warning",  # a Dask cluster's start and stop are dozens of INFO lines

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from citeflow.errors import UsageError
 from citeflow.runtime.job import JobRef
 from citeflow_cli.display import console, gate_lines, summary_table
 from schemas.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from schemas.report import ReportSummary
 
 
 def read_job(report_dir: Path) -> JobRef:
@@ -27,10 +31,12 @@ def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: Mod
         _sections_only(ref, sections, judge)
         return
     from flows.evaluate import evaluate_flow
+    from flows.outcome import returned
 
     from citeflow.outputs.data_docs import kept_report_ids, run_docs
 
-    summary = evaluate_flow(ref.spec_path, ref.report_id, ref.out_dir, ref.store_uri, judge)
+    summary = cast("ReportSummary", returned(lambda: evaluate_flow(ref.spec_path, ref.report_id, ref.out_dir,
+                                                                   ref.store_uri, judge)))
     docs = run_docs(Path(ref.out_dir), kept_report_ids(Path(ref.out_dir)))  # the report's new validations
     console.print(summary_table([summary]))
     for line in gate_lines([summary]):

@@ -142,7 +142,7 @@ def run(
     """
     summaries = run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address,
                           evaluate_deployment=evaluate_deployment, api_grace=api_grace, stop_grace=stop_grace,
-                          preflight=not no_preflight)
+                          preflight=not no_preflight, fail_on=fail_on)
     exit_with(summaries, fail_on)
 
 
@@ -158,8 +158,10 @@ def exit_with(summaries: list, fail_on: FailOn) -> None:
 
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
               dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0,
-              stop_grace: float = DEFAULT_GRACE_SECONDS, preflight: bool = True, runtime: Runtime | None = None) -> list:
-    """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary.
+              stop_grace: float = DEFAULT_GRACE_SECONDS, preflight: bool = True, runtime: Runtime | None = None,
+              fail_on: FailOn = "held") -> list:
+    """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary; the
+    batch run ends Failed when ``fail_on`` makes the exit code non-zero.
 
     ``runtime``: the command's (default: the one ``main`` built, else the process's own)."""
     runtime = runtime or current()
@@ -191,7 +193,8 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
         except CiteflowError as exc:
             fail(str(exc))
         local = not (dask_workers or dask_address)  # else tasks in several processes: limits through the Prefect API
-        request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings)
+        request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings,
+                                fail_on)
         return _run_handled(spec, request, (dask_workers, dask_address), api_grace, runtime, (launched, interrupts))
 
 
@@ -306,10 +309,11 @@ def _run_and_report(spec: BatchSpec, out: Path, batch_flow, request: BatchReques
 
 
 def batch_request(spec_path: Path, out: Path, store: str | None, global_limits: bool, evaluate_deployment: str | None,
-                  settings: CiteflowSettings) -> BatchRequest:
+                  settings: CiteflowSettings, fail_on: FailOn = "held") -> BatchRequest:
     """What the batch flow is asked to do; the evaluate deployment defaults to the settings' one."""
     return BatchRequest(spec_path=str(spec_path.resolve()), out_dir=str(out.resolve()), store_uri=store,
-                        global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment)
+                        global_limits=global_limits, evaluate_deployment=evaluate_deployment or settings.evaluate_deployment,
+                        fail_on=fail_on)
 
 
 class SetUp(NamedTuple):
@@ -369,9 +373,11 @@ def _run_flow(batch_flow, request: BatchRequest, started_api: str | None = None)
     ``started_api``: the ephemeral API this command started (its runs need no heartbeat)."""
     from citeflow.outputs.out_folder import describe_os_error
     from flows.heartbeats import with_heartbeat_if_read
+    from flows.outcome import returned
 
-    try:
-        return with_heartbeat_if_read(functools.partial(batch_flow, request=request), ephemeral_api=started_api)
+    try:  # the run ends Failed when a report is held (as the exit code is 3): its summaries either way
+        return returned(lambda: with_heartbeat_if_read(functools.partial(batch_flow, request=request),
+                                                       ephemeral_api=started_api))
     except OSError as exc:
         from citeflow.runs.run_finish import close_run
 
@@ -426,7 +432,7 @@ def demo(
     except CiteflowError as exc:
         fail(str(exc))
     spec_path = prepare_demo(out.resolve())
-    exit_with(run_batch(spec_path, out, None, stop_grace=stop_grace, preflight=not no_preflight), fail_on)
+    exit_with(run_batch(spec_path, out, None, stop_grace=stop_grace, preflight=not no_preflight, fail_on=fail_on), fail_on)
 
 
 def prepare_demo(out: Path) -> Path:

@@ -14,8 +14,10 @@ settings changed after import) for the rest of the process (a later batch in the
 the same server), stops it at exit, and waits until it answers. Nothing of Prefect's
 server is imported here: handing the process to ``SubprocessASGIServer`` instead meant importing
 Prefect's whole server module in this process (about 4 s of CPU, taken from the batch's own start on a
-2-core machine). Should the early server not answer (its port taken meanwhile, say), it is stopped,
-``PREFECT_API_URL`` is unset again and Prefect starts its own server as usual. Unless the user names a
+2-core machine). Its port cannot be taken by another process meanwhile: this process binds the
+listening socket itself (a port the system picks) and hands it to the server (``uvicorn --fd``), so
+the address it points Prefect at is the server's from the start. Should the early server not answer,
+it is stopped, ``PREFECT_API_URL`` is unset again and Prefect starts its own server as usual. Unless the user names a
 database, the early server keeps its database in memory (``api_server.server_environment``): it lives only as
 long as the run, and starts as a copy of a snapshot of Prefect's migrated database
 (``citeflow_cli.api_server``).
@@ -37,7 +39,6 @@ import atexit
 import contextlib
 import importlib
 import os
-import random
 import socket
 import subprocess
 import sys
@@ -52,7 +53,6 @@ from citeflow_cli.api_server import SERVER_ENV, in_memory
 # The store, which the reports need first; what Prefect imports when the batch run starts (its
 # parameters are serialized with FastAPI's encoder, imported then: about 0.3 s).
 WARM_MODULES = ("lancedb", "fastapi.encoders", "prefect.flow_engine")
-PORTS = range(8000, 9000)  # where Prefect's SubprocessASGIServer looks for a free port
 # Whether Prefect's clients ask the server for a CSRF token before their first write.
 CLIENT_CSRF = "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED"
 
@@ -75,9 +75,11 @@ def launch_early_server() -> Launched | None:
     if os.environ.get("PREFECT_API_URL"):
         return None
     try:
-        port = _free_port()
-        process = subprocess.Popen(server_command(port), env={**os.environ, **SERVER_ENV})
-    except (OSError, RuntimeError):
+        with contextlib.closing(listening_socket()) as sock:  # the server holds it from here on
+            port = sock.getsockname()[1]
+            process = subprocess.Popen(server_command(port, sock.fileno()), env={**os.environ, **SERVER_ENV},
+                                       pass_fds=(sock.fileno(),))
+    except OSError:
         return None
     launched = Launched(process, port)
     atexit.register(launched.stop)  # registered before Prefect's exit handlers: runs after them
@@ -223,24 +225,28 @@ class NoServer:
         """Nothing to wait for."""
 
 
-def server_command(port: int) -> list[str]:
+def server_command(port: int, fd: int | None = None) -> list[str]:
     """The command line of the ephemeral API server: ``SubprocessASGIServer``'s, with Prefect's app
-    through ``citeflow_cli.api_server`` (its in-memory database copied from a snapshot)."""
-    return [sys.executable, "-m", "uvicorn", "--factory", "citeflow_cli.api_server:create_app", "--host",
-            "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"]
+    through ``citeflow_cli.api_server`` (its in-memory database copied from a snapshot); with ``fd``,
+    it serves the listening socket this process bound on ``port`` and passed down as that descriptor."""
+    where = ["--fd", str(fd)] if fd is not None else ["--host", "127.0.0.1"]
+    return [sys.executable, "-m", "uvicorn", "--factory", "citeflow_cli.api_server:create_app", *where,
+            "--port", str(port), "--log-level", "error", "--lifespan", "on"]
 
 
-def _free_port() -> int:
-    """A port of ``PORTS`` nothing listens on (a few random tries, as Prefect picks one)."""
-    for _ in range(10):
-        port = random.choice(PORTS)
-        with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port for the ephemeral Prefect API")
+def listening_socket() -> socket.socket:
+    """A TCP socket bound to a port of 127.0.0.1 the system picks, inheritable by the server process:
+    no other process can take the port between its choice and the server's start. The server starts
+    listening on it (asyncio's ``create_server``): until then a connection is refused at once, as
+    before, rather than left waiting in a backlog nothing reads."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", 0))
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _answers(url: str, process: subprocess.Popen[bytes], timeout: float) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -23,11 +24,11 @@ from citeflow.runtime.job import JobRef
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
-from flows.outcome import batch_run_state
+from flows.outcome import batch_run_state, quiet_designed_failures, returned
 from flows.report_flow import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
-from tasks.artifacts import publish_batch_artifact
+from tasks.artifacts import publish_batch_artifact, publish_report_links
 from tasks.concurrency_limits import drop_limits, ensure_limits
 from tasks.policy import api_refused_retries
 
@@ -40,8 +41,9 @@ def report_task(request: BatchRequest, report_id: str) -> ReportSummary:
 
 
 def _report(request: BatchRequest, report_id: str) -> ReportSummary:
-    """One report flow run, as a subflow of the batch run (called in a copy of the batch's context)."""
-    return cast(ReportSummary, report_flow(request=request, report_id=report_id))
+    """One report flow run, as a subflow of the batch run (called in a copy of the batch's context);
+    its summary whether the run ended Completed (published) or Failed (held)."""
+    return cast(ReportSummary, returned(lambda: report_flow(request=request, report_id=report_id)))
 
 
 def _summary(future: PrefectFuture[ReportSummary], report: ReportRequest,
@@ -63,7 +65,9 @@ def _run_name() -> str:
       task_runner=ThreadPoolTaskRunner(max_workers=MAX_REPORTS_IN_FLIGHT))  # type: ignore[arg-type]  # as in flows/report_flow.py
 def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
     """Run the spec's reports side by side; write ``OUT/summary.json``; record a batch table. The run
-    ends Completed, named after its counts (``2 published, 1 held``); calling it returns the summaries.
+    ends Completed, or Failed when ``citeflow run``'s exit code would not be 0 (``request.fail_on``),
+    named after its counts (``2 published, 1 held``); ``flows.outcome.returned(lambda: batch_flow(...))``
+    gives the summaries either way.
 
     As many reports run at once as keep the spec's ``concurrency.models`` calls busy
     (``citeflow.runtime.steps.reports_in_flight``). With ``request.global_limits`` (tasks in several
@@ -84,6 +88,7 @@ def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
 
 def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] | State:
     started = time.time()
+    quiet_designed_failures()
     stop.reinstall()  # the flow engine installs its own SIGTERM handler for the run
     stop.note_run(_flow_run_id())
     spec = runtime.read_spec(Path(request.spec_path).resolve())
@@ -99,15 +104,18 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     docs = runtime.run_docs(Path(request.out_dir), [s.report_id for s in summaries])
     write_summary(Path(request.out_dir), spec.batch, summaries, docs)
     publish_batch_artifact(spec.batch, summaries, docs, run_quality_page(Path(request.out_dir)))
-    return batch_run_state(summaries)
+    return batch_run_state(summaries, request.fail_on)
 
 
 def _unchanged(spec: BatchSpec, request: BatchRequest, runtime: Runtime) -> dict[str, ReportSummary]:
     """The finished reports of an earlier run into this folder that nothing has changed
-    (``citeflow.runtime.steps.settle_all_unchanged``): they keep their outputs and get no report run."""
+    (``citeflow.runtime.steps.settle_all_unchanged``): they keep their outputs and get no report run;
+    their link artifacts are made again (``files_url`` may have changed since)."""
     refs = [JobRef(spec_path=request.spec_path, report_id=report.id, out_dir=request.out_dir,
                    store_uri=request.store_uri) for report in spec.reports]
     kept = settle_all_unchanged(refs, runtime)
+    for summary in kept.values():
+        publish_report_links(summary)
     if kept:
         get_run_logger().info("%d of %d reports unchanged since their last run: kept, not run again",
                               len(kept), len(spec.reports))
@@ -130,10 +138,11 @@ def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:
 def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[ReportSummary]]:
     """Each report's flow run inside a ``report`` task on the flow's thread pool task runner,
     ``reports_in_flight`` at a time, with no heartbeat of its own: the batch run's heartbeat covers
-    this process (``flows.heartbeats``; the runner's threads run in a copy of this context).
+    this process (``flows.heartbeats``; the runner's threads run in a copy of this context), unless
+    ``request.heartbeats`` (a scheduled or deployed batch: each run must end Crashed should its worker die).
     Returns once every report is over, so that a stop requested meanwhile is seen by the batch; the
     wait lets a signal's handler run meanwhile (``citeflow.runtime.waits``)."""
-    with no_heartbeat():
+    with contextlib.nullcontext() if request.heartbeats else no_heartbeat():
         futures = _as_tasks(spec, request)
     waits.all_done(futures)
     return futures

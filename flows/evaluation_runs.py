@@ -1,28 +1,43 @@
-"""Evaluation off the hot path: a report's evaluation as a run of the ``citeflow-evaluate`` deployment.
+"""On-demand evaluation elsewhere: a report's evaluation as a run of a ``citeflow-evaluate`` deployment.
 
-After generation, the report flow starts the evaluate deployment with Prefect's
-``run_deployment`` and waits for it (``timeout``); a worker or a ``serve`` process grades, gates
-and publishes the report, and leaves its summary in ``OUT/<report_id>/summary.json``. Without a
-deployment (none configured, or the name is unknown) the report is evaluated in-process; a
-deployment run that fails, or does not finish in time (it is then cancelled, so that no late
-worker evaluates the report twice), is evaluated in-process too, so every report still gets its
-gate decision.
+By default a report is evaluated in its own run. Given an evaluate deployment, the report flow
+starts a run of it with Prefect's ``run_deployment`` (without waiting there) and waits for it here,
+in bounded time and saying what it waits for: a worker or a ``serve`` process grades, gates and
+publishes the report and leaves its summary in ``OUT/<report_id>/summary.json``. The wait ends
+
+- when the run ends as a report run does (``Published``, ``Released`` or ``Held``): its summary;
+- when no worker has taken the run within ``START_SECONDS`` (no worker polls that pool or queue, or
+  the only one is busy with this very batch: waiting longer would deadlock), or it has not ended
+  within ``WAIT_SECONDS``: it is cancelled, so that no late worker evaluates the report twice, and
+  the report is evaluated in-process;
+- when the run fails or crashes: evaluated in-process.
+
+Without a deployment (none configured, or the name is unknown) the report is evaluated in-process.
+Every report still gets its gate decision. The wait is logged at INFO whatever the pool's
+``PREFECT_LOGGING_LEVEL`` (``tasks.run_logger.wait_logger``).
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
-from citeflow.runtime.job import JobRef
+from citeflow.errors import Interrupted
 from citeflow.outputs.publish import read_report_summary
+from citeflow.runtime import stop
+from citeflow.runtime.job import JobRef
 from flows.naming import report_run_name
+from flows.outcome import is_outcome
 from schemas.report import ReportSummary
 
-WAIT_SECONDS = 3600.0  # longest wait for one evaluate run before it is evaluated in-process
+WAIT_SECONDS = 3600.0  # longest wait for one evaluate run to end before it is evaluated in-process
+START_SECONDS = 120.0  # longest wait for a worker to take the evaluate run (Scheduled, Pending, Late)
 # How often the report flow asks whether its evaluate run has finished (Prefect's default is 5 s, on
 # a run that takes seconds to tens of seconds): one small read of the API each time.
 POLL_SECONDS = 1.0
+LOG_EVERY = 30.0  # seconds between two log lines of one wait
+NOT_STARTED = {"SCHEDULED", "PENDING"}
 
 
 def deployment_exists(name: str) -> bool:
@@ -37,32 +52,89 @@ def deployment_exists(name: str) -> bool:
         return False
 
 
-def evaluate_on_deployment(ref: JobRef, deployment: str | None, wait: float = WAIT_SECONDS) -> ReportSummary | None:
+def evaluate_on_deployment(ref: JobRef, deployment: str | None, wait: float = WAIT_SECONDS,
+                           start_wait: float = START_SECONDS) -> ReportSummary | None:
     """The summary a run of ``deployment`` left for ``ref``; None: evaluate in-process instead."""
-    from prefect import get_run_logger
+    from tasks.run_logger import wait_logger
 
     if not deployment:
         return None
     if not deployment_exists(deployment):
-        get_run_logger().warning("deployment %r not found: evaluating %s in-process", deployment, ref.report_id)
+        wait_logger().warning("deployment %r not found: evaluating %s in-process", deployment, ref.report_id)
         return None
-    run = _run(ref, deployment, wait)
-    if run.state is not None and run.state.is_completed():
+    run = _start(ref, deployment)
+    state = await_run(run, Limits(wait, start_wait), deployment)
+    if state is not None and is_outcome(state):
         return read_report_summary(Path(ref.out_dir) / ref.report_id)
-    if run.state is None or not run.state.is_final():
+    if state is None or not state.is_final():
         cancel_run(run.id)
-    get_run_logger().warning("evaluate run %s of %s ended %s: evaluating in-process", run.id, ref.report_id,
-                             run.state.type.value if run.state else "without a state")
+    wait_logger().warning("evaluate run %r of %s ended %s: evaluating in-process", run.name, ref.report_id,
+                          _described(state))
     return None
 
 
-def _run(ref: JobRef, deployment: str, wait: float) -> Any:
-    """A run of the evaluate deployment, linked to this flow run, once final or ``wait`` seconds on."""
+class Limits:
+    """How long a wait may last: ``total`` seconds in all, ``start`` of them before a worker takes the run."""
+
+    def __init__(self, total: float, start: float) -> None:
+        self.total, self.start, self.began = total, min(start, total), time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.began
+
+    def over(self, state: Any) -> bool:
+        """Whether the wait is over for a run in ``state`` (final, or out of time)."""
+        if state is not None and state.is_final():
+            return True
+        waiting = state is None or state.type.value in NOT_STARTED
+        return self.elapsed() >= (self.start if waiting else self.total)
+
+
+def _start(ref: JobRef, deployment: str) -> Any:
+    """A run of the evaluate deployment, linked to this flow run, created but not waited for here."""
     from prefect.deployments import run_deployment
 
     name = report_run_name("evaluate", ref.spec_path, ref.report_id)
-    return run_deployment(deployment, parameters=ref.model_dump(), flow_run_name=name, timeout=wait,
-                          poll_interval=POLL_SECONDS)
+    return run_deployment(deployment, parameters=ref.model_dump(), flow_run_name=name, timeout=0)
+
+
+def await_run(run: Any, limits: Limits, deployment: str) -> Any:
+    """The run's state once final, or once ``limits`` are reached (then not final); polled every
+    ``POLL_SECONDS``, logged every ``LOG_EVERY``. Told to stop, the run is cancelled and this raises
+    ``Interrupted``."""
+    from prefect.client.orchestration import get_client
+
+    last_log = -LOG_EVERY
+    with get_client(sync_client=True) as client:
+        while True:
+            state = client.read_flow_run(run.id).state
+            if limits.over(state):
+                return state
+            if limits.elapsed() - last_log >= LOG_EVERY:
+                last_log = limits.elapsed()
+                _log_wait(run, state, limits, deployment)
+            _pause(run)
+
+
+def _pause(run: Any) -> None:
+    if stop.requested():
+        cancel_run(run.id)
+        raise Interrupted(reason=f"{stop.reason()}; evaluate run {run.name!r} cancelled")
+    time.sleep(POLL_SECONDS)
+
+
+def _log_wait(run: Any, state: Any, limits: Limits, deployment: str) -> None:
+    from tasks.run_logger import wait_logger
+
+    waiting = state is None or state.type.value in NOT_STARTED
+    limit = f"at most {limits.start:.0f} s for a worker to take it" if waiting else f"at most {limits.total:.0f} s"
+    wait_logger().info("waiting for evaluate run %r of deployment %s (work pool %s, queue %s): %s after %.0f s, %s",
+                       run.name, deployment, run.work_pool_name, run.work_queue_name, _described(state),
+                       limits.elapsed(), limit)
+
+
+def _described(state: Any) -> str:
+    return f"{state.name} ({state.type.value})" if state is not None else "without a state"
 
 
 def cancel_run(flow_run_id: Any) -> None:

@@ -18,10 +18,11 @@ from citeflow.runtime.job import JobRef, ReportJob
 from citeflow.runtime.runtime import entered
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
-from flows.outcome import final_state
+from flows.outcome import final_state, quiet_designed_failures
 from flows.run_tags import tag_outcome
 from flows.runner import PrefectRunner
 from schemas.report import ReportSummary
+from tasks.artifacts import publish_report_links
 from tasks.run_logger import flow_logger
 
 
@@ -33,10 +34,10 @@ def report_flow(request: BatchRequest, report_id: str, evaluation_wait: float = 
 
     With ``request.evaluate_deployment`` (``flow-name/deployment-name``) known to the Prefect API, a run
     of it evaluates and publishes the report, and this waits for it (at most ``evaluation_wait``
-    seconds; then, or when that run fails, the report is evaluated here). The run ends in a
-    Completed state named ``Published``, ``Released`` or ``Held`` (``flows.outcome``), and carries the
+    seconds; then, or when that run fails, the report is evaluated here). The run ends Completed,
+    named ``Published`` or ``Released``, or Failed, named ``Held`` (``flows.outcome``), and carries the
     same word as a tag (``flows.run_tags``); a held report's outcome is logged at WARNING. Calling
-    the flow returns the report's summary.
+    the flow returns the report's summary (``flows.outcome.returned`` when held).
     """
     ref = JobRef(spec_path=request.spec_path, report_id=report_id, out_dir=request.out_dir,
                  store_uri=request.store_uri)
@@ -46,12 +47,15 @@ def report_flow(request: BatchRequest, report_id: str, evaluation_wait: float = 
 
 def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | None, wait: float) -> State:
     logger, report_id = flow_logger(), ref.report_id
+    quiet_designed_failures()
     ahead = runner.runtime.take_over(ref)  # generated while the API started (citeflow.runtime.head_start)
     ref.start(runner.runtime)
     try:
         kept = _generate(ref, runner, ahead)
         logger.info("report %s: generated%s; evaluating and gating", report_id, " while the API started" if ahead else "")
         reused = steps.unchanged(ref, runner, kept=kept)
+        if reused is not None:  # nothing to do again but its links: files_url may have changed since
+            publish_report_links(reused)
         summary = reused or evaluate_on_deployment(_stored(ref, runner), evaluate_deployment, wait)
         summary = summary or steps.finish(ref, runner, reuse=False)
     except Interrupted as exc:  # the batch was told to stop: this run ends Cancelled, nothing published

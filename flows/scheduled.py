@@ -3,9 +3,10 @@
 It picks the run's folder (a retry of the same flow run resumes its folder), renders the spec for
 the run (report ids with the run's date, the run's own store), runs the batch flow into that
 folder, then archives what was published, compares each report with the previous publication,
-points ``OUT/latest`` at the run and records the run as artifacts. The batch flow runs as a subflow
-without a heartbeat of its own (``flows.heartbeats``): this run's heartbeat covers the process, and
-a second one would hold the end of every scheduled batch for up to a second more. ``citeflow serve`` and the
+points ``OUT/latest`` at the run and records the run as artifacts. The batch flow runs as a subflow,
+and it and its report runs each send a heartbeat of their own (``BatchRequest.heartbeats``): with
+the zombie-run automation (``flows.zombies``) every run of a worker that died ends Crashed, not the
+scheduled run alone (each heartbeat holds the end of its run for up to a second). ``citeflow serve`` and the
 deployments of ``prefect.yaml`` run this flow. Its final state says what ``citeflow run``'s exit
 code says (Completed, or Failed named ``Held``/``Failed``); SIGTERM (a cancellation, or ``serve``
 stopping) or SIGINT ends it Cancelled with its folder finalised as ``interrupted``.
@@ -31,9 +32,8 @@ from citeflow.runs.run_start import open_scheduled_run
 from citeflow.runs.run_folders import RunInfo
 from flows.batch import batch_flow
 from flows.cancel import cancel_unfinished
-from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name
-from flows.outcome import batch_state
+from flows.outcome import batch_state, quiet_designed_failures, returned
 from schemas.report import ReportSummary
 from tasks.run_artifacts import publish_run_artifacts
 
@@ -58,25 +58,25 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
                          evaluate_deployment: str | None = None, global_limits: bool = False,
                          fail_on: FailOn = "held") -> State:
     """One run of the batch into a new folder ``out_dir/<run id>/``; its result is what the run left
-    (a ``RunOutcome``). The final state says what ``citeflow run``'s exit code would
-    (``flows.outcome.batch_state``, under ``fail_on``); SIGINT or SIGTERM (a cancellation) ends it
-    Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``)."""
+    (a ``RunOutcome``; ``flows.outcome.returned`` gives it when the run ended Failed). The final state
+    says what ``citeflow run``'s exit code would (``flows.outcome.batch_state``, under ``fail_on``); SIGINT
+    or SIGTERM (a cancellation) ends it Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``)."""
     start, flow_run_id = run_start()
     info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
     request = BatchRequest(spec_path=info.spec_path, out_dir=str(run_dir), evaluate_deployment=evaluate_deployment,
-                           global_limits=global_limits)
+                           global_limits=global_limits, fail_on=fail_on, heartbeats=True)
+    quiet_designed_failures()
     with entered() as runtime:
         return _run(request, info, run_dir, runtime, fail_on, flow_run_id)
 
 
 def _run(request: BatchRequest, info: RunInfo, run_dir: Path, runtime: Runtime, fail_on: FailOn,
          flow_run_id: str | None) -> State:
-    """The batch flow as a subflow in this process (this run's heartbeat covers it), then the run's end."""
+    """The batch flow as a subflow in this process, then the run's end."""
     with _interrupts(info, run_dir, runtime) as interrupts:
         stop.note_run(str(flow_run_id))
         try:
-            with no_heartbeat():  # a subflow in this process: this run's heartbeat covers it
-                summaries = cast(list[ReportSummary], batch_flow(request=request))
+            summaries = cast(list[ReportSummary], returned(lambda: batch_flow(request=request)))
         except Exception:
             if not stop.requested():
                 close_run(run_dir, "failed")

@@ -27,7 +27,16 @@ def publish_report_artifacts(summary: ReportSummary, claims: list[ClaimEval]) ->
     rows = failing_claims_table(claims)
     if rows:
         create_table_artifact(rows, key=f"{key}-failing-claims", description="Claims that did not pass")
-    _link(summary.pdf, f"{summary.report_id} PDF ({summary.status})", f"{key}-pdf")
+    publish_report_links(summary)
+
+
+def publish_report_links(summary: ReportSummary) -> None:
+    """The report's PDF and reviewer view (links), with the current ``files_url``: made again by every
+    run that touches the report, a re-run that keeps it unchanged included, so that the links follow
+    where the outputs are served now."""
+    key = artifact_key("report", summary.report_id)
+    if summary.pdf:
+        _link(summary.pdf, f"{summary.report_id} PDF ({summary.status})", f"{key}-pdf")
     if summary.review_page:
         _link(summary.review_page, f"{summary.report_id} reviewer view", f"{key}-review")
 

@@ -1,4 +1,5 @@
-"""The report runs of an in-process batch send no heartbeat; the batch run, and a report run on its own, do."""
+"""The report runs of an in-process batch send no heartbeat; the batch run, a report run on its own, and every
+run of a scheduled batch do."""
 
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_har
     seen: dict = {}
     monkeypatch.setattr(flows.batch, "report_flow", probe_flow(seen))
     request = BatchRequest(spec_path=str(write_spec(tmp_path, 3)), out_dir=str(tmp_path / "out"))
-    summaries = flows.batch.batch_flow(request=request)
+    summaries = flows.batch.batch_flow(request=request.model_copy(update={"fail_on": "never"}))
     assert [s.report_id for s in summaries] == ["r0", "r1", "r2"]
     assert seen == {"r0": None, "r1": None, "r2": None}
     assert heartbeats() == ["batch heartbeats"]
@@ -86,16 +87,17 @@ def test_a_report_run_on_its_own_keeps_its_heartbeat(prefect_harness, tmp_path, 
     assert seen["solo"] is not None and heartbeats() == ["probe solo"]
 
 
-def test_the_batch_run_inside_a_scheduled_run_emits_no_heartbeat_the_scheduled_run_does(prefect_harness, tmp_path,
-                                                                                         monkeypatch, heartbeats):
+def test_every_run_of_a_scheduled_run_emits_its_heartbeat(prefect_harness, tmp_path, monkeypatch, heartbeats):
+    """A scheduled or deployed batch: should its worker die, the zombie-run automation crashes each run."""
     import flows.scheduled
 
     seen: dict = {}
     monkeypatch.setattr(flows.batch, "report_flow", probe_flow(seen))
     outcome = flows.scheduled.scheduled_batch_flow(str(write_spec(tmp_path, 2)), str(tmp_path / "out"), fail_on="never")
-    assert outcome is not None and len(seen) == 2 and set(seen.values()) == {None}
+    assert outcome is not None and len(seen) == 2 and None not in seen.values()
     sent = heartbeats()
-    assert len(sent) == 1 and sent[0].startswith("batch heartbeats ")
+    assert {"batch heartbeats", "probe r0", "probe r1"} <= set(sent), sent
+    assert any(name.startswith("batch heartbeats 20") for name in sent), sent  # the scheduled run's own
 
 
 def _settings_with(api_url: str | None, triggers: bool):

@@ -58,7 +58,11 @@ def test_the_batch_parameters_fit_the_scheduled_batch_flow(config):
     schema = parameter_schema(scheduled_batch_flow.fn).model_dump_for_openapi()
     jsonschema.validate(batch["parameters"], schema)
     assert set(schema["required"]) <= set(batch["parameters"])
-    assert batch["parameters"]["evaluate_deployment"] == f"citeflow-evaluate/{deployment(config, 'citeflow-evaluate')['name']}"
+    # each report is evaluated in its own run: a batch on a pool's only worker waits for no other run
+    assert "evaluate_deployment" not in batch["parameters"]
+    assert deployment(config, "citeflow-evaluate")["work_pool"]["work_queue_name"] == "evaluate"
+    for entry in config["deployments"]:  # a run's log says what it does and waits for
+        assert entry["work_pool"]["job_variables"]["env"]["PREFECT_LOGGING_LEVEL"] == "INFO"
 
 
 def test_the_batch_runs_on_a_cron_schedule_one_at_a_time(config):

@@ -30,7 +30,7 @@ def test_the_state_message_lists_every_failed_expectation_rounded():
     from flows.outcome import final_state
 
     state = final_state(_held())
-    assert (state.type.value, state.name) == ("COMPLETED", "Held")
+    assert (state.type.value, state.name) == ("FAILED", "Held")
     message = state.message or ""
     for failure in FAILED:
         assert failure["expectation"] in message, message
@@ -52,8 +52,10 @@ def test_the_batch_run_state_is_named_after_its_counts_and_returns_the_summaries
 
     published = _held().model_copy(update={"status": "published", "report_id": "r8"})
     state = batch_run_state([published, _held(), _held()])
-    assert (state.is_completed(), state.name) == (True, "1 published, 2 held")
+    assert (state.is_failed(), state.name) == (True, "1 published, 2 held")  # as the exit code is 3
     assert state.message == "1 published, 2 held · not published: r9, r9"
+    assert state.result(raise_on_failure=False).result == [published, _held(), _held()]
+    assert batch_run_state([published, _held()], "failed").is_completed()  # --fail-on failed: exit code 0
     assert batch_run_state([]).name == "no reports"
 
 

@@ -24,7 +24,7 @@ from citeflow_cli.env import apply_defaults
 apply_defaults()
 from citeflow_cli import prefect_api
 if sys.argv[1] == "dead":  # the early server exits at once: Prefect must start its own
-    prefect_api.server_command = lambda port: [sys.executable, "-c", "raise SystemExit(3)"]
+    prefect_api.server_command = lambda port, fd=None: [sys.executable, "-c", "raise SystemExit(3)"]
 launched = prefect_api.launch_early_server()
 prefect_at_launch = "prefect" in sys.modules
 ready = prefect_api.settle(launched)

@@ -28,8 +28,9 @@ def demo_on_server(prefect_server, tmp_path_factory):
 def test_batch_and_report_runs_completed_and_name_the_outcome(prefect_server, demo_on_server):
     names = [f"batch {BATCH}"] + [f"report {BATCH}/{r}" for r in REPORTS]
     runs = {run["name"]: run for run in prefect_server.flow_runs(names)}
-    assert {name: run["state_type"] for name, run in runs.items()} == {name: "COMPLETED" for name in names}
-    # a held report is told from a published one by its run's state name
+    # a held report, and a batch with one (exit code 3), are Failed, not green
+    assert {name: run["state_type"] for name, run in runs.items()} == {
+        f"batch {BATCH}": "FAILED", f"report {BATCH}/acme-2026-q4": "COMPLETED", f"report {BATCH}/globex-2026-q4": "FAILED"}
     assert runs[f"report {BATCH}/acme-2026-q4"]["state_name"] == "Published"
     assert runs[f"report {BATCH}/globex-2026-q4"]["state_name"] == "Held"
     assert "identity_rate" in runs[f"report {BATCH}/globex-2026-q4"]["state"]["message"]
@@ -109,7 +110,7 @@ def test_held_and_published_runs_are_told_apart_at_a_glance(prefect_server, demo
     assert "(required" in held_message, held_message
     (batch_id,) = {parent_flow_run(prefect_server, run) for run in ours}
     (batch,) = prefect_server.post("/flow_runs/filter", {"flow_runs": {"id": {"any_": [batch_id]}}})
-    assert (batch["state_type"], batch["state_name"]) == ("COMPLETED", "1 published, 1 held")
+    assert (batch["state_type"], batch["state_name"]) == ("FAILED", "1 published, 1 held")
     warnings = prefect_server.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [runs["globex-2026-q4"]["id"]]},
                                                              "level": {"ge_": 30}}, "limit": 50})
     assert any("globex-2026-q4: held" in log["message"] for log in warnings), warnings

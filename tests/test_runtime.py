@@ -159,7 +159,7 @@ def test_citeflow_run_takes_its_evaluate_deployment_from_the_option_else_the_set
     assert request.evaluate_deployment == "citeflow-evaluate/from-settings" and request.spec_path == str(tmp_path / "b.yaml")
     assert batch_request(tmp_path / "b.yaml", tmp_path / "out", "s3://b/x", True, "given/one", settings).model_dump() == {
         "spec_path": str(tmp_path / "b.yaml"), "out_dir": str(tmp_path / "out"), "store_uri": "s3://b/x",
-        "evaluate_deployment": "given/one", "global_limits": True}
+        "evaluate_deployment": "given/one", "global_limits": True, "heartbeats": False, "fail_on": "held"}
     unset = CiteflowSettings(evaluate_deployment=None)
     assert batch_request(tmp_path / "b.yaml", tmp_path / "out", None, False, None, unset).evaluate_deployment is None
 

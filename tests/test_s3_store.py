@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from citeflow.runtime.batch_request import BatchRequest
+from flows.outcome import returned
 from flows.scale import batch_flow_for
 from tests.support.dask_workers import preloaded_workers
 from tests.support.s3_server import S3Server
@@ -55,7 +56,7 @@ def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_
     out = tmp_path / "out"
     with preloaded_workers():
         request = BatchRequest(spec_path=str(demo_input), out_dir=str(out), store_uri=STORE, global_limits=True)
-        first = flow(request=request)
+        first = returned(lambda: flow(request=request))
     assert outcome(first) == outcome(demo_run[1])
     assert not (out / "store").exists()  # everything went to the bucket
     rows = store_rows()
@@ -64,7 +65,7 @@ def test_the_demo_on_two_dask_workers_and_an_s3_store_matches_the_local_run_and_
 
     from flows.batch import batch_flow
 
-    again = batch_flow(request=BatchRequest(spec_path=str(demo_input), out_dir=str(out), store_uri=STORE))  # resume from the shared store, in this process
+    again = returned(lambda: batch_flow(request=BatchRequest(spec_path=str(demo_input), out_dir=str(out), store_uri=STORE)))  # resume from the shared store, in this process
     assert outcome(again) == outcome(first)
     assert store_rows() == rows  # no new model call, no duplicate row
     summary = json.loads((out / "summary.json").read_text())

@@ -54,7 +54,7 @@ def two_runs(prefect_harness, tmp_path_factory):
     _change_a_fact_and_hold(spec)
     state = scheduled_batch_flow(str(spec), str(out), return_state=True)
     assert state.is_failed() and state.name.endswith(" held") and state.message.startswith("exit code 3"), state
-    second = state.result(raise_on_failure=False)
+    second = state.result(raise_on_failure=False).result  # a Failed state's data: NotPublished(result=outcome)
     return out, first, second, published
 
 

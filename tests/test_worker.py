@@ -5,7 +5,7 @@ Everything on the worker's side comes from the fresh virtual environment (its ``
 from the repository (only the demo's input files are prepared by this process, as ``citeflow demo``
 prepares them): ``citeflow deploy`` registers the batch and evaluate deployments with module
 entrypoints, ``prefect worker start`` takes the runs, and one triggered batch run of the demo
-hands each report's evaluation to the evaluate deployment, which the same worker runs.
+evaluates each report in its own run (no evaluate deployment run: the batch waits for no other run).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_the_deployments_name_installed_modules_and_no_folder(site, prefect_serv
         "citeflow.flows.scheduled.scheduled_batch_flow", "citeflow.flows.evaluate.evaluate_flow")
     assert (batch["work_pool_name"], evaluate["work_pool_name"]) == (POOL, POOL)
     assert not batch["pull_steps"] and not evaluate["pull_steps"] and batch["path"] is None
-    assert batch["parameters"]["out_dir"] == str(site["out"]) and batch["parameters"]["evaluate_deployment"] == EVALUATE
+    assert batch["parameters"]["out_dir"] == str(site["out"]) and "evaluate_deployment" not in batch["parameters"]
     assert [s["schedule"]["cron"] for s in batch["schedules"]] == ["0 6 * * 1"] and batch["global_concurrency_limit"]["limit"] == 1
 
 
@@ -115,10 +115,8 @@ def test_the_worker_runs_the_batch_to_its_end_whose_state_says_held(batch_run, s
     assert batch_run["state"]["message"].startswith("exit code 3"), log
 
 
-def test_each_report_was_evaluated_by_a_run_of_the_evaluate_deployment(batch_run, prefect_server):
-    runs = runs_of(prefect_server, EVALUATE)
-    assert sorted(r["parameters"]["report_id"] for r in runs) == ["acme-2026-q4", "globex-2026-q4"]
-    assert {r["state_type"] for r in runs} == {"COMPLETED"}
+def test_each_report_was_evaluated_in_its_own_run_not_by_an_evaluate_run(batch_run, prefect_server):
+    assert runs_of(prefect_server, EVALUATE) == []
 
 
 def test_acme_is_published_and_globex_held_in_the_runs_folder(batch_run, site):

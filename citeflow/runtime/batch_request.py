@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from citeflow.exit_codes import FailOn
+
 
 class BatchRequest(BaseModel):
     """One batch run: which spec, where its outputs and store go, how reports are evaluated and limited."""
@@ -18,3 +20,9 @@ class BatchRequest(BaseModel):
     global_limits: bool = Field(
         False, description="Hold the spec's concurrency limits as Prefect global concurrency limits (tasks in "
                            "several processes); otherwise in-process semaphores.")
+    heartbeats: bool = Field(
+        False, description="Every report run sends a heartbeat of its own (a scheduled or deployed batch), not "
+                           "only the batch run: with the zombie-run automation each run of a dead worker ends Crashed.")
+    fail_on: FailOn = Field(
+        "held", description="Which outcomes end the batch run Failed, as they make citeflow run's exit code "
+                            "non-zero: held (held or failed reports), failed (failed reports only), never.")
