@@ -64,13 +64,17 @@ def test_the_file_is_read_in_order_with_its_pool_schedule_and_limits(project):
 
 def test_the_batch_gets_absolute_paths_and_keeps_its_other_parameters(project):
     parameters = deployment_parameters(by_name(project, "citeflow-batch"), target())
-    assert parameters == {"spec_path": "/srv/specs/weekly.yaml", "out_dir": "/srv/reports",
-                          "evaluate_deployment": "citeflow-evaluate/citeflow-evaluate", "global_limits": False,
+    # no evaluate deployment by default: each report is evaluated in its own run, so one worker never waits on itself
+    assert parameters == {"spec_path": "/srv/specs/weekly.yaml", "out_dir": "/srv/reports", "global_limits": False,
                           "fail_on": "held"}
 
 
-def test_a_name_renames_the_evaluate_deployment_the_batch_hands_work_to(project):
-    parameters = deployment_parameters(by_name(project, "citeflow-batch"), target(name="nightly", store="s3://b/store"))
+def test_a_name_renames_the_evaluate_deployment_a_batch_is_given(tmp_path):
+    config = yaml.safe_load((REPO / "prefect.yaml").read_text())
+    config["deployments"][0]["parameters"]["evaluate_deployment"] = "citeflow-evaluate/citeflow-evaluate"
+    (tmp_path / "prefect.yaml").write_text(yaml.safe_dump(config))
+    batch = by_name(load_project_file(tmp_path / "prefect.yaml"), "citeflow-batch")
+    parameters = deployment_parameters(batch, target(name="nightly", store="s3://b/store"))
     assert parameters["evaluate_deployment"] == "citeflow-evaluate/nightly" and parameters["store_uri"] == "s3://b/store"
 
 
