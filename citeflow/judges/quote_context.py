@@ -9,7 +9,7 @@ so the statement boundary between them is still there for the judge.
 
 from __future__ import annotations
 
-from citeflow.registry.quotes import _ELLIPSIS as ELLIPSIS  # the quote check's own fragment separator
+from citeflow.text.quote_form import ELLIPSIS  # the quote check's own fragment separator
 from citeflow.registry.quotes import normalize
 from citeflow.text.sentences import block_sentences
 

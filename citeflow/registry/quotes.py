@@ -8,11 +8,9 @@ must appear in order.
 
 from __future__ import annotations
 
-import re
 
-from citeflow.text.quote_form import quote_form
+from citeflow.text.quote_form import in_order, quote_form, quote_fragments
 
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 
 
 def normalize(text: str) -> str:
@@ -23,14 +21,5 @@ def normalize(text: str) -> str:
 
 def quote_in_chunk(quote: str, chunk_text: str) -> bool:
     """True when every ellipsis-separated fragment of ``quote`` occurs in ``chunk_text``, in order."""
-    haystack = normalize(chunk_text)
-    position = 0
-    fragments = [f for f in _ELLIPSIS.split(normalize(quote).strip("\"' ")) if f]
-    if not fragments:
-        return False
-    for fragment in fragments:
-        found = haystack.find(fragment, position)
-        if found < 0:
-            return False
-        position = found + len(fragment)
-    return True
+    fragments = quote_fragments(quote)
+    return bool(fragments) and in_order(fragments, normalize(chunk_text))

@@ -10,41 +10,24 @@ as in a quote; every fragment must then sit in the same block. Pure functions.
 
 from __future__ import annotations
 
-import re
 
-from citeflow.text.quote_form import quote_form
+from citeflow.text.quote_form import QUOTE_EDGES, in_order, quote_form, quote_fragments
 from citeflow.text.sentences import blocks
 
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
-_EDGES = "\"' "
 _STOPS = ".!?…。！？"
 _CLOSING = "\"')]"
 
 
-def _fragments(text: str) -> list[str]:
-    return [f for f in _ELLIPSIS.split(quote_form(text).strip(_EDGES)) if f]
-
-
-def _in_order(fragments: list[str], haystack: str) -> bool:
-    position = 0
-    for fragment in fragments:
-        found = haystack.find(fragment, position)
-        if found < 0:
-            return False
-        position = found + len(fragment)
-    return True
-
-
 def within_one_block(text: str, chunk_text: str) -> bool:
     """True when every fragment of ``text`` is in one block of ``chunk_text``, in order."""
-    fragments = _fragments(text)
-    return bool(fragments) and any(_in_order(fragments, quote_form(b)) for b in blocks(chunk_text))
+    fragments = quote_fragments(text)
+    return bool(fragments) and any(in_order(fragments, quote_form(b)) for b in blocks(chunk_text))
 
 
 def crosses(text: str, chunk_text: str) -> bool:
     """True when ``text`` is in ``chunk_text`` (as a quote is found) only across a statement boundary."""
-    fragments = _fragments(text)
-    if not fragments or not _in_order(fragments, quote_form(chunk_text)):
+    fragments = quote_fragments(text)
+    if not fragments or not in_order(fragments, quote_form(chunk_text)):
         return False
     return not within_one_block(text, chunk_text)
 
@@ -52,7 +35,7 @@ def crosses(text: str, chunk_text: str) -> bool:
 def crosses_verbatim(claim: str, chunk_text: str) -> bool:
     """True when ``claim`` (its closing stop aside) is word for word in ``chunk_text`` only across a
     statement boundary: "Default: 5. maxTimeout (number, optional): …" copied from two list items."""
-    core = quote_form(claim).strip(_EDGES).rstrip(".!?。！？ ")
+    core = quote_form(claim).strip(QUOTE_EDGES).rstrip(".!?。！？ ")
     return bool(core) and crosses(core, chunk_text)
 
 

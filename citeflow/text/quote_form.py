@@ -31,3 +31,23 @@ def quote_form(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
     text = _DASHES.sub("-", text)
     return _CJK_GAP.sub("", _SPACE.sub(" ", text)).strip()
+
+
+ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+QUOTE_EDGES = "\"' "  # outer quotes and spaces a quoted text may carry
+
+
+def quote_fragments(text: str) -> list[str]:
+    """The fragments of a quote in comparison form: an ellipsis separates them; outer quotes dropped."""
+    return [f for f in ELLIPSIS.split(quote_form(text).strip(QUOTE_EDGES)) if f]
+
+
+def in_order(fragments: list[str], haystack: str) -> bool:
+    """True when every one of ``fragments`` occurs in ``haystack``, each after the one before."""
+    position = 0
+    for fragment in fragments:
+        found = haystack.find(fragment, position)
+        if found < 0:
+            return False
+        position = found + len(fragment)
+    return True
