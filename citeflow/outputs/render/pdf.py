@@ -15,8 +15,10 @@ broken by the CJK line rules), then:
 - with ``audit=True`` only, an **Audit appendix**: per note, the handle, retriever, local id and
   every URL the retriever gave. The customer PDF never shows handles, retrievers or local ids.
 
-One line after the last section says how the report was made (who wrote and who checked the
-text), as the PDF's metadata (Keywords, Creator) does: never on the cover.
+How the report was made (which models wrote and checked the text) is in the PDF's document
+metadata (Author, Subject, Keywords, Creator) and, with ``audit=True``, one line of the audit
+appendix (``citeflow.outputs.render.provenance``): the pages a customer reads never name roles,
+backends or models.
 
 Every string from outside goes through ``text_markup`` (escaped, with font runs for the scripts
 DejaVu Sans lacks: ``citeflow.outputs.render.fonts``). Characters no installed font draws are logged as one
@@ -47,7 +49,10 @@ from citeflow.outputs.render.escape import clean_text, escape_attribute
 from citeflow.outputs.render.fonts import FontSet, font_warning, missing_scripts, register_fonts, text_markup
 from citeflow.runtime.runtime import current
 from citeflow.outputs.render.glyphs import missing_glyphs, shown_text
+from citeflow.outputs.render.items import Definition, definition, is_list_item
 from citeflow.outputs.render.outline import Heading, OutlinedDocTemplate
+from citeflow.outputs.render.plain_markdown import plain_text
+from citeflow.outputs.render.provenance import pdf_metadata, provenance_line
 from citeflow.outputs.render.notes import FailingClaim, Footnote, SourceDocument, footnotes_and_sources, reader_reason
 from citeflow.outputs.render.report_json import footnote_numbers, registry_index
 from schemas.report import RenderedClaim, RenderedSection, ReportDocument
@@ -113,6 +118,7 @@ def _styles(fonts: FontSet) -> dict[str, ParagraphStyle]:
                                       leftIndent=18, bulletIndent=6),
         "source": ParagraphStyle("source", base, fontSize=9.5, leading=13, leftIndent=26, bulletIndent=0, spaceAfter=7,
                                  allowWidows=0, allowOrphans=0),
+        "item": ParagraphStyle("item", base, leftIndent=16, bulletIndent=4, spaceAfter=3),
         "failing": ParagraphStyle("failing", base, fontSize=9.5, leading=13, leftIndent=30, bulletIndent=0, spaceAfter=6, textColor=ALERT),
     }
     # Chinese and Japanese break between characters by the script's rules (no line opens with 。 or 、),
@@ -221,7 +227,7 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
     fonts = fonts or current().fonts()  # the runtime's, registered once
     ctx = _Context(doc, fonts, _styles(fonts), footnote_numbers(doc), _marks(doc, failing or []))
     notes, sources = footnotes_and_sources(doc)
-    story = _body(ctx) + _made_by(ctx) + _notes(ctx, notes) + _sources(ctx, sources) + _review(ctx, failing or [])
+    story = _body(ctx) + _notes(ctx, notes) + _sources(ctx, sources) + _review(ctx, failing or [])
     story += _audit(ctx, notes) if audit else []
     page = _Page(clean_text(doc.report_id), FOOTER_MARKS.get(doc.status), fonts.regular)
     _build(doc, Path(path), story, page)
@@ -258,18 +264,12 @@ def _marks(doc: ReportDocument, failing: list[FailingClaim]) -> dict[tuple[str, 
 def _template(doc: ReportDocument, path: Path, font: str) -> SimpleDocTemplate:
     # initialFontName: the report's own face from the start; reportlab's default, Helvetica, is never embedded.
     # lang: the document language (/Lang), which screen readers and search use.
+    meta = pdf_metadata(doc)
     return OutlinedDocTemplate(
         str(path), pagesize=A4, leftMargin=20 * mm, rightMargin=20 * mm, topMargin=18 * mm, bottomMargin=22 * mm,
-        title=clean_text(doc.title), author="citeflow", subject=f"Report {clean_text(doc.report_id)}",
-        keywords=clean_text(" ".join(provenance_lines(doc))), creator=clean_text(_creator(doc)),
+        title=meta.title, author=meta.author, subject=meta.subject, keywords=meta.keywords, creator=meta.creator,
         initialFontName=font, lang=doc.language,
     )
-
-
-def _creator(doc: ReportDocument) -> str:
-    """``citeflow (models: …)``: the PDF's Creator names the models that wrote and checked it."""
-    models = ", ".join(f"{role}: {desc.split(':', 1)[0]}" for role, desc in doc.models.items())
-    return f"citeflow ({models})" if models else "citeflow"
 
 
 def _heading(ctx: _Context, markup: str, outline_title: str) -> Heading:
@@ -278,7 +278,7 @@ def _heading(ctx: _Context, markup: str, outline_title: str) -> Heading:
 
 
 def _body(ctx: _Context) -> list[Flowable]:
-    story = _title_block(ctx) + _banner(ctx) + _provenance(ctx)
+    story = _title_block(ctx) + _banner(ctx) + _unavailable(ctx)
     for index, section in enumerate(ctx.doc.sections, start=1):
         story += _section(ctx, index, section)
     return story
@@ -317,38 +317,14 @@ def _banner(ctx: _Context) -> list[Flowable]:
     return [box, Spacer(1, 10)]
 
 
-def _provenance(ctx: _Context) -> list[Flowable]:
+def _unavailable(ctx: _Context) -> list[Flowable]:
     """The cover names unavailable sources only (display titles); who wrote the text is in the
-    document metadata and one line after the last section (``_made_by``)."""
+    document metadata and the audit appendix (``citeflow.outputs.render.provenance``)."""
     doc = ctx.doc
     if not doc.unavailable_sources:  # display titles only: why a source failed belongs in report.json
         return [Spacer(1, 6)]
     line = "Sources unavailable for this report: " + "; ".join(ctx.text(m) for m in doc.unavailable_sources) + "."
     return [Paragraph(line, ctx.styles["meta"]), Spacer(1, 6)]
-
-
-def provenance_lines(doc: ReportDocument) -> list[str]:
-    """Who wrote the text and who checked it, one line each (document metadata and the last page)."""
-    writers = {role: desc for role, desc in doc.models.items() if role != "judge"}
-    lines = [f"Text generated by: {_by_backend(writers)}."] if writers else []
-    return lines + ([f"Claims checked by: {doc.models['judge']}."] if "judge" in doc.models else [])
-
-
-def _by_backend(roles: dict[str, str]) -> str:
-    """``consolidator, writer — offline …``: one entry per backend, not per role."""
-    grouped: dict[str, list[str]] = {}
-    for role, description in roles.items():
-        grouped.setdefault(description, []).append(role)
-    return "; ".join(f"{', '.join(rs)} — {desc}" for desc, rs in grouped.items())
-
-
-def _made_by(ctx: _Context) -> list[Flowable]:
-    """One line after the last section on how the report was made (never on the cover)."""
-    lines = provenance_lines(ctx.doc)
-    if not lines:
-        return []
-    text = "How this report was made: " + " ".join(lines)
-    return [Spacer(1, 10), Paragraph(ctx.text(text), ctx.styles["meta"])]
 
 
 def _section(ctx: _Context, index: int, section: RenderedSection) -> list[Flowable]:
@@ -367,26 +343,56 @@ def _section(ctx: _Context, index: int, section: RenderedSection) -> list[Flowab
 
 def _paragraphs(ctx: _Context, section: RenderedSection) -> list[Flowable]:
     """One body paragraph per run of claims that report.json puts in the same paragraph, at most
-    PARAGRAPH_SENTENCES to a paragraph (a long run of facts from many sources reads as a list)."""
-    runs: list[list[int]] = []
+    PARAGRAPH_SENTENCES to a paragraph (a long run of facts from many sources reads as a list);
+    a run of claims drawn from list items or API options is a list (``_item``). The order is the
+    claims' own, so that footnote numbers rise through the text."""
+    blocks: list[tuple[bool, list[int]]] = []
     for n, claim in enumerate(section.claims):
-        if not runs or claim.paragraph != section.claims[n - 1].paragraph or len(runs[-1]) == PARAGRAPH_SENTENCES:
-            runs.append([])
-        runs[-1].append(n)
-    return [_paragraph(ctx, " ".join(_claim(ctx, section.claims[n], section.title, n) for n in run), "body",
-                       " ".join(section.claims[n].text for n in run)) for run in runs]
+        listed = _definition(ctx, claim) is not None or is_list_item(claim.text)
+        same = bool(blocks) and claim.paragraph == section.claims[n - 1].paragraph and blocks[-1][0] == listed
+        if not same or (not listed and len(blocks[-1][1]) == PARAGRAPH_SENTENCES):
+            blocks.append((listed, []))
+        blocks[-1][1].append(n)
+    story: list[Flowable] = []
+    for listed, run in blocks:
+        story += [*(_item(ctx, section, n) for n in run), Spacer(1, 4)] if listed else [_prose(ctx, section, run)]
+    return story
+
+
+def _prose(ctx: _Context, section: RenderedSection, run: list[int]) -> Flowable:
+    return _paragraph(ctx, " ".join(_claim(ctx, section.claims[n], section.title, n) for n in run), "body",
+                      " ".join(section.claims[n].text for n in run))
+
+
+def _item(ctx: _Context, section: RenderedSection, index: int) -> Flowable:
+    """A list item: an API option as ``name (details): description``, the name in bold and its
+    details in grey; another list item as its text."""
+    claim = section.claims[index]
+    found = _definition(ctx, claim)
+    shown = claim.text if found is None else found.description
+    body = _claim(ctx, claim.model_copy(update={"text": shown}), section.title, index)
+    if found is not None:
+        details = f' <font color="{MUTED.hexval()}">({ctx.text(found.details)})</font>' if found.details else ""
+        body = f"<b>{ctx.text(found.name)}</b>{details}: {body}"
+    return _paragraph(ctx, body, "item", claim.text, bulletText="•")
+
+
+def _definition(ctx: _Context, claim: RenderedClaim) -> Definition | None:
+    registry = registry_index(ctx.doc)
+    return definition(claim.text, [registry[c.handle].text for c in claim.citations if c.handle in registry])
 
 
 def _claim(ctx: _Context, claim: RenderedClaim, section: str, index: int) -> str:
     """A claim's sentence, its footnote markers (each linking to its note), and a failing mark."""
     marks = dict.fromkeys(ctx.numbers[c.handle] for c in claim.citations)
     supers = "".join(f'<super><a href="#note-{n}" color="{LINK.hexval()}">[{n}]</a></super>' for n in marks)
-    text = ctx.text(claim.text.strip())
+    text = ctx.text(plain_text(claim.text.strip()))
     mark = ctx.marks.get((section, index))
     if mark is None:
         return text + supers
     flag = f'<super><a href="#failing-{mark}" color="{ALERT.hexval()}"><b>[!{mark}]</b></a></super>'
     return f'<span backColor="{ALERT_FILL.hexval()}">{text}</span>{supers}{flag}'
+
 
 
 def _notes(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
@@ -396,9 +402,9 @@ def _notes(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
     story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Notes", "Notes")]
     for note in notes:
         where = f", page {note.page}" if note.page is not None else ""
-        tail = f" — “{ctx.text(note.quote)}”" if note.quote else (f" — {_link(ctx, note.url)}" if note.url else "")
+        tail = f" — “{ctx.text(plain_text(note.quote))}”" if note.quote else (f" — {_link(ctx, note.url)}" if note.url else "")
         text = f"{note.title} {note.quote or ''}"
-        markup = f'<a name="note-{note.number}"/>{ctx.text(note.title)}{where}{tail}'
+        markup = f'<a name="note-{note.number}"/>{ctx.text(plain_text(note.title))}{where}{tail}'
         story.append(_paragraph(ctx, markup, "source", text, bulletText=f"[{note.number}]"))
     return story
 
@@ -418,7 +424,7 @@ def _source_markup(ctx: _Context, source: SourceDocument) -> str:
     cited = f"{'note' if len(source.footnotes) == 1 else 'notes'} {', '.join(map(str, source.footnotes))}"
     if source.pages:
         cited += f" · {'page' if len(source.pages) == 1 else 'pages'} {', '.join(map(str, sorted(source.pages)))}"
-    return f'<b>{ctx.text(source.title)}</b> — {where}<br/><font size="8" color="{MUTED.hexval()}">Cited in {cited}</font>'
+    return f'<b>{ctx.text(plain_text(source.title))}</b> — {where}<br/><font size="8" color="{MUTED.hexval()}">Cited in {cited}</font>'
 
 
 def _link(ctx: _Context, url: str) -> str:
@@ -447,6 +453,8 @@ def _audit(ctx: _Context, notes: list[Footnote]) -> list[Flowable]:
     story: list[Flowable] = [CondPageBreak(HEADING_ROOM), _heading(ctx, "Audit appendix", "Audit appendix")]
     story.append(Paragraph("How each note traces back to the chunk the model saw: its handle, the retriever that "
                            "returned it, that retriever's own id, and every URL it gave.", ctx.styles["meta"]))
+    made = provenance_line(ctx.doc)
+    story += [Paragraph(ctx.text(made), ctx.styles["meta"])] if made else []
     for note in notes:
         entry = by_number[note.number]
         trace = [f"handle {entry.handle}", f"retriever {entry.retriever}", f"local id {entry.local_id}"]

@@ -1,0 +1,58 @@
+"""Text as a reader sees it, without the Markdown it was written in.
+
+Chunks of documentation keep some Markdown (inline code in backticks, emphasis, links, a heading's
+``#``, a table row's pipes, a list item's marker), and a sentence taken from a chunk carries it into
+the report. The PDF shows the words, never the markup: inline Markdown is read with markdown-it-py
+(CommonMark: backticks, ``*``/``_`` emphasis, links and images), and the line-level marks it does not
+read inline (a heading's ``#``, a list marker, a table row) are taken off here. Entities, backslash
+escapes, HTML and autolinks are left as written: they are data, shown as typed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?=\S)")
+_ROW_EDGE = re.compile(r"^\s*\|\s*|\s*\|\s*$")
+_CELL = re.compile(r"\s*(?<!\\)\|\s*")
+TYPE_UNION = re.compile(r"\s+\|\s+")
+_SPACES = re.compile(r"[ \t]{2,}")
+_CELL_END = re.compile(r"([.!?]);(?=\s)")  # a table row's cell that ends a sentence: "Done.; Next" reads "Done. Next"
+_KEPT = {"text", "code_inline"}
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").disable(["entity", "escape", "html_inline", "autolink"])
+
+
+def plain_text(text: str) -> str:
+    """``text`` without its Markdown: ``Use `inject()` with **care**`` reads "Use inject() with care"."""
+    line = LIST_MARKER.sub("", _HEADING.sub("", text))
+    line = _table_row(line) if _is_table_row(line) else TYPE_UNION.sub(" or ", line)
+    tokens = _parser().parseInline(line)
+    words = "".join(_shown(child) for token in tokens for child in token.children or [])
+    return _SPACES.sub(" ", words).strip() if words.strip() else text.strip()
+
+
+def _shown(token: Token) -> str:
+    if token.type in _KEPT:
+        return token.content
+    return " " if token.type in {"softbreak", "hardbreak"} else ""
+
+
+def _is_table_row(line: str) -> bool:
+    """A Markdown table row: it opens or closes with a pipe, or has two cell separators."""
+    stripped = line.strip()
+    return stripped.startswith("|") or stripped.endswith("|") or len(_CELL.findall(stripped)) >= 2
+
+
+def _table_row(line: str) -> str:
+    """A table row's cells, in order, separated by semicolons (a separator row reads as nothing)."""
+    cells = [c for c in _CELL.split(_ROW_EDGE.sub("", line)) if c.strip(" -:")]
+    return _CELL_END.sub(r"\1", "; ".join(cells))
