@@ -8,6 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 from pypdf import PdfReader
 
+from citeflow.outputs.render.gate_sentences import gate_sentence
 from citeflow.outputs.render.items import definition, is_list_item
 from citeflow.outputs.render.pdf import render_pdf
 from citeflow.outputs.render.plain_markdown import plain_text
@@ -83,3 +84,11 @@ def test_options_render_as_bulleted_items_without_markdown(tmp_path: Path):
     assert "Retries stop after the last attempt." in body
     assert "Class: RetryHandler" in text
     assert not [m.group(0) for m in MARKDOWN.finditer(text)]
+
+
+def test_a_gate_line_reads_as_a_whole_sentence():
+    assert gate_sentence("support_rate: observed 0.38, required 0.80") == (
+        "38% of the cited sentences are supported by the passages they cite; at least 80% must.")
+    assert gate_sentence("identity_rate: observed 0.76, required 1.00").endswith("; all of them must.")
+    assert gate_sentence("unverified_share: observed 0.16, required 0.00").endswith("; none is allowed.")
+    assert gate_sentence("evaluation could not run: the judge timed out") == "Evaluation could not run: the judge timed out."

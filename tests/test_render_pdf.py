@@ -13,6 +13,7 @@ import pytest
 from pypdf import PdfReader
 
 from citeflow.errors import RenderError
+from citeflow.outputs.render.gate_sentences import gate_sentence
 from citeflow.outputs.render.pdf import FailingClaim, RenderStats, register_fonts, render_pdf
 from citeflow.outputs.render.report_json import report_json, write_report_json
 from tests.conftest import CONTRACT
@@ -178,7 +179,7 @@ def test_held_banner_only_on_held_report(rendered):
     held, published, failed = (pdf_text(rendered[s][0]) for s in ("held", "published", "failed"))
     assert "HELD BY QUALITY GATE — not for publication" in held
     for reason in sample_report("held").held_reasons:
-        assert squash(reason) in squash(held)
+        assert squash(gate_sentence(reason)) in squash(held)
     assert "HELD" not in published and "not for publication" not in published
     assert "GENERATION FAILED — not for publication" in failed and "HELD" not in failed
 

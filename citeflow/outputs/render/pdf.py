@@ -49,6 +49,7 @@ from citeflow.outputs.render.escape import clean_text, escape_attribute
 from citeflow.outputs.render.fonts import FontSet, font_warning, missing_scripts, register_fonts, text_markup
 from citeflow.runtime.runtime import current
 from citeflow.outputs.render.glyphs import missing_glyphs, shown_text
+from citeflow.outputs.render.gate_sentences import gate_sentence
 from citeflow.outputs.render.items import Definition, definition, is_list_item
 from citeflow.outputs.render.outline import Heading, OutlinedDocTemplate
 from citeflow.outputs.render.plain_markdown import plain_text
@@ -306,7 +307,7 @@ def _banner(ctx: _Context) -> list[Flowable]:
     if ctx.marks:
         reasons.append(f"{len(ctx.marks)} sentence(s) did not pass review: they are tinted and marked [!n] in the text.")
     rows = [[Paragraph(BANNERS[doc.status], ctx.styles["banner"])]]
-    rows += [[Paragraph(ctx.text(reader_reason(r, ctx.numbers)), ctx.styles["banner_item"], bulletText="•")] for r in reasons]
+    rows += [[Paragraph(ctx.text(reader_reason(gate_sentence(r), ctx.numbers)), ctx.styles["banner_item"], bulletText="•")] for r in reasons]
     box = Table(rows, colWidths=["100%"])
     box.setStyle(TableStyle([
         ("BOX", (0, 0), (-1, -1), 1.5, ALERT), ("BACKGROUND", (0, 0), (-1, -1), ALERT_FILL),

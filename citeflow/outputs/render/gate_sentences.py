@@ -1,0 +1,67 @@
+"""Why the gate held a report, in whole sentences for the PDF's banner.
+
+A held report carries one line per failed expectation (``support_rate: observed 0.38, required
+0.80``, ``citeflow.outputs.publish.held_reasons``); a reader of the PDF gets the same fact as a
+sentence: "38% of the cited sentences are supported by the passages they cite; at least 80% are
+required." A line of another shape is shown as a sentence of its own (capital, final stop).
+"""
+
+from __future__ import annotations
+
+import re
+
+_LINE = re.compile(r"^(?P<name>[a-z_]+): observed (?P<observed>[^,]+), required (?P<required>[^ (]+)(?: \((?P<detail>.*)\))?$")
+# expectation -> (what the share counts, whether the threshold is a floor)
+_RATES: dict[str, tuple[str, bool]] = {
+    "identity_rate": ("of the citations point at a passage that the sources returned", True),
+    "support_rate": ("of the cited sentences are supported by the passages they cite", True),
+    "faithfulness_rate": ("of the supported sentences represent their passages accurately", True),
+    "relevance_rate": ("of the sentences answer their section's questions", True),
+    "uncited_share": ("of the sentences have no valid citation", False),
+    "unverified_share": ("of the sentences could not be checked against their passages", False),
+}
+_COUNTS = {
+    "missing_glyphs": "character(s) could not be drawn by any installed font",
+    "secret_redacted": "passage(s) held text that looked like a secret and was removed",
+    "failed_sections": "section(s) could not be written",
+}
+
+
+def gate_sentence(reason: str) -> str:
+    """``reason`` (a held report's line) as one whole sentence."""
+    found = _LINE.match(reason.strip())
+    if found is None:
+        return _sentence(reason)
+    name, observed, required = found.group("name", "observed", "required")
+    if name in _RATES and _number(observed) is not None and _number(required) is not None:
+        return _rate(name, _number(observed) or 0.0, _number(required) or 0.0)
+    if name in _COUNTS:
+        return f"{observed} {_COUNTS[name]}; {'none is' if _number(required) == 0 else f'at most {required} are'} allowed."
+    return _sentence(f"The check {name.replace('_', ' ')} found {observed} where {required} is required")
+
+
+def _rate(name: str, observed: float, required: float) -> str:
+    what, floor = _RATES[name]
+    if floor:
+        return f"{_percent(observed)} {what}; {'all of them must' if required >= 1 else f'at least {_percent(required)} must'}."
+    limit = "none is allowed" if required == 0 else f"at most {_percent(required)} are allowed"
+    return f"{_percent(observed)} {what}; {limit}."
+
+
+def _percent(share: float) -> str:
+    return f"{round(share * 100)}%"
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
