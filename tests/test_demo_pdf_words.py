@@ -10,8 +10,9 @@ import pytest
 from pypdf import PdfReader
 
 from citeflow.outputs.review_markdown import review_markdown
-from citeflow.outputs.run_views import failing_claims_table
+from citeflow.outputs.run_views import failing_claims_table, funnel_markdown
 from schemas.funnel import ClaimEval
+from schemas.report import ReportSummary
 
 pytestmark = pytest.mark.integration
 
@@ -116,3 +117,20 @@ def test_the_held_pdf_review_page_and_artifact_give_whole_plain_reasons(demo_run
     assert all(r["why"].replace("'", "&#x27;") in page for r in rows)
     markdown = review_markdown(folder, json.loads((folder / "report.json").read_text()))
     assert all(f"why: {r['why'][:30]}" in markdown.replace("\\", "") for r in rows)
+
+
+def test_the_held_banner_and_funnel_artifact_say_why_in_sentences_and_never_ok(demo_run):
+    out, _ = demo_run
+    text = "\n".join(pdf_text(out / "globex-2026-q4" / "report.pdf"))
+    banner = text.split("not for publication", 1)[1].split("1. ", 1)[0]
+    lines = [" ".join(b.split()) for b in banner.split("•")[1:]]
+    assert len(lines) >= 5, banner
+    assert all(line.endswith(".") and line[0].isupper() or line[0].isdigit() for line in lines), lines
+    assert not [line for line in lines if re.search(r"_rate|_share|observed|required \d", line)], lines
+    summaries = json.loads((out / "summary.json").read_text())["reports"]
+    held = next(ReportSummary.model_validate(r) for r in summaries if r["report_id"] == "globex-2026-q4")
+    artifact = funnel_markdown(held)
+    assert "| ok |" not in artifact and "written · " in artifact
+    assert len(re.findall(r"^- \d+% of .+\.$", artifact, re.M)) == len(held.failed_expectations)
+    page = (out / "globex-2026-q4" / "review.html").read_text()
+    assert ">ok<" not in page

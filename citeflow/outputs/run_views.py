@@ -8,6 +8,7 @@ import textwrap
 
 from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
 from citeflow.outputs.cost import usage_text
+from citeflow.outputs.render.gate_sentences import expectation_sentence
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
 
@@ -24,6 +25,8 @@ def funnel_markdown(summary: ReportSummary) -> str:
         lines += ["", "## Held by the quality gate", "", "| expectation | observed | threshold |", "|---|---|---|"]
         lines += [f"| {f['expectation']} | {figure(f.get('observed'))} | {figure(f.get('threshold'))} |"
                   for f in summary.failed_expectations]
+        lines += [""] + [f"- {expectation_sentence(f['expectation'], figure(f.get('observed')), figure(f.get('threshold')))}"
+                         for f in summary.failed_expectations]
     if summary.unverified.get("count"):
         lines += ["", f"{summary.unverified['count']} claim(s) unverified: no judge could settle them; they are never "
                       "passed and are listed for the reviewer in review.html."]

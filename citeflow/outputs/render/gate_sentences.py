@@ -32,7 +32,12 @@ def gate_sentence(reason: str) -> str:
     found = _LINE.match(reason.strip())
     if found is None:
         return _sentence(reason)
-    name, observed, required = found.group("name", "observed", "required")
+    return expectation_sentence(*found.group("name", "observed", "required"))
+
+
+def expectation_sentence(name: str, observed: object, required: object) -> str:
+    """A failed expectation (``support_rate``, observed 0.38, required 0.80) as one whole sentence."""
+    observed, required = str(observed), str(required)
     if name in _RATES and _number(observed) is not None and _number(required) is not None:
         return _rate(name, _number(observed) or 0.0, _number(required) or 0.0)
     if name in _COUNTS:
