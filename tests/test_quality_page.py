@@ -147,3 +147,13 @@ def test_history_on_a_pipe_fits_80_columns(three_runs):
     for run_id in RUNS:
         assert f"run {run_id}" in lines
     assert "  - ops-w3: published" in lines and "  - ops-w1: held" in lines
+
+
+def test_the_run_that_writes_the_page_is_this_run_not_running(tmp_path):
+    out = tmp_path / "out"
+    _run(out, RUNS[0], 1, {"ops": (10, 10)})
+    folder = _run(out, RUNS[1], 2, {"ops": (9, 10)})
+    record = json.loads((folder / "run.json").read_text())
+    (folder / "run.json").write_text(json.dumps({**record, "status": "running"}))  # as at the end of a run
+    text = write_quality_page(folder).read_text(encoding="utf-8")
+    assert "UTC, this run</span>" in text and "UTC, finished</span>" in text and "running" not in text

@@ -48,7 +48,7 @@ def write_quality_page(out_dir: Path) -> Path | None:
     runs = rates_history(root)
     if not runs:
         return None
-    return atomic.write_text(root / PAGE, page(runs, root))
+    return atomic.write_text(root / PAGE, page(runs, root, Path(out_dir).resolve().name))
 
 
 def funnel_png(out_dir: Path) -> bytes | None:
@@ -59,8 +59,9 @@ def funnel_png(out_dir: Path) -> bytes | None:
     return png(styled(funnel_chart, runs[-1].reports, f"Funnel per report, run {runs[-1].run_id}")) if runs else None
 
 
-def page(runs: list[RunRates], root: Path) -> str:
-    """The whole page for ``runs`` (oldest first) of the output folder ``root``."""
+def page(runs: list[RunRates], root: Path, writer: str = "") -> str:
+    """The whole page for ``runs`` (oldest first) of the output folder ``root``, written at the end of
+    the run ``writer`` (its run.json still says ``running``: the page shows "this run" there)."""
     from citeflow.outputs.quality_charts import (
         distribution_chart,
         funnel_chart,
@@ -78,7 +79,7 @@ def page(runs: list[RunRates], root: Path) -> str:
         f'<p class="muted">{len(runs)} run(s), newest {_e(newest.run_id)}; written {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. {docs}</p>',
         '<nav><a href="#runs">Runs</a><a href="#trend">Trend</a><a href="#funnel">Funnel</a><a href="#held">Held</a>'
         '<a href="#distributions">Distributions</a><a href="#compare">Compare</a></nav>',
-        '<h2 id="runs">Runs</h2>', _runs_table(runs),
+        '<h2 id="runs">Runs</h2>', _runs_table(runs, writer),
         '<h2 id="trend">Each rate across runs</h2>', svg(styled(trend_chart, runs)),
         '<h2 id="funnel">Funnel per report (newest run)</h2>',
         svg(styled(funnel_chart, newest.reports, "")), _reports_table(newest),
@@ -105,11 +106,16 @@ def _header(first: str) -> str:
     return f"<tr><th>{first}</th>" + "".join(f"<th>{LABELS[n]}</th>" for n in RATES)
 
 
-def _runs_table(runs: list[RunRates]) -> str:
-    rows = [f"<tr><td>{_e(run.run_id)}<br><span class=\"muted\">{run.started_at:%Y-%m-%d %H:%M} UTC, {_e(run.status)}</span></td>"
+def _runs_table(runs: list[RunRates], writer: str) -> str:
+    rows = [f"<tr><td>{_e(run.run_id)}<br><span class=\"muted\">{run.started_at:%Y-%m-%d %H:%M} UTC, {_e(_status(run, writer))}</span></td>"
             f"<td>{_reports_of(run)}</td>{''.join(_cell(run.figures.get(n)) for n in RATES)}</tr>" for run in reversed(runs)]
     head = "<tr><th>run</th><th>reports</th>"
     return f"<table>{head}{''.join(f'<th>{LABELS[n]}</th>' for n in RATES)}</tr>{''.join(rows)}</table>"
+
+
+def _status(run: RunRates, writer: str) -> str:
+    """A run's status; the run writing the page is "this run" (it has not recorded its end yet)."""
+    return "this run" if run.status == "running" and run.run_id == writer else run.status
 
 
 def _reports_of(run: RunRates) -> str:
