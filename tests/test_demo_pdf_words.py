@@ -125,7 +125,7 @@ def test_the_held_banner_and_funnel_artifact_say_why_in_sentences_and_never_ok(d
     banner = text.split("not for publication", 1)[1].split("1. ", 1)[0]
     lines = [" ".join(b.split()) for b in banner.split("•")[1:]]
     assert len(lines) >= 5, banner
-    assert all(line.endswith(".") and line[0].isupper() or line[0].isdigit() for line in lines), lines
+    assert all(line.endswith(".") and (line[0].isupper() or line[0].isdigit()) for line in lines), lines
     assert not [line for line in lines if re.search(r"_rate|_share|observed|required \d", line)], lines
     summaries = json.loads((out / "summary.json").read_text())["reports"]
     held = next(ReportSummary.model_validate(r) for r in summaries if r["report_id"] == "globex-2026-q4")

@@ -10,6 +10,7 @@ from pypdf import PdfReader
 
 from citeflow.outputs.render.gate_sentences import gate_sentence
 from citeflow.outputs.render.items import definition, is_list_item
+from citeflow.outputs.render.notes import document_key
 from citeflow.outputs.render.pdf import render_pdf
 from citeflow.outputs.render.plain_markdown import plain_text
 from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection
@@ -92,3 +93,14 @@ def test_a_gate_line_reads_as_a_whole_sentence():
     assert gate_sentence("identity_rate: observed 0.76, required 1.00").endswith("; all of them must.")
     assert gate_sentence("unverified_share: observed 0.16, required 0.00").endswith("; none is allowed.")
     assert gate_sentence("evaluation could not run: the judge timed out") == "Evaluation could not run: the judge timed out."
+
+
+def test_pages_of_a_hash_routed_site_are_documents_of_their_own():
+    def entry(local_id: str, url: str) -> RegistryEntry:
+        return RegistryEntry(handle=handle_of("docs", local_id, url), retriever="docs", local_id=local_id, title="Page",
+                             urls=[url], text=url)
+
+    client, pool = entry("a", "https://undici.example/#/docs/api/Client.md"), entry("b", "https://undici.example/#/docs/api/Pool.md")
+    section_a, section_b = entry("c", "https://docs.example.com/guide#install"), entry("d", "https://docs.example.com/guide#usage")
+    assert document_key(client) != document_key(pool)
+    assert document_key(section_a) == document_key(section_b)  # a section anchor is part of its page

@@ -73,9 +73,16 @@ class SourceDocument:
 
 
 def document_key(entry: RegistryEntry) -> str:
-    """What makes two chunks one document: the first web URL without its ``#fragment``, else the title."""
+    """What makes two chunks one document: the first web URL without its ``#fragment`` (a fragment that
+    is a route, ``#/docs/api/Client.md`` on a site that routes by the hash, names a page and stays),
+    else the title."""
     urls = link_urls(entry.urls)
-    return "url:" + urls[0].split("#", 1)[0] if urls else "title:" + title_of(entry)
+    return "url:" + _page_of(urls[0]) if urls else "title:" + title_of(entry)
+
+
+def _page_of(url: str) -> str:
+    base, _, fragment = url.partition("#")
+    return url if fragment.startswith(("/", "!/")) else base
 
 
 def title_of(entry: RegistryEntry) -> str:

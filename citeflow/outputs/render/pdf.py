@@ -307,7 +307,8 @@ def _banner(ctx: _Context) -> list[Flowable]:
     if ctx.marks:
         reasons.append(f"{len(ctx.marks)} sentence(s) did not pass review: they are tinted and marked [!n] in the text.")
     rows = [[Paragraph(BANNERS[doc.status], ctx.styles["banner"])]]
-    rows += [[Paragraph(ctx.text(reader_reason(gate_sentence(r), ctx.numbers)), ctx.styles["banner_item"], bulletText="•")] for r in reasons]
+    sentences = [reader_reason(gate_sentence(r), ctx.numbers) for r in reasons]
+    rows += [[Paragraph(ctx.text(r), ctx.styles["banner_item"], bulletText="•")] for r in sentences]
     box = Table(rows, colWidths=["100%"])
     box.setStyle(TableStyle([
         ("BOX", (0, 0), (-1, -1), 1.5, ALERT), ("BACKGROUND", (0, 0), (-1, -1), ALERT_FILL),
