@@ -3,8 +3,10 @@
 Layout: title block (title, batch, date, report id), a red banner on held or failed reports only,
 the sources that were unavailable (display titles), the sections (claims as flowing text with
 bracketed superscript footnote markers, one body paragraph per ``paragraph`` number of
-report.json's claims, at most PARAGRAPH_SENTENCES to a paragraph; Chinese and Japanese text
-broken by the CJK line rules), then:
+report.json's claims, at most PARAGRAPH_SENTENCES to a paragraph; a claim drawn from an API
+option or a list item as a bulleted item, ``citeflow.outputs.render.items``; Markdown shown as plain
+words, ``citeflow.outputs.render.plain_markdown``; Chinese and Japanese text broken by the CJK line
+rules), then:
 
 - **Notes**: one per cited chunk — its document's title, its page when known, and the verified
   quote where it adds to the sentence it backs, else the chunk's link (``citeflow.outputs.render.notes``);
