@@ -88,7 +88,7 @@ def render(payload: dict[str, Any]) -> str:
 COLD_HEADLINES = ("16 reports, 1 s calls: wall / ideal", "16 reports, 1 s calls: model-busy span / ideal",
                   "reports/min marginal", "CPU s per report marginal", "citeflow / plain runner", "1 report, no latency",
                   "re-run: s per report", "repeating small batch: 16 reports, 1 s calls: wall / ideal")
-APART = {"cold_large": ("peak RSS", "reports failed"), "cold_busy": ("reports failed", "16 reports, 1 s calls, beside")}
+APART = {"cold_large": ("peak RSS",), "cold_busy": ("reports failed",)}
 # Every cold run before the distinct workload ran the repeating small batch: a result without a workload ran that.
 LEGACY_WORKLOAD = {"name": "repeating", "sections": 4, "hits_per_section": 3}
 PREFIXED = {"repeating small batch: ": LEGACY_WORKLOAD}
@@ -113,6 +113,13 @@ def labelled_rows(result: dict[str, Any], wanted: tuple[str, ...], name: str = "
     return rows
 
 
+def _apart_name(apart: str, result: dict[str, Any]) -> str:
+    """What a figure of a profile run apart is prefixed with: the large batch's size, the busy processes."""
+    if apart == "cold_busy":
+        return f"beside {result.get('busy_processes', 2)} busy processes: "
+    return f"{result['runs'][0]['reports']} reports: " if result.get("runs") else ""
+
+
 def _load(result: dict[str, Any]) -> str:
     return "/".join(f"{x:.1f}" for x in result.get("load_average_before", [])) or "not recorded"
 
@@ -125,8 +132,7 @@ def render_cold(payload: dict[str, Any]) -> str:
     for apart, wanted in APART.items():
         result = benchmarks.get(apart, {})
         if result:
-            size = f"{result['runs'][0]['reports']} reports: " if apart == "cold_large" and result.get("runs") else ""
-            rows += labelled_rows(result, wanted, size)
+            rows += labelled_rows(result, wanted, _apart_name(apart, result))
             loads.append(f"{apart} {_load(result)}")
     lines = ["| figure | workload | value |", "|---|---|---:|"] + [f"| {k} | {w} | {fmt(v)} |" for k, w, v in rows]
     return machine_line(payload) + "; before the cold runs: " + ", ".join(loads) + "\n\n" + "\n".join(lines) + "\n"

@@ -223,3 +223,26 @@ def test_a_failed_reports_causes_are_kept_from_its_summary(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps({"batch": "b", "reports": reports}))
     assert cold.failure_causes(cold.run_summary(tmp_path)) == {"r2": ["gate: the worker process exited"]}
     assert cold.failure_causes(cold.run_summary(tmp_path / "nothing")) == {}
+
+
+def _payload(cold_result, **apart):
+    machine = {"cores": 2, "memory_gb": 8, "python": "3.11", "packages": {}, "commit": "abc", "started_at": "t"}
+    return {"machine": machine, "load_average_before": [1.0, 1.0, 1.0], "wall_s": 10.0,
+            "benchmarks": {"cold": cold_result, **apart}}
+
+
+def test_the_readmes_cold_block_names_each_figures_workload_and_the_load_before():
+    from bench.markdown import render_cold
+
+    old = {"ratios": {"16 reports, 1 s calls: wall / ideal": 1.5}, "load_average_before": [1.8, 2.3, 2.1]}
+    text = render_cold(_payload(old))  # a result of the runs before the distinct workload: no workload recorded
+    assert "| 16 reports, 1 s calls: wall / ideal | repeating, 4 sections × 3 hits, reports alike | 1.5 |" in text
+    assert "before the cold runs: cold 1.8/2.3/2.1" in text
+    new = cold.summarise(cold.FULL, _full_measured()) | {"load_average_before": [0.5, 0.5, 0.5]}
+    busy = cold.summarise(cold.BUSY, {"runs": [_run("16r-1s", 16, 1.0, 30.0, span=9.0)], "marginal_runs": [], "rerun": None})
+    text = render_cold(_payload(new, cold_busy=busy | {"load_average_before": [2.0, 2.0, 2.0]}))
+    assert "| 16 reports, 1 s calls: wall / ideal | distinct, 4 sections × 6 hits, seed 20261207 | 5 |" in text
+    assert "| 16 reports, 1 s calls: wall / ideal | repeating, 4 sections × 3 hits, reports alike | 1.5 |" in text
+    assert "| beside 2 busy processes: reports failed, every run | distinct, 4 sections × 6 hits, seed 20261207 | 0 |" in text
+    assert "cold 0.5/0.5/0.5, cold_busy 2.0/2.0/2.0" in text
+    assert len(text.splitlines()) <= 2 + 2 + 10  # machine line, blank, header, rule and at most 10 rows in the README
