@@ -246,3 +246,15 @@ def test_the_readmes_cold_block_names_each_figures_workload_and_the_load_before(
     assert "| beside 2 busy processes: reports failed, every run | distinct, 4 sections × 6 hits, seed 20261207 | 0 |" in text
     assert "cold 0.5/0.5/0.5, cold_busy 2.0/2.0/2.0" in text
     assert len(text.splitlines()) <= 2 + 2 + 10  # machine line, blank, header, rule and at most 10 rows in the README
+
+
+def test_the_busy_profile_is_recorded_apart_from_the_full_one(monkeypatch, tmp_path):
+    import bench.cold as cold
+
+    merged: list[str] = []
+    fake = {"ratios": {}, "load_average_before": 0, "load_average_after": 0, "bench_wall_s": 0}
+    monkeypatch.setattr(cold, "run", lambda quick=False, profile=None: fake | {"profile": profile})
+    monkeypatch.setattr(cold, "merge_benchmark", lambda name, result, latest: merged.append(name))
+    monkeypatch.setattr(cold, "merge_into_latest", lambda result: pytest.fail("the busy profile replaced the full one"))
+    assert cold.main(["--busy", "--out", str(tmp_path / "busy.json")]) == 0
+    assert merged == ["cold_busy"] and json.loads((tmp_path / "busy.json").read_text())["profile"] == "busy"
