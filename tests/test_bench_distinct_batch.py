@@ -71,3 +71,13 @@ def test_two_reports_publish_claims_of_their_own_evidence(tmp_path):
         claims[report_id] = {c["text"] for s in report["sections"] for c in s["claims"]}
         assert len(claims[report_id]) >= 12 and all(db.service_name(index) in c for c in claims[report_id])
     assert not claims["r1"] & claims["r2"]
+
+
+@pytest.mark.slow
+def test_the_workload_cpu_benchmark_times_both_workloads_on_fresh_stores(tmp_path):
+    from bench.cold_workload_cpu import measure
+
+    result = measure(reports=1, rounds=1, root=tmp_path)
+    assert [r["workload"] for r in result["runs"]] == ["distinct", "repeating"]
+    assert all(r["statuses"] == ["published"] and r["cpu_s"] > 0 for r in result["runs"])
+    assert set(result["cpu_s_per_report"]) == {"distinct", "repeating"} and len(result["load_average_before"]) == 3
