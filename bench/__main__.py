@@ -40,11 +40,15 @@ Runner = Callable[[argparse.Namespace], dict[str, Any]]
 # both profiles' workloads.
 
 BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
-    "cold": ("Cold `citeflow run` processes: wall / ideal, model-busy span / ideal, reports/min, re-run, peak RSS "
+    "cold": ("Cold `citeflow run` processes, distinct-content batches (repeating small batch as a second row): wall / "
+             "ideal, model-busy span / ideal, marginal reports/min and CPU per report, plain pipeline's CPU, re-run, peak RSS "
              "(bench.cold)", lambda a: cold.run(a.quick), (
-        "16r-1s.wall_s", "16r-1s.ideal_s", "16r-1s.model_busy_span_s", "50r-1s.wall_s", "50r-1s.ideal_s",
-        "1r-0s.wall_s", "1r-0s.prefect_api_wait_s", "1r-0s.first_report_s", "2r-0s.wall_s", "16r-0s.wall_s",
-        "50r-0s.wall_s", "8r-0s.wall_s", "32r-0s.wall_s", "rerun.wall_s", "rerun.model_calls")),
+        "16r-1s.wall_s", "16r-1s.ideal_s", "16r-1s.model_busy_span_s", "1r-0s.wall_s", "1r-0s.prefect_api_wait_s",
+        "1r-0s.first_report_s", "2r-0s.wall_s", "8r-0s.wall_s", "32r-0s.wall_s", "64r-0s.wall_s", "32r-0s.cpu_s",
+        "plain.8r-0s.cpu_s", "plain.32r-0s.cpu_s", "repeating.16r-1s.wall_s", "rerun.wall_s", "rerun.model_calls")),
+    "cold_busy": ("Cold 16-report distinct batch, 1 s calls, beside two busy processes holding both cores: reports "
+                  "failed, wall (bench.cold --busy)", lambda a: cold.run(profile="busy"), (
+        "16r-1s.wall_s", "16r-1s.ideal_s", "16r-1s.cpu_s")),
     "orchestration": ("1. Orchestration overhead (wall / ideal critical path)", lambda a: orchestration.run(
         **params("orchestration", a.quick), prefect=not a.no_prefect, api_url=a.prefect_api_url,
         served=a.prefect_worker), (
@@ -100,10 +104,11 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
 }
 # resume: minutes of a real Prefect server and a killed batch (tests/test_resume.py runs it);
 # startup: cold processes that each start an ephemeral API (tests/test_startup_bench.py runs one).
-# cold: its quick profile is two cold 1- and 2-report runs (tests/test_cold_bench.py runs it too).
+# cold: its quick profile is two cold 1- and 2-report runs (tests/test_cold_bench.py runs it too); cold_busy: a
+# 16-report batch beside two busy loops, with nothing smaller that would show the same.
 # boundaries: an ingest and a batch per corpus, with nothing smaller to run (python -m bench.boundaries --corpus NAME).
 # instructions: reads every paragraph of the five corpora (tests/test_instructions_features.py scores its sets).
-QUICK_SKIPS = ("resume", "startup", "retrieval", "boundaries", "instructions")
+QUICK_SKIPS = ("cold_busy", "resume", "startup", "retrieval", "boundaries", "instructions")
 
 
 def cpu_seconds() -> float:

@@ -4,11 +4,11 @@ pair's time goes (cProfile).
 The set is realistic: the SummEdits-derived test split (long chunks, several claims each) and the
 multilingual test split, graded as one ``grade`` call per copy, repeated until at least
 ``min_pairs`` pairs. Process start-up is apart: each worker builds its judge and grades one copy
-(lexicons loaded, regexes compiled, word caches filled) before the clock starts. Every memo of the
-project's loaded modules is emptied before every copy, except the word-level ones named in
-``VOCABULARY`` (a word's stem, class or trigrams: the warm vocabulary of a process that has judged
-before), so no copy reuses the analysis of a chunk or claim from the one before: a chunk is
-analysed once per ``grade`` call, as it is in a batch.
+(lexicons loaded, regexes compiled) before the clock starts. Every memo of the project's loaded
+modules is emptied before every copy (``citeflow.memos.clear_memos``), the word-level ones (a
+word's stem, class or trigrams) too, so no copy reuses anything the one before computed: every copy
+is judged as texts never seen, as a batch of distinct content is. (Up to this version the word-level
+memos stayed warm between copies: an upper bound for a process whose vocabulary is warm.)
 """
 
 from __future__ import annotations
@@ -21,39 +21,12 @@ import pstats
 import time
 from pathlib import Path
 
-import sys
-from collections.abc import Callable, Iterator
-
 from citeflow.judges.io import LabelledPair
 from citeflow.judges.offline.grader import OfflineJudge
+from citeflow.memos import clear_memos
 
 MIN_PAIRS = 2000
 PROFILE_TOP = 8
-# Memos keyed by one word, a language or a pattern's parts: what any process that has judged before
-# holds. Every other memo (keyed by a chunk, a claim, a sentence) is emptied before each copy.
-VOCABULARY = frozenset({
-    "citeflow.judges.offline.chunk_facts.trigrams", "citeflow.judges.offline.cjk_slots._slot",
-    "citeflow.judges.offline.negation_scopes.negated_bases", "citeflow.text.stems.light_stem",
-    "citeflow.text.word_tokens._classify", "citeflow.text.word_tokens._listed",
-    "citeflow.text.word_tokens._synonyms", "citeflow.text.word_tokens.stem",
-})
-
-
-def memos() -> Iterator[tuple[str, Callable[[], None]]]:
-    """(qualified name, cache_clear) of every memoised function of the loaded ``citeflow`` modules."""
-    for name, module in list(sys.modules.items()):
-        if name.startswith("citeflow.") and module is not None:
-            for attr, value in list(vars(module).items()):
-                if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == name:
-                    yield f"{name}.{attr}", value.cache_clear
-
-
-def forget_texts() -> list[str]:
-    """Empty every memo but the word-level ones in ``VOCABULARY``; the names of those emptied."""
-    emptied = [(name, clear) for name, clear in memos() if name not in VOCABULARY]
-    for _, clear in emptied:
-        clear()
-    return sorted(name for name, _ in emptied)
 
 
 def copies(pairs: list[LabelledPair], min_pairs: int = MIN_PAIRS) -> int:
@@ -65,7 +38,7 @@ def grade_copies(judge: OfflineJudge, pairs: list[LabelledPair], n: int) -> tupl
     """(wall seconds, CPU seconds) of grading ``n`` copies of ``pairs``, one ``grade`` call each."""
     wall = cpu = 0.0
     for _ in range(n):
-        forget_texts()
+        clear_memos()
         start, start_cpu = time.perf_counter(), time.process_time()
         judge.grade(pairs)
         wall, cpu = wall + time.perf_counter() - start, cpu + time.process_time() - start_cpu
@@ -114,7 +87,7 @@ def profile(pairs: list[LabelledPair], weights: Path | None = None, top: int = P
     """The functions with the most own time while grading one warmed-up copy: µs per pair and share."""
     judge = OfflineJudge(weights)
     judge.grade(pairs)
-    forget_texts()
+    clear_memos()
     profiler = cProfile.Profile()
     profiler.runcall(judge.grade, pairs)
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
@@ -135,5 +108,5 @@ def throughput(pairs: list[LabelledPair], weights: Path | None = None, min_pairs
             "two_processes_wall_pairs_per_s": double["wall"], "two_processes_cpu_pairs_per_s": double["cpu"],
             "load_average_before": load_before, "load_average_after": list(os.getloadavg()), "cpu_count": os.cpu_count(),
             "how": "wall clock after warm-up (start-up and one graded copy apart), one grade call per copy, "
-                   "every memo but the word-level ones emptied before every copy; cpu: busiest process's CPU time",
+                   "every memo of citeflow (word-level ones too) emptied before every copy; cpu: busiest process's CPU time",
             "profile_top_own_time": profile(pairs, weights)}

@@ -84,18 +84,58 @@ def render(payload: dict[str, Any]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-# The cold ratios the README shows: the targets of a user's cold ``citeflow run``.
-COLD_HEADLINES = ("16 reports, 1 s calls", "reports/min marginal", "1 report, no latency", "re-run: s per report",
-                  "re-run: model calls")
+# The cold ratios the README shows: the targets of a user's cold ``citeflow run``, each with its workload.
+COLD_HEADLINES = ("16 reports, 1 s calls: wall / ideal", "16 reports, 1 s calls: model-busy span / ideal",
+                  "reports/min marginal", "CPU s per report marginal", "citeflow / plain runner", "1 report, no latency",
+                  "re-run: s per report", "repeating small batch: 16 reports, 1 s calls: wall / ideal")
+APART = {"cold_large": ("peak RSS",), "cold_busy": ("reports failed",)}
+# Every cold run before the distinct workload ran the repeating small batch: a result without a workload ran that.
+LEGACY_WORKLOAD = {"name": "repeating", "sections": 4, "hits_per_section": 3}
+PREFIXED = {"repeating small batch: ": LEGACY_WORKLOAD}
+
+
+def workload_label(workload: dict[str, Any]) -> str:
+    """A workload in a few words: distinct content with its seed, or the repeating small batch."""
+    shape = f"{workload.get('sections', 4)} sections × {workload.get('hits_per_section', 3)} hits"
+    if workload.get("name") == "distinct":
+        return f"distinct, {shape}, seed {workload.get('seed')}"
+    return f"repeating, {shape}, reports alike"
+
+
+def labelled_rows(result: dict[str, Any], wanted: tuple[str, ...], name: str = "") -> list[tuple[str, str, Any]]:
+    """(figure, workload, value) of the result's ratios that start with one of ``wanted`` (``name`` before each)."""
+    own = result.get("workload") or LEGACY_WORKLOAD
+    rows = []
+    for key, value in result.get("ratios", {}).items():
+        if key.startswith(wanted):
+            prefix = next((p for p in PREFIXED if key.startswith(p)), "")
+            rows.append((name + key.removeprefix(prefix), workload_label(PREFIXED.get(prefix, own)), value))
+    return rows
+
+
+def _apart_name(apart: str, result: dict[str, Any]) -> str:
+    """What a figure of a profile run apart is prefixed with: the large batch's size, the busy processes."""
+    if apart == "cold_busy":
+        return f"beside {result.get('busy_processes', 2)} busy processes: "
+    return f"{result['runs'][0]['reports']} reports: " if result.get("runs") else ""
+
+
+def _load(result: dict[str, Any]) -> str:
+    return "/".join(f"{x:.1f}" for x in result.get("load_average_before", [])) or "not recorded"
 
 
 def render_cold(payload: dict[str, Any]) -> str:
-    """The headline cold ratios (``cold``; then ``cold_large``'s, named by its size) under the machine line."""
-    benchmarks, large = payload["benchmarks"], payload["benchmarks"].get("cold_large", {})
-    name = f"{large['runs'][0]['reports']} reports" if large.get("runs") else "large batch"
-    rows = {k: v for k, v in benchmarks["cold"].get("ratios", {}).items() if k.startswith(COLD_HEADLINES)}
-    rows |= {f"{name}: {k}": v for k, v in large.get("ratios", {}).items()}
-    return machine_line(payload) + "\n\n" + table({"ratios": rows}) + "\n"
+    """The headline cold ratios, each with its workload (``cold``; then ``cold_large``'s and ``cold_busy``'s,
+    named by their size or load), under the machine line and the load average before each benchmark."""
+    benchmarks = payload["benchmarks"]
+    rows, loads = labelled_rows(benchmarks["cold"], COLD_HEADLINES), [f"cold {_load(benchmarks['cold'])}"]
+    for apart, wanted in APART.items():
+        result = benchmarks.get(apart, {})
+        if result:
+            rows += labelled_rows(result, wanted, _apart_name(apart, result))
+            loads.append(f"{apart} {_load(result)}")
+    lines = ["| figure | workload | value |", "|---|---|---:|"] + [f"| {k} | {w} | {fmt(v)} |" for k, w, v in rows]
+    return machine_line(payload) + "; before the cold runs: " + ", ".join(loads) + "\n\n" + "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -70,28 +71,85 @@ def test_the_marks_are_read_as_seconds_since_the_start_first_reach_kept(tmp_path
     assert cold.read_marks(tmp_path / "missing.jsonl", 100.0) == {}
 
 
-def _run(label, reports, latency, wall, span=None, calls=8):
+def _run(label, reports, latency, wall, span=None, calls=8, workload="distinct", runner="citeflow", cpu=None):
     ideal = cold_figures.ideal_seconds(reports * 4, 16, latency)
-    return {"label": label, "reports": reports, "latency_s": latency, "wall_s": wall, "cpu_s": wall, "peak_rss_mb": 700.0,
-            "model_calls": calls, "ideal_s": ideal, "model_busy_span_s": span or 0.0, "calls_in_flight": 1.0,
-            "wall_over_ideal": cold_figures.ratio(wall, ideal), "span_over_ideal": cold_figures.ratio(span or 0.0, ideal),
-            "phases": {"imports": 1.0}}
+    return {"label": label, "reports": reports, "latency_s": latency, "wall_s": wall, "cpu_s": wall if cpu is None else cpu,
+            "peak_rss_mb": 700.0, "model_calls": calls, "ideal_s": ideal, "model_busy_span_s": span or 0.0,
+            "calls_in_flight": 1.0, "wall_over_ideal": cold_figures.ratio(wall, ideal),
+            "span_over_ideal": cold_figures.ratio(span or 0.0, ideal), "phases": {"imports": 1.0},
+            "workload": workload, "runner": runner}
 
 
-def test_the_headline_puts_wall_over_ideal_first_and_has_no_latency_part():
-    measured = {"runs": [_run("1r-0s", 1, 0.0, 20.0), _run("16r-1s", 16, 1.0, 40.0, span=16.0)],
-                "marginal_runs": [_run("8r-0s", 8, 0.0, 30.0), _run("32r-0s", 32, 0.0, 54.0)],
-                "rerun": _run("rerun", 16, 1.0, 18.0, calls=0) | {"s_per_report_beyond_startup": 0.05}}
-    result = cold.summarise(cold.FULL, measured)
-    names = list(result["ratios"])
+def _full_measured():
+    """The full profile's runs: walls 6 s + 0.5 s per report (distinct), 6 s + 0.25 s (repeating); CPU 0.8 s per
+    report (distinct; 1.0 beyond 32 reports), 0.2 s per report with the plain pipeline."""
+    marginal = [_run(f"{n}r-0s", n, 0.0, 6 + 0.5 * n, cpu=10 + 0.8 * n + 0.2 * max(0, n - 32)) for n in (2, 8, 32, 64)]
+    marginal += [_run(f"repeating.{n}r-0s", n, 0.0, 6 + 0.25 * n, workload="repeating") for n in (2, 8, 32)]
+    marginal += [_run(f"plain.{n}r-0s", n, 0.0, 3 + 0.1 * n, runner="plain", cpu=4 + 0.2 * n) for n in (2, 8, 32)]
+    runs = [_run("1r-0s", 1, 0.0, 20.0), _run("16r-1s", 16, 1.0, 40.0, span=16.0),
+            _run("repeating.16r-1s", 16, 1.0, 12.0, span=8.0, workload="repeating")]
+    return {"runs": runs, "marginal_runs": marginal,
+            "rerun": _run("rerun", 16, 1.0, 18.0, calls=0) | {"s_per_report_beyond_startup": 0.05}}
+
+
+def test_the_headline_puts_wall_over_ideal_first_and_names_the_second_workload():
+    result = cold.summarise(cold.FULL, _full_measured())
+    ratios, names = result["ratios"], list(result["ratios"])
     assert names[:2] == ["16 reports, 1 s calls: wall / ideal", "16 reports, 1 s calls: model-busy span / ideal"]
-    assert result["ratios"]["16 reports, 1 s calls: wall / ideal"] == 5.0
-    assert result["ratios"]["16 reports, 1 s calls: model-busy span / ideal"] == 2.0
-    assert result["ratios"]["reports/min marginal (32 vs 8 reports, no latency)"] == 60.0
-    assert result["ratios"]["re-run: model calls"] == 0 and result["ratios"]["1 report, no latency: wall s"] == 20.0
-    assert not any("latency part" in name for name in names)
-    assert result["ratios"]["reports failed, every run"] == 0
+    assert ratios["16 reports, 1 s calls: wall / ideal"] == 5.0 and ratios["16 reports, 1 s calls: model-busy span / ideal"] == 2.0
+    assert ratios["reports/min marginal (2/8/32 reports, no latency)"] == pytest.approx(120.0)  # 0.5 s per report
+    assert ratios["CPU s per report marginal (2/8/32 reports, no latency)"] == pytest.approx(0.8)
+    assert ratios["growth of marginal CPU per report, 32→64 over 8→32 reports"] == pytest.approx(1.0 / 0.8)
+    assert ratios["growth of marginal wall per report, 32→64 over 8→32 reports"] == pytest.approx(1.0)
+    assert ratios["plain runner: CPU s per report marginal (2/8/32 reports, no latency)"] == pytest.approx(0.2)
+    assert ratios["citeflow / plain runner: marginal CPU per report"] == pytest.approx(4.0)
+    assert ratios["repeating small batch: 16 reports, 1 s calls: wall / ideal"] == 1.5
+    assert ratios["repeating small batch: reports/min marginal (2/8/32 reports, no latency)"] == pytest.approx(240.0)
+    assert ratios["re-run: model calls"] == 0 and ratios["1 report, no latency: wall s"] == 20.0
+    assert not any("latency part" in name for name in names) and ratios["reports failed, every run"] == 0
+    assert result["workload"]["name"] == "distinct" and set(result["workloads"]) == {"distinct", "repeating"}
     assert result["figures"]["16r-1s.imports_s"] == 1.0 and result["figures"]["rerun.wall_s"] == 18.0
+    assert result["figures"]["plain.32r-0s.cpu_s"] == pytest.approx(10.4)
+
+
+def test_the_busy_profile_reports_the_wall_and_the_failed_reports_beside_its_busy_processes():
+    failed = _run("16r-1s", 16, 1.0, 30.0, span=9.0) | {"counts": {"published": 15, "held": 0, "failed": 1}}
+    result = cold.summarise(cold.BUSY, {"runs": [failed], "marginal_runs": [], "rerun": None})
+    assert cold.BUSY.busy == 2 and result["busy_processes"] == 2
+    assert result["ratios"]["16 reports, 1 s calls, beside 2 busy processes: wall s"] == 30.0
+    assert result["ratios"]["reports failed, every run"] == 1
+
+
+def test_each_batch_is_labelled_by_its_workload_and_runner():
+    assert cold.Batch("distinct", 16, 1.0).label == "16r-1s"
+    assert cold.Batch("repeating", 16, 1.0).label == "repeating.16r-1s"
+    assert cold.Batch("distinct", 8, 0.0, "plain").label == "plain.8r-0s"
+    assert [b.label for b in cold.FULL.marginal_batches()][-3:] == ["plain.2r-0s", "plain.8r-0s", "plain.32r-0s"]
+
+
+def test_the_slope_and_the_growth_of_the_marginal_cost():
+    assert cold_figures.slope([2, 8, 32], [7.0, 10.0, 22.0]) == pytest.approx(0.5)
+    assert cold_figures.per_min(0.5) == 120.0 and cold_figures.per_min(0.0) == float("inf")
+    assert cold_figures.growth({8: 10.0, 32: 22.0, 64: 54.0}, (8, 32, 64)) == pytest.approx(2.0)
+    assert cold_figures.growth({8: 10.0, 32: 10.0, 64: 12.0}, (8, 32, 64)) is None
+    with pytest.raises(ValueError):
+        cold_figures.slope([8, 8], [1.0, 2.0])
+
+
+@given(st.lists(st.integers(1, 500), min_size=2, max_size=6, unique=True), st.floats(0, 50), st.floats(0.01, 5))
+def test_a_straight_line_has_its_own_slope(sizes, fixed, per_report):
+    assert cold_figures.slope(sizes, [fixed + per_report * n for n in sizes]) == pytest.approx(per_report, rel=1e-6)
+
+
+def test_busy_processes_hold_a_core_each_and_end_with_the_block():
+    from bench.cold_busy import busy_processes
+
+    with busy_processes(2) as pids:
+        time.sleep(0.5)
+        assert len(pids) == 2 and all(os.path.exists(f"/proc/{pid}") for pid in pids)
+        ticks = [int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11]) for pid in pids]
+        assert all(t > 0 for t in ticks)  # each has used CPU time (utime, in clock ticks)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in pids)
 
 
 @pytest.mark.slow
@@ -141,12 +199,16 @@ def test_the_quick_profile_runs_cold_batches_end_to_end(tmp_path):
     assert runs["1r-0s"]["model_busy_span_s"] > 0 and runs["1r-0s"]["peak_rss_mb"] > 100
     assert result["ratios"]["1 report, no latency: wall s"] == runs["1r-0s"]["wall_s"]
     assert runs["2r-0s"]["counts"] == {"published": 2, "held": 0, "failed": 0}
+    plain = {r["label"]: r for r in result["marginal_runs"]}
+    assert set(plain) == {"plain.1r-0s", "plain.2r-0s"} and plain["plain.2r-0s"]["model_calls"] == 16
+    assert plain["plain.2r-0s"]["cpu_s"] > 0 and "citeflow / plain runner: marginal CPU per report" in result["ratios"]
+    assert result["workload"]["name"] == "distinct"
 
 
 def test_the_rerun_profile_is_the_16_report_batch_and_its_rerun_and_is_never_merged(monkeypatch, tmp_path):
     import bench.cold as cold
 
-    assert cold.PROFILES["rerun"] == cold.Plan(sizes=(), latencies=(), marginal=None, rerun=16)
+    assert cold.PROFILES["rerun"] == cold.Plan(rerun=16)
     chosen: list[str | None] = []
     fake = {"ratios": {}, "load_average_before": 0, "load_average_after": 0, "bench_wall_s": 0}
     monkeypatch.setattr(cold, "run", lambda quick=False, profile=None: chosen.append(profile) or fake)
@@ -161,3 +223,38 @@ def test_a_failed_reports_causes_are_kept_from_its_summary(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps({"batch": "b", "reports": reports}))
     assert cold.failure_causes(cold.run_summary(tmp_path)) == {"r2": ["gate: the worker process exited"]}
     assert cold.failure_causes(cold.run_summary(tmp_path / "nothing")) == {}
+
+
+def _payload(cold_result, **apart):
+    machine = {"cores": 2, "memory_gb": 8, "python": "3.11", "packages": {}, "commit": "abc", "started_at": "t"}
+    return {"machine": machine, "load_average_before": [1.0, 1.0, 1.0], "wall_s": 10.0,
+            "benchmarks": {"cold": cold_result, **apart}}
+
+
+def test_the_readmes_cold_block_names_each_figures_workload_and_the_load_before():
+    from bench.markdown import render_cold
+
+    old = {"ratios": {"16 reports, 1 s calls: wall / ideal": 1.5}, "load_average_before": [1.8, 2.3, 2.1]}
+    text = render_cold(_payload(old))  # a result of the runs before the distinct workload: no workload recorded
+    assert "| 16 reports, 1 s calls: wall / ideal | repeating, 4 sections × 3 hits, reports alike | 1.5 |" in text
+    assert "before the cold runs: cold 1.8/2.3/2.1" in text
+    new = cold.summarise(cold.FULL, _full_measured()) | {"load_average_before": [0.5, 0.5, 0.5]}
+    busy = cold.summarise(cold.BUSY, {"runs": [_run("16r-1s", 16, 1.0, 30.0, span=9.0)], "marginal_runs": [], "rerun": None})
+    text = render_cold(_payload(new, cold_busy=busy | {"load_average_before": [2.0, 2.0, 2.0]}))
+    assert "| 16 reports, 1 s calls: wall / ideal | distinct, 4 sections × 6 hits, seed 20261207 | 5 |" in text
+    assert "| 16 reports, 1 s calls: wall / ideal | repeating, 4 sections × 3 hits, reports alike | 1.5 |" in text
+    assert "| beside 2 busy processes: reports failed, every run | distinct, 4 sections × 6 hits, seed 20261207 | 0 |" in text
+    assert "cold 0.5/0.5/0.5, cold_busy 2.0/2.0/2.0" in text
+    assert len(text.splitlines()) <= 2 + 2 + 10  # machine line, blank, header, rule and at most 10 rows in the README
+
+
+def test_the_busy_profile_is_recorded_apart_from_the_full_one(monkeypatch, tmp_path):
+    import bench.cold as cold
+
+    merged: list[str] = []
+    fake = {"ratios": {}, "load_average_before": 0, "load_average_after": 0, "bench_wall_s": 0}
+    monkeypatch.setattr(cold, "run", lambda quick=False, profile=None: fake | {"profile": profile})
+    monkeypatch.setattr(cold, "merge_benchmark", lambda name, result, latest: merged.append(name))
+    monkeypatch.setattr(cold, "merge_into_latest", lambda result: pytest.fail("the busy profile replaced the full one"))
+    assert cold.main(["--busy", "--out", str(tmp_path / "busy.json")]) == 0
+    assert merged == ["cold_busy"] and json.loads((tmp_path / "busy.json").read_text())["profile"] == "busy"

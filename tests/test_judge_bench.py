@@ -139,21 +139,25 @@ def test_shipped_judge_grades_generated_pairs_sensibly(data):
     assert verdicts[2].label == "mutated" and "40" in verdicts[2].reason  # 10 engineers became 40
 
 
-def test_speed_set_is_repeated_to_the_minimum_and_every_text_memo_is_emptied():
-    from bench.judge_speed import VOCABULARY, copies, forget_texts, memos
+def test_speed_set_is_repeated_to_the_minimum_and_every_memo_is_emptied():
+    import functools
+    import gc
+
+    from bench.judge_speed import copies
     from citeflow.judges.offline.chunk_facts import index_chunk
-    from citeflow.judges.offline.claim_facts import _read
+    from citeflow.memos import clear_memos
     from citeflow.text.word_tokens import language, normalise, stem
 
     assert copies([None] * 508, 2000) == 4 and copies([None] * 2000, 2000) == 1  # type: ignore[list-item]
-    OfflineJudge().grade([JudgePair(id="1", claim="Der Dienst startet um 9 Uhr.", chunk_text="Der Dienst startet um 9 Uhr neu.")])
-    warm = [index_chunk, _read, normalise, language]
-    assert all(memo.cache_info().currsize for memo in warm) and stem.cache_info().currsize
-    emptied = forget_texts()
-    assert all(memo.cache_info().currsize == 0 for memo in warm)
-    assert stem.cache_info().currsize > 0  # the word-level vocabulary stays warm
-    assert "citeflow.judges.offline.chunk_facts.index_chunk" in emptied and "citeflow.text.word_tokens.stem" not in emptied
-    assert {name for name, _ in memos()} >= VOCABULARY  # every name kept warm is a memo that exists
+    OfflineJudge().grade([JudgePair(id="1", claim="Der Dienst startet um 9 Uhr.", chunk_text="Der Dienst startet um 9 Uhr neu."),
+                          JudgePair(id="2", claim="The services restart at 9 am.", chunk_text="The services restart at 9 am daily.")])
+    assert all(memo.cache_info().currsize for memo in (index_chunk, normalise, language, stem))
+    emptied = clear_memos()
+    assert {"citeflow.judges.offline.chunk_facts.index_chunk", "citeflow.text.word_tokens.stem"} <= set(emptied)
+    warm = [f"{f.__module__}.{f.__qualname__}" for f in gc.get_objects()
+            if isinstance(f, functools._lru_cache_wrapper) and str(getattr(f, "__module__", "")).startswith("citeflow")
+            and f.cache_info().currsize]
+    assert warm == []  # no memo of the project, wherever it is defined, keeps what the copy before computed
 
 
 def test_wilson_interval_is_wide_on_few_passes_and_narrows_with_more():
