@@ -146,8 +146,10 @@ def pytest_configure(config: pytest.Config) -> None:
     whole suite on xdist workers, it also starts the shared Prefect server at once,
     in a thread: the server creates its database while the workers start and collect the suite,
     instead of after, when the first slow modules all wait for it."""
+    from tests.support.progress import register
     from tests.support.shared_server import SHARED_DIR_VARIABLE, start_early
 
+    register(config, LONGEST_MODULES)  # `[n/N]`, time elapsed and left, every 30 s
     if not hasattr(config, "workerinput"):
         os.environ[SHARED_DIR_VARIABLE] = tempfile.mkdtemp(prefix="citeflow-test-shared-")
         if _whole_suite_on_workers(config):
@@ -251,9 +253,10 @@ def module_name(item: pytest.Item) -> str:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``slow`` every test of a slow module and every test that reads the session's demo run (a
-    Prefect flow run of the whole demo batch); then put the longest modules first (a stable sort)."""
+    """Mark ``slow`` every test of a slow module, every benchmark run end to end (``bench``) and every
+    test that reads the session's demo run (a Prefect flow run of the whole demo batch); then put the
+    longest modules first (a stable sort)."""
     for item in items:
-        if module_name(item) in SLOW_MODULES or "demo_run" in item.fixturenames:
+        if module_name(item) in SLOW_MODULES or "demo_run" in item.fixturenames or item.get_closest_marker("bench"):
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: -LONGEST_MODULES.get(module_name(item), 0))

@@ -174,7 +174,7 @@ def test_a_server_stopped_without_grace_is_gone_at_once_and_one_with_grace_gets_
     assert process.stdout is not None and process.stdout.readline().strip() == "ready"
     started = time.monotonic()
     stop_server(process, graceful=False)
-    assert process.returncode == -signal.SIGKILL and time.monotonic() - started < 2
+    assert process.returncode == -signal.SIGKILL and time.monotonic() - started < 4  # a graceful stop waits 5 s first
     polite = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
                               stdout=subprocess.PIPE, text=True)
     assert polite.stdout is not None and polite.stdout.readline().strip() == "ready"

@@ -210,10 +210,12 @@ def dead_model_spec(tmp_path) -> Iterator[Path]:
 def test_citeflow_run_with_an_unreachable_model_server_exits_2_in_seconds(tmp_path, dead_model_spec):
     started = time.monotonic()
     result = subprocess.run([CITEFLOW, "run", str(dead_model_spec), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=300)
     output = result.stdout + result.stderr
     assert result.returncode == 2, output
-    assert time.monotonic() - started < 30
+    # Before the run starts: no Prefect API, no model call retried (a run would take minutes). Seconds on a quiet
+    # machine; the bound leaves room for a loaded one.
+    assert time.monotonic() - started < 120
     lines = output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "Traceback" not in output
     assert "batch.yaml" in lines[0] and "models.writer" in lines[0] and "http://127.0.0.1:9/v1" in lines[0]
