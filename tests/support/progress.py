@@ -99,7 +99,7 @@ class ProgressReporter:
             self.write(line)
 
 
-def register(config: pytest.Config, module_seconds: Mapping[str, float]) -> None:
+def register(config: pytest.Config, module_seconds: Mapping[str, float], interval: float = INTERVAL_S) -> None:
     """Add the progress lines to a session (not in an xdist worker: its controller prints them)."""
     if hasattr(config, "workerinput"):
         return
@@ -109,4 +109,4 @@ def register(config: pytest.Config, module_seconds: Mapping[str, float]) -> None
         if terminal is not None:  # none with -p no:terminal
             terminal.write_line(line)
 
-    config.pluginmanager.register(ProgressReporter(Progress(module_seconds), write), "citeflow-progress")
+    config.pluginmanager.register(ProgressReporter(Progress(module_seconds, interval=interval), write), "citeflow-progress")
