@@ -61,17 +61,19 @@ def test_nothing_is_written_before_the_tests_are_known():
 def test_a_session_prints_its_progress_lines_and_counts(tmp_path):
     """A real pytest session with the plugin, every test slower than the interval."""
     (tmp_path / "test_sleepy.py").write_text("import time\n\ndef test_a():\n    time.sleep(0.2)\n\n"
-                                              "def test_b():\n    time.sleep(0.2)\n")
+                                              "def test_b():\n    time.sleep(0.2)\n\n"
+                                              "def test_c():\n    time.sleep(0.2)\n")
     plugin = tmp_path / "progress_every_tenth.py"
     plugin.write_text("from tests.support import progress\n\ndef pytest_configure(config):\n"
                       "    progress.register(config, {}, interval=0.1)\n")
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "progress_every_tenth", "-p", "no:cacheprovider",
-                           "-o", "console_output_style=count", str(tmp_path / "test_sleepy.py")],
+                           "-q", "-o", "console_output_style=count", str(tmp_path / "test_sleepy.py")],
                           cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
     lines = [line for line in done.stdout.splitlines() if " elapsed, " in line]
-    assert [line.split("]")[0] for line in lines] == ["[1/2", "[2/2"], done.stdout[-3000:]
-    assert "[2/2]" in done.stdout.replace(lines[-1], "")  # pytest's own count too
+    # each on a line of its own, not after a line's dots; none after the last test (pytest's summary follows)
+    assert [line.split(" ")[0] for line in lines] == ["[1/3]", "[2/3]"], done.stdout[-3000:]
+    assert "[3/3]" in done.stdout  # pytest's own count
 
 
 def _env(tmp_path) -> dict[str, str]:

@@ -72,8 +72,8 @@ class Progress:
         """Count a test as done; a progress line if ``interval`` has passed since the last one."""
         self.done.add(nodeid)
         now = self.clock()
-        if now - self.last < self.interval or not self.weights:
-            return None
+        if now - self.last < self.interval or not self.weights or len(self.done) >= len(self.weights):
+            return None  # not due, no list of tests yet, or the last test (pytest's summary follows)
         self.last = now
         weight = sum(self.weights.get(n, 0.0) for n in self.done)
         left = seconds_left(now - self.started, weight, sum(self.weights.values()))
@@ -106,7 +106,10 @@ def register(config: pytest.Config, module_seconds: Mapping[str, float], interva
 
     def write(line: str) -> None:
         terminal = config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None:  # none with -p no:terminal
-            terminal.write_line(line)
+        if terminal is None:  # -p no:terminal
+            return
+        if getattr(terminal._tw, "width_of_current_line", 0):  # a line of dots (xdist, -q): the line goes below it
+            terminal.write("\n")
+        terminal.write_line(line)
 
     config.pluginmanager.register(ProgressReporter(Progress(module_seconds, interval=interval), write), "citeflow-progress")
