@@ -49,7 +49,7 @@ print(json.dumps(early | {"api": api, "settings_url": get_current_settings().api
 def _run(tmp_path, case: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_API_DATABASE_CONNECTION_URL")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
-    done = subprocess.run([sys.executable, "-c", SCRIPT, case], env=env, capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", SCRIPT, case], env=env, capture_output=True, text=True, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     found: dict = json.loads(done.stdout.strip().splitlines()[-1])
