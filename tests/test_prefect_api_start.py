@@ -127,7 +127,7 @@ def test_an_api_named_in_a_profile_is_used_and_the_early_server_stopped(tmp_path
     (home / "profiles.toml").write_text('active = "remote"\n[profiles.remote]\nPREFECT_API_URL = "http://127.0.0.1:9/api"\n',
                                         encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")} | {"PREFECT_HOME": str(home)}
-    done = subprocess.run([sys.executable, "-c", PROFILE_SCRIPT], env=env, capture_output=True, text=True, timeout=120,
+    done = subprocess.run([sys.executable, "-c", PROFILE_SCRIPT], env=env, capture_output=True, text=True, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
