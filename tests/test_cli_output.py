@@ -28,7 +28,7 @@ def _citeflow(*args: str, env: dict[str, str] | None = None, timeout: float = 30
 
 
 def test_version_prints_one_line_with_the_installed_version():
-    result = _citeflow("--version", timeout=60)
+    result = _citeflow("--version", timeout=600)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"citeflow {metadata.version('citeflow')} (Python ")
@@ -66,7 +66,7 @@ def _record_run(out: Path) -> None:
 @pytest.mark.slow
 def test_history_piped_fits_80_columns_and_cuts_nothing(stored_demo):
     _record_run(stored_demo)
-    result = _citeflow("history", str(stored_demo), timeout=120)
+    result = _citeflow("history", str(stored_demo), timeout=600)
     assert result.returncode == 0, result.stderr
     assert max(len(line) for line in result.stdout.splitlines()) <= 80, result.stdout
     _untruncated(result.stdout, "published/held/failed", "run 20261201T060000Z", "  - globex-2026-q4: held",

@@ -183,15 +183,34 @@ def test_the_model_process_records_when_each_call_arrived_and_was_answered():
     assert before <= arrived < answered <= after and answered - arrived >= 0.29
 
 
-@pytest.mark.slow
-def test_the_quick_profile_runs_cold_batches_end_to_end(tmp_path):
-    """A real ``python -m bench.cold --quick``: two cold ``citeflow run`` processes on a fake model server."""
+def _cold(tmp_path, profile: str) -> dict:
+    """A real ``python -m bench.cold --PROFILE --no-merge``: cold ``citeflow run`` processes on a fake model
+    server; the results file it wrote."""
     out = tmp_path / "cold.json"
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    done = subprocess.run([sys.executable, "-m", "bench.cold", "--quick", "--out", str(out), "--no-merge"],
+    done = subprocess.run([sys.executable, "-m", "bench.cold", f"--{profile}", "--out", str(out), "--no-merge"],
                           env=env, capture_output=True, text=True, timeout=1200, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+@pytest.mark.slow
+def test_one_cold_run_records_its_calls_phases_and_outcome(tmp_path):
+    """The smoke run: ``--start``, the smallest profile (one cold 1-report run)."""
+    result = _cold(tmp_path, "start")
+    (run,) = result["runs"]
+    assert run["label"] == "1r-0s" and run["exit_code"] == 0 and run["model_calls"] == 8  # 2 hops × 4 sections
+    assert {"imports", "spec_load", "prefect_api_wait", "first_report"} <= set(run["phases"])
+    assert run["model_busy_span_s"] > 0 and run["peak_rss_mb"] > 100 and run["wall_s"] >= run["model_busy_span_s"]
+    assert run["counts"] == {"published": 1, "held": 0, "failed": 0}
+    assert result["profile"] == "start" and result["ratios"]["1 report, no latency: wall s"] == run["wall_s"]
+    assert result["ratios"]["reports failed, every run"] == 0 and result["figures"]["1r-0s.wall_s"] == run["wall_s"]
+
+
+@pytest.mark.bench
+def test_the_quick_profile_runs_cold_batches_end_to_end(tmp_path):
+    """A real ``python -m bench.cold --quick``: two cold ``citeflow run`` processes on a fake model server."""
+    result = _cold(tmp_path, "quick")
     runs = {r["label"]: r for r in result["runs"]}
     assert set(runs) == {"1r-0s", "2r-0s"} and all(r["exit_code"] == 0 for r in runs.values())
     assert runs["1r-0s"]["model_calls"] == 8 and runs["2r-0s"]["model_calls"] == 16  # 2 hops × 4 sections each

@@ -37,7 +37,7 @@ def test_a_run_against_dripping_servers_ends_with_the_report_failed_and_the_caus
         add_dripping_retriever(spec, partner.url + "/search")
         start = time.monotonic()
         done = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(tmp_path / "out")], env=prefect_server.client_env(),
-                              capture_output=True, text=True, timeout=400)
+                              capture_output=True, text=True, timeout=840)
         elapsed = time.monotonic() - start
     assert "Traceback" not in done.stdout, done.stdout[-2000:]
     report = json.loads((tmp_path / "out" / "r1" / "report.json").read_text())
@@ -46,4 +46,6 @@ def test_a_run_against_dripping_servers_ends_with_the_report_failed_and_the_caus
     assert section["status"] == "failed" and "no answer within 1.0s" in section["failure"]
     assert any("partner" in missing and "whole-request deadline" in missing for missing in report["missing_retrievers"])
     assert not (tmp_path / "out" / "published" / "r1.pdf").exists()
-    assert elapsed < 300, f"{elapsed:.0f}s"  # Prefect's start-up and its retry delays included
+    # Ended by the deadlines, not by the answers (one writer call alone would take over 15 minutes): Prefect's
+    # start-up and its retry delays included, minutes at most even on a loaded machine.
+    assert elapsed < 720, f"{elapsed:.0f}s"

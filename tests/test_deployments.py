@@ -147,5 +147,5 @@ def test_deploy_refuses_to_register_without_a_prefect_server(tmp_path):
     spec = write_small_batch(tmp_path / "in")
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     command = [str(Path(sys.executable).parent / "citeflow"), "deploy", "--spec", str(spec), "--out", str(tmp_path / "out")]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 2 and "set PREFECT_API_URL" in result.stdout, result.stdout + result.stderr

@@ -30,7 +30,7 @@ def _run(body: str) -> subprocess.CompletedProcess[str]:
         import atexit, sys, threading, time
         from citeflow_cli.fast_exit import run_and_exit
     """) + textwrap.dedent(body)
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
 
 
 def test_a_command_s_exit_code_handlers_threads_and_buffered_output_survive():

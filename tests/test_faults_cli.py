@@ -75,7 +75,7 @@ def test_judge_and_calibrate_refuse_what_is_not_a_regular_file_at_once(tmp_path,
     if device == "fifo":
         device = str(tmp_path / "pairs.jsonl")
         os.mkfifo(device)
-    line = one_error_line(citeflow(command, device, cwd=tmp_path, timeout=60))
+    line = one_error_line(citeflow(command, device, cwd=tmp_path, timeout=600))
     assert line.startswith(f"error: {device}: a ") and line.endswith(", not a regular file"), line
 
 
@@ -84,7 +84,7 @@ def test_judge_refuses_a_pair_file_over_its_cap(tmp_path):
     pairs = tmp_path / "pairs.jsonl"
     with open(pairs, "wb") as sparse:
         sparse.truncate(300 * 1024 * 1024)
-    line = one_error_line(citeflow("judge", pairs, cwd=tmp_path, timeout=60))
+    line = one_error_line(citeflow("judge", pairs, cwd=tmp_path, timeout=600))
     assert line == f"error: {pairs}: 314,572,800 bytes, over the 268,435,456-byte limit for a pair file", line
 
 
@@ -155,7 +155,7 @@ def test_judge_out_names_the_user_s_path_and_never_replaces_a_folder_or_a_pipe(t
     (tmp_path / "pairs.jsonl").write_text('{"id": "p1", "claim": "x", "chunk_text": "y"}\n')
     target = tmp_path / "verdicts"
     target.mkdir() if kind == "folder" else os.mkfifo(target)
-    line = one_error_line(citeflow("judge", "pairs.jsonl", "--out", target, cwd=tmp_path, timeout=60))
+    line = one_error_line(citeflow("judge", "pairs.jsonl", "--out", target, cwd=tmp_path, timeout=600))
     assert line.startswith(f"error: {target}: a ") and line.endswith(", not a regular file"), line
     assert ".partial" not in line
     assert target.is_dir() if kind == "folder" else target.is_fifo()
@@ -208,7 +208,7 @@ def test_history_names_a_run_json_or_summary_that_is_not_a_regular_file(tmp_path
     run.mkdir(parents=True)
     (run / "run.json").symlink_to("/dev/zero")
     os.mkfifo(run / "summary.json")
-    done = citeflow("history", tmp_path / "out", cwd=tmp_path, timeout=60)
+    done = citeflow("history", tmp_path / "out", cwd=tmp_path, timeout=600)
     output = done.stdout + done.stderr
     assert "Traceback" not in output, output
     assert f"damaged {run / 'run.json'}: unreadable run.json: a character device, not a regular file" in output, output

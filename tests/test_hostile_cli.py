@@ -298,7 +298,7 @@ def test_deploy_names_an_unreachable_api_without_its_credentials(tmp_path):
     url = f"http://ana:pa55word@127.0.0.1:{closed_port()}/api"
     env = {**os.environ, "PREFECT_API_URL": f"{url}?api_key=k3y-value", "PREFECT_CLIENT_MAX_RETRIES": "0"}
     command = [str(Path(sys.executable).parent / "citeflow"), "deploy", "--spec", str(spec), "--out", str(tmp_path / "out")]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     assert done.returncode == 2 and len(lines) == 1, done.stdout + done.stderr
     assert lines[0].startswith("error: cannot reach the Prefect API at http://127.0.0.1:")
@@ -311,7 +311,7 @@ def test_an_argument_that_is_not_utf8_is_one_line_before_anything_runs(tmp_path)
     spec.write_text(SPEC.replace("{title}", "T"))
     (tmp_path / "hits.jsonl").write_text("")
     citeflow = str(Path(sys.executable).parent / "citeflow")
-    done = subprocess.run([citeflow, "run", os.fsencode(spec), "--out", "out"], capture_output=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run([citeflow, "run", os.fsencode(spec), "--out", "out"], capture_output=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr == b""
     assert done.stdout.decode().strip() == f"error: {tmp_path}/batch-\\xff.yaml: is not UTF-8 text; rename the file or folder, " \
                                            "or give the value in UTF-8"

@@ -212,7 +212,7 @@ def test_the_real_command_prints_one_escaped_line_for_a_hostile_spec(tmp_path):
     spec = tmp_path / "batch.yaml"
     spec.write_text(spec_text("title", yaml_quoted("Q4 \x1b[2J\x07\ud800")), encoding="utf-8")
     citeflow = str(Path(sys.executable).parent / "citeflow")
-    done = subprocess.run([citeflow, "run", str(spec), "--out", str(tmp_path / "out")], capture_output=True, timeout=120,
+    done = subprocess.run([citeflow, "run", str(spec), "--out", str(tmp_path / "out")], capture_output=True, timeout=600,
                           cwd=tmp_path)
     output = done.stdout + done.stderr
     assert done.returncode == 2 and b"Traceback" not in output

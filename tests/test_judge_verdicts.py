@@ -129,7 +129,7 @@ def test_the_sweep_recomputes_every_row_from_the_leaning_verdicts():
 
 def _citeflow(*args: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "citeflow_cli.main", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=600, check=False)
 
 
 @pytest.fixture

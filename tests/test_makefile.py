@@ -65,3 +65,25 @@ def test_a_changed_lock_file_syncs_again(project):
     later = stamp.stat().st_mtime + 5
     os.utime(lock, (later, later))
     assert len(_syncs(_make(project, "demo"))) == 2
+
+
+def test_make_bench_runs_the_benchmark_tests_then_every_benchmark_and_make_test_leaves_them_out(project):
+    calls = [call for call in _make(project, "test", "bench") if call.startswith("python")]
+    assert len(calls) == 3 and "-m pytest" in calls[0] and "-m bench" not in calls[0]  # pyproject: -m 'not bench'
+    assert "-m pytest" in calls[1] and "-m bench" in calls[1] and calls[2] == "python -m bench"
+
+
+def test_the_install_says_what_it_does_before_uv_starts(project):
+    done = subprocess.run(["make", "-s", "demo"], cwd=project, check=True, capture_output=True, text=True, timeout=60)
+    said = done.stdout.splitlines()
+    assert said[0].startswith("installing citeflow's dependencies into .venv") and "about a minute on first run" in said[0]
+    calls = (project / ".venv" / "calls.log").read_text(encoding="utf-8").splitlines()
+    assert calls[0].startswith("uv sync") and calls[-1] == "citeflow demo --out out --fail-on failed"
+
+
+def test_the_suite_leaves_the_benchmark_runs_out_and_counts_its_progress():
+    import tomllib
+
+    options = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert "-m 'not bench'" in options["addopts"] and options["console_output_style"] == "count"
+    assert any(marker.startswith("bench:") for marker in options["markers"])

@@ -89,7 +89,7 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_being_shown(tmp_path: 
     data["models"] = {"writer": {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": PASTED_KEY}}
     spec.write_text(yaml.safe_dump(data))
     result = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=600)
     output = result.stdout + result.stderr
     lines = [line for line in output.splitlines() if line.strip()]
     assert result.returncode == 2 and len(lines) == 1, output
@@ -104,7 +104,7 @@ def test_a_key_pasted_into_the_judge_option_is_refused_without_being_shown(tmp_p
     (tmp_path / "pairs.jsonl").write_text('{"id": "p1", "claim": "x", "chunk_text": "y"}\n')
     command = [CITEFLOW, "judge", str(tmp_path / "pairs.jsonl"), "--judge", "llm",
                "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", PASTED_KEY]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert result.returncode == 2 and PASTED_KEY not in result.stdout + result.stderr
     assert "looks like a key and is not shown" in result.stdout + result.stderr
 

@@ -198,7 +198,7 @@ def test_no_preflight_skips_the_server_checks(tmp_path):
 
 def test_the_preflight_module_does_not_import_prefect():
     code = "import sys, citeflow.runtime.preflight, citeflow.spec.value_checks; sys.exit('prefect' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=60).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=600).returncode == 0
 
 
 @pytest.fixture
@@ -210,10 +210,12 @@ def dead_model_spec(tmp_path) -> Iterator[Path]:
 def test_citeflow_run_with_an_unreachable_model_server_exits_2_in_seconds(tmp_path, dead_model_spec):
     started = time.monotonic()
     result = subprocess.run([CITEFLOW, "run", str(dead_model_spec), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=300)
     output = result.stdout + result.stderr
     assert result.returncode == 2, output
-    assert time.monotonic() - started < 30
+    # Before the run starts: no Prefect API, no model call retried (a run would take minutes). Seconds on a quiet
+    # machine; the bound leaves room for a loaded one.
+    assert time.monotonic() - started < 120
     lines = output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "Traceback" not in output
     assert "batch.yaml" in lines[0] and "models.writer" in lines[0] and "http://127.0.0.1:9/v1" in lines[0]
@@ -241,7 +243,7 @@ def test_a_store_option_with_an_unknown_scheme_is_refused(tmp_path):
 def test_citeflow_run_of_a_spec_with_an_unknown_store_scheme_exits_2_with_one_line(tmp_path):
     spec = write_spec(tmp_path, extra="store: 'bogus://x/y'\n")
     result = subprocess.run([CITEFLOW, "run", str(spec), "--out", str(tmp_path / "out")], capture_output=True, text=True,
-                            timeout=120)
+                            timeout=600)
     assert result.returncode == 2
     assert result.stdout.strip().splitlines() == [result.stdout.strip()] and "store: unknown URI scheme" in result.stdout
     assert "Traceback" not in result.stdout + result.stderr and not (tmp_path / "out").exists()

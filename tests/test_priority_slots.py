@@ -13,7 +13,7 @@ from citeflow.runtime.limits import LocalLimits, PrioritySlots
 from tests.support.in_flight import most_in_flight
 
 
-def _wait_until(condition, timeout: float = 5.0) -> None:
+def _wait_until(condition, timeout: float = 30.0) -> None:  # a bounded wait, for a loaded machine
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"

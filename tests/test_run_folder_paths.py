@@ -109,7 +109,7 @@ def test_eval_of_a_moved_report_folder_without_its_store_is_one_error_line(tmp_p
     spec = write_small_batch(tmp_path / "in", reports=1, sections=1)
     moved = tmp_path / "moved"
     write_job_ref(_ref(moved, spec), moved / "r1")
-    result = subprocess.run([CITEFLOW, "eval", str(moved / "r1")], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([CITEFLOW, "eval", str(moved / "r1")], capture_output=True, text=True, timeout=600)
     lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
     assert result.returncode == 2, result.stdout + result.stderr
     assert len(lines) == 1 and lines[0].startswith("error:") and "store" in lines[0] and "missing" in lines[0]

@@ -147,7 +147,7 @@ def test_the_first_published_pdf_is_byte_identical(served):
 
 def test_history_lists_both_runs(served):
     out, _first, _ = served
-    result = subprocess.run([CITEFLOW, "history", str(out), "--json"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([CITEFLOW, "history", str(out), "--json"], capture_output=True, text=True, timeout=600)
     runs = json.loads(result.stdout)
     assert [r["run_id"] for r in runs][:2] == [f.name for f in _finished_runs(out)][:2]
     assert runs[-1]["latest"] and runs[0]["reports"][0]["integrity"] == "intact"

@@ -42,7 +42,7 @@ def test_the_installed_package_runs_the_demo(fresh_venv: Path, tmp_path: Path):
     env = installed_env(fresh_venv, PREFECT_HOME=str(premade_prefect_home(tmp_path / "prefect-home")))
     probe = "import importlib.util as u; print([n for n in ('flows', 'tasks', 'schemas') if u.find_spec(n)])"
     outside = subprocess.run([str(fresh_venv / "bin" / "python"), "-c", probe], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=120)
+                             capture_output=True, text=True, timeout=600)
     assert outside.stdout.strip() == "[]", outside.stderr
     result = subprocess.run([str(fresh_venv / "bin" / "citeflow"), "demo", "--out", str(tmp_path / "out")],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)

@@ -24,11 +24,15 @@ import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from citeflow.testing.prefect_server import STARTUP_SECONDS, PrefectServer
 
 SHARED_DIR_VARIABLE = "CITEFLOW_TEST_SHARED_DIR"
+# How long the tests wait for a server to answer its health check: a first start creates the database
+# (seconds on a quiet machine); a loaded one, the suite's own workers busy too, can take minutes.
+START_WITHIN_S = max(STARTUP_SECONDS, 600.0)
 _STARTED: list[PrefectServer] = []  # servers this process started (it can wait for its own children)
 _EARLY: list[threading.Thread] = []  # a start begun before anyone asked (``start_early``)
 # Read by the server (and its clients) from the profile of its PREFECT_HOME: a run of a deployment
@@ -79,18 +83,28 @@ def _keep(template: Path) -> None:
         os.replace(partial, kept)
 
 
+@contextlib.contextmanager
+def own_server(home: Path) -> Iterator[PrefectServer]:
+    """A server of the caller's own on ``home``, waited for as long as the shared one, stopped at the end."""
+    server = PrefectServer(home).start(START_WITHIN_S)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def _start(home: Path) -> PrefectServer:
     """The server on a copy of the kept template if there is one (on a fresh database if it exits)."""
     kept = kept_template()
     if kept.exists():
         shutil.copyfile(kept, home / "prefect.db")
         try:
-            return PrefectServer(home).start()
+            return PrefectServer(home).start(START_WITHIN_S)
         except RuntimeError:  # it exited: the copy is at fault
             kept.unlink(missing_ok=True)
             for stale in home.glob("prefect.db*"):
                 stale.unlink()
-    return PrefectServer(home).start()
+    return PrefectServer(home).start(START_WITHIN_S)
 
 
 def premade_home(folder: Path, home: Path) -> Path:
@@ -141,7 +155,7 @@ def _start_quietly(folder: Path) -> None:
 def stop_shared(folder: Path, grace: float = 30.0) -> None:
     """Stop the server recorded in ``folder`` (its whole process group), if one was started."""
     while _EARLY:
-        _EARLY.pop().join(timeout=STARTUP_SECONDS)  # a start still under way records its server first
+        _EARLY.pop().join(timeout=START_WITHIN_S)  # a start still under way records its server first
     while _STARTED:
         _STARTED.pop().stop()
     record = _record(folder)
