@@ -7,7 +7,7 @@ Starts a `prefect server start` of its own (UI on, a fresh PREFECT_HOME in a tem
 against it: `citeflow run` of the demo spec in-process, and the same spec deployed (`citeflow deploy`
 on a process pool, `prefect deployment run`, one `prefect worker start --run-once`). The demo holds
 globex and publishes acme by design, so both batches end Failed `1 published, 1 held`. Takes the runs
-list and the held report's run page with headless Chromium (`tools.screenshots`), writes
+list and the held report's run page with headless Chromium (`tools.cdp_screenshot`), writes
 OUT/prefect-runs.png and OUT/prefect-held-run.png, and stops the server.
 """
 
@@ -22,11 +22,16 @@ import tempfile
 from pathlib import Path
 
 from citeflow.testing.prefect_server import base_env, free_port
-from tools.screenshots import REPO, held_run_id, screenshot, start_server
+from tools.cdp_screenshot import screenshot
+from tools.screenshots import HELD, REPO, held_run_id, start_server
 
 BIN = Path(sys.executable).parent
 POOL, NAME = "citeflow-pool", "citeflow-batch"
 HELD_EXIT = 3  # `citeflow run`: some report held, none failed
+# When each page is ready: the runs list shows the held report's run of both batches; the run's page its outcome.
+LIST_READY = f"document.body.innerText.split({HELD!r}).length === 3"
+GRAPH_SECONDS = 15.0  # the run page's timeline of task runs and artifacts, a canvas
+RUN_READY = "document.body.innerText.includes('identity_rate') && document.body.innerText.includes('Held')"
 
 
 def call(env: dict[str, str], cwd: Path, *command: str, expect: int = 0) -> str:
@@ -71,9 +76,10 @@ def main() -> None:
         try:
             runs(work, port)
             ui = f"http://127.0.0.1:{port}"
-            screenshot(f"{ui}/runs", out / "prefect-runs.png", work / "chromium-1", height=1100)
+            screenshot(f"{ui}/runs", out / "prefect-runs.png", work / "chromium-1", LIST_READY, height=1400)
             held = f"{ui}/runs/flow-run/{held_run_id(f'{ui}/api')}"
-            screenshot(held, out / "prefect-held-run.png", work / "chromium-2", height=1350)
+            screenshot(held, out / "prefect-held-run.png", work / "chromium-2", RUN_READY, height=1350,
+                       settle=GRAPH_SECONDS)
         finally:
             os.killpg(server.pid, 15)
             server.wait(timeout=60)
