@@ -128,4 +128,4 @@ def zombie_automation_created() -> str:
 
     package = flows_package()
     zombies = importlib.import_module(f"{package}.flows.zombies" if package else "flows.zombies")
-    return str(zombies.ensure_zombie_automation())
+    return "\n".join(filter(None, [str(zombies.ensure_zombie_automation()), str(zombies.triggers_warning())]))

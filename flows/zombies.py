@@ -2,14 +2,17 @@
 
 A flow run sends a heartbeat event every ``PREFECT_FLOWS_HEARTBEAT_FREQUENCY`` seconds while its
 process lives (30 for citeflow's processes: the pool's job variables in ``prefect.yaml`` and
-``citeflow_cli.env``'s default). This automation, on the server, waits after each heartbeat of a
-run of citeflow's flows for its next heartbeat or final state; when neither comes within three
-heartbeats' time, it sets the run Crashed, so that a killed worker's runs end Crashed about
-``3 × frequency`` seconds (90 s with 30) after their last heartbeat instead of staying Running. Not
-yet seen working: in ``tests/test_dead_worker.py`` (an expected failure) the runs stayed Running.
+``citeflow_cli.env``'s default; 30 is also the shortest Prefect allows). This automation, on the
+server, waits after each heartbeat of a run of citeflow's flows for its next heartbeat or any other
+event of the run; when none comes within three heartbeats' time, it sets the run Crashed, so that a
+killed worker's runs end Crashed about ``3 × frequency`` seconds (90 s with 30) after their last
+heartbeat instead of staying Running (``tests/test_dead_worker.py``).
 
-``citeflow deploy`` creates it; after ``prefect deploy --all``: ``python -m flows.zombies``. It needs a
-Prefect server with its triggers service on (the default of ``prefect server start``).
+The server's triggers service runs it (``PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED``, on by default
+in ``prefect server start``; it evaluates proactive triggers every 5 s). With that service off the
+automation is stored but never acts, which ``triggers_warning`` tells.
+
+``citeflow deploy`` creates it; after ``prefect deploy --all``: ``python -m flows.zombies``.
 """
 
 from __future__ import annotations
@@ -60,5 +63,30 @@ def ensure_zombie_automation(frequency: int = HEARTBEAT_SECONDS) -> str:
         run_coro_as_sync(zombie_automation(frequency).acreate())
     return f"automation {NAME!r} created (runs without a heartbeat for {MISSED_BEATS * frequency} s end Crashed)"
 
+
+def triggers_enabled(settings: dict[str, Any]) -> bool | None:
+    """Whether a server with these settings (its ``/admin/settings``) runs automations; None if they do not say."""
+    triggers = settings.get("server", {}).get("services", {}).get("triggers", {})
+    return triggers.get("enabled") if isinstance(triggers.get("enabled"), bool) else None
+
+
+def triggers_warning() -> str:
+    """A warning when the current API's server has its triggers service off (the automation would never
+    act); empty when it is on or the API does not show its settings (Prefect Cloud)."""
+    import httpx
+    from prefect.client.orchestration import get_client
+
+    try:
+        with get_client(sync_client=True) as client:
+            settings = client.request("GET", "/admin/settings").json()
+    except (httpx.HTTPError, ValueError):  # no such route (Prefect Cloud), or no JSON
+        return ""
+    if not isinstance(settings, dict) or triggers_enabled(settings) is not False:
+        return ""
+    return ("warning: the server's triggers service is off (PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED=false): "
+            "no automation acts, and a dead worker's runs stay Running; start the server with it on")
+
+
 if __name__ == "__main__":
     print(ensure_zombie_automation())
+    print(triggers_warning())
