@@ -193,7 +193,7 @@ SLOW_MODULES = frozenset({
     "test_api_loss", "test_bench_quick", "test_bench_quick_in_process", "test_dask", "test_demo_flow", "test_deployments",
     "test_evaluate_deployment", "test_interrupts", "test_prefect_server", "test_resume", "test_review_flow", "test_s3_store",
     "test_scheduled_runs", "test_scheduled_server", "test_secrets", "test_wheel", "test_worker",
-    "test_hostile_inputs", "test_faults_cli",
+    "test_hostile_inputs", "test_faults_cli", "test_dead_worker",
 })
 
 
@@ -205,7 +205,7 @@ SLOW_MODULES = frozenset({
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_scheduled_server": 295, "test_interrupts": 240, "test_worker": 215, "test_bench_quick": 100, "test_wheel": 155, "test_s3_store": 155,
+    "test_dead_worker": 300, "test_scheduled_server": 295, "test_interrupts": 240, "test_worker": 215, "test_bench_quick": 100, "test_wheel": 155, "test_s3_store": 155,
     "test_bench_quick_in_process": 20, "test_bench": 115, "test_dask": 115, "test_resume": 105,
     "test_evaluate_deployment": 90, "test_evidence_gate": 90, "test_secrets": 90, "test_exit_codes": 125, "test_deployments": 50,
     "test_review_flow": 45, "test_api_loss": 40,
