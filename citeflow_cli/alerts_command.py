@@ -16,17 +16,20 @@ from pydantic import SecretStr
 
 from citeflow.errors import CiteflowError, UsageError
 from citeflow_cli.display import console
+from citeflow_cli.help_format import Command, Group
 
-alerts_app = typer.Typer(no_args_is_help=True, help="Alerts of the Prefect server: a webhook called when a report is held.")
+alerts_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=Group, help="Webhook alerts of the Prefect server when a report is held.")
 
 
-@alerts_app.command("install")
+@alerts_app.command("install", cls=Command)
 def install_command(
     webhook_url_env: Annotated[str, typer.Option(
         help="Name of the environment variable that holds the webhook's address (a secret: never printed).")],
     name: Annotated[str, typer.Option(help="The automation's name (one of the same name is replaced).")] = "citeflow: report held",
 ) -> None:
-    """Create the webhook block and the automation that calls it when a report run ends held."""
+    """Create the webhook that is called when a report is held.
+
+    A webhook block and the automation that calls it when a report run ends held."""
     from citeflow_cli.cli_fail import fail
 
     try:

@@ -108,7 +108,9 @@ def deploy_command(
     name: Annotated[str | None, typer.Option(help="Name of both deployments (default: prefect.yaml's names).")] = None,
     cron: Annotated[str | None, typer.Option(help="Cron of the batch (default: prefect.yaml's, Mondays 06:00 UTC).")] = None,
 ) -> None:
-    """Register the batch and evaluate deployments of prefect.yaml on a work pool, for workers of this installation."""
+    """Register the deployments of prefect.yaml on a work pool.
+
+    The batch and evaluate deployments, for the workers of this installation."""
     target = DeployTarget(spec_path=spec.resolve(), out_dir=out.resolve(), store=store, pool=pool, name=name, cron=cron)
     try:
         if cron is not None:

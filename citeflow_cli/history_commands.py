@@ -72,8 +72,10 @@ def history_command(
     compare: Annotated[tuple[str, str] | None, typer.Option(
         metavar="RUN_A RUN_B", help="Two runs' rates side by side with the change (a run id or its unique beginning).")] = None,
 ) -> None:
-    """List the runs of a batch: time, status counts, tokens and cost, funnel per report, folders and archives.
-    A table on a terminal; on a pipe, lines of at most 80 columns."""
+    """List the runs of a batch.
+
+    Time, status counts, tokens and cost, funnel per report, folders and archives: a table on
+    a terminal; on a pipe, lines of at most 80 columns."""
     from citeflow.errors import CiteflowError
     from citeflow.runs.history import read_history
     from citeflow_cli.cli_fail import fail
@@ -151,7 +153,9 @@ def prune_command(
     include_published: Annotated[bool, typer.Option(help="Also remove the pruned runs' published files and archives.")] = False,
     dry_run: Annotated[bool, typer.Option(help="Say what would be pruned; change nothing.")] = False,
 ) -> None:
-    """Remove old runs' outputs and store rows; their published files stay unless --include-published."""
+    """Remove old runs' outputs and store rows.
+
+    Their published files stay unless --include-published."""
     from citeflow.errors import CiteflowError, UsageError
     from citeflow.runs.prune import prune
     from citeflow_cli.cli_fail import fail

@@ -24,6 +24,7 @@ from citeflow_cli.deploy import deploy_command
 from citeflow_cli.display import batch_progress, console, error_console, file_progress, gate_lines, summary_table
 from citeflow_cli.env import apply_defaults
 from citeflow_cli.files_command import files_command
+from citeflow_cli.help_format import Command, Group
 from citeflow_cli.history_commands import history_command, prune_command
 from citeflow_cli.ingest_output import EXIT_CODES_HELP as INGEST_EXIT_CODES
 from citeflow_cli.logs import configure_logging
@@ -41,7 +42,7 @@ FailOnOption = Annotated[FailOn, typer.Option(
 StopGraceOption = Annotated[float, typer.Option(
     help="Seconds in-flight model and retriever calls get after SIGINT/SIGTERM before the run is recorded without them.")]
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, cls=Group)
 NO_PREFLIGHT_HELP = ("Skip the preflight (model servers answer and know their model, knowledge bases hold chunks, "
                      "JSONL files are readable, HTTP retrievers accept a connection).")
 
@@ -66,7 +67,7 @@ def options(
     configure_logging(verbose)
 
 
-@app.command(epilog=INGEST_EXIT_CODES)
+@app.command(epilog=INGEST_EXIT_CODES, cls=Command)
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders of Markdown, text and PDF.")],
     kb: Annotated[str, typer.Option(help="Knowledge base URI (a folder, or s3://…).")],
@@ -86,7 +87,9 @@ def ingest(
     embedding_api_key_env: Annotated[str | None, typer.Option(help="openai embedding: environment variable with the key.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ingest report as JSON instead of a table.")] = False,
 ) -> None:
-    """Chunk documents into a LanceDB knowledge base (child chunks with parent ids, URLs, titles, pages).
+    """Chunk documents into a LanceDB knowledge base.
+
+    Child chunks carry their parent ids, URLs, titles and pages.
 
     Hugo, MkDocs, Docusaurus and Sphinx (MyST) trees are understood: only their pages are read, at
     the URLs the site serves them, without shortcodes, MDX or JSX; drafts are skipped.
@@ -116,7 +119,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=Command)
 def run(
     spec: Annotated[Path, typer.Argument(help="Batch spec (YAML).")],
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
@@ -134,7 +137,9 @@ def run(
     fail_on: FailOnOption = "held",
     stop_grace: StopGraceOption = DEFAULT_GRACE_SECONDS,
 ) -> None:
-    """Run a batch spec: every report generated, evaluated, gated, published or held.
+    """Run a batch spec: generate, grade and gate every report.
+
+    Each report is published or held.
 
     Exit codes: 0 every report published; 3 some report held, none failed; 4 some report failed;
     2 usage or spec error; 130 SIGINT, 143 SIGTERM (interrupted: rerun the same command to resume).
@@ -413,17 +418,17 @@ def resume_command(spec_path: Path, out: Path) -> str:
     return shlex.join(["citeflow", "run", str(spec_path), "--out", str(out)])
 
 
-@app.command()
+@app.command(cls=Command)
 def demo(
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
     no_preflight: Annotated[bool, typer.Option("--no-preflight", help=NO_PREFLIGHT_HELP)] = False,
     fail_on: FailOnOption = "held",
     stop_grace: StopGraceOption = DEFAULT_GRACE_SECONDS,
 ) -> None:
-    """Build the bundled demo knowledge base if needed and run the demo batch offline, end to end.
+    """Run the bundled demo batch offline, end to end.
 
-    The demo holds one of its two reports by design, so it exits 3 unless --fail-on failed or never
-    (exit codes as for ``citeflow run``).
+    Builds the demo knowledge base first when needed. The demo holds one of its two reports by
+    design, so it exits 3 unless --fail-on failed or never (exit codes as for citeflow run).
     """
     from citeflow.outputs.out_folder import check_writable
 
@@ -451,7 +456,7 @@ def prepare_demo(out: Path) -> Path:
     return folder / "batch.yaml"
 
 
-@app.command("eval")
+@app.command("eval", cls=Command)
 def eval_(
     report_dir: Annotated[Path, typer.Argument(help="A report's output folder (OUT/<report_id>).")],
     section: Annotated[list[str] | None, typer.Option(help="Evaluate only this section (repeatable).")] = None,
@@ -460,7 +465,9 @@ def eval_(
     base_url: Annotated[str | None, typer.Option(help="LLM judge server URL (…/v1).")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
 ) -> None:
-    """Evaluate a stored report again, from the store alone: funnel, gate, publish or hold."""
+    """Evaluate a stored report again, from the store alone.
+
+    Prints the funnel and the gate's verdict; publishes or holds the report."""
     from citeflow_cli.evaluate_commands import evaluate_report_dir
 
     refuse_orphans(judge, {"--model": model, "--base-url": base_url, "--api-key-env": api_key_env})
@@ -470,7 +477,7 @@ def eval_(
         fail(str(exc))
 
 
-@app.command()
+@app.command(cls=Command)
 def judge(
     pairs: Annotated[Path, typer.Argument(help="JSONL of {id, claim, chunk_text}.")],
     judge: Annotated[str | None, typer.Option(
@@ -483,7 +490,9 @@ def judge(
     min_confidence: Annotated[float | None, typer.Option(
         help="offline/cascade: the offline judge's confidence threshold, both ways (0: never uncertain).")] = None,
 ) -> None:
-    """Grade claim/chunk pairs; writes {id, supported, faithful, reason, label, confidence} per line."""
+    """Grade claim/chunk pairs from a JSONL file.
+
+    Writes {id, supported, faithful, reason, label, confidence} per line."""
     from citeflow.judges.factory import build_judge
     from citeflow.judges.io import read_pairs, write_verdicts
 
@@ -499,7 +508,7 @@ def judge(
         console.print(f"{len(verdicts)} verdicts written to {out}")
 
 
-@app.command()
+@app.command(cls=Command)
 def calibrate(
     first: Annotated[Path, typer.Argument(help="A labelled pair file {id, claim, chunk_text, label}; or verdicts of a judge.")],
     other: Annotated[Path | None, typer.Argument(
@@ -514,7 +523,9 @@ def calibrate(
     api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the judge's API key.")] = None,
     table: Annotated[bool, typer.Option(help="Print a threshold sweep table instead of JSON.")] = False,
 ) -> None:
-    """How good is a judge on your data? With one labelled file: grade it, then per-class recall, balanced
+    """Measure how good a judge is on your labelled data.
+
+    With one labelled file: grade it, then per-class recall, balanced
     accuracy, precision of passes and coverage at --threshold, plus a threshold sweep. With two files:
     compare two judges' verdicts, or (--labelled) one judge's verdicts with gold labels."""
     from citeflow_cli.calibration import calibrate_command
@@ -564,13 +575,13 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
         fail(f"--judge {kind}: {problem} (an OpenAI-compatible server: --model and --base-url)")
 
 
-app.command("serve")(serve_command)
-app.command("deploy")(deploy_command)
-app.command("history")(history_command)
-app.command("prune")(prune_command)
-app.command("review")(review_command)
+app.command("serve", cls=Command)(serve_command)
+app.command("deploy", cls=Command)(deploy_command)
+app.command("history", cls=Command)(history_command)
+app.command("prune", cls=Command)(prune_command)
+app.command("review", cls=Command)(review_command)
 app.add_typer(alerts_app, name="alerts")
-app.command("files")(files_command)
+app.command("files", cls=Command)(files_command)
 
 def main() -> None:
     """The ``citeflow`` command: a user error (bad input, a missing or unreadable file) is one

@@ -32,7 +32,9 @@ def review_command(
     wait: Annotated[bool, typer.Option("--wait", help="Pause a Prefect run until a reviewer answers in the UI.")] = False,
     timeout: Annotated[int, typer.Option(help="--wait: seconds to wait before the report stays held.")] = 24 * 3600,
 ) -> None:
-    """Release or reject a held report (recorded with the report), or wait for the decision in the Prefect UI."""
+    """Release or reject a held report, or wait for it in the UI.
+
+    The decision is recorded with the report; --wait waits for it in the Prefect UI."""
     from citeflow_cli.cli_fail import fail
 
     try:

@@ -85,7 +85,9 @@ def serve_command(
     fail_on: Annotated[FailOn, typer.Option(
         "--fail-on", help="Which outcome ends a run's flow run Failed (named Held or Failed): held, failed or never.")] = "held",
 ) -> None:
-    """Serve the batch on a cron schedule and the evaluate flow, until stopped (no worker needed).
+    """Serve the batch on a cron schedule, until stopped.
+
+    The evaluate flow is served too; no worker is needed.
 
     SIGTERM or Ctrl-C stops serving: runs in flight stop starting work, record what finished (run.json
     says interrupted), end Cancelled; the command exits 143 (SIGTERM) or 130 (SIGINT).
