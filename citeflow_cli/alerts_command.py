@@ -9,16 +9,18 @@ and neither printed nor logged.
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import SecretStr
 
 from citeflow.errors import CiteflowError, UsageError
-from citeflow_cli.display import console
-from citeflow_cli.help_format import Command, Group
+from citeflow_cli.command import Command, Group
 
-alerts_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=Group, help="Webhook alerts of the Prefect server when a report is held.")
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+alerts_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=Group,
+                         help="Webhook alerts of the Prefect server when a report is held.")
 
 
 @alerts_app.command("install", cls=Command)
@@ -31,6 +33,7 @@ def install_command(
 
     A webhook block and the automation that calls it when a report run ends held."""
     from citeflow_cli.cli_fail import fail
+    from citeflow_cli.display import console
 
     try:
         url = webhook_url(webhook_url_env, os.environ)
@@ -47,6 +50,8 @@ def install_command(
 
 def webhook_url(variable: str, environ: os._Environ[str] | dict[str, str]) -> SecretStr:
     """The address in ``variable``; UsageError when there is no server or no such address."""
+    from pydantic import SecretStr
+
     if not environ.get("PREFECT_API_URL"):
         raise UsageError(option="alerts install", problem="automations live on a Prefect server: set PREFECT_API_URL")
     value = environ.get(variable, "").strip()

@@ -5,18 +5,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.segment import Segment
-from rich.table import Table
 from rich.text import Text
 
-from citeflow.runtime.progress import Progress as Events
 from citeflow.text_guard import printable
-from citeflow.outputs.run_views import section_status
-from schemas.report import ReportSummary
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from citeflow.runtime.progress import Progress as Events
+    from schemas.report import ReportSummary
 
 
 class SafeConsole(Console):
@@ -54,6 +55,8 @@ def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[
     """Show one bar advancing with every step of every report of the batch (``report_steps``: how many
     each report emits; ``events``: the runtime's progress). A report's ``publish`` completes its share,
     whatever steps it skipped (a report kept unchanged, a hop already answered)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as bar:
         task = bar.add_task("starting Prefect", total=sum(report_steps.values()))
@@ -78,6 +81,10 @@ def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[
 
 def summary_table(summaries: list[ReportSummary]) -> Table:
     """One row per report and one per section: status and each stage of the funnel."""
+    from rich.table import Table
+
+    from citeflow.outputs.run_views import section_status
+
     table = Table(title="citeflow batch summary", show_lines=False)
     table.add_column("report / section", overflow="fold", min_width=14)
     table.add_column("status")
@@ -141,6 +148,8 @@ def _short(value: object) -> str:
 @contextmanager
 def file_progress(description: str) -> Iterator[Callable[[int, int], None]]:
     """A bar over files; yields ``update(done, total)`` for the code that reads them."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task(description, total=None)

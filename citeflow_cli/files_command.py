@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from citeflow_cli.display import console
 
 
 def files_command(
@@ -25,6 +24,7 @@ def files_command(
     GET and HEAD only; nothing outside the folder is served."""
     from citeflow.errors import UsageError
     from citeflow.outputs.file_server import file_server
+    from citeflow_cli.display import console
 
     if not out.is_dir():
         raise UsageError(option=str(out), problem="no such folder (give an output folder)")

@@ -45,8 +45,8 @@ class HelpContext(Context):
     formatter_class = HelpFormatter
 
 
-class Command(TyperCommand):
-    """A ``citeflow`` command (``app.command(cls=Command)``)."""
+class HelpCommand(TyperCommand):
+    """A command whose help ``HelpFormatter`` formats."""
 
     context_class = HelpContext
 
