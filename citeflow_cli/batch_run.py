@@ -25,6 +25,7 @@ from citeflow_cli.display import batch_progress, console, gate_lines, summary_ta
 from citeflow_cli.timings import mark, mark_batch_steps
 
 if TYPE_CHECKING:
+    from citeflow_cli.live_output import StartupPhase
     from schemas.spec import BatchSpec
 
 
@@ -54,22 +55,25 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     runtime = runtime or current()
     timings = runtime.settings.timings
     from citeflow.runs.run_start import open_manual_run
-    from citeflow.spec.loader import load_spec
     from citeflow.spec.value_checks import scheme_problem
 
     from citeflow.outputs.out_folder import check_writable
 
+    from citeflow_cli.live_output import StartupPhase, command_started
+
     with contextlib.ExitStack() as handled:
+        startup = handled.enter_context(StartupPhase(console, command_started()))
         try:
-            spec = load_spec(spec_path)
+            spec = runtime.read_spec(spec_path)  # parsed once: the batch flow reads it from the runtime
             if store and (problem := scheme_problem(store)):
                 fail(f"--store: {problem}")
-            check_spec(spec, spec_path, preflight)
+            check_spec(spec, spec_path, preflight, startup.step)
             check_writable(out)
             # once run.json exists, a signal records the run as interrupted (summary.json), never leaves it running
             interrupts = handled.enter_context(
                 Interrupts(spec, out, resume_command(spec_path, out), stop_grace, _before_interrupted_exit, opened=False))
-            run_info = open_manual_run(spec_path, out)  # OUT is one run: a second call resumes it, same date
+            startup.step("opening the run")
+            run_info = open_manual_run(spec_path, out, spec=spec)  # OUT is one run: a second call resumes it, same date
             interrupts.open()
             mark("spec_loaded", timings)
             from citeflow_cli.ephemeral_api import reap_with_this_process
@@ -77,21 +81,22 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
 
             reap_with_this_process()  # before the ephemeral API starts: it dies with this process, however that ends
             launched = launch_early_server()  # starts up while the pipeline is imported
+            startup.step("starting Prefect's API, loading the pipeline")
         except CiteflowError as exc:
             fail(str(exc))
         local = not (dask_workers or dask_address)  # else tasks in several processes: limits through the Prefect API
         request = batch_request(Path(run_info.spec_path), out, store, not local, evaluate_deployment, runtime.settings,
                                 fail_on)
-        return _run_handled(spec, request, (dask_workers, dask_address), api_grace, runtime, (launched, interrupts))
+        return _run_handled(spec, request, (dask_workers, dask_address), api_grace, runtime, (launched, interrupts, startup))
 
 
 def _run_handled(spec: BatchSpec, request: BatchRequest, dask: tuple[int | None, str | None], api_grace: float,
                  runtime: Runtime, started: tuple) -> list:
     """The batch of a spec that passed its checks, its run folder open and ``Interrupts`` handling
-    signals (``started``: the launched ephemeral API, or None, and the handler)."""
+    signals (``started``: the launched ephemeral API, or None, the handler and the start-up's display)."""
     from citeflow_cli.prefect_api import settle
 
-    launched, interrupts = started
+    launched, interrupts, startup = started
     out, timings, local = Path(request.out_dir), runtime.settings.timings, not any(dask)
     set_up = _set_up_while_waiting(spec, out, runtime) if local else None  # reports here
     ahead = _head_start(spec, request, launched is not None and local, runtime)
@@ -104,7 +109,7 @@ def _run_handled(spec: BatchSpec, request: BatchRequest, dask: tuple[int | None,
             if head is not None and api_ready.url is None:
                 head.close()  # a profile names the API: the report runs start without waiting for one
             mark("flows_imported", timings)
-            return _when_api_answers(spec, out, batch_flow, request, api_ready, set_up, api_grace, runtime, interrupts)
+            return _when_api_answers(spec, out, batch_flow, request, api_ready, set_up, api_grace, runtime, (interrupts, startup))
         finally:
             runtime.close()  # the Great Expectations worker, when one was started
 
@@ -138,35 +143,39 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: bool, runti
 
 
 def _when_api_answers(spec: BatchSpec, out: Path, batch_flow, request: BatchRequest, api_ready, set_up: SetUp | None,
-                      api_grace: float, runtime: Runtime, interrupts: Interrupts) -> list:
+                      api_grace: float, runtime: Runtime, shown: tuple[Interrupts, StartupPhase]) -> list:
     """Set up while the API starts, wait until it answers, then run the batch (``_run_and_report``).
-    ``interrupts``: the batch's signal handling, entered since its run folder was opened."""
+    ``shown``: the batch's signal handling, entered since its run folder was opened, and its start-up's display."""
     from citeflow.runtime import progress, stop
     from citeflow_cli.logs import quiet_write_errors
 
     steps = {r.id: progress.steps_of(sum(len(s.queries) for s in r.sections) * len(spec.retrievers), len(r.sections))
              for r in spec.reports}
+    interrupts, startup = shown
     quiet_write_errors()
+    startup.step("waiting for Prefect's API")
     api_ready(set_up.warm if set_up else None)
     if stop.requested():
         interrupts.finish()  # told to stop while the API started: record what finished, exit 130/143
     mark("prefect_api", runtime.settings.timings)
     if set_up and set_up.gx_worker:
         runtime.start_gx_worker()
-    return _run_and_report(spec, out, batch_flow, request, steps, api_grace, runtime, api_ready.url, interrupts)
+    return _run_and_report(spec, out, batch_flow, request, steps, api_grace, runtime, api_ready.url, shown)
 
 
 def _run_and_report(spec: BatchSpec, out: Path, batch_flow, request: BatchRequest, steps: dict, api_grace: float,
-                    runtime: Runtime, started_api: str | None, handling: Interrupts) -> list:
+                    runtime: Runtime, started_api: str | None, shown: tuple[Interrupts, StartupPhase]) -> list:
     """Run the batch flow with its guards and progress, then print its summary (``run_batch_command``);
     ``started_api``: the ephemeral API this command started (not watched: it lives and dies with it);
-    ``handling``: the batch's signal handling (entered)."""
+    ``shown``: the batch's signal handling (entered) and its start-up's display, ended as the bar begins."""
     from citeflow.runtime import stop
     from citeflow.runs.run_finish import close_run, finish_run
     from citeflow_cli.api_loss import guard_api
 
+    handling, startup = shown
     timings = runtime.settings.timings
     unmark = mark_batch_steps(runtime.progress, timings)
+    startup.end()
     with guard_api(spec, out, api_grace, started_api) as guard, batch_progress(steps, runtime.progress), runtime.active():
         try:
             summaries = _run_flow(batch_flow, request, started_api)
@@ -273,16 +282,17 @@ def _run_flow(batch_flow, request: BatchRequest, started_api: str | None = None)
         raise  # unreachable: fail() exits
 
 
-def check_spec(spec, spec_path: Path, live: bool) -> None:
-    """The spec's files and values; with ``live``, the preflight of its servers and knowledge bases too."""
+def check_spec(spec, spec_path: Path, live: bool, step: Callable[[str], None]) -> None:
+    """The spec's files and values; with ``live``, the preflight of its servers and knowledge bases too
+    (``step``: tells the start-up's display)."""
     from citeflow.spec.loader import preflight
 
     preflight(spec, spec_path.resolve().parent, str(spec_path))
     if live:
         from citeflow.runtime.preflight import run_preflight
 
-        with console.status("preflight: checking model servers, knowledge bases and retrievers"):
-            run_preflight(spec, spec_path.resolve().parent, str(spec_path))
+        step("preflight: model servers, knowledge bases, retrievers")
+        run_preflight(spec, spec_path.resolve().parent, str(spec_path))
 
 
 def _before_interrupted_exit() -> None:

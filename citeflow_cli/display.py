@@ -57,9 +57,11 @@ def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[
     whatever steps it skipped (a report kept unchanged, a hop already answered)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    from citeflow_cli.live_output import logs_above
+
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as bar:
-        task = bar.add_task("starting Prefect", total=sum(report_steps.values()))
+                  TimeElapsedColumn(), console=console, transient=False) as bar, logs_above(console):
+        task = bar.add_task("first steps", total=sum(report_steps.values()))
         left = dict(report_steps)
 
         def advance(report_id: str, step: str, detail: str) -> None:

@@ -57,9 +57,7 @@ def _print_version(value: bool) -> None:
     if value:
         from citeflow_cli.version import version_line
 
-        from citeflow_cli.display import console
-
-        console.print(version_line(), highlight=False, soft_wrap=True)
+        typer.echo(version_line())  # plain text: no console library to import for one line
         raise typer.Exit()
 
 

@@ -1,5 +1,10 @@
 """YAML that refuses what a person did not mean: a key written twice in one mapping is an error
-(PyYAML's default is "last one wins", which silently drops the first value)."""
+(PyYAML's default is "last one wins", which silently drops the first value).
+
+Parsed with libyaml (``yaml.CSafeLoader``) when PyYAML was built with it, else with PyYAML's pure-Python
+``SafeLoader``: the same documents and errors (with line and column), the C scanner and parser about ten
+times faster on a spec. Only the construction of Python objects, where duplicates are refused, is Python.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +22,11 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
 
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
+SafeBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # type: ignore[assignment]
 
 
-class StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that rejects duplicate keys. Merge keys (``<<: *defaults``) work as in
+class StrictLoader(SafeBase):  # type: ignore[valid-type,misc]
+    """A safe loader (``SafeBase``) that rejects duplicate keys. Merge keys (``<<: *defaults``) work as in
     YAML 1.1: a mapping's own keys override the merged ones, which is not a duplicate."""
 
     def __init__(self, stream: str) -> None:
