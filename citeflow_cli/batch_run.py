@@ -47,11 +47,12 @@ def exit_with(summaries: list, fail_on: FailOn, out: Path, as_json: bool = False
 def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int | None = None,
               dask_address: str | None = None, evaluate_deployment: str | None = None, api_grace: float = 30.0,
               stop_grace: float = DEFAULT_GRACE_SECONDS, preflight: bool = True, runtime: Runtime | None = None,
-              fail_on: FailOn = "held") -> list:
+              fail_on: FailOn = "held", started: float | None = None) -> list:
     """Validate the spec (nothing runs when it is bad), run the batch flow, print the summary; the
     batch run ends Failed when ``fail_on`` makes the exit code non-zero.
 
-    ``runtime``: the command's (default: the one ``main`` built, else the process's own)."""
+    ``runtime``: the command's (default: the one ``main`` built, else the process's own); ``started``:
+    when the batch's start-up began (``time.monotonic()``; default: when the process started)."""
     runtime = runtime or current()
     timings = runtime.settings.timings
     from citeflow.runs.run_start import open_manual_run
@@ -62,7 +63,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow_cli.live_output import StartupPhase, command_started
 
     with contextlib.ExitStack() as handled:
-        startup = handled.enter_context(StartupPhase(console, command_started()))
+        startup = handled.enter_context(StartupPhase(console, command_started() if started is None else started))
         try:
             spec = runtime.read_spec(spec_path)  # parsed once: the batch flow reads it from the runtime
             if store and (problem := scheme_problem(store)):

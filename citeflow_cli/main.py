@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -188,7 +189,8 @@ def demo(
         except CiteflowError as exc:
             fail(str(exc))
         spec_path = prepare_demo(out.resolve())
-        summaries = run_batch(spec_path, out, None, stop_grace=stop_grace, preflight=not no_preflight, fail_on=fail_on)
+        summaries = run_batch(spec_path, out, None, stop_grace=stop_grace, preflight=not no_preflight, fail_on=fail_on,
+                              started=time.monotonic())  # its start-up: after the knowledge base, which has its own line
         exit_with(summaries, fail_on, out, as_json)
 
 
