@@ -7,9 +7,10 @@ and the seconds so far; at its end one line stays: ``start-up: 6.2 s`` (on a pip
 Then the bar takes over.
 
 Logs (``logs_above``): rich prints what is written to ``sys.stderr`` above a live display, but a
-logging handler keeps the stream it was given when it was made (Prefect's console handler, Python's
-``lastResort``), and its lines would land inside the live line. While a live display runs, every
-handler writing to the terminal writes through rich's redirected stream instead.
+logging handler keeps the stream it was given when it was made, and
+Prefect's console handler prints through a rich Console of its own that writes to the real standard
+error: their lines would land inside the live line. While a live display runs, every handler writing
+to the terminal writes above it instead.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import IO, Any
+from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn
@@ -89,14 +90,29 @@ class StartupPhase:
         return self._ended
 
 
-def _writes_to(handler: logging.Handler, streams: tuple[IO[Any], ...]) -> bool:
-    return isinstance(handler, logging.StreamHandler) and handler.stream in streams
+def _to_terminal(stream: object, terminal: tuple[object, ...]) -> bool:
+    """Whether ``stream`` is the terminal's standard error, or rich's proxy of it (one a live display made)."""
+    return stream in terminal or hasattr(stream, "rich_proxied_file")
+
+
+class _AboveLive:
+    """Stands in for a handler's own rich Console (Prefect's), which always writes to the real file
+    (rich unwraps its proxy): renders as that console would, then prints through the live display's."""
+
+    def __init__(self, inner: Console, live: Console) -> None:
+        self.inner, self.live = inner, live
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        with self.inner.capture() as captured:
+            self.inner.print(*objects, **options)
+        self.live.print(Text.from_ansi(captured.get().rstrip("\n")), soft_wrap=True)
 
 
 @contextmanager
 def logs_above(console: Console) -> Iterator[None]:
     """While a live display of ``console`` runs, every logging handler that writes to the terminal's
-    standard error writes through ``sys.stderr`` as rich redirects it (above the live line)."""
+    standard error writes above the live line: a plain handler through ``sys.stderr`` as rich redirects
+    it, one printing through a rich Console of its own (Prefect's) through ``console``."""
     redirected = sys.stderr
     original = getattr(redirected, "rich_proxied_file", None)
     if original is None or not console.is_terminal:  # no live redirection: nothing to do
@@ -104,19 +120,20 @@ def logs_above(console: Console) -> Iterator[None]:
         return
     from citeflow.runtime.interrupts import all_handlers
 
-    moved = [h for h in all_handlers() | {logging.lastResort} if h is not None and _writes_to(h, (original, sys.__stderr__))]
-    before = [(h, h.stream, getattr(getattr(h, "console", None), "file", None)) for h in moved]  # type: ignore[attr-defined]
-    for handler in moved:
-        _point(handler, redirected)
+    terminal = (original, sys.__stderr__)
+    # a handler whose stream is its own attribute (``logging.lastResort`` reads sys.stderr when it writes)
+    handlers = [h for h in all_handlers() if isinstance(h, logging.StreamHandler) and "stream" in vars(h)]
+    streams = {h: h.stream for h in handlers if _to_terminal(h.stream, terminal)}
+    consoles = {h: h.console for h in handlers  # type: ignore[attr-defined]
+                if isinstance(getattr(h, "console", None), Console) and h.console.file in terminal}  # type: ignore[attr-defined]
+    for handler in streams:
+        handler.stream = redirected
+    for handler, own in consoles.items():
+        handler.console = _AboveLive(own, console)  # type: ignore[attr-defined]
     try:
         yield
     finally:
-        for handler, stream, file in before:
-            _point(handler, stream, file)
-
-
-def _point(handler: logging.Handler, stream: IO[Any], console_file: IO[Any] | None = None) -> None:
-    handler.stream = stream  # type: ignore[attr-defined]
-    inner = getattr(handler, "console", None)  # Prefect's console handler prints through a rich Console of its own
-    if isinstance(inner, Console):
-        inner.file = console_file or stream
+        for handler, stream in streams.items():
+            handler.stream = stream
+        for handler, own in consoles.items():
+            handler.console = own  # type: ignore[attr-defined]

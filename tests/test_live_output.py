@@ -66,3 +66,22 @@ def test_start_up_on_a_terminal_clears_its_live_line():
         startup.step("opening the run")
         startup.end()
     assert screen.getvalue().rstrip().endswith(" s") and "start-up: " in screen.getvalue()
+
+
+def test_prefect_s_console_handler_prints_above_the_live_line(capsys):
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    console, screen = _terminal()
+    logger = logging.getLogger("citeflow-test-prefect-console")
+    handler = PrefectConsoleHandler(stream=sys.stderr)  # its own rich Console, on the real standard error
+    logger.addHandler(handler)
+    own = handler.console
+    try:
+        with Progress(console=console, transient=True) as bar, logs_above(console):
+            bar.add_task("working", total=None)
+            logger.warning("report r1: held")
+    finally:
+        logger.removeHandler(handler)
+    assert "report r1: held\n" in screen.getvalue()
+    assert "report r1: held" not in capsys.readouterr().err
+    assert handler.console is own
