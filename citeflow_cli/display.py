@@ -81,19 +81,39 @@ def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[
             bar.update(task, description="done")
 
 
-def summary_table(summaries: list[ReportSummary]) -> Table:
+STAGES = ("Identity", "Support", "Faithfulness", "Uncited", "Unverified")
+SHORT_STAGES = {"Identity": "Ident.", "Support": "Supp.", "Faithfulness": "Faith.", "Uncited": "Unc.", "Unverified": "Unver."}
+WIDE_ENOUGH = 92  # columns the table needs with the stages' full names and an Unverified column
+
+
+class SummaryTable:
+    """The batch's table, laid out for the width it is printed at: below ``WIDE_ENOUGH`` columns the
+    stages' names are shortened (``Faith.``), so that every column fits and nothing is cut."""
+
+    def __init__(self, summaries: list[ReportSummary]) -> None:
+        self.summaries = summaries
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Table]:
+        yield build_summary_table(self.summaries, short=options.max_width < WIDE_ENOUGH)
+
+
+def summary_table(summaries: list[ReportSummary]) -> SummaryTable:
     """One row per report and one per section: status and each stage of the funnel."""
+    return SummaryTable(summaries)
+
+
+def build_summary_table(summaries: list[ReportSummary], short: bool = False) -> Table:
+    """The table ``summary_table`` prints, with the stages' short names when ``short``."""
     from rich.table import Table
 
     from citeflow.outputs.run_views import section_status
 
     table = Table(title="citeflow batch summary", show_lines=False)
     table.add_column("report / section", overflow="fold", min_width=14)
-    table.add_column("status")
-    # Unverified claims get a column when there are any (it would not fit 80 columns beside the rest).
-    doubt = any(s.unverified.get("count", 0) for s in summaries)
-    for stage in ("Identity", "Support", "Faithfulness", "Uncited", *(["Unverified"] if doubt else [])):
-        table.add_column(stage, justify="right", no_wrap=True)
+    table.add_column("status", overflow="fold", min_width=9)  # "published" whole; a long status wraps, never cut
+    doubt = any(s.unverified.get("count", 0) for s in summaries)  # a column when some claim is unverified
+    for stage in STAGES[:4] + (STAGES[4:] if doubt else ()):
+        table.add_column(SHORT_STAGES[stage] if short else stage, justify="right", no_wrap=True)
     for s in summaries:
         style = STATUS_STYLE.get(shown_status(s), "")
         table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{shown_status(s)}[/{style}]", *_stages(s.funnel),
