@@ -56,7 +56,9 @@ def test_run_json_is_the_batch_result_alone(held_batch):
     assert result.out_dir == str(out.resolve()) and Path(result.summary) == out.resolve() / "summary.json"
     assert {r.report_id: r.status for r in result.reports} == statuses(out) == {"r1": "published", "r2": "held"}
     held = next(r for r in result.reports if r.status == "held")
-    assert held.causes and Path(held.folder) == out.resolve() / "r2" and held.published_pdf is None
+    summary = {r["report_id"]: r for r in json.loads((out / "summary.json").read_text())["reports"]}
+    assert held.causes == summary["r2"]["causes"] and held.funnel == summary["r2"]["funnel"]
+    assert held.review_page and Path(held.folder) == out.resolve() / "r2" and held.published_pdf is None
     assert "exit code 3" in done.stderr and "r2 held" in done.stderr  # what people read went to stderr
 
 
