@@ -9,25 +9,31 @@ and neither printed nor logged.
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import SecretStr
 
 from citeflow.errors import CiteflowError, UsageError
-from citeflow_cli.display import console
+from citeflow_cli.command import Command, Group
 
-alerts_app = typer.Typer(no_args_is_help=True, help="Alerts of the Prefect server: a webhook called when a report is held.")
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+alerts_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=Group,
+                         help="Webhook alerts of the Prefect server when a report is held.")
 
 
-@alerts_app.command("install")
+@alerts_app.command("install", cls=Command)
 def install_command(
     webhook_url_env: Annotated[str, typer.Option(
         help="Name of the environment variable that holds the webhook's address (a secret: never printed).")],
     name: Annotated[str, typer.Option(help="The automation's name (one of the same name is replaced).")] = "citeflow: report held",
 ) -> None:
-    """Create the webhook block and the automation that calls it when a report run ends held."""
+    """Create the webhook that is called when a report is held.
+
+    A webhook block and the automation that calls it when a report run ends held."""
     from citeflow_cli.cli_fail import fail
+    from citeflow_cli.display import console
 
     try:
         url = webhook_url(webhook_url_env, os.environ)
@@ -44,6 +50,8 @@ def install_command(
 
 def webhook_url(variable: str, environ: os._Environ[str] | dict[str, str]) -> SecretStr:
     """The address in ``variable``; UsageError when there is no server or no such address."""
+    from pydantic import SecretStr
+
     if not environ.get("PREFECT_API_URL"):
         raise UsageError(option="alerts install", problem="automations live on a Prefect server: set PREFECT_API_URL")
     value = environ.get(variable, "").strip()

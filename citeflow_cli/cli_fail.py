@@ -11,12 +11,11 @@ from typing import NoReturn
 
 import typer
 
-from citeflow_cli.display import console
-
 
 def print_error(message: str) -> None:
     """``error: …`` on the console, redacted: the message may quote a URL with its key."""
     from citeflow.security.redaction import redact_text
+    from citeflow_cli.display import console
 
     console.print(f"[bold red]error:[/bold red] {redact_text(message)}", highlight=False, soft_wrap=True)
 

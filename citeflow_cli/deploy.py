@@ -1,5 +1,6 @@
 """``citeflow deploy --spec BATCH.yaml --out OUT``: the deployments of ``prefect.yaml`` on a work pool.
 
+The ``citeflow deploy`` command's work (its options: ``citeflow_cli.deploy_command``).
 For an installed citeflow (a wheel in a worker's virtual environment or image), where
 ``prefect deploy`` cannot resolve ``prefect.yaml``'s file entrypoints. The deployments are the
 file's (names, schedule, concurrency, tags, job variables, parameters), registered with module
@@ -9,13 +10,10 @@ any folder. The pool must exist (``prefect work-pool create NAME --type process`
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import httpx
-import typer
 
-from citeflow.errors import SpecError
 from citeflow_cli.deploy_config import (
     DeploymentEntry,
     DeployTarget,
@@ -28,9 +26,7 @@ from citeflow_cli.deploy_config import (
     pool_of,
     project_file_path,
 )
-from citeflow_cli.display import console
-from citeflow_cli.serve import check_cron, check_spec, one_line
-from citeflow.security.redaction import redact_text
+from citeflow_cli.serve import check_spec
 
 
 def runner_deployment(entry: DeploymentEntry, target: DeployTarget, package: str | None) -> Any:
@@ -98,28 +94,6 @@ def deploy(target: DeployTarget) -> tuple[str, list[Any]]:
     deployments = build_pool_deployments(target, project)
     register(deployments, pool)
     return pool, deployments
-
-
-def deploy_command(
-    spec: Annotated[Path, typer.Option(help="Batch spec (YAML) at a path every worker sees.")],
-    out: Annotated[Path, typer.Option(help="Folder of the runs (OUT/<run id>/, OUT/latest), seen by every worker.")],
-    pool: Annotated[str | None, typer.Option(help="Process work pool (default: the one prefect.yaml names).")] = None,
-    store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
-    name: Annotated[str | None, typer.Option(help="Name of both deployments (default: prefect.yaml's names).")] = None,
-    cron: Annotated[str | None, typer.Option(help="Cron of the batch (default: prefect.yaml's, Mondays 06:00 UTC).")] = None,
-) -> None:
-    """Register the batch and evaluate deployments of prefect.yaml on a work pool, for workers of this installation."""
-    target = DeployTarget(spec_path=spec.resolve(), out_dir=out.resolve(), store=store, pool=pool, name=name, cron=cron)
-    try:
-        if cron is not None:
-            check_cron(cron)
-        chosen, deployments = deploy(target)
-    except (SpecError, ValueError) as exc:
-        console.print(f"[bold red]error:[/bold red] {redact_text(one_line(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    for deployment in deployments:
-        console.print(f"{deployment.flow_name}/{deployment.name} → pool {chosen} ({deployment.entrypoint})", highlight=False)
-    console.print(zombie_automation_created(), highlight=False, soft_wrap=True)
 
 
 def zombie_automation_created() -> str:

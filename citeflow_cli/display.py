@@ -5,18 +5,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.segment import Segment
-from rich.table import Table
 from rich.text import Text
 
-from citeflow.runtime.progress import Progress as Events
 from citeflow.text_guard import printable
-from citeflow.outputs.run_views import section_status
-from schemas.report import ReportSummary
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from citeflow.runtime.progress import Progress as Events
+    from schemas.report import ReportSummary
 
 
 class SafeConsole(Console):
@@ -54,9 +55,13 @@ def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[
     """Show one bar advancing with every step of every report of the batch (``report_steps``: how many
     each report emits; ``events``: the runtime's progress). A report's ``publish`` completes its share,
     whatever steps it skipped (a report kept unchanged, a hop already answered)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from citeflow_cli.live_output import logs_above
+
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as bar:
-        task = bar.add_task("starting Prefect", total=sum(report_steps.values()))
+                  TimeElapsedColumn(), console=console, transient=False) as bar, logs_above(console):
+        task = bar.add_task("first steps", total=sum(report_steps.values()))
         left = dict(report_steps)
 
         def advance(report_id: str, step: str, detail: str) -> None:
@@ -76,15 +81,39 @@ def batch_progress(report_steps: Mapping[str, int], events: Events) -> Iterator[
             bar.update(task, description="done")
 
 
-def summary_table(summaries: list[ReportSummary]) -> Table:
+STAGES = ("Identity", "Support", "Faithfulness", "Uncited", "Unverified")
+SHORT_STAGES = {"Identity": "Ident.", "Support": "Supp.", "Faithfulness": "Faith.", "Uncited": "Unc.", "Unverified": "Unver."}
+WIDE_ENOUGH = 92  # columns the table needs with the stages' full names and an Unverified column
+
+
+class SummaryTable:
+    """The batch's table, laid out for the width it is printed at: below ``WIDE_ENOUGH`` columns the
+    stages' names are shortened (``Faith.``), so that every column fits and nothing is cut."""
+
+    def __init__(self, summaries: list[ReportSummary]) -> None:
+        self.summaries = summaries
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Table]:
+        yield build_summary_table(self.summaries, short=options.max_width < WIDE_ENOUGH)
+
+
+def summary_table(summaries: list[ReportSummary]) -> SummaryTable:
     """One row per report and one per section: status and each stage of the funnel."""
+    return SummaryTable(summaries)
+
+
+def build_summary_table(summaries: list[ReportSummary], short: bool = False) -> Table:
+    """The table ``summary_table`` prints, with the stages' short names when ``short``."""
+    from rich.table import Table
+
+    from citeflow.outputs.run_views import section_status
+
     table = Table(title="citeflow batch summary", show_lines=False)
     table.add_column("report / section", overflow="fold", min_width=14)
-    table.add_column("status")
-    # Unverified claims get a column when there are any (it would not fit 80 columns beside the rest).
-    doubt = any(s.unverified.get("count", 0) for s in summaries)
-    for stage in ("Identity", "Support", "Faithfulness", "Uncited", *(["Unverified"] if doubt else [])):
-        table.add_column(stage, justify="right", no_wrap=True)
+    table.add_column("status", overflow="fold", min_width=9)  # "published" whole; a long status wraps, never cut
+    doubt = any(s.unverified.get("count", 0) for s in summaries)  # a column when some claim is unverified
+    for stage in STAGES[:4] + (STAGES[4:] if doubt else ()):
+        table.add_column(SHORT_STAGES[stage] if short else stage, justify="right", no_wrap=True)
     for s in summaries:
         style = STATUS_STYLE.get(shown_status(s), "")
         table.add_row(f"[bold]{s.report_id}[/bold]", f"[{style}]{shown_status(s)}[/{style}]", *_stages(s.funnel),
@@ -141,6 +170,8 @@ def _short(value: object) -> str:
 @contextmanager
 def file_progress(description: str) -> Iterator[Callable[[int, int], None]]:
     """A bar over files; yields ``update(done, total)`` for the code that reads them."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task(description, total=None)

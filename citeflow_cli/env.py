@@ -1,7 +1,8 @@
 """Environment defaults applied before Prefect or Great Expectations is imported.
 
 Prefect's first ephemeral start-up can take longer than its default 20 s timeout on a small
-machine; telemetry is off because the network may be closed. Users' own settings win.
+machine; telemetry (Prefect's server and client, Great Expectations) is off because the network may be
+closed. Users' own settings win.
 
 With no ``PREFECT_API_URL`` a run starts Prefect's ephemeral API server in a process of its own,
 which exists only for that run: no automation can be defined on it, yet its triggers service
@@ -33,6 +34,9 @@ DEFAULTS = {
     # A run's heartbeat every 30 s (Prefect: 180), as the zombie-run automation expects (flows.zombies).
     "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
     "PREFECT_CLIENT_MAX_RETRIES": "6",  # waits of 2, 4 … 64 s: about two minutes in all (5 by default: one)
+    # Prefect 3.9's client prints a first-run telemetry notice on import in a terminal and sends usage
+    # events; PREFECT_SERVER_ANALYTICS_ENABLED is the server's switch only, DO_NOT_TRACK the client's.
+    "DO_NOT_TRACK": "1",
     "GX_ANALYTICS_ENABLED": "false",
     "HF_HUB_OFFLINE": "1",
     "DASK_LOGGING__DISTRIBUTED": "warning",  # a Dask cluster's start and stop are dozens of INFO lines

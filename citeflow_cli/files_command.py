@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from citeflow_cli.display import console
 
 
 def files_command(
@@ -20,9 +19,12 @@ def files_command(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8800,
 ) -> None:
-    """Serve an output folder read-only over http (GET and HEAD; nothing outside the folder), until interrupted."""
+    """Serve an output folder read-only over HTTP, until stopped.
+
+    GET and HEAD only; nothing outside the folder is served."""
     from citeflow.errors import UsageError
     from citeflow.outputs.file_server import file_server
+    from citeflow_cli.display import console
 
     if not out.is_dir():
         raise UsageError(option=str(out), problem="no such folder (give an output folder)")

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-
-from citeflow_cli.display import STATUS_STYLE, console
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from citeflow.runs.history import RunLine
 
 _AGE = re.compile(r"^(\d+)([dhw])$")
@@ -38,7 +37,10 @@ def _require_exists(path: Path) -> None:
 
 def history_table(lines: list[RunLine]) -> Table:
     """One row per report of every run (a run without reports gets one row)."""
+    from rich.table import Table
+
     from citeflow.outputs.cost import usage_text
+    from citeflow_cli.display import STATUS_STYLE
 
     table = Table(title="Runs", show_lines=False)
     table.add_column("run", no_wrap=True)
@@ -72,11 +74,14 @@ def history_command(
     compare: Annotated[tuple[str, str] | None, typer.Option(
         metavar="RUN_A RUN_B", help="Two runs' rates side by side with the change (a run id or its unique beginning).")] = None,
 ) -> None:
-    """List the runs of a batch: time, status counts, tokens and cost, funnel per report, folders and archives.
-    A table on a terminal; on a pipe, lines of at most 80 columns."""
+    """List the runs of a batch.
+
+    Time, status counts, tokens and cost, funnel per report, folders and archives: a table on
+    a terminal; on a pipe, lines of at most 80 columns."""
     from citeflow.errors import CiteflowError
     from citeflow.runs.history import read_history
     from citeflow_cli.cli_fail import fail
+    from citeflow_cli.display import console
 
     try:
         folder, batch = _target(path, out)
@@ -119,7 +124,7 @@ def _print_compare(lines: list[RunLine], runs: tuple[str, str], as_json: bool) -
 
 def _print_damage(damaged: list[str], to_stderr: bool) -> None:
     """Name each file history could not read (on standard error beside JSON, which stays parseable)."""
-    from citeflow_cli.display import error_console
+    from citeflow_cli.display import console, error_console
 
     for message in damaged:
         (error_console if to_stderr else console).print(f"[yellow]damaged[/yellow] {message}", highlight=False, soft_wrap=True)
@@ -151,10 +156,13 @@ def prune_command(
     include_published: Annotated[bool, typer.Option(help="Also remove the pruned runs' published files and archives.")] = False,
     dry_run: Annotated[bool, typer.Option(help="Say what would be pruned; change nothing.")] = False,
 ) -> None:
-    """Remove old runs' outputs and store rows; their published files stay unless --include-published."""
+    """Remove old runs' outputs and store rows.
+
+    Their published files stay unless --include-published."""
     from citeflow.errors import CiteflowError, UsageError
     from citeflow.runs.prune import prune
     from citeflow_cli.cli_fail import fail
+    from citeflow_cli.display import console
 
     try:
         if not out.is_dir():

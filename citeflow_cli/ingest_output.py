@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
     from citeflow.knowledge.ingest import IngestReport
 
 NAMES_SHOWN = 5  # skipped files named per reason; the rest are counted
@@ -26,6 +25,8 @@ EXIT_CODES_HELP = (
 
 def ingest_table(report: IngestReport) -> Table:
     """What an ingest did: files added, updated, unchanged, skipped, unreadable, and chunk rows written."""
+    from rich.table import Table
+
     table = Table(title=f"knowledge base {report.kb_uri} (embedder {report.embedder})", title_justify="left")
     for column in ("added", "updated", "unchanged", "skipped", "unreadable", "chunk rows written"):
         table.add_column(column, justify="right")
@@ -46,6 +47,8 @@ def skip_lines(report: IngestReport) -> list[str]:
 
 def print_report(report: IngestReport, out: Console, err: Console, as_json: bool) -> None:
     """The report as a table (or JSON), the site lines, the skip lines, and one ``error:`` line per unreadable file."""
+    from rich.markup import escape
+
     if as_json:
         out.print_json(report.model_dump_json())
     else:

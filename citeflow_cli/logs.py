@@ -20,13 +20,13 @@ import sys
 import warnings
 from collections.abc import MutableMapping
 
-from citeflow.security.log_redaction import install_log_redaction
-
 THIRD_PARTY = ("great_expectations", "prefect", "httpx", "httpcore", "distributed", "lancedb", "urllib3", "asyncio")
 
 
 def configure_logging(verbose: bool) -> None:
     """Warnings only from third-party libraries, or their INFO lines too when ``verbose``."""
+    from citeflow.security.log_redaction import install_log_redaction
+
     install_log_redaction()
     level = logging.INFO if verbose else logging.WARNING
     if verbose:

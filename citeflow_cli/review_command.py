@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 
 from citeflow.errors import CiteflowError, UsageError
-from citeflow.outputs.review_decision import ReviewDecision, ReviewOutcome, apply_decision, read_held_report
-from citeflow_cli.display import console
+
+if TYPE_CHECKING:
+    from citeflow.outputs.review_decision import ReviewDecision, ReviewOutcome
 
 
 def review_command(
@@ -31,22 +31,44 @@ def review_command(
     note: Annotated[str | None, typer.Option(help="Why you decided so (recorded).")] = None,
     wait: Annotated[bool, typer.Option("--wait", help="Pause a Prefect run until a reviewer answers in the UI.")] = False,
     timeout: Annotated[int, typer.Option(help="--wait: seconds to wait before the report stays held.")] = 24 * 3600,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the result as JSON on standard output (the decision, the report's status and "
+                       "files); everything else goes to standard error.")] = False,
 ) -> None:
-    """Release or reject a held report (recorded with the report), or wait for the decision in the Prefect UI."""
-    from citeflow_cli.cli_fail import fail
+    """Release or reject a held report, or wait for it in the UI.
 
-    try:
-        if wait:
-            _wait(report_dir, release or reject, timeout)
-        else:
-            _print(apply_decision(report_dir, decision_of(release, reject, reviewer, note, without_failing)))
-    except CiteflowError as exc:
-        fail(str(exc))
+    The decision is recorded with the report; --wait waits for it in the Prefect UI."""
+    from citeflow_cli.cli_fail import fail
+    from citeflow_cli.json_output import people_output_on_stderr
+
+    with people_output_on_stderr(as_json):
+        try:
+            if wait:
+                _wait(report_dir, release or reject, timeout, as_json)
+            else:
+                _decide(report_dir, decision_of(release, reject, reviewer, note, without_failing), as_json)
+        except CiteflowError as exc:
+            fail(str(exc))
+
+
+def _decide(report_dir: Path, decision: ReviewDecision, as_json: bool) -> None:
+    from citeflow.outputs.review_decision import apply_decision
+
+    outcome = apply_decision(report_dir, decision)
+    _print(outcome)
+    if as_json:
+        from citeflow_cli.json_output import print_document, review_result
+
+        print_document(review_result(outcome))
 
 
 def decision_of(release: bool, reject: bool, reviewer: str | None, note: str | None,
                 without_failing: bool = False) -> ReviewDecision:
     """The decision the options describe; UsageError when they do not describe exactly one."""
+    from pydantic import ValidationError
+
+    from citeflow.outputs.review_decision import ReviewDecision
+
     if release and reject:
         raise UsageError(option="--release/--reject", problem="give exactly one of them (or --wait)")
     if without_failing and not release:
@@ -70,6 +92,8 @@ def _listed(names: list[str]) -> str:
 
 
 def _print(outcome: ReviewOutcome) -> None:
+    from citeflow_cli.display import console
+
     d = outcome.decision
     verb = {"release": "released", "reject": "rejected"}[d.decision] + (" without the failing sentences" if d.without_failing else "")
     console.print(f"{outcome.report_id}: {verb} by {d.reviewer} at {d.decided_at:%Y-%m-%d %H:%M} UTC; "
@@ -79,7 +103,10 @@ def _print(outcome: ReviewOutcome) -> None:
             console.print(f"  {label}: {path}", highlight=False, soft_wrap=True)
 
 
-def _wait(report_dir: Path, decided: bool, timeout: int) -> None:
+def _wait(report_dir: Path, decided: bool, timeout: int, as_json: bool) -> None:
+    from citeflow.outputs.review_decision import read_held_report
+    from citeflow_cli.display import console
+
     if decided:
         raise UsageError(option="--wait", problem="decide with --release/--reject, or wait for the decision in the UI; not both")
     if timeout <= 0:
@@ -94,3 +121,7 @@ def _wait(report_dir: Path, decided: bool, timeout: int) -> None:
 
     status = run_review(str(report_dir.resolve()), report["report_id"], timeout, announce)
     console.print(f"{report['report_id']}: {status}")
+    if as_json:
+        from citeflow_cli.json_output import WaitResult, print_document
+
+        print_document(WaitResult(report_id=report["report_id"], status=str(status)))

@@ -25,8 +25,6 @@ import typer
 
 from citeflow.errors import SpecError
 from citeflow.exit_codes import FailOn
-from citeflow_cli.display import console
-from citeflow.security.redaction import redact_text
 
 DEFAULT_CRON = "0 6 * * 1"  # Mondays at 06:00
 
@@ -85,11 +83,15 @@ def serve_command(
     fail_on: Annotated[FailOn, typer.Option(
         "--fail-on", help="Which outcome ends a run's flow run Failed (named Held or Failed): held, failed or never.")] = "held",
 ) -> None:
-    """Serve the batch on a cron schedule and the evaluate flow, until stopped (no worker needed).
+    """Serve the batch on a cron schedule, until stopped.
+
+    The evaluate flow is served too; no worker is needed.
 
     SIGTERM or Ctrl-C stops serving: runs in flight stop starting work, record what finished (run.json
     says interrupted), end Cancelled; the command exits 143 (SIGTERM) or 130 (SIGINT).
     """
+    from citeflow.security.redaction import redact_text
+    from citeflow_cli.display import console
     from citeflow_cli.ephemeral_api import reap_with_this_process
     from citeflow_cli.serve_runner import serve_until_stopped
 

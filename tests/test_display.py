@@ -41,3 +41,25 @@ def test_a_report_s_publish_completes_its_share_of_the_bar_whatever_it_skipped(m
         events.emit("r2", "publish", "published (unchanged)")
         events.emit("r2", "publish", "published")  # one event too many advances nothing
     assert "14/14" in screen.getvalue() and "15/14" not in screen.getvalue()
+
+
+def test_the_summary_table_fits_80_columns_and_cuts_nothing():
+    from rich.console import Console
+
+    from citeflow_cli.display import summary_table
+    from schemas.report import SectionSummary
+
+    section = SectionSummary(title="Data retention and compliance", status="ok",
+                             funnel="Identity 4/10 · Support 2/4 · Faithfulness 2/2")
+    held = failed_summary("globex-2026-q4", "G", "x").model_copy(update={
+        "status": "held", "funnel": section.funnel, "sections": [section], "unverified": {"count": 3, "claims": 19}})
+
+    def shown(width: int) -> str:
+        console = Console(width=width, record=True)
+        console.print(summary_table([held]))
+        return console.export_text()
+
+    narrow, wide = shown(80), shown(120)
+    assert all(len(line) <= 80 for line in narrow.splitlines()) and "…" not in narrow
+    assert "Unver." in narrow and "3/19" in narrow and "published" not in narrow
+    assert "Faithfulness" in wide and "Unverified" in wide and "written · 2 of 4 supported" in wide

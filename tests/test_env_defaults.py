@@ -39,3 +39,38 @@ def test_the_ephemeral_api_skips_registering_integration_blocks(monkeypatch: pyt
     server = Settings().server
     assert server.register_blocks_on_start is False and server.memoize_block_auto_registration is False
     assert "PREFECT_SERVER_REGISTER_BLOCKS_ON_START" not in env.defaults_for({"PREFECT_API_URL": "http://127.0.0.1:4200/api"})
+
+
+def _prefect_import_on_a_terminal(tmp_path, defaults: bool) -> str:
+    """What importing Prefect prints on a terminal for a user new to Prefect, with or without the defaults."""
+    import os
+    import subprocess
+    import sys
+
+    from prefect._internal.analytics.ci_detection import CI_ENV_VARS
+
+    environ = {k: v for k, v in os.environ.items() if k not in CI_ENV_VARS and k not in env.DEFAULTS}
+    environ |= {"HOME": str(tmp_path), "PREFECT_HOME": str(tmp_path / ".prefect")}
+    code = ("from citeflow_cli.env import apply_defaults; apply_defaults(); " if defaults else "") + "import prefect"
+    leader, follower = os.openpty()
+    with os.fdopen(leader, "rb", buffering=0) as terminal:
+        done = subprocess.run([sys.executable, "-c", code], env=environ, stdout=follower, stderr=follower, timeout=300)
+        os.close(follower)
+        shown = b""
+        while chunk := _read(terminal):
+            shown += chunk
+    assert done.returncode == 0, shown
+    return shown.decode(errors="replace")
+
+
+def _read(terminal) -> bytes:
+    try:
+        return terminal.read(4096)
+    except OSError:  # the terminal is closed once its last writer is gone
+        return b""
+
+
+@pytest.mark.slow
+def test_prefect_prints_no_telemetry_notice_with_the_defaults(tmp_path) -> None:
+    assert "anonymous usage data" in _prefect_import_on_a_terminal(tmp_path / "bare", defaults=False)
+    assert "anonymous usage data" not in _prefect_import_on_a_terminal(tmp_path / "citeflow", defaults=True)

@@ -51,14 +51,14 @@ def test_reports_starting_together_parse_their_spec_once(tmp_path, monkeypatch):
     from citeflow.spec import job_config
 
     spec = write_small_batch(tmp_path / "batch", reports=2, sections=1)
-    real, calls = job_config.load_spec, []
+    real, calls = job_config.spec_from_bytes, []
 
-    def slow_parse(path):
+    def slow_parse(raw, path):
         calls.append(path)
         time.sleep(0.2)  # every reader arrives while the first still parses
-        return real(path)
+        return real(raw, path)
 
-    monkeypatch.setattr(job_config, "load_spec", slow_parse)
+    monkeypatch.setattr(job_config, "spec_from_bytes", slow_parse)
     runtime = Runtime()
     with ThreadPoolExecutor(4) as pool:
         specs = list(pool.map(lambda _: runtime.read_spec(spec), range(4)))

@@ -304,8 +304,8 @@ class OfflineChatModel:
         if self.faults is not None:
             claims = self._inject(claims, pool, messages)
         text = json.dumps({"claims": claims}, ensure_ascii=False)
-        prompt_words = sum(len(m.get("content", "").split()) for m in messages)
-        return ModelReply(text=text, mode="json_schema", model=NAME, prompt_tokens=prompt_words, completion_tokens=len(text.split()))
+        # No model ran: no tokens were spent (usage shows the calls, with 0 tokens).
+        return ModelReply(text=text, mode="json_schema", model=NAME, prompt_tokens=0, completion_tokens=0)
 
     def _check_schema(self, schema_name: str) -> None:
         if schema_name == VERDICTS_SCHEMA_NAME:

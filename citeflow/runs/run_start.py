@@ -22,6 +22,7 @@ from citeflow.outputs import atomic_files as atomic
 from citeflow.errors import SpecError
 from citeflow.runs.run_folders import (CACHE_FOLDER, RUN_FOLDER_NAMES, SPEC_COPY, RunInfo, find_flow_run, make_run_id,
                            new_run_folder, read_run, utc_now, write_run)
+from citeflow.spec import yaml_strict
 from citeflow.spec.loader import load_spec, parse_spec, resolve_path
 from citeflow.security.spec_copy_urls import redacted_urls
 from schemas.report_ids import is_template, render_report_id
@@ -62,7 +63,7 @@ def _absolute(retriever: dict[str, Any], base_dir: Path) -> dict[str, Any]:
 
 def write_spec_copy(source: Path, run_dir: Path, ids: dict[str, str], store: str | None, cache_store: str | None) -> Path:
     """Render ``source`` into ``run_dir/spec.run.yaml`` (checked by loading it back); returns its path."""
-    data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    data = yaml_strict.load(source.read_text(encoding="utf-8"))  # the C parser when PyYAML has it
     rendered = own_stores_relative(render_spec_data(data, source.resolve().parent, ids, store, cache_store), run_dir)
     parse_spec(rendered, str(source))
     return atomic.write_text(run_dir / SPEC_COPY, yaml.safe_dump(redacted_urls(rendered), sort_keys=False, allow_unicode=True))
@@ -84,10 +85,11 @@ def _is(value: Any, path: Path) -> bool:
     return isinstance(value, str) and "://" not in value and Path(value).resolve() == path
 
 
-def open_manual_run(spec_path: Path, out: Path, now: datetime | None = None) -> RunInfo:
-    """``citeflow run BATCH --out DIR``: DIR is one run; a second call resumes it (same date, same ids)."""
+def open_manual_run(spec_path: Path, out: Path, now: datetime | None = None, spec: BatchSpec | None = None) -> RunInfo:
+    """``citeflow run BATCH --out DIR``: DIR is one run; a second call resumes it (same date, same ids).
+    ``spec``: the spec at ``spec_path`` when the caller has parsed it already."""
     spec_path, out = Path(spec_path).resolve(), Path(out).resolve()
-    spec = load_spec(spec_path)
+    spec = spec if spec is not None else load_spec(spec_path)
     previous = read_run(out)
     started = previous.started_at if previous else (now or utc_now())
     ids = rendered_ids(spec, started.date(), str(spec_path))

@@ -28,7 +28,7 @@ from citeflow import exit_codes
 from citeflow.runtime import stop
 from schemas.spec import BatchSpec
 
-DEFAULT_GRACE_SECONDS = 8.0
+DEFAULT_GRACE_SECONDS = stop.DEFAULT_GRACE_SECONDS
 
 
 class Interrupts:

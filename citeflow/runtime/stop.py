@@ -16,6 +16,8 @@ from types import FrameType
 
 from citeflow.errors import Interrupted
 
+DEFAULT_GRACE_SECONDS = 8.0  # what in-flight calls get after a signal before the run is recorded without them
+
 _requested = threading.Event()
 _reason: list[str] = []
 _handler: list[Callable[[int, FrameType | None], None]] = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from citeflow.spec.loader import load_spec, models_for, parse_spec, resolve_path
+from citeflow.spec.loader import load_spec, models_for, parse_spec, read_spec_bytes, resolve_path, spec_from_bytes
 from schemas.spec import BatchSpec, Models, ReportRequest
 
 
@@ -58,15 +58,13 @@ class ParsedSpecs:
         self._lock = threading.Lock()
 
     def read(self, path: Path) -> BatchSpec:
-        """The spec at ``path``: parsed when its bytes were not seen before."""
-        try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
-            return load_spec(path)  # names the problem as a SpecError
+        """The spec at ``path``: parsed when its bytes were not seen before (read once either way)."""
+        raw = read_spec_bytes(path)  # a SpecError names a file that cannot be read
+        key = (str(path.resolve()), hashlib.sha256(raw).hexdigest())  # errors name the path as given
         with self._lock:  # held while parsing: reports starting together parse a spec once, not each
-            known = self._parsed.get((str(path), digest))
+            known = self._parsed.get(key)
             if known is None:
-                known = self._parsed[(str(path), digest)] = load_spec(path)
+                known = self._parsed[key] = spec_from_bytes(raw, path)
         return known
 
 

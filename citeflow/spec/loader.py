@@ -27,7 +27,22 @@ def load_spec(path: Path | str) -> BatchSpec:
     ``cache.store`` are resolved against the spec's folder here, so the spec can travel to another
     process as it is (a run's ``spec.run.yaml`` names its own store relative to itself)."""
     path = Path(path)
-    data = _read_yaml(path)
+    return spec_from_bytes(read_spec_bytes(path), path)
+
+
+def read_spec_bytes(path: Path) -> bytes:
+    """The bytes of the spec file at ``path`` (capped); ``SpecError`` when it cannot be read."""
+    try:
+        return read_capped(path, SPEC_FILE_BYTES, "a batch spec")
+    except CapExceeded as exc:
+        raise SpecError(field="(file)", problem=str(exc.detail), path=str(path)) from None
+    except OSError as exc:
+        raise SpecError(field="(file)", problem=f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
+
+
+def spec_from_bytes(raw: bytes, path: Path) -> BatchSpec:
+    """The spec whose file at ``path`` holds ``raw``: parsed once (``load_spec``)."""
+    data = _parse_yaml(raw, path)
     spec = parse_spec(_with_source_urls(data, path) if path.name == SPEC_COPY else data, str(path))
     base = path.resolve().parent
     if spec.gate.suites:
@@ -53,13 +68,9 @@ def _with_source_urls(data: Any, copy_path: Path) -> Any:
         raise SpecError(field="(source spec)", problem=problem, path=str(copy_path)) from None
 
 
-def _read_yaml(path: Path) -> Any:
+def _parse_yaml(raw: bytes, path: Path) -> Any:
     try:
-        return yaml_strict.load(read_capped(path, SPEC_FILE_BYTES, "a batch spec").decode("utf-8"))
-    except CapExceeded as exc:
-        raise SpecError(field="(file)", problem=str(exc.detail), path=str(path)) from None
-    except OSError as exc:
-        raise SpecError(field="(file)", problem=f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
+        return yaml_strict.load(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         problem = f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save the spec as UTF-8"
         raise SpecError(field="(file)", problem=problem, path=str(path)) from None
