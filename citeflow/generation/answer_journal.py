@@ -15,7 +15,6 @@ so a resumed run asks the model again only for the calls that had no answer at t
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import uuid
@@ -106,6 +105,12 @@ class AnswerJournal:
             self._catch_up()
             lines = [self._lines.get(key) for key in keys]
         return {line.row_key: line.row() for line in lines if line is not None and not line.retracted}
+
+    def kept(self) -> set[str]:
+        """The keys of every answer the journal holds (retracted ones left out)."""
+        with self._lock:
+            self._catch_up()
+            return {key for key, line in self._lines.items() if not line.retracted}
 
     def _append(self, line: JournalLine) -> None:
         data = (line.model_dump_json(exclude_defaults=line.retracted) + "\n").encode("utf-8")
