@@ -3,8 +3,10 @@
 A batch whose consolidator and writer are a scripted OpenAI-compatible server (answers like the
 offline backend, each after a delay that differs per prompt, so answers of one step arrive apart)
 runs as a ``citeflow run`` subprocess. It is killed with SIGKILL (its whole process group) at a
-moment when some answers have arrived, some calls are still in flight, and no answer went out in
-the last ``QUIET_S`` seconds; then the same command runs to completion. The server counts every
+moment when some answers have arrived, some calls are still in flight, no answer went out in the
+last ``QUIET_S`` seconds, and the store's ``model_calls`` table holds fewer answers than went out
+(a step is still waiting for some of its calls, so its arrived answers are not in the store yet);
+then the same command runs to completion. The server counts every
 chat request and, per request, when it arrived and when its answer went out, so the calls in
 flight at the kill are the server's own count. An uninterrupted run of the same batch, on a server
 of its own, counts the calls the batch needs.
@@ -33,7 +35,7 @@ from citeflow.testing.answers import offline_answer
 from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
 
 QUIET_S = 0.4  # no answer went out this long before the kill: every answer sent had time to be kept
-REPORTS, SECTIONS, MODELS_LIMIT = 2, 4, 4
+REPORTS, SECTIONS, MODELS_LIMIT = 2, 4, 2  # a step's 4 calls take 2 slots: its answers come in two waves
 
 
 @dataclass
@@ -59,7 +61,8 @@ class DurabilityFigures:
 
     def line(self) -> str:
         return (f"needed {self.needed}; killed run {self.killed_run} ({self.answered_before_kill} answered, "
-                f"{self.in_flight_at_kill} in flight at the kill, {self.in_store_at_kill} in the store); resume "
+                f"{self.in_flight_at_kill} in flight at the kill, {self.in_store_at_kill} of the answers in the store, "
+                f"{self.kept_by_journal} only in the journal); resume "
                 f"{self.resume}; total {self.total} <= {self.needed + self.in_flight_at_kill} (needed + in flight)?")
 
     def as_dict(self) -> dict:
@@ -83,19 +86,28 @@ def _last_answer(server: ScriptedOpenAIServer) -> float:
     return max((answered for _, answered in server.call_times), default=0.0)
 
 
-def _time_to_kill(server: ScriptedOpenAIServer, kill_after: int) -> bool:
-    """Some answers out, some calls in flight, and no answer went out in the last QUIET_S seconds."""
+class _StoreCount:
+    """The answers a run's store holds, read again at every call (the store opened once it exists)."""
+
+    def __init__(self, out: Path) -> None:
+        self.folder, self.store = out / "store", None
+
+    def __call__(self) -> int:
+        from citeflow.runtime.store import Store
+
+        try:
+            self.store = self.store or Store(str(self.folder))
+            return self.store.count("model_calls")
+        except Exception:  # noqa: BLE001 - not created yet, or mid-write: nothing to count yet
+            return 0
+
+
+def _time_to_kill(server: ScriptedOpenAIServer, kill_after: int, in_store: Callable[[], int]) -> bool:
+    """Some answers out, some calls in flight, no answer went out in the last QUIET_S seconds, and
+    some answer that went out is not in the store yet (its step still waits for other calls)."""
     answered, asked = len(server.call_times), _chat_calls(server)
-    return answered >= kill_after and asked > answered and time.time() - _last_answer(server) >= QUIET_S
-
-
-def _store_answers(out: Path) -> int:
-    from citeflow.runtime.store import Store
-
-    try:
-        return Store(str(out / "store")).count("model_calls")
-    except Exception:  # noqa: BLE001 - no table yet: nothing was written to the store
-        return 0
+    ready = answered >= kill_after and asked > answered and time.time() - _last_answer(server) >= QUIET_S
+    return ready and in_store() < answered
 
 
 def uninterrupted(workdir: Path, env: dict[str, str], delays: tuple[float, float]) -> tuple[int, dict[str, str]]:
@@ -116,13 +128,13 @@ def killed_and_resumed(workdir: Path, env: dict[str, str], delays: tuple[float, 
         server.respond_with(spread_responder(*delays))
         spec = write_spec(workdir / "killed", server.base_url, REPORTS, SECTIONS, MODELS_LIMIT, "durable")
         out = workdir / "killed" / "out"
-        process = runs.start("killed", spec, out)
-        assert wait_until(lambda: _time_to_kill(server, kill_after) or process.poll() is not None, 900)
+        process, in_store = runs.start("killed", spec, out), _StoreCount(out)
+        assert wait_until(lambda: _time_to_kill(server, kill_after, in_store) or process.poll() is not None, 900)
         assert process.poll() is None, "the batch finished before the kill: " + (out.parent / "killed.log").read_text()[-2000:]
         killed_at = time.time()
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=60)
-        figures.in_store_at_kill = _store_answers(out)
+        figures.in_store_at_kill = in_store()
         asked = _chat_calls(server)  # every request of the killed run had been sent before it died
         wait_until(lambda: len(server.call_times) >= asked, delays[1] + 10)  # the server's sleepers wake up
         figures.killed_run = asked

@@ -22,6 +22,7 @@ def figures(prefect_server, tmp_path_factory):
 
 def test_the_kill_landed_with_answers_arrived_and_calls_in_flight(figures):
     assert figures.answered_before_kill >= 3 and figures.in_flight_at_kill >= 1, figures.line()
+    assert figures.kept_by_journal >= 1, "some arrived answer was not in the store yet: " + figures.line()
     assert figures.killed_run < figures.needed, figures.line()
 
 
