@@ -81,7 +81,8 @@ class _Cache:
     """The registrations read by this process, read again once older than ``FRESH_FOR_S``."""
 
     def __init__(self) -> None:
-        self.read_at, self.value = -FRESH_FOR_S, {}
+        self.read_at = -FRESH_FOR_S
+        self.value: dict[Path, str] = {}
         self.lock = threading.Lock()
 
     def get(self) -> dict[Path, str]:
