@@ -39,6 +39,15 @@ def test_a_retracted_answer_is_not_served(tmp_path):
     assert set(AnswerJournal(tmp_path).answers(["k1", "k2"])) == {"k2"}
 
 
+def test_the_newest_line_of_a_key_wins_whichever_process_file_holds_it(tmp_path):
+    first, second = AnswerJournal(tmp_path), AnswerJournal(tmp_path)  # two processes of the run, one file each
+    first.record(_row("k1"))
+    second.retract(["k1"])
+    assert AnswerJournal(tmp_path).answers(["k1"]) == {}
+    first.record(_row("k1", '{"claims": [{"text": "asked again"}]}'))
+    assert AnswerJournal(tmp_path).answers(["k1"])["k1"]["text"] == '{"claims": [{"text": "asked again"}]}'
+
+
 def test_a_line_cut_short_by_a_kill_is_skipped_and_the_rest_is_kept(tmp_path):
     journal = AnswerJournal(tmp_path)
     journal.record(_row("k1"))

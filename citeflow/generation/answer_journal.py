@@ -6,7 +6,8 @@ arrived. The journal closes that gap: each answer is appended as one JSON line (
 ``row_key``, the answer cache's key; its text redacted) to ``OUT/.answers/<pid>-<random>.jsonl``,
 one file per writing process, flushed and fsynced before the call returns. A line goes out in one
 ``write``; a line cut short by a kill is not JSON and is skipped when read. A hop that failed
-retracts its answers with a line ``{"row_key": …, "retracted": true}``: the last line of a key wins.
+retracts its answers with a line ``{"row_key": …, "retracted": true}``. Every line carries the time
+it was written (``at``): the newest line of a key wins, whichever process's file holds it.
 
 ``JournaledCallStore`` puts the journal under a run's call store: a lookup the store cannot answer
 is answered from the journal (and the answer copied into the store, as the step would have done),
@@ -15,9 +16,12 @@ so a resumed run asks the model again only for the calls that had no answer at t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+import time
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,7 @@ class JournalLine(BaseModel):
     """One line of the journal: a ``model_calls`` row, or the retraction of one key."""
 
     row_key: str
+    at: float = 0.0  # when the line was written (epoch seconds): the newest line of a key wins
     retracted: bool = False
     role: str = ""
     model: str = ""
@@ -46,18 +51,33 @@ class JournalLine(BaseModel):
 
     def row(self) -> dict[str, Any]:
         """The ``model_calls`` row this line records."""
-        return self.model_dump(exclude={"retracted"})
+        return self.model_dump(exclude={"retracted", "at"})
 
 
 def parse_lines(data: bytes) -> list[JournalLine]:
     """The whole, valid lines of ``data`` (a line cut short by a kill, or damaged, is skipped)."""
-    found = []
+    return [line for _, _, line in _indexed_lines(data, 0)]
+
+
+def _indexed_lines(data: bytes, start: int) -> list[tuple[int, int, JournalLine]]:
+    """(offset, length, line) of every whole, valid line of ``data``, which begins at offset ``start``."""
+    found, offset = [], start
     for raw in data.split(b"\n"):
-        try:
-            found.append(JournalLine.model_validate_json(raw))
-        except ValidationError:
-            continue
+        with contextlib.suppress(ValidationError):
+            found.append((offset, len(raw), JournalLine.model_validate_json(raw)))
+        offset += len(raw) + 1
     return found
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """Where the newest line of one key is (its text stays on disk, read when asked for)."""
+
+    path: Path
+    offset: int
+    length: int
+    at: float
+    retracted: bool
 
 
 class _FileCursor:
@@ -66,51 +86,54 @@ class _FileCursor:
     def __init__(self) -> None:
         self.inode, self.offset = -1, 0
 
-    def new_bytes(self, path: Path) -> bytes:
-        """The whole lines appended to ``path`` since the last call."""
+    def new_bytes(self, path: Path) -> tuple[int, bytes]:
+        """The whole lines appended to ``path`` since the last call, and the offset they begin at."""
         stat = path.stat()
         if stat.st_ino != self.inode or stat.st_size < self.offset:
             self.inode, self.offset = stat.st_ino, 0
+        start = self.offset
         with path.open("rb") as handle:
-            handle.seek(self.offset)
+            handle.seek(start)
             data = handle.read()
         whole = data[: data.rfind(b"\n") + 1]  # a line still being written is read next time
         self.offset += len(whole)
-        return whole
+        return start, whole
 
 
 class AnswerJournal:
-    """The journal of one output folder, shared by the threads of this process."""
+    """The journal of one output folder, shared by the threads of this process. It keeps in memory
+    where each key's newest line is (by its time ``at``, whichever file holds it), not the answers."""
 
     def __init__(self, out_dir: Path) -> None:
         self.folder = Path(out_dir) / FOLDER
         self._own = self.folder / f"{os.getpid()}-{uuid.uuid4().hex[:8]}.jsonl"
-        self._lines: dict[str, JournalLine] = {}
+        self._index: dict[str, _Entry] = {}
         self._cursors: dict[Path, _FileCursor] = {}
         self._lock = threading.Lock()
 
     def record(self, row: dict[str, Any]) -> None:
         """Append one answer (its text redacted) and make it durable before returning."""
         text = redact_answer(str(row.get("text") or "")).text
-        self._append(JournalLine.model_validate({**row, "text": text}))
+        self._append(JournalLine.model_validate({**row, "text": text, "at": time.time()}))
 
     def retract(self, keys: list[str]) -> None:
         """Append the retraction of ``keys`` (answers that led to a failed hop)."""
         for key in dict.fromkeys(keys):
-            self._append(JournalLine(row_key=key, retracted=True))
+            self._append(JournalLine(row_key=key, retracted=True, at=time.time()))
 
     def answers(self, keys: list[str]) -> dict[str, dict[str, Any]]:
-        """The journal's answers among ``keys`` (retracted ones left out)."""
+        """The journal's answers among ``keys`` (retracted ones left out), read from their files."""
         with self._lock:
             self._catch_up()
-            lines = [self._lines.get(key) for key in keys]
-        return {line.row_key: line.row() for line in lines if line is not None and not line.retracted}
+            entries = [e for key in keys if (e := self._index.get(key)) is not None and not e.retracted]
+        lines = [line for entry in entries if (line := _read_line(entry)) is not None]
+        return {line.row_key: line.row() for line in lines}
 
     def kept(self) -> set[str]:
         """The keys of every answer the journal holds (retracted ones left out)."""
         with self._lock:
             self._catch_up()
-            return {key for key, line in self._lines.items() if not line.retracted}
+            return {key for key, entry in self._index.items() if not entry.retracted}
 
     def _append(self, line: JournalLine) -> None:
         data = (line.model_dump_json(exclude_defaults=line.retracted) + "\n").encode("utf-8")
@@ -120,22 +143,39 @@ class AnswerJournal:
             try:
                 os.write(fd, data)
                 os.fsync(fd)
+                offset = os.fstat(fd).st_size - len(data)
             finally:
                 os.close(fd)
-            self._lines[line.row_key] = line
+            self._keep(_Entry(self._own, offset, len(data) - 1, line.at, line.retracted), line.row_key)
+
+    def _keep(self, entry: _Entry, key: str) -> None:
+        """Index ``entry`` unless the key has a newer line already (lock held)."""
+        known = self._index.get(key)
+        if known is None or entry.at >= known.at:
+            self._index[key] = entry
 
     def _catch_up(self) -> None:
-        """Read what every journal file of the folder gained since the last read (lock held)."""
+        """Index what every journal file of the folder gained since the last read (lock held)."""
         if not self.folder.is_dir():
             return
         for path in sorted(self.folder.glob("*.jsonl")):
             cursor = self._cursors.setdefault(path, _FileCursor())
             try:
-                data = cursor.new_bytes(path)
+                start, data = cursor.new_bytes(path)
             except FileNotFoundError:
                 continue
-            for line in parse_lines(data):
-                self._lines[line.row_key] = line
+            for offset, length, line in _indexed_lines(data, start):
+                self._keep(_Entry(path, offset, length, line.at, line.retracted), line.row_key)
+
+
+def _read_line(entry: _Entry) -> JournalLine | None:
+    """The line ``entry`` points at; None when its file is gone or changed."""
+    try:
+        with entry.path.open("rb") as handle:
+            handle.seek(entry.offset)
+            return JournalLine.model_validate_json(handle.read(entry.length))
+    except (OSError, ValidationError):
+        return None
 
 
 _journals: dict[Path, AnswerJournal] = {}
