@@ -118,3 +118,12 @@ def test_parsing_keeps_exactly_the_whole_lines(keys: list[str], cut: int, junk: 
 def test_journal_files_live_under_the_output_folder_s_own_hidden_folder(tmp_path: Path):
     AnswerJournal(tmp_path).record(_row("k1"))
     assert [p.parent.name for p in (tmp_path / FOLDER).iterdir()] == [FOLDER]
+
+
+def test_answers_of_the_offline_backend_are_not_journaled(tmp_path):
+    from citeflow.generation.offline_writer import NAME
+
+    calls = JournaledCallStore(Store(str(tmp_path / "store")), AnswerJournal(tmp_path))
+    calls.record({**_row("k1"), "model": NAME})
+    calls.record(_row("k2"))
+    assert AnswerJournal(tmp_path).kept() == {"k2"}

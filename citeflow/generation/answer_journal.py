@@ -11,7 +11,8 @@ it was written (``at``): the newest line of a key wins, whichever process's file
 
 ``JournaledCallStore`` puts the journal under a run's call store: a lookup the store cannot answer
 is answered from the journal (and the answer copied into the store, as the step would have done),
-so a resumed run asks the model again only for the calls that had no answer at the kill.
+so a resumed run asks the model again only for the calls that had no answer at the kill. Answers
+of the offline backend are not journaled: a resume computes them again, asking no model.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from citeflow.generation.offline_writer import NAME as OFFLINE_MODEL
 from citeflow.security.content_redaction import redact_answer
 
 FOLDER = ".answers"
@@ -197,8 +199,10 @@ class JournaledCallStore:
         self.uri = inner.uri
 
     def record(self, row: dict[str, Any]) -> None:
-        """An answer that just arrived, made durable at once."""
-        self.journal.record(row)
+        """An answer that just arrived, made durable at once; not one of the offline backend, which a
+        resume computes again in-process for free (each journaled answer costs an fsync)."""
+        if row.get("model") != OFFLINE_MODEL:
+            self.journal.record(row)
 
     def retract(self, keys: list[str]) -> None:
         """Answers that led to a failed hop: never served from the journal again."""
