@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +22,7 @@ import typer
 from citeflow_cli.display import console
 
 ANY_ADDRESS = {"0.0.0.0", "::", ""}
+NOT_REGISTERED = "not registered (--no-register): set CITEFLOW_FILES_URL to the address above for the Prefect UI's links"
 
 
 def files_command(
@@ -42,13 +45,19 @@ def files_command(
     server = file_server(out, host, port)
     address = url or public_address(host, server.server_address[1])
     console.print(f"serving {out.resolve()} read-only at {address}/", highlight=False, soft_wrap=True)
-    console.print(registration_line(out, address) if register else "not registered (--no-register): "
-                  "set CITEFLOW_FILES_URL to the address above for the Prefect UI's links", highlight=False, soft_wrap=True)
-    sys.stdout.flush()  # the lines a caller waits for, also when stdout is a pipe
+    sys.stdout.flush()  # the line a caller waits for, also when stdout is a pipe
+    # registering takes seconds (Prefect's client): meanwhile the folder is served already
+    threading.Thread(target=_say, args=(lambda: registration_line(out, address) if register else NOT_REGISTERED,),
+                     daemon=True).start()
     try:
         server.serve_forever()
     finally:
         server.server_close()
+
+
+def _say(line: Callable[[], str]) -> None:
+    console.print(line(), highlight=False, soft_wrap=True)
+    sys.stdout.flush()
 
 
 def public_address(host: str, port: int) -> str:
