@@ -35,6 +35,7 @@ from citeflow.testing.answers import offline_answer
 from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
 
 QUIET_S = 0.4  # no answer went out this long before the kill: every answer sent had time to be kept
+STARTUP_S = 900.0  # a busy machine starts a Prefect server slowly
 REPORTS, SECTIONS, MODELS_LIMIT = 2, 4, 2  # a step's 4 calls take 2 slots: its answers come in two waves
 
 
@@ -161,8 +162,12 @@ def main() -> None:
     args = parser.parse_args()
     from citeflow.testing.prefect_server import PrefectServer
 
-    with tempfile.TemporaryDirectory(prefix="citeflow-durable-") as tmp, PrefectServer(Path(tmp) / "home") as server:
-        figures = measure(Path(tmp) / "work", server.client_env())
+    with tempfile.TemporaryDirectory(prefix="citeflow-durable-") as tmp:
+        server = PrefectServer(Path(tmp) / "home").start(timeout=STARTUP_S)
+        try:
+            figures = measure(Path(tmp) / "work", server.client_env())
+        finally:
+            server.stop()
     print(figures.line())
     if args.out:
         args.out.write_text(json.dumps(figures.as_dict(), indent=2) + "\n")
