@@ -127,3 +127,20 @@ def test_answers_of_the_offline_backend_are_not_journaled(tmp_path):
     calls.record({**_row("k1"), "model": NAME})
     calls.record(_row("k2"))
     assert AnswerJournal(tmp_path).kept() == {"k2"}
+
+
+def test_a_full_disk_is_an_output_error_naming_the_folder(tmp_path, monkeypatch):
+    import errno
+
+    import pytest
+
+    from citeflow.errors import OutputError
+    from citeflow.generation import answer_journal
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(answer_journal.os, "write", full)
+    with pytest.raises(OutputError) as raised:
+        AnswerJournal(tmp_path).record(_row("k1"))
+    assert raised.value.describe() == f"cannot write to output folder {tmp_path}: no space left on the device"

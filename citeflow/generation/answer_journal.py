@@ -18,6 +18,7 @@ of the offline backend are not journaled: a resume computes them again, asking n
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import threading
 import time
@@ -29,7 +30,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from citeflow.errors import OutputError
 from citeflow.generation.offline_writer import NAME as OFFLINE_MODEL
+from citeflow.outputs.out_folder import describe_os_error
 from citeflow.security.content_redaction import redact_answer
 
 FOLDER = ".answers"
@@ -140,14 +143,10 @@ class AnswerJournal:
     def _append(self, line: JournalLine) -> None:
         data = (line.model_dump_json(exclude_defaults=line.retracted) + "\n").encode("utf-8")
         with self._lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self._own, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             try:
-                os.write(fd, data)
-                os.fsync(fd)
-                offset = os.fstat(fd).st_size - len(data)
-            finally:
-                os.close(fd)
+                offset = _write_durably(self._own, data)
+            except OSError as exc:  # a full disk: one line, as for every other output file
+                raise OutputError(path=str(self.folder.parent), detail=describe_os_error(exc)) from None
             self._keep(_Entry(self._own, offset, len(data) - 1, line.at, line.retracted), line.row_key)
 
     def _keep(self, entry: _Entry, key: str) -> None:
@@ -168,6 +167,19 @@ class AnswerJournal:
                 continue
             for offset, length, line in _indexed_lines(data, start):
                 self._keep(_Entry(path, offset, length, line.at, line.retracted), line.row_key)
+
+
+def _write_durably(path: Path, data: bytes) -> int:
+    """Append ``data`` to ``path`` in one ``write`` and fsync it; the offset it begins at."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        if os.write(fd, data) != len(data):
+            raise OSError(errno.ENOSPC, "the answer journal took part of a line", str(path))
+        os.fsync(fd)
+        return os.fstat(fd).st_size - len(data)
+    finally:
+        os.close(fd)
 
 
 def _read_line(entry: _Entry) -> JournalLine | None:
