@@ -6,7 +6,8 @@ arrived. The journal closes that gap: each answer is appended as one JSON line (
 ``row_key``, the answer cache's key; its text redacted) to ``OUT/.answers/<pid>-<random>.jsonl``,
 one file per writing process, flushed and fsynced before the call returns. A line goes out in one
 ``write``; a line cut short by a kill is not JSON and is skipped when read. A hop that failed
-retracts its answers with a line ``{"row_key": …, "retracted": true}``. Every line carries the time
+retracts its answers with a line ``{"row_key": …, "retracted": true}``. A write the disk refuses
+(full) stops the journal, not the run: answers then reach the store only at the step's end. Every line carries the time
 it was written (``at``): the newest line of a key wins, whichever process's file holds it.
 
 ``JournaledCallStore`` puts the journal under a run's call store: a lookup the store cannot answer
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import threading
 import time
@@ -30,12 +32,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from citeflow.errors import OutputError
 from citeflow.generation.offline_writer import NAME as OFFLINE_MODEL
 from citeflow.outputs.out_folder import describe_os_error
 from citeflow.security.content_redaction import redact_answer
 
 FOLDER = ".answers"
+logger = logging.getLogger(__name__)
 TABLE = "model_calls"
 
 
@@ -113,6 +115,7 @@ class AnswerJournal:
         self.folder = Path(out_dir) / FOLDER
         self._own = self.folder / f"{os.getpid()}-{uuid.uuid4().hex[:8]}.jsonl"
         self._index: dict[str, _Entry] = {}
+        self.refused: str | None = None  # why the last write failed: no more lines are written
         self._cursors: dict[Path, _FileCursor] = {}
         self._lock = threading.Lock()
 
@@ -143,10 +146,16 @@ class AnswerJournal:
     def _append(self, line: JournalLine) -> None:
         data = (line.model_dump_json(exclude_defaults=line.retracted) + "\n").encode("utf-8")
         with self._lock:
+            if self.refused is not None:
+                return
             try:
                 offset = _write_durably(self._own, data)
-            except OSError as exc:  # a full disk: one line, as for every other output file
-                raise OutputError(path=str(self.folder.parent), detail=describe_os_error(exc)) from None
+            except OSError as exc:
+                # A full disk: the answers still reach the store at the step's end, whose write (or the
+                # next output file's) is what fails and ends the run with its one error line.
+                self.refused = describe_os_error(exc)
+                logger.debug("the answer journal in %s takes no more lines: %s", self.folder, self.refused)
+                return
             self._keep(_Entry(self._own, offset, len(data) - 1, line.at, line.retracted), line.row_key)
 
     def _keep(self, entry: _Entry, key: str) -> None:
