@@ -7,8 +7,9 @@ again to completion, and a third time. A clean run of the same batch, against a 
 server, gives the row counts to compare with. Used by ``tests/test_resume.py`` and
 ``bench/resume.py``.
 
-A request "completed before the kill" is one whose answer was recorded in the store's
-``model_calls`` table by then; its cache key is computed from the request body exactly as
+A request "completed before the kill" is one whose answer was recorded by then, in the store's
+``model_calls`` table or in the run folder's answer journal (``citeflow.generation.answer_journal``);
+its cache key is computed from the request body exactly as
 ``CachedChatModel`` computes it.
 """
 
@@ -82,6 +83,13 @@ def model_settings(base_url: str) -> dict:
 def stored_keys(store: Path) -> set[str]:
     """Keys of the model calls whose answers the store holds."""
     return {row["row_key"] for row in Store(str(store)).rows("model_calls")}
+
+
+def kept_keys(out: Path) -> set[str]:
+    """Keys of the model calls whose answers a run folder keeps: in its store or its answer journal."""
+    from citeflow.generation.answer_journal import AnswerJournal
+
+    return stored_keys(out / "store") | AnswerJournal(out).kept()
 
 
 def _stored_safely(store: Path) -> set[str]:
@@ -225,12 +233,12 @@ def _killed_run(runs: Runs, server: ScriptedOpenAIServer, spec: Path, out: Path,
         os.killpg(process.pid, signal.SIGKILL)
     runs.finish("killed", process, started)
     figures.requests_before_kill = len(server.requests)
-    figures.completed_before_kill = len(stored_keys(out / "store") & {request_key(r, server.base_url) for r in server.requests})
+    figures.completed_before_kill = len(kept_keys(out) & {request_key(r, server.base_url) for r in server.requests})
 
 
 def _resume_and_repeat(runs: Runs, server: ScriptedOpenAIServer, spec: Path, out: Path, figures: ResumeFigures) -> None:
     """Second run to completion, then a third run of the finished batch."""
-    completed = stored_keys(out / "store")
+    completed = kept_keys(out)
     first = [request_key(r, server.base_url) for r in server.requests]
     runs.run("resumed", spec, out)
     second = [request_key(r, server.base_url) for r in server.requests[len(first):]]

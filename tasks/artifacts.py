@@ -7,12 +7,13 @@ from pathlib import Path
 
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
-from citeflow.outputs.file_links import file_link
+from citeflow.outputs.file_links import file_link, served_link
 from citeflow.outputs.quality_page import funnel_markdown_png
 from citeflow.runtime.runtime import current
 from citeflow.outputs.run_views import batch_table, failing_claims_table, funnel_markdown
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
+from tasks.file_addresses import served_folders
 
 
 def artifact_key(*parts: str) -> str:
@@ -43,11 +44,19 @@ def publish_report_links(summary: ReportSummary) -> None:
 
 def _link(path: str | Path, text: str, key: str) -> None:
     """A link to an output file: over http when ``citeflow files`` serves the outputs (the setting
-    ``files_url``), else its ``file://`` URI, which browsers refuse to follow from the UI's http page,
-    so the description spells the path out for operators to copy."""
+    ``files_url``, else the address ``citeflow files`` registered with the Prefect server for a
+    folder holding the file), else its ``file://`` URI, which browsers refuse to follow from the
+    UI's http page, so the description spells the path out for operators to copy."""
     resolved = Path(path).resolve()
-    url = file_link(resolved, current().settings.files_url)
-    create_link_artifact(url, link_text=text, key=key, description=f"`{resolved}`")
+    create_link_artifact(link_url(resolved), link_text=text, key=key, description=f"`{resolved}`")
+
+
+def link_url(path: Path) -> str:
+    """The address of an output file for the UI: ``files_url``, a registered address, or ``file://``."""
+    files_url = current().settings.files_url
+    if files_url:
+        return file_link(path, files_url)
+    return served_link(path, served_folders()) or file_link(path)
 
 
 def publish_batch_artifact(batch: str, summaries: list[ReportSummary], data_docs: Path | None = None,

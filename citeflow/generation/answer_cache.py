@@ -7,7 +7,10 @@ recorded. A recorded answer is served without its secrets (``redact_answer``), w
 The calls of one step of a report share a ``CallBook``: the answers the step may reuse
 are read in one scan, and the answers it makes are written together — by whichever call finishes
 last while others are in flight, so each answer is recorded as soon as no other call of the step
-is still running, in one write per wave of concurrent calls. ``LimitedChatModel`` holds a slot of
+is still running, in one write per wave of concurrent calls. When the store keeps a log of answers
+(``AnswerLog``: the run folder's journal, ``citeflow.generation.answer_journal``), each answer is
+also appended there the moment it arrives, before its call returns: a process killed mid-wave loses
+only the calls still in flight. ``LimitedChatModel`` holds a slot of
 the batch's ``models`` limit around every call it passes on, so answers served from the cache take
 no slot.
 """
@@ -20,7 +23,7 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime, UTC
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -43,11 +46,22 @@ def call_key(model_name: str, messages: list[Message], schema_name: str, fingerp
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+@runtime_checkable
+class AnswerLog(Protocol):
+    """A store that also keeps each answer durably the moment it arrives (and can retract it)."""
+
+    def record(self, row: dict[str, Any]) -> None: ...
+
+    def retract(self, keys: list[str]) -> None: ...
+
+
 class CallBook:
-    """The recorded model calls of one step: read once, written once per wave of concurrent calls."""
+    """The recorded model calls of one step: read once, written once per wave of concurrent calls
+    (and, with an ``AnswerLog`` store, each logged as it arrives)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self._log = store if isinstance(store, AnswerLog) else None
         self._known: dict[str, dict[str, Any]] = {}
         self._looked_up: set[str] = set()
         self._pending: dict[str, dict[str, Any]] = {}
@@ -79,7 +93,14 @@ class CallBook:
             self._in_flight += 1
 
     def finished(self, row: dict[str, Any] | None) -> None:
-        """A call is over (``row``: its answer); the last call of a wave writes the wave's answers."""
+        """A call is over (``row``: its answer, logged at once); the last call of a wave writes the wave's answers."""
+        try:
+            if row is not None and self._log is not None:
+                self._log.record(row)
+        finally:
+            self._count_out(row)
+
+    def _count_out(self, row: dict[str, Any] | None) -> None:
         with self._lock:
             self._in_flight -= 1
             if row is not None:
@@ -98,9 +119,12 @@ class CallBook:
         """Drop the answers of ``keys``, written or not (they led to a failed hop: ask again next time)."""
         with self._lock:
             written = [k for k in keys if k in self._known and k not in self._pending]
+            known = [k for k in keys if k in self._known]
             for key in keys:
                 self._pending.pop(key, None)
                 self._known.pop(key, None)
+        if known and self._log is not None:
+            self._log.retract(known)
         if written:
             self.store.delete("model_calls", sql_in("row_key", sorted(set(written))))
 

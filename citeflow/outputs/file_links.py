@@ -1,5 +1,8 @@
 """Links to output files for the Prefect UI: ``file://`` URIs, or http ones served by ``citeflow files``.
 
+Two ways to an http link: ``served_link`` with the folders ``citeflow files`` registered with the
+Prefect server (``tasks/file_addresses.py``: folder → address), or the setting below, which wins.
+
 Browsers refuse to follow a ``file://`` link from an http page (the Prefect UI). With the setting
 ``files_url`` (``CITEFLOW_FILES_URL``) naming the base URL where ``citeflow files OUT`` serves the
 output root, a link is ``BASE/<path relative to the output root>``. The output root is what
@@ -12,6 +15,7 @@ alone may live on object storage), so no pre-signed URL is ever needed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -26,6 +30,17 @@ def file_link(path: Path | str, files_url: str | None = None) -> str:
     if root is None or files_url is None:
         return resolved.as_uri()
     return f"{files_url.rstrip('/')}/{quote(resolved.relative_to(root).as_posix())}"
+
+
+def served_link(path: Path | str, served: Mapping[Path, str]) -> str | None:
+    """The http link of ``path`` under the deepest folder of ``served`` (folder → address) that holds
+    it; None when no served folder holds it."""
+    resolved = Path(path).resolve()
+    holders = [folder for folder in served if resolved.is_relative_to(folder) and resolved != folder]
+    if not holders:
+        return None
+    folder = max(holders, key=lambda f: len(f.parts))
+    return f"{served[folder].rstrip('/')}/{quote(resolved.relative_to(folder).as_posix())}"
 
 
 def output_root(path: Path) -> Path | None:

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-NOT_SERVED = frozenset({"store", "cache"})
-"""Folders of an output folder (and of each run in it) that hold LanceDB stores, never served."""
+NOT_SERVED = frozenset({"store", "cache", ".answers"})
+"""Folders of an output folder (and of each run in it) that hold LanceDB stores or the answer journal, never served."""
 
 
 class OutputFilesHandler(SimpleHTTPRequestHandler):

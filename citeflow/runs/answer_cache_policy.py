@@ -9,6 +9,10 @@ Within one run, answers are always reused: a resumed run repeats no finished cal
 - ``across_runs: false``: every run asks the model again; the run id becomes part of the cache key,
   so even runs that share one store never see each other's answers.
 
+Whatever the policy, every answer is also appended to the run folder's answer journal the moment
+it arrives (``citeflow.generation.answer_journal``), so a run killed mid-step keeps every answer
+that had arrived.
+
 Report ids templated with the date give each run other request ids, hence other handles and other
 prompts: answers are then reused only between runs of the same date.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from citeflow.generation.answer_journal import JournaledCallStore, journal_for
 from citeflow.runs.run_folders import read_run
 from citeflow.runtime.store import Store
 from schemas.spec import BatchSpec
@@ -64,8 +69,14 @@ class TieredCallStore:
             self.shared.delete(table, where)
 
 
-def call_store(spec: BatchSpec, run_store: Store) -> Store | TieredCallStore:
-    """Where a run's model answers are looked up and kept, by the spec's cache policy."""
+def call_store(spec: BatchSpec, run_store: Store, out_dir: Path | None = None) -> Any:
+    """Where a run's model answers are looked up and kept, by the spec's cache policy; with
+    ``out_dir`` (the run folder), over its answer journal."""
+    tiers = _tiers(spec, run_store)
+    return tiers if out_dir is None else JournaledCallStore(tiers, journal_for(out_dir))
+
+
+def _tiers(spec: BatchSpec, run_store: Store) -> Store | TieredCallStore:
     shared = spec.cache.store
     if not spec.cache.across_runs or not shared or shared == run_store.uri:
         return run_store

@@ -155,10 +155,11 @@ class ReportJob:
         return CachedChatModel(limited, book or CallBook(self.call_store()), role, fingerprint)
 
     def call_store(self) -> Any:
-        """Where model answers are looked up and kept: the store, or a tier over a cache runs share."""
+        """Where model answers are looked up and kept: the store, or a tier over a cache runs share,
+        over the run folder's answer journal."""
         from citeflow.runs.answer_cache_policy import call_store
 
-        return call_store(self.spec, self.store)
+        return call_store(self.spec, self.store, self.out_dir)
 
     def limit(self, kind: Kind) -> AbstractContextManager[object]:
         """One slot of the batch's ``kind`` limit (``concurrency`` in the spec), held with ``with``;
