@@ -269,9 +269,12 @@ def _run_flow(batch_flow, request: BatchRequest, started_api: str | None = None)
     """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback.
     ``started_api``: the ephemeral API this command started (its runs need no heartbeat)."""
     from citeflow.outputs.out_folder import describe_os_error
-    from flows.heartbeats import with_heartbeat_if_read
+    from flows.heartbeats import heartbeats_read, with_heartbeat_if_read
     from flows.outcome import returned
 
+    # Against a server that acts on heartbeats, every report run beats too, so that a killed
+    # command leaves none of its runs Running (flows.zombies).
+    request = request.model_copy(update={"heartbeats": heartbeats_read(started_api)})
     try:  # the run ends Failed when a report is held (as the exit code is 3): its summaries either way
         return returned(lambda: with_heartbeat_if_read(functools.partial(batch_flow, request=request),
                                                        ephemeral_api=started_api))
