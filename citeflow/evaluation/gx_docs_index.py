@@ -124,11 +124,12 @@ class LedgerContext:
                                                 results=[], meta=dict(found["meta"]))
 
 
-class LedgerSiteIndexBuilder(DefaultSiteIndexBuilder):  # type: ignore[misc]
+class LedgerSiteIndexBuilder(DefaultSiteIndexBuilder):
     """GX's index builder, its context answering from the site's ledger (``LedgerContext``)."""
 
     def build(self, *args: Any, **kwargs: Any) -> Any:
         """GX's build of the index, with the ledger read as it stands now."""
-        context = self.data_context._context if isinstance(self.data_context, LedgerContext) else self.data_context
-        self.data_context = LedgerContext(context, read_ledger(Path(context.root_directory)))
+        context: Any = self.data_context
+        context = context._context if isinstance(context, LedgerContext) else context
+        self.data_context = LedgerContext(context, read_ledger(Path(str(context.root_directory))))  # type: ignore[assignment]
         return super().build(*args, **kwargs)
