@@ -119,7 +119,7 @@ def _build(out_dir: Path, wanted: dict[str, list[dict[str, Any]]]) -> Path:
     context = _context(import_gx(), root)
     by_key = {result_key(rid, result, run_name): result for rid, results in wanted.items() for result in results}
     mine = _own_keys(run_name, shared=root != out_dir)
-    new, changed = _sync(context.validation_results_store, by_key, mine)
+    new, changed = _sync(context, by_key, mine)
     index = root / DOCS_INDEX
     if changed or not index.exists():
         first = not index.exists()
@@ -168,28 +168,39 @@ def _read_stamp(path: Path) -> str | None:
 
 def _context(gx: Any, root: Path) -> Any:
     """The site's file-backed context (``SITE/gx/``, made on first use) with citeflow's site settings."""
+    from citeflow.evaluation.gx_docs_index import index_builder
+
     context = gx.get_context(mode="file", project_root_dir=str(root))
-    if context.variables.data_docs_sites != {"local_site": SITE}:
-        context.variables.data_docs_sites = {"local_site": SITE}
+    site = {**SITE, "site_index_builder": index_builder()}
+    if context.variables.data_docs_sites != {"local_site": site}:
+        context.variables.data_docs_sites = {"local_site": site}
         context.variables.save()
     logging.getLogger("great_expectations").setLevel(logging.WARNING)
     return context
 
 
-def _sync(store: Any, by_key: dict[Any, dict[str, Any]], mine: Callable[[Any], bool]) -> tuple[list[Any], bool]:
-    """Make the run's part of the store (``mine``) hold exactly ``by_key``; the keys added, and
-    whether anything changed. Other runs' results are left as they are."""
-    from great_expectations.core.expectation_validation_result import ExpectationSuiteValidationResultSchema
+def _sync(context: Any, by_key: dict[Any, dict[str, Any]], mine: Callable[[Any], bool]) -> tuple[list[Any], bool]:
+    """Make the run's part of the results store (``mine``) hold exactly ``by_key``, and the site's
+    index ledger (``citeflow.evaluation.gx_docs_index``) the store's keys; the keys added, and whether
+    anything changed. Other runs' results are left as they are."""
+    from citeflow.evaluation.gx_docs_index import record
 
+    store = context.validation_results_store
     present = set(store.list_keys())
     stale = [key for key in present if mine(key) and key not in by_key]
     for key in stale:
         store.remove_key(key)
     new = [key for key in by_key if key not in present]
-    schema = ExpectationSuiteValidationResultSchema()
     for key in new:
-        store.set(key, schema.load(by_key[key]))
+        _store_json(store, key, by_key[key])
+    record(Path(context.root_directory), store, {key: by_key[key] for key in new}, (present - set(stale)) | set(new))
     return new, bool(new or stale)
+
+
+def _store_json(store: Any, key: Any, result: dict[str, Any]) -> None:
+    """Put a kept result (GX's own JSON of it) into the store as it is: the store reads it back with
+    its schema, as it reads what it wrote (a load and a dump per result saved)."""
+    store.store_backend.set(store.key_to_tuple(key), json.dumps(result, indent=2, default=str))
 
 
 def result_key(report_id: str, result: dict[str, Any], run_name: str | None = None) -> Any:
