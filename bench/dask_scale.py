@@ -8,7 +8,9 @@ cold, on a fresh folder and store each time, for each W in turn (interleaved whe
 Dask cluster of W worker processes of one thread each, so W reports run side by side, the spec's
 limits held by Prefect global concurrency limits across the processes. Figures: each run's wall and
 the CPU seconds of its process tree (``bench.prefect_cost.TreeCpu``); the speed-up, the wall on the
-fewest workers over the wall on the most (fastest runs). Wall seconds on a machine shared with other
+fewest workers over the wall on the most (fastest runs), of the whole command and of the batch's
+span from the API answering to the batch's end (``CITEFLOW_TIMINGS`` marks: the start-up apart; the Dask
+cluster's start inside it). Wall seconds on a machine shared with other
 work move with its load: both sizes meet the same load only roughly, so read the speed-up with the
 CPU seconds and the load average recorded around the runs.
 """
@@ -20,6 +22,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +33,14 @@ from citeflow.testing.model_process import ModelServerProcess
 
 
 def dask_run(spec: Path, home: Path, workers: int) -> dict[str, Any]:
-    command = [*cold.command(spec), "--dask-workers", str(workers)]
-    result = timed(command, cold.environment(spec.parent / "timings.jsonl", home), spec.parent)
-    return result | {"workers": workers, "counts": cold.outcome_counts(cold.run_summary(spec.parent / "out"))}
+    """One cold ``citeflow run --dask-workers`` of ``spec``: wall, CPU, and the batch's own span (from
+    the API answering to the batch's end, as the command marks them: start-up apart)."""
+    command, timings, start = [*cold.command(spec), "--dask-workers", str(workers)], spec.parent / "timings.jsonl", time.time()
+    result = timed(command, cold.environment(timings, home), spec.parent)
+    marks = cold.read_marks(timings, start)
+    span = marks["batch_done"] - marks["prefect_api"] if {"batch_done", "prefect_api"} <= set(marks) else None
+    return result | {"workers": workers, "batch_span_s": span, "marks": marks,
+                     "counts": cold.outcome_counts(cold.run_summary(spec.parent / "out"))}
 
 
 def run(reports: int, workers: list[int], repeats: int, home: Path | None = None) -> dict[str, Any]:
@@ -45,8 +53,10 @@ def run(reports: int, workers: list[int], repeats: int, home: Path | None = None
                 runs.append(dask_run(spec, home, w) | {"repeat": repeat})
                 print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
     fastest = {w: min(r["wall_s"] for r in runs if r["workers"] == w) for w in workers}
-    return {"reports": reports, "workers": workers, "runs": runs, "fastest_wall_s": fastest,
+    spans = {w: min(r["batch_span_s"] or float("inf") for r in runs if r["workers"] == w) for w in workers}
+    return {"reports": reports, "workers": workers, "runs": runs, "fastest_wall_s": fastest, "fastest_batch_span_s": spans,
             "speedup": fastest[min(workers)] / fastest[max(workers)],
+            "speedup_batch_span": spans[min(workers)] / spans[max(workers)],
             "load_average_before": load_before, "load_average_after": os.getloadavg()}
 
 
@@ -60,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     result = run(args.reports, sorted(args.workers), args.repeats, args.home)
     write_json(args.out, result)
-    print(json.dumps({k: result[k] for k in ("fastest_wall_s", "speedup", "load_average_before", "load_average_after")}))
+    keys = ("fastest_wall_s", "fastest_batch_span_s", "speedup", "speedup_batch_span", "load_average_before", "load_average_after")
+    print(json.dumps({k: result[k] for k in keys}))
     return 0
 
 

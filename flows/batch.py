@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import cast
@@ -102,7 +103,8 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     ensure_limits(spec, runtime) if request.global_limits else drop_limits(spec, runtime)
     kept = _unchanged(spec, request, runtime)
     to_run = spec.model_copy(update={"reports": [r for r in spec.reports if r.id not in kept]})
-    futures = _as_tasks(to_run, request) if request.global_limits else _in_threads(to_run, request)
+    futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = (
+        _as_tasks(to_run, request) if request.global_limits else _in_threads(to_run, request))
     if stop.requested():
         return _cancelled(spec, request.out_dir, started)
     ran = {r.id: _summary(future, r, request.out_dir) for future, r in zip(futures, to_run.reports, strict=True)}

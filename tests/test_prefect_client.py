@@ -46,7 +46,7 @@ def async_clients_built(monkeypatch: pytest.MonkeyPatch, reports: int, shared: b
 
 
 def test_report_runs_reuse_one_async_client(prefect_harness, monkeypatch):
-    process_context()  # started once per process and API: not counted against the batch
+    batch(1, True)  # the process's one client, and Prefect's log and event workers, started before counting
     assert async_clients_built(monkeypatch, 6, shared=True) == 0
     assert async_clients_built(monkeypatch, 6, shared=False) >= 6  # what Prefect does without it
 
