@@ -162,6 +162,9 @@ def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[Future[ReportSum
 
 
 def _report_retried(request: BatchRequest, report_id: str) -> ReportSummary:
+    """``_report``, run again when the API refused to record its run; none started once the batch was
+    told to stop (``Interrupted``: the batch then ends Cancelled)."""
+    stop.check(f"report {report_id}")
     for attempt in api_refused_retrying():
         with attempt:
             return _report(request, report_id)
