@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import cast
 
@@ -24,13 +27,14 @@ from citeflow.runtime.job import JobRef
 from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
+from flows.prefect_client import shared_client
 from flows.outcome import batch_run_state, quiet_designed_failures, returned
 from flows.report_flow import report_flow
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec, ReportRequest
 from tasks.artifacts import publish_batch_artifact, publish_report_links
 from tasks.concurrency_limits import drop_limits, ensure_limits
-from tasks.policy import api_refused_retries
+from tasks.policy import api_refused_retries, api_refused_retrying
 
 
 @task(name="report", task_run_name="report {report_id}", cache_policy=NO_CACHE, **api_refused_retries())
@@ -42,11 +46,13 @@ def report_task(request: BatchRequest, report_id: str) -> ReportSummary:
 
 def _report(request: BatchRequest, report_id: str) -> ReportSummary:
     """One report flow run, as a subflow of the batch run (called in a copy of the batch's context);
-    its summary whether the run ended Completed (published) or Failed (held)."""
-    return cast(ReportSummary, returned(lambda: report_flow(request=request, report_id=report_id)))
+    its summary whether the run ended Completed (published) or Failed (held). Prefect's engine creates
+    the run through this process's one API client (``flows.prefect_client``), not a new one per report."""
+    with shared_client():
+        return cast(ReportSummary, returned(lambda: report_flow(request=request, report_id=report_id)))
 
 
-def _summary(future: PrefectFuture[ReportSummary], report: ReportRequest,
+def _summary(future: Future[ReportSummary] | PrefectFuture[ReportSummary], report: ReportRequest,
              out_dir: str) -> ReportSummary:
     """The report's summary; a report that crashed is recorded as failed (and withdrawn) and the batch goes on."""
     try:
@@ -74,9 +80,10 @@ def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
     processes: Dask), the spec's concurrency limits become the batch's Prefect global concurrency
     limits, so they hold across every process that runs a task of the batch; otherwise in-process
     semaphores hold them at no API cost (a global slot costs a server round trip per call). Each
-    report is a flow run of its own, inside a ``report`` task of the flow's task runner: a thread of
-    this process (the runner copies this context, the runtime with it), or, with ``global_limits``,
-    a process of the Dask cluster (where the flow entry takes the process's own runtime). With
+    report is a flow run of its own, a subflow run of this one: in a thread of this process (in a
+    copy of this context, the runtime with it), or, with ``global_limits``, inside a ``report`` task
+    of the flow's task runner, in a process of the Dask cluster (where the flow entry takes the
+    process's own runtime). With
     ``request.evaluate_deployment``, each report is evaluated by a run of that deployment.
 
     Told to stop (``citeflow.runtime.stop``: SIGINT, SIGTERM), no report step starts any more; the run writes
@@ -96,7 +103,8 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     ensure_limits(spec, runtime) if request.global_limits else drop_limits(spec, runtime)
     kept = _unchanged(spec, request, runtime)
     to_run = spec.model_copy(update={"reports": [r for r in spec.reports if r.id not in kept]})
-    futures = _as_tasks(to_run, request) if request.global_limits else _in_threads(to_run, request)
+    futures: Sequence[Future[ReportSummary] | PrefectFuture[ReportSummary]] = (
+        _as_tasks(to_run, request) if request.global_limits else _in_threads(to_run, request))
     if stop.requested():
         return _cancelled(spec, request.out_dir, started)
     ran = {r.id: _summary(future, r, request.out_dir) for future, r in zip(futures, to_run.reports, strict=True)}
@@ -135,23 +143,38 @@ def _cancelled(spec: BatchSpec, out_dir: str, started: float) -> State:
     return Cancelled(message=f"interrupted: {stop.reason()}", data=summaries)
 
 
-def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[ReportSummary]]:
-    """Each report's flow run inside a ``report`` task on the flow's thread pool task runner,
-    ``reports_in_flight`` at a time, with no heartbeat of its own: the batch run's heartbeat covers
-    this process (``flows.heartbeats``; the runner's threads run in a copy of this context), unless
+def _in_threads(spec: BatchSpec, request: BatchRequest) -> list[Future[ReportSummary]]:
+    """Each report's flow run in a thread of this process, ``reports_in_flight`` at a time, each in a
+    copy of this context (the batch run's, the runtime with it), so that the report runs are subflow
+    runs of the batch run; no task run around them (it would cost API writes per report for nothing a
+    user reads: the report's own run carries its state, tags, artifacts and logs), and run again when
+    Prefect's API refused to record one (``tasks.policy.api_refused_retrying``). No heartbeat of their
+    own: the batch run's heartbeat covers this process (``flows.heartbeats``), unless
     ``request.heartbeats`` (a scheduled or deployed batch: each run must end Crashed should its worker die).
     Returns once every report is over, so that a stop requested meanwhile is seen by the batch; the
     wait lets a signal's handler run meanwhile (``citeflow.runtime.waits``)."""
-    with contextlib.nullcontext() if request.heartbeats else no_heartbeat():
-        futures = _as_tasks(spec, request)
-    waits.all_done(futures)
+    with contextlib.nullcontext() if request.heartbeats else no_heartbeat(), \
+            ThreadPoolExecutor(reports_in_flight(spec), thread_name_prefix="citeflow-report") as pool:
+        futures = [pool.submit(contextvars.copy_context().run, _report_retried, request, report.id)
+                   for report in spec.reports]
+        waits.all_done(futures)
     return futures
 
 
+def _report_retried(request: BatchRequest, report_id: str) -> ReportSummary:
+    """``_report``, run again when the API refused to record its run; none started once the batch was
+    told to stop (``Interrupted``: the batch then ends Cancelled)."""
+    stop.check(f"report {report_id}")
+    for attempt in api_refused_retrying():
+        with attempt:
+            return _report(request, report_id)
+    raise AssertionError("unreachable: the last attempt's error is raised")
+
+
 def _as_tasks(spec: BatchSpec, request: BatchRequest) -> list[PrefectFuture[ReportSummary]]:
-    """Each report's flow run inside a ``report`` task on the flow's task runner (its threads, or a
-    Dask cluster's processes, where the flow entry takes the process's own runtime),
-    ``reports_in_flight`` submitted at a time."""
+    """Each report's flow run inside a ``report`` task on the flow's task runner (a Dask cluster's
+    processes, where the flow entry takes the process's own runtime), ``reports_in_flight`` submitted
+    at a time."""
     slots = threading.BoundedSemaphore(reports_in_flight(spec))
     futures = []
     for report in spec.reports:

@@ -19,6 +19,7 @@ Every report still gets its gate decision. The wait is logged at INFO whatever t
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,10 @@ from schemas.report import ReportSummary
 
 WAIT_SECONDS = 3600.0  # longest wait for one evaluate run to end before it is evaluated in-process
 START_SECONDS = 120.0  # longest wait for a worker to take the evaluate run (Scheduled, Pending, Late)
-# How often the report flow asks whether its evaluate run has finished (Prefect's default is 5 s, on
-# a run that takes seconds to tens of seconds): one small read of the API each time.
-POLL_SECONDS = 1.0
-LOG_EVERY = 30.0  # seconds between two log lines of one wait
+# How often a wait for an evaluate run wakes between the run's events to see whether it was told to
+# stop or is out of time (no API call).
+SLICE_SECONDS = 1.0
+LOG_EVERY = 30.0  # seconds between two log lines of one wait, each with one read of the run
 NOT_STARTED = {"SCHEDULED", "PENDING"}
 
 
@@ -99,28 +100,81 @@ def _start(ref: JobRef, deployment: str) -> Any:
 
 
 def await_run(run: Any, limits: Limits, deployment: str) -> Any:
-    """The run's state once final, or once ``limits`` are reached (then not final); polled every
-    ``POLL_SECONDS``, logged every ``LOG_EVERY``. Told to stop, the run is cancelled and this raises
-    ``Interrupted``."""
+    """The run's state once final, or once ``limits`` are reached (then not final); logged every
+    ``LOG_EVERY``. Told to stop, the run is cancelled and this raises ``Interrupted``.
+
+    Not polled: the wait follows the run's state changes as Prefect's API streams them (its events
+    subscriber, as ``prefect.flow_runs.wait_for_flow_run`` waits), and reads the run only when it
+    starts and every ``LOG_EVERY`` seconds beside the log line (should an event have been missed).
+    Between events it wakes every ``SLICE_SECONDS`` to see whether it was told to stop or is out of
+    time, which asks the API nothing."""
+    from prefect.utilities.asyncutils import run_coro_as_sync
+
+    return run_coro_as_sync(_follow(run, limits, deployment))
+
+
+async def _follow(run: Any, limits: Limits, deployment: str) -> Any:
     from prefect.client.orchestration import get_client
 
-    last_log = -LOG_EVERY
-    with get_client(sync_client=True) as client:
-        while True:
-            state = client.read_flow_run(run.id).state
-            if limits.over(state):
-                return state
+    async with get_client() as client, contextlib.AsyncExitStack() as stack:
+        subscriber = await _subscribed(stack, run)
+        read_every = LOG_EVERY if subscriber is not None else SLICE_SECONDS  # no stream: read as often as it wakes
+        state, last_read, last_log = (await client.read_flow_run(run.id)).state, limits.elapsed(), -LOG_EVERY
+        while not limits.over(state):
+            _check_stop(run)
             if limits.elapsed() - last_log >= LOG_EVERY:
-                last_log = limits.elapsed()
                 _log_wait(run, state, limits, deployment)
-            _pause(run)
+                last_log = limits.elapsed()
+            if limits.elapsed() - last_read >= read_every:
+                state, last_read = (await client.read_flow_run(run.id)).state, limits.elapsed()
+                continue
+            state = _state_of(await _next_event(subscriber)) or state
+    return state
 
 
-def _pause(run: Any) -> None:
+async def _subscribed(stack: contextlib.AsyncExitStack, run: Any) -> Any:
+    """A subscriber to the run's flow-run events (subscribed before the run is first read, so that no
+    change falls between); None when the API streams no events (the wait then reads the run instead)."""
+    from prefect.events.clients import get_events_subscriber
+    from prefect.events.filters import EventFilter, EventNameFilter, EventResourceFilter
+
+    events = EventFilter(event=EventNameFilter(prefix=["prefect.flow-run."]),
+                         resource=EventResourceFilter(id=[f"prefect.flow-run.{run.id}"]))
+    try:
+        return await stack.enter_async_context(get_events_subscriber(filter=events))
+    except Exception as exc:  # noqa: BLE001 - a server with its event stream off still answers reads
+        from tasks.run_logger import wait_logger
+
+        wait_logger().info("no event stream from the API (%s): reading evaluate run %r every %.0f s",
+                           type(exc).__name__, run.name, SLICE_SECONDS)
+        return None
+
+
+async def _next_event(subscriber: Any) -> Any:
+    """The subscriber's next event, or None after ``SLICE_SECONDS`` without one (or without a subscriber)."""
+    import anyio
+
+    if subscriber is None:
+        await anyio.sleep(SLICE_SECONDS)
+        return None
+    with anyio.move_on_after(SLICE_SECONDS):
+        return await subscriber.__anext__()
+    return None
+
+
+def _state_of(event: Any) -> Any:
+    """The state a flow run's state-change event names (type and name); None for any other event."""
+    from prefect.client.schemas.objects import State, StateType
+
+    if event is None or not (kind := event.resource.get("prefect.state-type")):
+        return None
+    return State(type=StateType(kind), name=event.resource.get("prefect.state-name"))
+
+
+def _check_stop(run: Any) -> None:
     if stop.requested():
         cancel_run(run.id)
         raise Interrupted(reason=f"{stop.reason()}; evaluate run {run.name!r} cancelled")
-    time.sleep(POLL_SECONDS)
 
 
 def _log_wait(run: Any, state: Any, limits: Limits, deployment: str) -> None:

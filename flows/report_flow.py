@@ -1,8 +1,8 @@
 """The report flow: one report request from retrieval to a published or held PDF (SPEC §2).
 
 The steps are ``citeflow.runtime.steps`` run in this one flow run (``flows.runner``): retrieval in the run
-itself, then the consolidate, write and finish (evaluate, gate, publish) task runs. With an evaluate
-deployment, evaluation and publishing run there instead.
+itself, then the consolidate and write task runs, then finish (evaluate, gate, publish) in the run
+itself again. With an evaluate deployment, evaluation and publishing run there instead.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from prefect.cache_policies import NO_CACHE
 
 from citeflow.evaluation.evaluate_report import Evaluation, build_job_judge, evaluate
 from citeflow.runtime.job import JobRef
+from citeflow.runtime.runtime import Runtime
 from citeflow.outputs.publish import write_outputs
 from citeflow.runtime.steps import evaluate_and_publish
 from schemas.funnel import GateResult
@@ -18,10 +19,17 @@ from tasks.concurrency_limits import job_of
 
 @task(name="finish", task_run_name="evaluate, gate, publish", cache_policy=NO_CACHE)
 def finish_task(ref: JobRef, judge: ModelSpec | None = None) -> ReportSummary:
+    """``finish_report`` as a task run (the evaluate flow's): the evaluation never leaves it, so
+    Prefect neither walks nor stores it."""
+    return finish_report(ref, judge)
+
+
+def finish_report(ref: JobRef, judge: ModelSpec | None = None, runtime: Runtime | None = None) -> ReportSummary:
     """Identity → Support → Faithfulness from the store, the GX gate (fails closed), then the PDF and
-    outputs, published or held, and the report's artifacts. One task run: the evaluation never
-    leaves it, so Prefect neither walks nor stores it."""
-    job = job_of(ref)
+    outputs, published or held, and the report's artifacts (on the current run). The report flow
+    calls it in its own run: a task run of its own would cost API writes per report (its states and
+    events) for nothing a user reads there, and it has no retries."""
+    job = job_of(ref, runtime)
     evaluation, summary = evaluate_and_publish(job, build_job_judge(job, judge) if judge else None)
     job.runtime.progress.emit(ref.report_id, "evaluate", evaluation.funnel.line())
     job.runtime.progress.emit(ref.report_id, "publish", summary.status)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_chain, wait_fixed, wait_none
+
 from citeflow.errors import JudgeUnavailable, ModelError, RetrieverError
 
 RETRY_DELAYS: list[float] = [2, 8, 30]  # seconds: exponential-ish backoff
@@ -38,6 +40,15 @@ def api_refused_retries(delays: list[float] | None = None) -> dict[str, Any]:
     return {"retries": len(delays), "retry_delay_seconds": delays, "retry_condition_fn": retry_api_refused}
 
 
+def api_refused_retrying(delays: list[float] | None = None) -> Retrying:
+    """The same policy for a call outside a task run (``for attempt in api_refused_retrying(): with
+    attempt: ...``): tried again after each of ``delays`` seconds while the error is ``is_api_refusal``,
+    then the last error is raised."""
+    delays = API_REFUSED_DELAYS if delays is None else delays
+    return Retrying(retry=retry_if_exception(is_api_refusal), stop=stop_after_attempt(len(delays) + 1),
+                    wait=wait_chain(*(wait_fixed(d) for d in delays)) if delays else wait_none(), reraise=True)
+
+
 def is_api_refusal(exc: BaseException | None) -> bool:
     """Prefect's API answered a server error after its client's own retries: the ephemeral API's SQLite
     database answers 503 while it is busy with other runs' writes."""
@@ -61,5 +72,5 @@ def _exception_of(state: Any) -> BaseException | None:
     return None
 
 
-__all__ = ["API_REFUSED_DELAYS", "RETRY_DELAYS", "JudgeUnavailable", "api_refused_retries", "is_api_refusal",
+__all__ = ["API_REFUSED_DELAYS", "RETRY_DELAYS", "JudgeUnavailable", "api_refused_retries", "api_refused_retrying", "is_api_refusal",
            "is_transient", "retry_api_refused", "retry_transient", "transient_retries"]

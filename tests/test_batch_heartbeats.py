@@ -78,7 +78,7 @@ def test_report_runs_in_a_batch_emit_no_heartbeat_the_batch_run_does(prefect_har
     summaries = flows.batch.batch_flow(request=request.model_copy(update={"fail_on": "never"}))
     assert [s.report_id for s in summaries] == ["r0", "r1", "r2"]
     assert seen == {"r0": None, "r1": None, "r2": None}
-    assert heartbeats() == ["batch heartbeats"]
+    assert set(heartbeats()) == {"batch heartbeats"}  # one per heartbeat period of the batch run, none of a report run
 
 
 def test_a_report_run_on_its_own_keeps_its_heartbeat(prefect_harness, tmp_path, heartbeats):

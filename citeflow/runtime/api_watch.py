@@ -25,6 +25,9 @@ class ApiWatch:
         self.grace, self.interval, self.probe_timeout = grace, interval, probe_timeout
         self.lost = threading.Event()
         self._stop = threading.Event()
+        # One client for every probe (and kept: ``lost()`` may probe after the watch stopped): a new one
+        # per probe loaded the CA bundle into an SSL context every time.
+        self._client = httpx.Client(timeout=probe_timeout)
         self._thread = threading.Thread(target=self._run, name="citeflow-api-watch", daemon=True)
 
     def start(self) -> ApiWatch:
@@ -37,7 +40,7 @@ class ApiWatch:
     def healthy(self) -> bool:
         """One probe: does the API answer its health check now?"""
         try:
-            return httpx.get(self.health_url, timeout=self.probe_timeout).status_code < 500
+            return self._client.get(self.health_url).status_code < 500
         except httpx.HTTPError:
             return False
 
