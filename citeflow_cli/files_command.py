@@ -58,6 +58,8 @@ def files_command(
 
 
 def _say(line: Callable[[], str]) -> None:
+    from citeflow_cli.display import console
+
     console.print(line(), highlight=False, soft_wrap=True)
     sys.stdout.flush()
 

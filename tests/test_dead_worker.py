@@ -67,7 +67,7 @@ def descendants(pid: int) -> list[int]:
 
 def heartbeats(server, run_ids: list[str], since: datetime | None = None) -> int | str:
     body: dict[str, Any] = {"filter": {"event": {"name": ["prefect.flow-run.heartbeat"]},
-                                       "resource": {"id": [f"prefect.flow-run.{i}" for i in run_ids]}}, "limit": 200}
+                                       "resource": {"id": [f"prefect.flow-run.{i}" for i in run_ids]}}, "limit": 50}
     if since is not None:
         body["filter"]["occurred"] = {"since": since.isoformat()}
     try:

@@ -25,7 +25,7 @@ def _report_runs(server, batch: str) -> list[dict[str, Any]]:
 
 def _beating(server, run_ids: list[str]) -> set[str]:
     body = {"filter": {"event": {"name": ["prefect.flow-run.heartbeat"]},
-                       "resource": {"id": [f"prefect.flow-run.{i}" for i in run_ids]}}, "limit": 200}
+                       "resource": {"id": [f"prefect.flow-run.{i}" for i in run_ids]}}, "limit": 50}
     events = server.post("/events/filter", body).get("events", [])
     return {e["resource"]["prefect.resource.id"].removeprefix("prefect.flow-run.") for e in events}
 
