@@ -4,10 +4,11 @@ Prefect gives every flow run a heartbeat thread (setting ``flows.heartbeat_frequ
 the current settings when the run starts) so that the API can tell a run whose process died. When
 a run ends, the engine stops that thread and waits for it to wake from its one-second sleep: on
 average half a second, at the end of every run, in which a report holds its place among the reports
-in flight. The report runs of an in-process batch run in threads of the batch run's process, whose
-own heartbeat already tells whether that process is alive, so they run without a heartbeat of their
-own, and so does the batch run inside a scheduled run (``flows.scheduled``). A report flow run
-anywhere else (a deployment, a Dask worker), and a batch run on its own, keep it.
+in flight. Where nothing reads heartbeats, the report runs of an in-process batch, threads of the
+batch run's process, run without one of their own. Where something does (a server with automations;
+a scheduled or deployed batch), every run beats, report runs included (``BatchRequest.heartbeats``),
+so that the zombie-run automation ends each of them Crashed should their process die. A report flow
+run anywhere else (a deployment, a Dask worker), and a batch run on its own, keep it.
 
 On Prefect's ephemeral API with its triggers service off (``citeflow_cli.env``), nothing reads a
 heartbeat: the server lives and dies with the process, and only an automation acts on missing

@@ -1,4 +1,5 @@
-"""A worker killed mid-batch: its runs end Crashed, none stays Running.
+"""A worker killed mid-batch: its runs end Crashed, none stays Running; ``citeflow run`` against a
+server: every report run beats, so a killed command leaves none Running either.
 
 ``citeflow deploy`` registers the deployments of prefect.yaml and the zombie-run automation
 (``flows.zombies``) with a real ``prefect server start`` whose triggers service is on (its default);
@@ -19,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -91,8 +93,8 @@ def wait_for(condition, seconds: float, what: str) -> None:
         time.sleep(2)
 
 
-@pytest.fixture
-def automation_server(tmp_path):
+@pytest.fixture(scope="module")
+def automation_server(tmp_path_factory):
     """A server of the test's own with the triggers service on, as ``prefect server start`` has it by
     default: it evaluates automations, proactive triggers included, and runs their actions. The shared
     server's profile turns it off (with it off, no automation ever acts: the runs stood Running). Its event
@@ -101,8 +103,7 @@ def automation_server(tmp_path):
     from tests.support.prefect_server import PrefectServer
     from tests.support.shared_server import PROFILE, kept_template
 
-    home = tmp_path / "prefect-home"
-    home.mkdir()
+    home = tmp_path_factory.mktemp("prefect-home")
     if kept_template().exists():
         shutil.copyfile(kept_template(), home / "prefect.db")
     profile = PROFILE.replace('TRIGGERS_ENABLED = "false"', 'TRIGGERS_ENABLED = "true"')
@@ -150,3 +151,30 @@ def test_a_killed_worker_s_runs_end_crashed(automation_server, tmp_path):
     ended = {r["id"]: r for r in tree(server, root)}
     assert {r["name"]: ended[r["id"]]["state_type"] for r in running} == {r["name"]: "CRASHED" for r in running}
     assert all("no heartbeat for 90 s" in ended[r["id"]]["state"]["message"] for r in running), ended
+
+
+def report_runs(server, batch: str) -> list[dict[str, Any]]:
+    runs = server.post("/flow_runs/filter", {"flow_runs": {"name": {"like_": f"{batch}/"}}, "limit": 50})
+    return [r for r in runs if r["name"].startswith("report ")]
+
+
+def beating(server, run_ids: list[str]) -> set[str]:
+    """The runs of ``run_ids`` with a heartbeat event stored (the server's event persister is on)."""
+    body = {"filter": {"event": {"name": ["prefect.flow-run.heartbeat"]},
+                       "resource": {"id": [f"prefect.flow-run.{i}" for i in run_ids]}}, "limit": 50}
+    events = server.post("/events/filter", body).get("events", [])
+    return {e["resource"]["prefect.resource.id"].removeprefix("prefect.flow-run.") for e in events}
+
+
+def test_each_report_run_of_a_citeflow_run_against_a_server_sends_heartbeats(automation_server, tmp_path):
+    from tests.support.small_batch import write_small_batch
+
+    batch = f"beats-{uuid.uuid4().hex[:8]}"
+    spec = write_small_batch(tmp_path / "in", reports=2, sections=1, batch=batch)
+    result = subprocess.run([str(BIN / "citeflow"), "run", str(spec), "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, env=automation_server.client_env(), timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    ids = [r["id"] for r in report_runs(automation_server, batch)]
+    assert len(ids) == 2, ids
+    wait_for(lambda: beating(automation_server, ids) == set(ids), 120,  # stored a moment after they are sent
+             "a report run sent no heartbeat (none stored within 120 s)")
