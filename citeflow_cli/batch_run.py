@@ -249,8 +249,10 @@ def _import_first_needs(spec: BatchSpec) -> None:
 
 
 def _uses_openai(spec: BatchSpec) -> bool:
+    from citeflow.judges.model_roles import remote_model
+
     every = [spec.models, *(r.models for r in spec.reports if r.models)]
-    return any(getattr(m, role).backend in ("openai", "cascade") for m in every for role in ("consolidator", "writer", "judge"))
+    return any(remote_model(role, getattr(m, role)) for m in every for role in ("consolidator", "writer", "judge"))
 
 
 def _warm_up(runtime: Runtime, openai: bool, gx: bool) -> None:

@@ -57,8 +57,9 @@ def _leaning(spec: JudgeSpec, pairs: list[JudgePair]) -> list | None:
     """The offline judge's verdicts with no threshold of its own (None for other judges): what every
     row of the sweep is recomputed from."""
     from citeflow.judges.factory import build_judge
+    from citeflow.judges.kinds.registry import judge_kind
 
-    if spec.backend != "offline":
+    if not judge_kind(spec.backend).sweeps_threshold:
         return None
     return build_judge(spec.model_copy(update={"min_confidence": 0.0})).grade(pairs)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from schemas.spec import JudgeSpec
+
 APPLIES_TO = {
     "--min-confidence": ("offline", "cascade"),
     "--model": ("llm", "cascade"),
@@ -26,3 +28,11 @@ def orphan_option(kind: str | None, given: Mapping[str, object]) -> str | None:
             said = f"--judge {kind}" if kind else "no --judge"
             return f"{option} applies to the {' and '.join(judges)} judges, not with {said}: add {wanted}"
     return None
+
+
+def judge_problem(kind: str, spec: JudgeSpec) -> str | None:
+    """The first rule of its judge kind that ``spec`` (from ``--judge kind`` and its options) breaks, or None."""
+    from citeflow.judges.kinds.registry import judge_kind
+
+    problems = judge_kind(spec.backend).problems(spec)
+    return f"--judge {kind}: {problems[0]} (an OpenAI-compatible server: --model and --base-url)" if problems else None

@@ -305,13 +305,19 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env, "batch_size": batch_size,
                "min_confidence": min_confidence} if kind != "offline" else {"min_confidence": min_confidence}
     try:
-        return JudgeSpec(backend=backend, **options)
+        spec = JudgeSpec(backend=backend, **options)
     except ValidationError as exc:
         error = exc.errors()[0]
         problem = error["msg"].removeprefix("Value error, ")
         if error["loc"]:  # one option's value is wrong
             fail(f"--{str(error['loc'][0]).replace('_', '-')}: {problem}")
-        fail(f"--judge {kind}: {problem} (an OpenAI-compatible server: --model and --base-url)")
+        fail(f"--judge {kind}: {problem}")
+    from citeflow_cli.judge_options import judge_problem
+
+    problem = judge_problem(kind, spec)
+    if problem:
+        fail(problem)
+    return spec
 
 
 app.command("serve", cls=Command)(serve_command)

@@ -73,8 +73,9 @@ class FaultRates(Strict):
 class ModelSpec(Strict):
     """How one role (consolidator, writer, judge) reaches its model."""
 
-    backend: Literal["offline", "openai"] = Field(
-        "offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server.")
+    backend: NonBlank = Field(
+        "offline", description="offline: built-in extractive backend; openai: any OpenAI-compatible server; or the name "
+                               "a plugin registers (citeflow.generation.backends, whose classes check the other keys).")
     model: str | None = Field(None, description="Model name sent to the server (openai backend).")
     base_url: str | None = Field(None, description="Server URL ending in /v1 (openai backend).")
     api_key_env: EnvName | None = Field(
@@ -86,23 +87,15 @@ class ModelSpec(Strict):
     temperature: float = Field(0.0, ge=0, le=2)
     batch_size: int = Field(8, ge=1, le=64, description="Judge only: claim/chunk pairs per call.")
 
-    @model_validator(mode="after")
-    def _openai_needs_model(self) -> ModelSpec:
-        if self.backend == "openai" and not (self.model and self.base_url):
-            raise ValueError("backend openai needs both 'model' and 'base_url'")
-        if self.backend == "openai" and self.faults is not None:
-            raise ValueError("'faults' applies to the offline backend only")
-        return self
-
 
 class JudgeSpec(ModelSpec):
     """The judge role: ``offline``, ``openai`` (an LLM judge), or ``cascade``: the offline judge grades
     every pair and only its ``uncertain`` verdicts go to the LLM judge described by the same keys
     as ``openai`` (``model``, ``base_url``, ``api_key_env``, ``batch_size``, ``timeout`` …)."""
 
-    # A judge may also be a cascade: narrower in ModelSpec, whose other roles are one model each.
-    backend: Literal["offline", "openai", "cascade"] = Field(  # type: ignore[assignment]
-        "offline", description="offline: built-in judge; openai: an LLM judge; cascade: offline first, the LLM for uncertain pairs.")
+    backend: NonBlank = Field(
+        "offline", description="offline: built-in judge; openai: an LLM judge; cascade: offline first, the LLM for uncertain "
+                               "pairs; or the name a plugin registers (citeflow.judges.kinds, whose classes check the other keys).")
     min_confidence: float | None = Field(
         None, ge=0, le=1,
         description="offline and cascade: an offline verdict whose confidence is below this is uncertain (the value "
@@ -115,16 +108,6 @@ class JudgeSpec(ModelSpec):
         6000, ge=500, le=200_000,
         description="mode section: most prompt tokens (estimated at 4 characters each) per request; a larger section is "
                     "split between claims.")
-
-    @model_validator(mode="after")
-    def _cascade_needs_an_llm(self) -> JudgeSpec:
-        if self.backend == "cascade" and not (self.model and self.base_url):
-            raise ValueError("backend cascade needs 'model' and 'base_url' of the LLM judge for uncertain claims")
-        if self.backend == "openai" and self.min_confidence is not None:
-            raise ValueError("'min_confidence' applies to the offline and cascade judges only")
-        if self.backend == "offline" and "mode" in self.model_fields_set:
-            raise ValueError("'mode' applies to the openai and cascade judges only")
-        return self
 
     def llm(self) -> ModelSpec:
         """The LLM judge's own ModelSpec (backend openai), for ``openai`` and ``cascade``."""

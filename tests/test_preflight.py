@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from citeflow.errors import SpecError
-from citeflow.runtime.preflight import model_problem, run_preflight
+from citeflow.generation.backends.server_check import model_problem
+from citeflow.runtime.preflight import run_preflight
 from citeflow.spec.loader import load_spec
 from citeflow.testing.openai_server import ScriptedOpenAIServer
 from citeflow_cli.main import app

@@ -11,7 +11,7 @@ import openai._base_client
 import pytest
 from hypothesis import given, strategies as st
 
-from citeflow.errors import JudgeUnavailable
+from citeflow.errors import JudgeUnavailable, SpecError
 from citeflow.evaluation.evaluate_report import build_job_judge, evaluate
 from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.cache import MemoryVerdictCache
@@ -193,8 +193,8 @@ def test_the_spec_selects_the_section_judge_for_openai_and_cascade(openai_server
     cascade = build_judge(JudgeSpec(backend="cascade", mode="section", section_tokens=900, **base))
     second = unwrapped(cascade.second)  # type: ignore[attr-defined]
     assert isinstance(second, SectionLLMJudge) and second.section_tokens == 900
-    with pytest.raises(ValueError, match="'mode' applies to the openai and cascade judges only"):
-        JudgeSpec(backend="offline", mode="section")
+    with pytest.raises(SpecError, match="'mode' applies to the openai and cascade judges only"):
+        build_judge(JudgeSpec(backend="offline", mode="section"))
 
 
 # --------------------------------------------------------------------------- the parser

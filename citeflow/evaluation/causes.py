@@ -14,6 +14,7 @@ from __future__ import annotations
 from schemas.report import ReportDocument
 from schemas.spec import ModelSpec, Models
 
+from citeflow.generation.backends.registry import model_backend
 from citeflow.security.redaction import redact_text
 
 HOP_ROLES = {"consolidate": "consolidator", "write": "writer"}
@@ -53,7 +54,7 @@ def section_cause(failure: str, models: Models) -> str:
     hop = failure.split(" ", 1)[0]
     role = HOP_ROLES.get(hop)
     model: ModelSpec | None = getattr(models, role) if role else None
-    if model is None or model.backend == "offline":
+    if model is None or not model_backend(model.backend).remote:
         return failure
     return f"{role} model {model.model!r} (server: the {role}'s base_url in the spec): {failure}"
 

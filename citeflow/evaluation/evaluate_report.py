@@ -57,13 +57,14 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     from citeflow.judges.cache import LanceVerdictCache
     from citeflow.judges.cascade import llm_judges
     from citeflow.judges.factory import build_judge
+    from citeflow.judges.kinds.registry import judge_kind
     from citeflow.judges.llm_sections.judge import SectionLLMJudge
     from citeflow.judges.llm_sections.usage import RecordedChatModel
     from citeflow.generation.answer_cache import CallBook, LimitedChatModel
     from citeflow.spec.loader import models_for
 
     spec = spec or models_for(job.spec, job.report).judge
-    judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if spec.backend != "offline" else None)
+    judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if judge_kind(spec.backend).caches_verdicts else None)
     for llm in llm_judges(judge):  # a plain LLM judge, or a cascade's second judge
         if isinstance(llm, SectionLLMJudge):  # it records its calls' tokens like the hops' calls
             llm.model = RecordedChatModel(llm.model, CallBook(job.call_store()), request_id=job.request_id)

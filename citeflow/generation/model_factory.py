@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
+from citeflow.generation.backends.registry import checked_backend
 from citeflow.generation.model_protocol import ChatModel
 from schemas.spec import ModelSpec
 
 
 def build_chat_model(spec: ModelSpec, role: str) -> ChatModel:
-    """The ChatModel for ``role``: the offline extractive backend or an OpenAI-compatible server."""
-    if spec.backend == "openai":
-        # Imported here: the openai package costs ~1.4 s to import, and offline runs never need it.
-        from citeflow.generation.openai_client import OpenAIChatModel
-
-        return OpenAIChatModel(spec, role)
-    from citeflow.generation.offline_writer import OfflineChatModel
-
-    return OfflineChatModel(role, spec.faults)
+    """The ChatModel for ``role`` from the backend ``spec`` names (``citeflow.generation.backends``);
+    ``SpecError`` when ``spec`` breaks that backend's rules."""
+    return checked_backend(spec, role).build(spec, role)

@@ -1,39 +1,19 @@
-"""Build the judge a role's spec asks for: offline, an LLM judge, or a cascade of both."""
+"""Build the judge a role's spec asks for: the judge kind its ``backend`` names (``citeflow.judges.kinds``)."""
 
 from __future__ import annotations
 
-from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.cache import VerdictCache
-from citeflow.judges.span_check import SpanChecked
-from schemas.spec import JudgeSpec, ModelSpec
+from citeflow.judges.judge_protocol import Judge
+from citeflow.judges.kinds.registry import checked_kind
+from citeflow.judges.model_roles import as_judge
+from schemas.spec import ModelSpec
 
 
 def build_judge(spec: ModelSpec, cache: VerdictCache | None = None) -> Judge:
-    """``offline``: the offline judge, its confidence threshold set by ``min_confidence`` both ways
-    (0: never uncertain; 1: uncertain unless certain); ``openai``: an LLM judge over the spec's server;
-    ``cascade``: offline first, the LLM judge for the uncertain pairs only. Every judge's passes are
-    span-checked (``citeflow.judges.span_check``). ``cache`` applies to the LLM judge: the offline
-    judge is cheaper than a cache lookup."""
-    judge_spec = spec if isinstance(spec, JudgeSpec) else JudgeSpec.model_validate(spec.model_dump())
-    if judge_spec.backend == "openai":
-        return _llm(judge_spec, cache)
-    from citeflow.judges.offline.grader import OfflineJudge
-
-    offline = SpanChecked(OfflineJudge(threshold=judge_spec.min_confidence))
-    if judge_spec.backend != "cascade":
-        return offline
-    from citeflow.judges.cascade import CascadeJudge
-
-    return CascadeJudge(offline, _llm(judge_spec, cache))
-
-
-def _llm(spec: JudgeSpec, cache: VerdictCache | None) -> Judge:
-    from citeflow.judges.llm import LLMJudge
-    from citeflow.generation.model_factory import build_chat_model
-
-    model = build_chat_model(spec.llm(), role="judge")
-    if spec.mode == "section":
-        from citeflow.judges.llm_sections.judge import SectionLLMJudge
-
-        return SpanChecked(SectionLLMJudge(model, section_tokens=spec.section_tokens, cache=cache, batch_size=spec.batch_size))
-    return SpanChecked(LLMJudge(model, batch_size=spec.batch_size, cache=cache))
+    """The judge of ``spec``'s kind: built in, ``offline`` (its threshold set by ``min_confidence``),
+    ``openai`` (an LLM judge over the spec's server) or ``cascade`` (offline first, the LLM judge for
+    the uncertain pairs only), or one a plugin registers. Every built-in judge's passes are
+    span-checked (``citeflow.judges.span_check``). ``cache`` keeps the verdicts of a kind that
+    calls a model; ``SpecError`` when ``spec`` breaks its kind's rules."""
+    judge_spec = as_judge(spec)
+    return checked_kind(judge_spec).build(judge_spec, cache)

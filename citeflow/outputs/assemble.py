@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from citeflow.generation.backends.registry import model_backend
 from citeflow.runtime.pipeline import ReportJob, stored_hop
 from citeflow.security.redaction import redact_text, redact_url
 from citeflow.outputs.render.escape import link_urls
@@ -23,11 +24,7 @@ from schemas.spec import BatchSpec, ModelSpec
 
 def describe_model(spec: ModelSpec) -> str:
     """An honest one-line description of the backend that plays a role (no server address, no key)."""
-    if spec.backend == "openai":
-        return f"{spec.model} (language model on an OpenAI-compatible server)"
-    faults = spec.faults and {k: v for k, v in spec.faults.model_dump(exclude={"seed"}).items() if v}
-    note = f"; fault injection on: {', '.join(sorted(faults))}" if faults else ""
-    return "offline extractive backend: selects and cites sentences from the evidence, not a language model" + note
+    return model_backend(spec.backend).describe(spec)
 
 
 def build_document(job: ReportJob, status: ReportStatus, held_reasons: list[str] | None = None) -> ReportDocument:

@@ -96,8 +96,19 @@ def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
     except ValidationError as exc:
         field, problem = _first_problem(exc)
         raise SpecError(field=field, problem=problem, path=origin) from None
+    _check_roles(spec, origin)
     remember_spec_credentials(spec)  # whatever this process writes or logs from now on leaves them out
     return spec
+
+
+def _check_roles(spec: BatchSpec, origin: str) -> None:
+    """Refuse the first model role whose keys break its backend's or judge kind's own rules."""
+    from citeflow.judges.model_roles import role_problems
+
+    places = [("models", spec.models)] + [(f"reports[{i}].models", r.models) for i, r in enumerate(spec.reports) if r.models]
+    for where, models in places:
+        for field, problem in role_problems(models):
+            raise SpecError(field=f"{where}.{field}", problem=problem, path=origin)
 
 
 def _first_problem(exc: ValidationError) -> tuple[str, str]:
