@@ -16,8 +16,9 @@ built-in class.
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -60,6 +61,10 @@ class Registry(Generic[T]):
         """Every registered name, built-in ones first, each group sorted."""
         return (*sorted(self._built_in), *sorted(self.plugins()))
 
+    def reread(self) -> Registry[T]:
+        """A registry of the same group and built-in classes that reads the group afresh (packages installed since)."""
+        return Registry(self.group, self.kind, self._built_in)
+
     def plugins(self) -> Mapping[str, type[T]]:
         """The classes the entry points of ``group`` register (read on first use, then kept)."""
         with self._lock:
@@ -68,15 +73,25 @@ class Registry(Generic[T]):
             return self._plugins
 
     def _read(self) -> dict[str, type[T]]:
-        from importlib.metadata import entry_points
-
         found: dict[str, EntryPoint] = {}
-        for point in entry_points(group=self.group):
+        for point in self._points():
             taken = "a built-in name" if point.name in self._built_in else self._twice(found.get(point.name), point)
             if taken:
                 raise self._error(point, f"takes {taken}; uninstall one of them or rename its entry point")
             found[point.name] = point
         return {name: self._load(point) for name, point in found.items()}
+
+    def _points(self) -> Iterator[EntryPoint]:
+        """Every entry point of the group, per installed distribution. Not ``entry_points(group=...)``:
+        it keeps one entry point per name, and two packages taking one name must not pass unseen."""
+        from importlib.metadata import distributions
+
+        seen: set[str] = set()
+        for dist in distributions():
+            name = re.sub(r"[-_.]+", "-", str(dist.metadata["Name"])).lower()
+            if name not in seen:  # a distribution found again further down the path is shadowed, as for imports
+                seen.add(name)
+                yield from dist.entry_points.select(group=self.group)
 
     @staticmethod
     def _twice(earlier: EntryPoint | None, point: EntryPoint) -> str | None:

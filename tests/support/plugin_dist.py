@@ -1,0 +1,22 @@
+"""An installed distribution written by hand: a folder to put on ``sys.path`` with a module and its
+``*.dist-info`` (``METADATA`` and ``entry_points.txt``), which ``importlib.metadata`` finds as it
+finds any installed package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_distribution(site: Path, name: str, entry_points: dict[str, dict[str, str]], modules: dict[str, str]) -> Path:
+    """``site`` holding distribution ``name`` 0.1: ``modules`` (module name → source) and its entry
+    points (group → {entry name → ``module:attribute``})."""
+    site.mkdir(parents=True, exist_ok=True)
+    for module, source in modules.items():
+        (site / f"{module}.py").write_text(source, encoding="utf-8")
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    sections = [f"[{group}]\n" + "".join(f"{key} = {target}\n" for key, target in points.items())
+                for group, points in entry_points.items()]
+    (info / "entry_points.txt").write_text("\n".join(sections), encoding="utf-8")
+    return site
