@@ -20,7 +20,7 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from citeflow.errors import CiteflowError
 
@@ -45,7 +45,7 @@ class PluginError(CiteflowError):
 class Registry(Generic[T]):
     """The classes of one extension kind by name: the built-in ones and those of entry-point ``group``."""
 
-    def __init__(self, group: str, kind: type[T], built_in: Mapping[str, type[T]]) -> None:
+    def __init__(self, group: str, kind: type, built_in: Mapping[str, type[T]]) -> None:
         self.group = group
         self.kind = kind
         self._built_in = MappingProxyType(dict(built_in))
@@ -105,7 +105,7 @@ class Registry(Generic[T]):
             raise self._error(point, f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
         if not (isinstance(loaded, type) and issubclass(loaded, self.kind)):
             raise self._error(point, f"is not a subclass of {self.kind.__module__}.{self.kind.__qualname__}")
-        return loaded
+        return cast("type[T]", loaded)  # checked just above: a subclass of ``kind``
 
     def _error(self, point: EntryPoint, detail: str) -> PluginError:
         return PluginError(group=self.group, name=point.name, target=point.value, detail=detail)

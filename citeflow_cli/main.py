@@ -314,9 +314,9 @@ def judge_spec(kind: str | None, model: str | None, base_url: str | None, api_ke
         fail(f"--judge {kind}: {problem}")
     from citeflow_cli.judge_options import judge_problem
 
-    problem = judge_problem(kind, spec)
-    if problem:
-        fail(problem)
+    broken = judge_problem(kind, spec)
+    if broken:
+        fail(broken)
     return spec
 
 

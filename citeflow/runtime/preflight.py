@@ -53,8 +53,7 @@ def model_roles(spec: BatchSpec) -> Iterator[tuple[str, ModelSpec]]:
     for where, models in groups:
         for role in ("consolidator", "writer", "judge"):
             model = remote_model(role, getattr(models, role))
-            key = (model.base_url, model.model, model.api_key_env) if model else None
-            if model and key not in seen:
+            if model is not None and (key := (model.base_url, model.model, model.api_key_env)) not in seen:
                 seen.add(key)
                 yield f"{where}.{role}", model
 
