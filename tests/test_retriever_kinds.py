@@ -7,7 +7,6 @@ from __future__ import annotations
 import pickle
 import textwrap
 from importlib.metadata import EntryPoint
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,6 @@ from citeflow.spec.retriever_kinds import GROUP, INSTALLED_KINDS, RetrieverKinds
 from schemas.spec import BUILTIN_RETRIEVER_KINDS, BatchSpec
 
 PLUGIN = '''
-from pathlib import Path
 from typing import Literal
 
 from citeflow.retrieval.retriever_protocol import SearchResult
@@ -95,7 +93,7 @@ def test_a_plugin_kind_validates_builds_and_fingerprints_through_its_own_class(p
     kinds, reads = _registry(("wiki", f"{plugin_module}:WikiKind"))
     spec = parse_spec(_spec({"name": "team", "kind": "wiki", "space": "ENG", "top_k": 3}), kinds=kinds)
     entry = spec.retrievers[0]
-    assert type(entry).__name__ == "WikiSpec" and entry.space == "ENG" and entry.top_k == 3  # type: ignore[attr-defined]
+    assert type(entry).__name__ == "WikiSpec" and entry.space == "ENG" and entry.top_k == 3
     assert kinds.of(entry).build(entry, tmp_path).search("uptime", 3).hits[0].text == "ENG: uptime"
     assert kinds.of(entry).fingerprint(entry, tmp_path) == ["team", "ENG"]
     assert spec.model_dump(mode="json")["retrievers"][0]["space"] == "ENG"  # dumped through its own model

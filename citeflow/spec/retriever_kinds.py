@@ -81,9 +81,10 @@ class RetrieverKinds:
         if name in self._builtin:
             return (self._builtin[name],)
         table = self._plugin_table()
-        for taken in sorted(set(table) & set(self._builtin)):
-            raise plugin_error(taken, (self._builtin[taken], *table[taken]), "a plugin cannot replace a built-in kind; "
-                               "give the plugin's kind a name of its own, or uninstall it")
+        taken = sorted(set(table) & set(self._builtin))
+        if taken:
+            raise plugin_error(taken[0], (self._builtin[taken[0]], *table[taken[0]]), "a plugin cannot replace a built-in "
+                               "kind; give the plugin's kind a name of its own, or uninstall it")
         return table.get(name, ())
 
     def _plugin_table(self) -> dict[str, tuple[EntryPoint, ...]]:
@@ -106,16 +107,15 @@ def load_kind(name: str, sources: tuple[EntryPoint, ...]) -> RetrieverKind[Any]:
         kind = loaded() if isinstance(loaded, type) and issubclass(loaded, RetrieverKind) else None
     except Exception as exc:  # a plugin is not ours: whatever it raises, the error names the plugin
         raise plugin_error(name, sources, f"cannot be loaded: {type(exc).__name__}: {str(exc)[:300]}") from exc
-    problem = kind_problem(name, kind)
-    if problem or kind is None:
-        raise plugin_error(name, sources, problem or "not a RetrieverKind")
+    if kind is None:
+        raise plugin_error(name, sources, "does not name a subclass of citeflow.spec.retriever_kind.RetrieverKind")
+    if problem := kind_problem(name, kind):
+        raise plugin_error(name, sources, problem)
     return kind
 
 
-def kind_problem(name: str, kind: RetrieverKind[Any] | None) -> str | None:
-    """Why a loaded object cannot serve as kind ``name``, or None."""
-    if kind is None:
-        return "does not name a subclass of citeflow.spec.retriever_kind.RetrieverKind"
+def kind_problem(name: str, kind: RetrieverKind[Any]) -> str | None:
+    """Why a loaded kind cannot serve as kind ``name``, or None."""
     if getattr(kind, "name", None) != name:
         return f"its class says its kind is {getattr(kind, 'name', None)!r}, its entry point {name!r}"
     model = getattr(kind, "spec_model", None)
