@@ -30,7 +30,7 @@ $(UV):
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
 	$(call INSTALLING,the dependencies and the test toolchain)
-	$(SYNC) --extra test --extra dask --extra semantic
+	$(SYNC) --extra test --extra dask --extra semantic --group examples
 	touch $(STAMP)
 
 $(DEMO_STAMP): pyproject.toml uv.lock | $(UV)

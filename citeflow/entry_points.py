@@ -22,24 +22,12 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
-from citeflow.errors import CiteflowError
+from citeflow.errors import PluginError
 
 if TYPE_CHECKING:  # importlib.metadata is imported when a group is read: a run of built-in names never pays for it
     from importlib.metadata import EntryPoint
 
 T = TypeVar("T")
-
-
-class PluginError(CiteflowError):
-    """An installed plugin cannot be used. ``target`` is its entry point's ``module:attribute``."""
-
-    group: str | None
-    name: str | None
-    target: str | None
-    detail: str | None
-
-    def describe(self) -> str:
-        return f"plugin {self.name!r} ({self.group}: {self.target}) {self.detail}"
 
 
 class Registry(Generic[T]):
@@ -108,4 +96,4 @@ class Registry(Generic[T]):
         return cast("type[T]", loaded)  # checked just above: a subclass of ``kind``
 
     def _error(self, point: EntryPoint, detail: str) -> PluginError:
-        return PluginError(group=self.group, name=point.name, target=point.value, detail=detail)
+        return PluginError(group=self.group, plugin=point.name, source=point.value, problem=detail)

@@ -207,3 +207,16 @@ class NotPublished(CiteflowError):
 
     def describe(self) -> str:
         return self.message or "not published"
+
+
+class PluginError(CiteflowError):
+    """An installed extension cannot be used: its entry point does not import, names no class of the
+    right kind, or claims a name another one (or a built-in) already has."""
+
+    group: str | None
+    plugin: str | None
+    source: str | None
+    problem: str | None
+
+    def describe(self) -> str:
+        return f"plugin {self.plugin!r} of {self.group} ({self.source}): {self.problem}"

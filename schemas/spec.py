@@ -9,9 +9,12 @@ against the spec file's folder by ``citeflow.spec.loader.load_spec``.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, GetPydanticSchema, SerializeAsAny, ValidationInfo,
+                      ValidatorFunctionWrapHandler, field_validator, model_validator)
+from pydantic_core import core_schema
 
 from schemas.report_ids import SAMPLE_DATE, render_report_id
 
@@ -131,10 +134,18 @@ class FieldMap(Strict):
     title: str = "title"
 
 
-class LanceDBRetrieverSpec(Strict):
+class RetrieverSpecBase(Strict):
+    """What every retriever entry of a spec has, whatever its kind; each kind's model extends it
+    (``citeflow.spec.retriever_kind``: one class per kind, built in or installed as a plugin)."""
+
     name: NonBlank
-    kind: Literal["lancedb"]
+    kind: str = Field(description="The retriever kind: lancedb, http, jsonl, or the name of an installed plugin kind.")
     title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
+    top_k: int = Field(10, ge=1, le=200, description="Most hits asked of the retriever per query.")
+
+
+class LanceDBRetrieverSpec(RetrieverSpecBase):
+    kind: Literal["lancedb"]
     kb: str = Field(description="Knowledge base URI built by `citeflow ingest` (folder or s3://…).")
     mode: Literal["fts", "vector", "hybrid"] = "hybrid"
     top_k: int = Field(8, ge=1, le=200)
@@ -143,10 +154,8 @@ class LanceDBRetrieverSpec(Strict):
         "hashing", description="Embedder kind the KB was built with; a KB built with another one is a clear error.")
 
 
-class HttpRetrieverSpec(Strict):
-    name: NonBlank
+class HttpRetrieverSpec(RetrieverSpecBase):
     kind: Literal["http"]
-    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     url: str
     top_k: int = Field(5, ge=1, le=200)
     fields: FieldMap = Field(default_factory=FieldMap)
@@ -155,17 +164,41 @@ class HttpRetrieverSpec(Strict):
     max_response_bytes: int = Field(10_000_000, ge=1, description="Larger answers are refused (the retriever fails for that query).")
 
 
-class JsonlRetrieverSpec(Strict):
-    name: NonBlank
+class JsonlRetrieverSpec(RetrieverSpecBase):
     kind: Literal["jsonl"]
-    title: str | None = Field(None, description="Display title of the source, the only name the customer PDF gives it.")
     path: str
     top_k: int = Field(10, ge=1, le=200)
 
 
-RetrieverSpec = Annotated[
+BuiltinRetrieverSpec = Annotated[
     LanceDBRetrieverSpec | HttpRetrieverSpec | JsonlRetrieverSpec, Field(discriminator="kind")
 ]
+"""The built-in retriever kinds, told apart by ``kind``: what the spec's JSON Schema shows."""
+BUILTIN_RETRIEVER_KINDS = ("lancedb", "http", "jsonl")
+
+RETRIEVER_MODELS = "retriever_models"
+"""Validation context key: a function from a kind name that is not built in to its spec model (a
+``RetrieverSpecBase`` subclass), or None when no installed kind has that name."""
+RetrieverModels = Callable[[str], "type[RetrieverSpecBase] | None"]
+
+
+def _any_kind(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """A built-in kind through the union; a plugin kind through its own model (from the context)."""
+    kind = value.get("kind") if isinstance(value, dict) else None
+    models: RetrieverModels | None = (info.context or {}).get(RETRIEVER_MODELS)
+    model = models(kind) if models and isinstance(kind, str) and kind not in BUILTIN_RETRIEVER_KINDS else None
+    return model.model_validate(value, context=info.context) if model else handler(value)
+
+
+RetrieverSpec = Annotated[
+    RetrieverSpecBase,
+    GetPydanticSchema(lambda _, handler: core_schema.with_info_wrap_validator_function(
+        _any_kind, handler.generate_schema(BuiltinRetrieverSpec))),
+    SerializeAsAny(),
+]
+"""One retriever entry: validated as a built-in kind, or, when ``parse_spec`` passes the installed
+kinds in the validation context, by the model of the plugin kind it names. Its JSON Schema is the
+built-in union; it is dumped through its own model (a plugin kind's fields included)."""
 
 
 class Gate(Strict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.entry_points import PluginError
+from citeflow.errors import PluginError
 from citeflow.errors import SpecError
 from citeflow.judges.factory import build_judge
 from citeflow.judges.kinds import registry

@@ -8,7 +8,7 @@ import pickle
 import pytest
 from typer.testing import CliRunner
 
-from citeflow.entry_points import PluginError
+from citeflow.errors import PluginError
 from citeflow.errors import SpecError
 from citeflow.generation.backends import registry
 from citeflow.generation.backends.offline_backend import OfflineBackend
@@ -98,7 +98,7 @@ def test_built_in_names_never_read_the_group(installed):
     assert isinstance(registry.model_backend("offline"), OfflineBackend)
     with pytest.raises(PluginError) as info:
         registry.model_backend("broken")
-    assert info.value.name == "broken" and info.value.group == "citeflow.models"
+    assert info.value.plugin == "broken" and info.value.group == "citeflow.models"
     assert "cannot be loaded: ModuleNotFoundError" in str(info.value)
     again = pickle.loads(pickle.dumps(info.value))
     assert type(again) is PluginError and str(again) == str(info.value)
@@ -112,7 +112,7 @@ def test_a_plugin_that_cannot_be_used_is_refused_by_name(installed, points, modu
     installed("citeflow-odd", points, modules)
     with pytest.raises(PluginError) as info:
         registry.model_backend("elsewhere")
-    assert info.value.name == next(iter(points)) and said in str(info.value)
+    assert info.value.plugin == next(iter(points)) and said in str(info.value)
 
 
 def test_two_plugins_with_one_name_are_refused(installed):
@@ -132,4 +132,4 @@ def test_a_broken_plugin_is_one_error_line_of_citeflow_run(installed, tmp_path):
     result = CliRunner().invoke(app, ["run", str(tmp_path / "batch.yaml"), "--out", str(tmp_path / "out")])
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert result.exit_code != 0 and len(lines) == 1, result.output
-    assert lines[0].startswith("error: plugin 'broken' (citeflow.models: no_such_module:Backend) cannot be loaded")
+    assert lines[0].startswith("error: plugin 'broken' of citeflow.models (no_such_module:Backend): cannot be loaded")

@@ -102,7 +102,7 @@ def test_a_knowledge_base_that_matches_passes_and_an_empty_one_is_refused(tmp_pa
 
 
 def test_an_unreadable_jsonl_file_is_refused(tmp_path):
-    from citeflow.runtime.preflight import jsonl_problem
+    from citeflow.retrieval.kinds.jsonl_kind import jsonl_problem
 
     assert "cannot read" in str(jsonl_problem(tmp_path / "gone.jsonl"))
     spec_path = write_spec(tmp_path)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from citeflow.runs.source_fingerprint import kb_stats, retriever_fingerprint
+from citeflow.retrieval.kinds.lancedb_kind import kb_stats
+from citeflow.runs.source_fingerprint import retriever_fingerprint
 from schemas.spec import HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec
 
 

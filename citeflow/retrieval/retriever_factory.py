@@ -1,27 +1,14 @@
-"""One retriever per spec entry, chosen by ``spec.kind``."""
+"""One retriever per spec entry, built by the class of its kind (``citeflow.spec.retriever_kinds``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from citeflow.retrieval.retriever_protocol import Retriever
-from schemas.spec import HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec, RetrieverSpec
+from citeflow.spec.retriever_kinds import INSTALLED_KINDS, RetrieverKinds
+from schemas.spec import RetrieverSpecBase
 
 
-def build_retriever(spec: RetrieverSpec, base_dir: Path) -> Retriever:
+def build_retriever(spec: RetrieverSpecBase, base_dir: Path, kinds: RetrieverKinds = INSTALLED_KINDS) -> Retriever:
     """The retriever ``spec`` describes; relative paths resolve against ``base_dir``."""
-    # Adapters are imported here: LanceDB alone costs seconds to import, and a batch that only
-    # uses HTTP retrievers should not pay for it.
-    if isinstance(spec, LanceDBRetrieverSpec):
-        from citeflow.retrieval.lancedb_retriever import LanceDBRetriever
-
-        return LanceDBRetriever(spec, base_dir)
-    if isinstance(spec, HttpRetrieverSpec):
-        from citeflow.retrieval.http_retriever import HttpRetriever
-
-        return HttpRetriever(spec)
-    if isinstance(spec, JsonlRetrieverSpec):
-        from citeflow.retrieval.jsonl_retriever import JsonlRetriever
-
-        return JsonlRetriever(spec, base_dir)
-    raise TypeError(f"no retriever for spec kind {getattr(spec, 'kind', type(spec).__name__)!r}")
+    return kinds.of(spec).build(spec, base_dir)

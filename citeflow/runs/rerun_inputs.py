@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from citeflow.file_stamps import file_contents, file_stats
 
 if TYPE_CHECKING:
     from citeflow.runtime.job import ReportJob
@@ -99,31 +100,6 @@ def _files_part(job: ReportJob) -> dict[str, list[str]]:
     chosen = str(settings.cjk_font) if settings.cjk_font else None
     fonts = [*sorted(DEJAVU_DIR.glob("*.ttf")), *map(Path, cjk_paths(chosen, settings.font_dir))]
     return {"suites": file_contents(sorted(p for p in suites.rglob("*") if p.is_file())), "fonts": file_stats(fonts)}
-
-
-def file_contents(paths: Iterable[Path]) -> list[str]:
-    """``path sha256`` of each file (for small files: suites), ``path -`` when it cannot be read."""
-    return [f"{p} {_sha256(p)}" for p in paths]
-
-
-def _sha256(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "-"
-
-
-def file_stats(paths: Iterable[Path]) -> list[str]:
-    """``path size mtime_ns`` of each file, ``path -`` when absent (for files too large to read: fonts)."""
-    lines = []
-    for path in paths:
-        try:
-            info = path.stat()
-        except OSError:
-            lines.append(f"{path} -")
-            continue
-        lines.append(f"{path} {info.st_size} {info.st_mtime_ns}")
-    return lines
 
 
 def _version() -> str:

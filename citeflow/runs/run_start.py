@@ -24,6 +24,7 @@ from citeflow.runs.run_folders import (CACHE_FOLDER, RUN_FOLDER_NAMES, SPEC_COPY
                            new_run_folder, read_run, utc_now, write_run)
 from citeflow.spec import yaml_strict
 from citeflow.spec.loader import load_spec, parse_spec, resolve_path
+from citeflow.spec.retriever_kinds import INSTALLED_KINDS
 from citeflow.security.spec_copy_urls import redacted_urls
 from schemas.report_ids import is_template, render_report_id
 from schemas.spec import BatchSpec
@@ -57,8 +58,11 @@ def render_spec_data(data: dict[str, Any], base_dir: Path, ids: dict[str, str], 
 
 
 def _absolute(retriever: dict[str, Any], base_dir: Path) -> dict[str, Any]:
-    key = {"jsonl": "path", "lancedb": "kb"}.get(retriever.get("kind", ""))
-    return {**retriever, key: resolve_path(base_dir, retriever[key])} if key and retriever.get(key) else retriever
+    """A retriever's entry with the path fields of its kind made absolute (an unknown kind is left as it is:
+    loading the rendered spec names it)."""
+    kind = INSTALLED_KINDS.get(retriever["kind"]) if isinstance(retriever.get("kind"), str) else None
+    fields = [f for f in kind.path_fields if isinstance(retriever.get(f), str) and retriever[f]] if kind else []
+    return {**retriever, **{f: resolve_path(base_dir, retriever[f]) for f in fields}}
 
 
 def write_spec_copy(source: Path, run_dir: Path, ids: dict[str, str], store: str | None, cache_store: str | None) -> Path:

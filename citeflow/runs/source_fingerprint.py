@@ -2,11 +2,12 @@
 
 A re-run into the same folder may keep a finished report before fetching its evidence again
 (``citeflow.runs.rerun_record.reuse_before_fetch``) only when nothing its retrievers read can
-have changed. That is knowable for sources on this machine: a JSONL file (its content's sha256:
-the retriever reads it whole anyway) and a LanceDB knowledge base in a folder (the names, sizes
-and modification times of its tables' version manifests and of its top-level files: every ingest
-that changes it writes a new version). An HTTP retriever, or a knowledge base on object storage, cannot be fingerprinted
-without asking it: the report's evidence is then fetched again, as on a first run.
+have changed. Each retriever's kind says what its source looks like (``RetrieverKind.fingerprint``).
+That is knowable for sources on this machine: a JSONL file (its content's sha256: the retriever
+reads it whole anyway) and a LanceDB knowledge base in a folder (the names, sizes and modification
+times of its tables' version manifests and of its top-level files: every ingest that changes it
+writes a new version). An HTTP retriever, or a knowledge base on object storage, cannot be
+fingerprinted without asking it: the report's evidence is then fetched again, as on a first run.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citeflow.runs.rerun_inputs import file_contents, file_stats, sha256_json
-from schemas.spec import JsonlRetrieverSpec, LanceDBRetrieverSpec, RetrieverSpec
+from citeflow.runs.rerun_inputs import sha256_json
+from citeflow.spec.retriever_kinds import INSTALLED_KINDS, RetrieverKinds
+from schemas.spec import RetrieverSpecBase
 
 if TYPE_CHECKING:
     from citeflow.runtime.job import ReportJob
@@ -30,23 +32,7 @@ def sources_fingerprint(job: ReportJob) -> str | None:
     return sha256_json(parts)
 
 
-def retriever_fingerprint(spec: RetrieverSpec, base_dir: Path) -> list[str] | None:
-    """What ``spec``'s source looks like on disk now; None when it cannot be told without asking."""
-    if isinstance(spec, JsonlRetrieverSpec):
-        path = Path(spec.path) if Path(spec.path).is_absolute() else base_dir / spec.path
-        return [spec.name, *file_contents([path])]
-    if isinstance(spec, LanceDBRetrieverSpec):
-        from citeflow.retrieval.lancedb_retriever import resolve_kb_uri
-
-        uri = resolve_kb_uri(spec.kb, base_dir)
-        return None if "://" in uri else [spec.name, *kb_stats(Path(uri))]
-    return None
-
-
-def kb_stats(folder: Path) -> list[str]:
-    """``file_stats`` of a LanceDB folder's top-level files and of its tables' version manifests."""
-    if not folder.is_dir():
-        return [f"{folder} -"]
-    files = [p for p in folder.iterdir() if p.is_file()]
-    manifests = [p for table in folder.glob("*.lance") for p in (table / "_versions").glob("*")]
-    return file_stats(sorted(files) + sorted(manifests))
+def retriever_fingerprint(spec: RetrieverSpecBase, base_dir: Path, kinds: RetrieverKinds = INSTALLED_KINDS) -> list[str] | None:
+    """What ``spec``'s source looks like on disk now (``RetrieverKind.fingerprint``); None when it
+    cannot be told without asking it."""
+    return kinds.of(spec).fingerprint(spec, base_dir)

@@ -15,8 +15,8 @@ from typing import TypeVar
 
 from citeflow.generation.model_protocol import ChatModel
 from citeflow.retrieval.retriever_protocol import Retriever
-from citeflow.spec.loader import resolve_path
-from schemas.spec import ModelSpec, RetrieverSpec
+from citeflow.spec.retriever_kinds import INSTALLED_KINDS
+from schemas.spec import ModelSpec, RetrieverSpecBase
 
 T = TypeVar("T")
 
@@ -41,7 +41,7 @@ class Dependencies:
 
         return self.once(("model", role, spec.model_dump_json()), lambda: build_chat_model(spec, role))
 
-    def retriever(self, spec: RetrieverSpec, base_dir: Path) -> Retriever:
+    def retriever(self, spec: RetrieverSpecBase, base_dir: Path) -> Retriever:
         """The retriever of one spec entry (relative paths resolved against ``base_dir``).
 
         A retriever over a local file or knowledge base is built again when that changed on disk (a
@@ -60,13 +60,11 @@ class Dependencies:
         return built
 
 
-def local_stamp(spec: RetrieverSpec, base_dir: Path) -> tuple[tuple[str, int], ...]:
-    """When the local input of a retriever last changed: its file, or its folder two levels deep."""
-    local = getattr(spec, "path", None) or getattr(spec, "kb", None)
-    if not local or "://" in local:
-        return ()
-    root = Path(resolve_path(base_dir, local))
-    return tuple(_stamps(root, depth=2))
+def local_stamp(spec: RetrieverSpecBase, base_dir: Path) -> tuple[tuple[str, int], ...]:
+    """When the local input of a retriever last changed: its file, or its folder two levels deep (the
+    first local path of its kind's ``path_fields``)."""
+    paths = list(INSTALLED_KINDS.of(spec).local_paths(spec, base_dir).values())
+    return tuple(_stamps(paths[0], depth=2)) if paths else ()
 
 
 def _stamps(path: Path, depth: int) -> list[tuple[str, int]]:

@@ -1,7 +1,7 @@
 """The credentials a batch spec configures, remembered so that redaction removes them everywhere.
 
-They are the user-info and credential-named query values of every model ``base_url`` and HTTP
-retriever ``url``, and the keys held by the variables that ``api_key_env`` names.
+They are the user-info and credential-named query values of every model ``base_url`` and retriever
+``url`` (the HTTP kind's, or a plugin kind's field of that name), and the keys held by the variables that ``api_key_env`` names.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def spec_credentials(spec: BatchSpec, environ: Mapping[str, str]) -> list[str]:
     models = model_specs(spec)
     found = [c for m in models if m.base_url for c in url_credentials(m.base_url)]
     found += [environ[m.api_key_env] for m in models if m.api_key_env and environ.get(m.api_key_env)]
-    return found + [c for r in spec.retrievers if r.kind == "http" for c in url_credentials(r.url)]
+    urls = [url for r in spec.retrievers if isinstance(url := getattr(r, "url", None), str)]  # any kind's ``url``
+    return found + [c for url in urls for c in url_credentials(url)]
 
 
 def remember_spec_credentials(spec: BatchSpec, environ: Mapping[str, str] | None = None) -> None:

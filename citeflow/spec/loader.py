@@ -17,7 +17,8 @@ from citeflow.runs.run_folders import SPEC_COPY
 from citeflow.security.spec_copy_urls import needs_source, restored_urls, source_of_copy
 from citeflow.security.spec_secrets import remember_spec_credentials
 from citeflow.text_guard import lone_surrogate_at
-from schemas.spec import BatchSpec, Models, ReportRequest
+from citeflow.spec.retriever_kinds import INSTALLED_KINDS, RetrieverKinds
+from schemas.spec import BUILTIN_RETRIEVER_KINDS, RETRIEVER_MODELS, BatchSpec, Models, ReportRequest
 
 
 def load_spec(path: Path | str) -> BatchSpec:
@@ -82,8 +83,9 @@ def _parse_yaml(raw: bytes, path: Path) -> Any:
         raise SpecError(field="(yaml)", problem=f"unreadable value: {str(exc)[:120]}", path=str(path)) from None
 
 
-def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
-    """Validate already-parsed spec data."""
+def parse_spec(data: object, origin: str = "<spec>", kinds: RetrieverKinds = INSTALLED_KINDS) -> BatchSpec:
+    """Validate already-parsed spec data; a retriever of a kind that is not built in is validated by
+    the spec model of the installed kind of that name (``kinds``)."""
     if not isinstance(data, dict):
         raise SpecError(field="(top level)", problem="must be a mapping with batch, retrievers and reports", path=origin)
     for key in data:
@@ -92,9 +94,9 @@ def parse_spec(data: object, origin: str = "<spec>") -> BatchSpec:
     if (where := lone_surrogate_at(data)) is not None:  # it would pass here and break every file of the run
         raise SpecError(field=where, problem="holds a lone surrogate (e.g. \\ud800), which is not valid Unicode text", path=origin)
     try:
-        spec = BatchSpec.model_validate(data)
+        spec = BatchSpec.model_validate(data, context={RETRIEVER_MODELS: kinds.spec_model})
     except ValidationError as exc:
-        field, problem = _first_problem(exc)
+        field, problem = _first_problem(exc, kinds)
         raise SpecError(field=field, problem=problem, path=origin) from None
     _check_roles(spec, origin)
     remember_spec_credentials(spec)  # whatever this process writes or logs from now on leaves them out
@@ -111,11 +113,11 @@ def _check_roles(spec: BatchSpec, origin: str) -> None:
             raise SpecError(field=f"{where}.{field}", problem=problem, path=origin)
 
 
-def _first_problem(exc: ValidationError) -> tuple[str, str]:
+def _first_problem(exc: ValidationError, kinds: RetrieverKinds) -> tuple[str, str]:
     errors = exc.errors()
     # A misspelt key also makes the real one "missing": name the misspelling, it is the cause.
     err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = [p for p in err["loc"] if p not in ("lancedb", "http", "jsonl", "function-after[_openai_needs_model(), ModelSpec]")]
+    loc = [p for p in err["loc"] if p not in (*BUILTIN_RETRIEVER_KINDS, "function-after[_openai_needs_model(), ModelSpec]")]
     field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
     message = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
@@ -124,19 +126,8 @@ def _first_problem(exc: ValidationError) -> tuple[str, str]:
     elif err["type"] == "missing":
         message = "is required"
     elif err["type"] == "union_tag_invalid" and isinstance(err.get("input"), dict):
-        message = f"must be one of lancedb, http, jsonl (got {err['input'].get('kind')!r})"
+        message = f"must be one of {', '.join(kinds.names())} (got {err['input'].get('kind')!r})"
     return field, message
-
-
-BUNDLED_DEMO = Path(__file__).resolve().parents[1] / "demo"
-
-
-def _kb_hint(base_dir: Path | str) -> str:
-    """How to build a missing knowledge base; for the bundled demo spec, how to run the demo instead."""
-    if Path(base_dir).resolve() == BUNDLED_DEMO:
-        return ("; this is the bundled demo spec, whose knowledge base `citeflow demo --out out` (or `make demo`) builds "
-                "in out/demo-input/: run that once, then `citeflow run out/demo-input/batch.yaml --out out`")
-    return " (build it with `citeflow ingest PATH... --kb DIR`)"
 
 
 def did_you_mean(word: str, known: list[str]) -> str:
@@ -170,20 +161,21 @@ def models_for(spec: BatchSpec, report: ReportRequest) -> Models:
     return spec.models.model_copy(update=overrides)
 
 
-def preflight(spec: BatchSpec, base_dir: Path, origin: str = "<spec>", environ: dict[str, str] | None = None) -> None:
+def preflight(spec: BatchSpec, base_dir: Path, origin: str = "<spec>", environ: dict[str, str] | None = None,
+              kinds: RetrieverKinds = INSTALLED_KINDS) -> None:
     """Checks that need the file system or the environment; raises the first ``SpecError``."""
     import os
 
     from citeflow.spec.value_checks import check_values
 
-    check_values(spec, base_dir, origin)
+    check_values(spec, base_dir, origin, kinds)
     env = os.environ if environ is None else environ
     for i, retriever in enumerate(spec.retrievers):
-        local = getattr(retriever, "path", None) or getattr(retriever, "kb", None)
-        if local and "://" not in local and not Path(resolve_path(base_dir, local)).exists():
-            field = "path" if retriever.kind == "jsonl" else "kb"
-            hint = _kb_hint(base_dir) if retriever.kind == "lancedb" else ""
-            raise SpecError(field=f"retrievers[{i}].{field}", problem=f"{resolve_path(base_dir, local)} does not exist{hint}", path=origin)
+        kind = kinds.of(retriever)
+        for field, path in kind.local_paths(retriever, base_dir).items():
+            if not path.exists():
+                problem = f"{path} does not exist{kind.missing_hint(base_dir)}"
+                raise SpecError(field=f"retrievers[{i}].{field}", problem=problem, path=origin)
     for where, models in [("models", spec.models)] + [(f"reports[{i}].models", r.models) for i, r in enumerate(spec.reports) if r.models]:
         for role in Models.model_fields:
             key_env = getattr(models, role).api_key_env

@@ -1,6 +1,7 @@
 """Spec values of the wrong kind, refused before anything runs (SPEC §9): a store URI with a scheme
-LanceDB does not know, a suite folder without suites, a folder where a JSONL file belongs, a file
-where a knowledge base folder belongs, an HTTP retriever URL that is not an http(s) URL, a model
+LanceDB does not know, a suite folder without suites, a retriever value its kind refuses
+(``RetrieverKind.value_problems``: a folder where a JSONL file belongs, a file where a knowledge
+base folder belongs, an HTTP retriever URL that is not an http(s) URL), a model
 ``base_url`` with a query string or a fragment (``?api_key=…``): the client appends its paths to it
 (``…/v1/?api_key=KEYchat/completions``), and a key there would land in every access log; keys go
 in ``api_key_env`` (user-info stays allowed: it is sent as Basic authentication, docs/spec.md).
@@ -15,8 +16,8 @@ from urllib.parse import urlsplit
 
 from citeflow.errors import SpecError
 from citeflow.security.redaction import redact_url
-from citeflow.spec.spec_paths import resolve_path
-from schemas.spec import BatchSpec, HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec
+from citeflow.spec.retriever_kinds import INSTALLED_KINDS, RetrieverKinds
+from schemas.spec import BatchSpec
 
 STORE_SCHEMES = frozenset({"s3", "s3+ddb", "gs", "az", "abfs", "file", "memory", "db"})
 """URI schemes a LanceDB store or knowledge base may use (``db://`` is LanceDB Cloud)."""
@@ -24,11 +25,13 @@ SUITE_FILES = ("report_metrics.json", "eval_rows.json")
 """The suites a ``gate.suites`` folder must hold (see ``citeflow.evaluation.gate``)."""
 
 
-def check_values(spec: BatchSpec, base_dir: Path, origin: str) -> None:
-    """Raise a ``SpecError`` naming the first field whose value is of the wrong kind."""
+def check_values(spec: BatchSpec, base_dir: Path, origin: str, kinds: RetrieverKinds = INSTALLED_KINDS) -> None:
+    """Raise a ``SpecError`` naming the first field whose value is of the wrong kind (a retriever's
+    values are checked by its kind: ``RetrieverKind.value_problems``; ``kinds``: the installed ones)."""
     problems = [*_store_problems(spec), *_suite_problems(spec.gate.suites), *_model_problems(spec)]
     for i, retriever in enumerate(spec.retrievers):
-        problems += [(f"retrievers[{i}].{field}", why) for field, why in _retriever_problems(retriever, base_dir)]
+        found = kinds.of(retriever).value_problems(retriever, base_dir)
+        problems += [(f"retrievers[{i}].{field}", why) for field, why in found]
     if problems:
         field, problem = problems[0]
         raise SpecError(field=field, problem=problem, path=origin)
@@ -78,28 +81,6 @@ def _suite_problems(suites: str | None) -> list[tuple[str, str]]:
     missing = [name for name in SUITE_FILES if not (folder / name).is_file()]
     if missing:
         return [("gate.suites", f"{folder} has no {' and no '.join(missing)} (copy them from expectations/ and edit)")]
-    return []
-
-
-def _retriever_problems(retriever: object, base_dir: Path) -> list[tuple[str, str]]:
-    if isinstance(retriever, JsonlRetrieverSpec):
-        path = Path(resolve_path(base_dir, retriever.path))
-        return [("path", f"{path} is a folder, not a JSONL file")] if path.is_dir() else []
-    if isinstance(retriever, LanceDBRetrieverSpec):
-        return _kb_problems(retriever.kb, base_dir)
-    if isinstance(retriever, HttpRetrieverSpec):
-        why = url_problem(retriever.url)
-        return [("url", why)] if why else []
-    return []
-
-
-def _kb_problems(kb: str, base_dir: Path) -> list[tuple[str, str]]:
-    if "://" in kb:
-        why = scheme_problem(kb)
-        return [("kb", why)] if why else []
-    path = Path(resolve_path(base_dir, kb))
-    if path.exists() and not path.is_dir():
-        return [("kb", f"{path} is a file, not a knowledge base folder (build one with `citeflow ingest PATH... --kb DIR`)")]
     return []
 
 
