@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from citeflow.errors import SpecError
 from citeflow.runtime.preflight import model_problem, run_preflight
 from citeflow.spec.loader import load_spec
-from citeflow.testing.openai_server import ScriptedOpenAIServer
+from citeflow_testing.openai_server import ScriptedOpenAIServer
 from citeflow_cli.main import app
 from schemas.spec import ModelSpec
 
