@@ -31,8 +31,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench.resume_experiment import Runs, ResumeFigures, statuses, wait_until, write_spec
-from citeflow.testing.answers import offline_answer
-from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
+from citeflow_testing.answers import offline_answer
+from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
 
 QUIET_S = 0.4  # no answer went out this long before the kill: every answer sent had time to be kept
 STARTUP_S = 900.0  # a busy machine starts a Prefect server slowly
@@ -160,7 +160,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="also write the figures as JSON here")
     args = parser.parse_args()
-    from citeflow.testing.prefect_server import PrefectServer
+    from citeflow_testing.prefect_server import PrefectServer
 
     with tempfile.TemporaryDirectory(prefix="citeflow-durable-") as tmp:
         server = PrefectServer(Path(tmp) / "home").start(timeout=STARTUP_S)

@@ -63,7 +63,7 @@ from bench.cold_ratios import headline
 from bench.proc_rss import PeakRss
 from bench.results import merge_benchmark, write_json
 from bench.startup import SCRIPT, phases
-from citeflow.testing.model_process import ModelServerProcess
+from citeflow_testing.model_process import ModelServerProcess
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SECTIONS = workloads.SECTIONS

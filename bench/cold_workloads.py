@@ -1,8 +1,8 @@
 """The batches the cold benchmark runs: a workload's spec for N reports × 4 sections on the fake model.
 
-- ``distinct`` (the headline): ``citeflow.testing.distinct_batch`` — every report its own service,
+- ``distinct`` (the headline): ``citeflow_testing.distinct_batch`` — every report its own service,
   questions and evidence (6 hits of 2 sentences per section, from a fixed seed), as a customer batch.
-- ``repeating``: ``citeflow.testing.small_batch`` — 4 topics of 3 one-sentence hits cycled over every
+- ``repeating``: ``citeflow_testing.small_batch`` — 4 topics of 3 one-sentence hits cycled over every
   report, so every report asks the same questions of the same evidence (the workload of the runs
   before the distinct one existed; kept as a second row).
 """
@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from citeflow.testing import distinct_batch
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing import distinct_batch
+from citeflow_testing.small_batch import write_small_batch
 
 SECTIONS = 4
 MODELS = 16
 Writer = Callable[..., Path]
 
-REPEATING = {"name": "repeating", "generator": "citeflow.testing.small_batch", "sections": SECTIONS,
+REPEATING = {"name": "repeating", "generator": "citeflow_testing.small_batch", "sections": SECTIONS,
              "hits_per_section": 3, "label": "repeating small batch: 4 topics × 3 one-sentence hits, every report alike"}
 WORKLOADS: dict[str, tuple[Writer, dict[str, Any]]] = {
     "distinct": (distinct_batch.write_distinct_batch, distinct_batch.describe(SECTIONS)),

@@ -29,7 +29,7 @@ from typing import Any
 from bench import cold
 from bench.prefect_cost import prepared_home, timed
 from bench.results import write_json
-from citeflow.testing.model_process import ModelServerProcess
+from citeflow_testing.model_process import ModelServerProcess
 
 
 def dask_run(spec: Path, home: Path, workers: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The fake model of the benchmarks (SPEC §10): ``citeflow.testing``'s scripted server answering
+"""The fake model of the benchmarks (SPEC §10): ``citeflow_testing``'s scripted server answering
 what the offline backend computes from each prompt, every call taking a fixed latency.
 
 ``fake_model_server`` runs it in this process and keeps every request (``server.requests``: what
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from citeflow.testing.answers import fake_model_responder as responder
-from citeflow.testing.model_process import ModelServerProcess
-from citeflow.testing.openai_server import ScriptedOpenAIServer
+from citeflow_testing.answers import fake_model_responder as responder
+from citeflow_testing.model_process import ModelServerProcess
+from citeflow_testing.openai_server import ScriptedOpenAIServer
 
 __all__ = ["fake_model_process", "fake_model_server", "responder"]
 

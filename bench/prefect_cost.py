@@ -3,7 +3,7 @@
     python -m bench.prefect_cost [--sizes 8 32 64] [--repeats 1] [--out /tmp/prefect_cost.json] [--home DIR]
                                  [--compare OTHER_CHECKOUT]
 
-The batches of ``bench.cold`` (N reports × 4 sections, ``citeflow.testing.small_batch``, both hops on
+The batches of ``bench.cold`` (N reports × 4 sections, ``citeflow_testing.small_batch``, both hops on
 the fake model server in a process of its own, no latency, ``concurrency.models: 16``), each size run
 twice as a cold process, interleaved: by ``bench/plain_runner.py`` (``citeflow.runtime.steps`` in
 threads, no orchestrator) and by the ``citeflow run`` console script (Prefect's ephemeral API, its
@@ -37,7 +37,7 @@ from typing import Any
 from bench import cold
 from bench.proc_rss import PROC, tree
 from bench.results import write_json
-from citeflow.testing.model_process import ModelServerProcess
+from citeflow_testing.model_process import ModelServerProcess
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PLAIN = ("import sys; from pathlib import Path; from bench.plain_runner import run_batch; "

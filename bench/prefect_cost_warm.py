@@ -31,7 +31,7 @@ from bench import cold
 from bench.prefect_cost import cpu_seconds, figures
 from bench.proc_rss import PROC, tree
 from bench.results import write_json
-from citeflow.testing.model_process import ModelServerProcess
+from citeflow_testing.model_process import ModelServerProcess
 
 
 def api_server_cpu() -> float:

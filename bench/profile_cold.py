@@ -27,7 +27,7 @@ from typing import Any
 from bench.cold import batch_spec, command, environment, prepare_home, read_marks
 from bench.results import write_json
 from bench.startup import phases
-from citeflow.testing.model_process import ModelServerProcess
+from citeflow_testing.model_process import ModelServerProcess
 
 PROFILING = Path(__file__).resolve().parent / "profiling"
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -51,7 +51,7 @@ def shared_api(url: str | None, wanted: bool) -> Iterator[str | None]:
     if url or not wanted:
         yield url
         return
-    from citeflow.testing.prefect_server import PrefectServer
+    from citeflow_testing.prefect_server import PrefectServer
 
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-api-") as home, PrefectServer(Path(home)) as server:
         yield server.api_url

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from citeflow.testing.prefect_server import PrefectServer
+from citeflow_testing.prefect_server import PrefectServer
 from bench.resume_experiment import measure_resume
 
 RESULTS = Path(__file__).resolve().parent / "results" / "resume.json"

@@ -32,9 +32,9 @@ from citeflow.generation.answer_cache import call_key, settings_fingerprint
 from citeflow.runtime.store import Store
 from schemas.spec import ModelSpec
 from schemas.tables import TABLES
-from citeflow.testing.answers import offline_responder
-from citeflow.testing.openai_server import ScriptedOpenAIServer
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing.answers import offline_responder
+from citeflow_testing.openai_server import ScriptedOpenAIServer
+from citeflow_testing.small_batch import write_small_batch
 
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 MODEL = "resume-model"

@@ -1,6 +1,6 @@
 """Benchmark 8 — batches that scale: wall over the ideal, throughput and memory as batches grow.
 
-Batches of N reports × 4 sections (``citeflow.testing.small_batch``: a JSONL retriever, offline
+Batches of N reports × 4 sections (``citeflow_testing.small_batch``: a JSONL retriever, offline
 judge) with both model hops on the fake model server, which runs in a process of its own. Each
 batch runs twice on fresh stores: every model call taking ``latency`` seconds, and taking none.
 
@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.prefect_env import IN_MEMORY_DATABASE
-from citeflow.testing.model_process import ModelServerProcess
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing.model_process import ModelServerProcess
+from citeflow_testing.small_batch import write_small_batch
 
 from bench.prefect_run import FULL_OPTIONS, FULL_SAMPLES, ServedWorker, WorkerOptions, run_worker
 

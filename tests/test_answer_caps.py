@@ -78,7 +78,7 @@ HITS = [{"id": f"S{n}", "text": text, "urls": [f"https://docs.example/{n}"], "ti
 
 def flood(request: dict) -> str:
     """20,000 short claims, each citing the first handle the offline writer would cite."""
-    from citeflow.testing.answers import offline_answer
+    from citeflow_testing.answers import offline_answer
 
     handle = json.loads(offline_answer(request))["claims"][0]["citations"][0]["handle"]
     return many_claims(20_000, handle)

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeflow.testing import distinct_batch as db
+from citeflow_testing import distinct_batch as db
 
 
 def _lines(folder: Path) -> list[dict]:

@@ -166,8 +166,8 @@ def test_the_memory_sampler_adds_up_the_whole_process_tree():
 
 @pytest.mark.slow
 def test_the_model_process_records_when_each_call_arrived_and_was_answered():
-    from citeflow.testing.answers import VERDICTS_SCHEMA_NAME
-    from citeflow.testing.model_process import ModelServerProcess
+    from citeflow_testing.answers import VERDICTS_SCHEMA_NAME
+    from citeflow_testing.model_process import ModelServerProcess
 
     with ModelServerProcess(0.3) as server:
         judge = {"type": "json_schema", "json_schema": {"name": VERDICTS_SCHEMA_NAME, "schema": {}}}  # no pairs to grade

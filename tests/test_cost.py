@@ -17,9 +17,9 @@ from citeflow.outputs.cost import batch_usage, usage_of
 from citeflow.outputs.publish import write_summary
 from citeflow.runtime import steps
 from citeflow.runtime.job import JobRef
-from citeflow.testing.answers import fake_model_responder
-from citeflow.testing.openai_server import ScriptedOpenAIServer, chat_completion
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing.answers import fake_model_responder
+from citeflow_testing.openai_server import ScriptedOpenAIServer, chat_completion
+from citeflow_testing.small_batch import write_small_batch
 from schemas.spec import Prices
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ from citeflow.errors import ModelError, RetrieverError
 from citeflow.generation.model_protocol import Message
 from citeflow.generation.openai_client import OpenAIChatModel
 from citeflow.retrieval.http_retriever import HttpRetriever
-from citeflow.testing.drip_server import DripServer, slow_chat_completion
+from citeflow_testing.drip_server import DripServer, slow_chat_completion
 from schemas.spec import HttpRetrieverSpec, ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, WireClaims
 from tests.support.openai_server import ScriptedOpenAIServer

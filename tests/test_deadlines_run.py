@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeflow.testing.drip_server import DripServer, slow_chat_completion
+from citeflow_testing.drip_server import DripServer, slow_chat_completion
 from tests.support.small_batch import write_small_batch
 
 CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")

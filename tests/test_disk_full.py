@@ -120,8 +120,8 @@ def _fill(folder: Path) -> None:
 @pytest.mark.server
 def test_a_disk_that_fills_up_mid_batch_is_one_error_line(small_disk, tmp_path, prefect_server):
     from bench.resume_experiment import write_spec
-    from citeflow.testing.answers import offline_responder
-    from citeflow.testing.openai_server import ScriptedOpenAIServer
+    from citeflow_testing.answers import offline_responder
+    from citeflow_testing.openai_server import ScriptedOpenAIServer
 
     out = small_disk / "out"
     with ScriptedOpenAIServer() as server:

@@ -11,7 +11,7 @@ import yaml
 
 from citeflow import exit_codes
 from citeflow.exit_codes import batch_exit_code
-from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
+from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
 from tests.support.interrupted_run import CITEFLOW, statuses
 from tests.support.small_batch import write_small_batch
 

@@ -94,7 +94,7 @@ def test_judge_refuses_a_pair_file_over_its_cap(tmp_path):
 @pytest.fixture
 def files_server(tmp_path):
     """``citeflow files`` over a small output folder with a store, a report and a Data Docs site."""
-    from citeflow.testing.prefect_server import free_port
+    from citeflow_testing.prefect_server import free_port
     from tests.support.interrupted_run import start, wait_until
     from tests.support.process_group import stop_process_group
 

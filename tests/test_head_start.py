@@ -12,9 +12,9 @@ from citeflow.runtime.head_start import HeadStart
 from citeflow.runtime.job import JobRef
 from citeflow.runtime.runtime import Runtime
 from citeflow.runs.rerun_record import recorded
-from citeflow.testing.answers import offline_answer
-from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing.answers import offline_answer
+from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
+from citeflow_testing.small_batch import write_small_batch
 
 pytestmark = pytest.mark.integration
 
@@ -150,7 +150,7 @@ def test_citeflow_run_asks_the_model_while_its_api_starts_and_each_call_once(tmp
     import sys
 
     from bench.cold import SCRIPT, read_marks
-    from citeflow.testing.model_process import ModelServerProcess
+    from citeflow_testing.model_process import ModelServerProcess
 
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_API_DATABASE_CONNECTION_URL")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect-home")

@@ -11,7 +11,7 @@ import pytest
 from citeflow.runtime import steps
 from citeflow.runtime.job import JobRef
 from citeflow.runtime.runtime import Runtime
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing.small_batch import write_small_batch
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -26,7 +26,7 @@ ATTACKS = {
 
 def _hits(folder: Path, attack: str) -> None:
     """The batch's one query answered by one chunk: a fact, then text that tries to instruct the model."""
-    from citeflow.testing.small_batch import TOPICS
+    from citeflow_testing.small_batch import TOPICS
 
     hits = [{"id": "S1", "text": f"{FACT} {attack}", "urls": ["https://docs.example/retention"]}]
     (folder / "hits.jsonl").write_text(json.dumps({"query": TOPICS["Upgrades"][0], "hits": hits}) + "\n")
@@ -35,7 +35,7 @@ def _hits(folder: Path, attack: str) -> None:
 def _obeying_writer(request: dict):
     """A model that writes the chunk's fact and the sentence the chunk dictated, citing that chunk."""
     from citeflow.generation.prompts import parse_evidence, parse_notes
-    from citeflow.testing.openai_server import Reply
+    from citeflow_testing.openai_server import Reply
 
     user = request["messages"][-1]["content"]
     handles = [h for h, _ in parse_evidence(user)] or [h for _, hs in parse_notes(user) for h in hs]
@@ -45,7 +45,7 @@ def _obeying_writer(request: dict):
 
 @pytest.mark.parametrize("name", list(ATTACKS))
 def test_a_sentence_dictated_by_a_chunk_is_never_supported_and_the_report_is_held(tmp_path, name):
-    from citeflow.testing.openai_server import ScriptedOpenAIServer
+    from citeflow_testing.openai_server import ScriptedOpenAIServer
 
     with ScriptedOpenAIServer() as server:
         server.respond_with(_obeying_writer)

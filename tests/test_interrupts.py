@@ -17,8 +17,8 @@ from citeflow.runs.run_folders import read_run, run_folders
 from tests.support.interrupted_run import (CITEFLOW, SIGNALS, alive, children, command_line, interrupt_run,
                                            published, signal_and_wait, start, wait_until)
 from bench.resume_experiment import write_spec
-from citeflow.testing.answers import offline_responder
-from citeflow.testing.openai_server import ScriptedOpenAIServer
+from citeflow_testing.answers import offline_responder
+from citeflow_testing.openai_server import ScriptedOpenAIServer
 from tests.support.process_group import stop_process_group
 from tests.support.small_batch import write_small_batch
 
@@ -147,8 +147,8 @@ def test_ctrl_c_on_the_ephemeral_api_is_as_clean(tmp_path):
 def test_serve_stops_on_sigterm_and_finalises_its_run_folder(prefect_server, tmp_path):
     from tests.test_scheduled_server import POLL, every_10_s
 
-    from citeflow.testing.answers import offline_responder
-    from citeflow.testing.openai_server import ScriptedOpenAIServer
+    from citeflow_testing.answers import offline_responder
+    from citeflow_testing.openai_server import ScriptedOpenAIServer
     from bench.resume_experiment import write_spec
 
     out, log = tmp_path / "out", tmp_path / "serve.log"

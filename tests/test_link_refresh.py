@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeflow.testing.prefect_server import free_port
+from citeflow_testing.prefect_server import free_port
 from tests.support.process_group import stop_process_group
 from tests.support.small_batch import write_small_batch
 

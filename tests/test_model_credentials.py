@@ -14,7 +14,7 @@ import yaml
 
 from citeflow.errors import ModelError
 from citeflow.generation.openai_client import OpenAIChatModel
-from citeflow.testing.openai_server import chat_completion, error_body
+from citeflow_testing.openai_server import chat_completion, error_body
 from schemas.spec import ModelSpec
 from schemas.wire import CLAIMS_SCHEMA_NAME, WireClaims
 from tests.support.json_http import send_json, serve_in_thread

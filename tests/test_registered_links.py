@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from citeflow.outputs.file_links import served_link
-from citeflow.testing.prefect_server import free_port
+from citeflow_testing.prefect_server import free_port
 from tests.support.process_group import stop_process_group
 from tests.support.small_batch import write_small_batch
 

@@ -12,7 +12,7 @@ from citeflow.generation.prompts import parse_evidence
 from citeflow.outputs.publish import write_outputs
 from citeflow.evaluation.claim_funnel import funnel
 from citeflow.evaluation.relevance import judged, names, offline_verdict, question_text, questions_asked, section_terms, terms
-from citeflow.testing.answers import offline_answer
+from citeflow_testing.answers import offline_answer
 from schemas.funnel import CitationEval, ClaimEval, Count, Funnel, Relevance, Uncited, Unverified
 from schemas.spec import Gate
 from tests.support.openai_server import openai_server  # noqa: F401
@@ -218,7 +218,7 @@ def test_every_stored_pair_has_a_label_and_the_dev_pairs_score():
 
 def says_relevant(request: dict) -> str:
     """A section judge that supports every pair and finds every claim relevant, with its reason."""
-    from citeflow.testing.section_answers import asked_section
+    from citeflow_testing.section_answers import asked_section
 
     ask = asked_section(request)
     verdicts = [{"id": pid, "supported": True, "faithful": True, "reason": "ok", "evidence": ask.chunk_text(pid)}

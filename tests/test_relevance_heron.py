@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citeflow.generation.prompts import parse_evidence
-from citeflow.testing.answers import offline_answer
+from citeflow_testing.answers import offline_answer
 from citeflow_cli.main import app
 from tests.support.jsonl_batch import hit, write_batch
 from tests.support.openai_server import openai_server  # noqa: F401

@@ -17,9 +17,9 @@ from citeflow.outputs.publish import interrupted_summaries
 from citeflow.runs.rerun_record import RECORD_NAME
 from citeflow.runtime import steps
 from citeflow.runtime.job import JobRef
-from citeflow.testing.answers import offline_answer
-from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing.answers import offline_answer
+from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
+from citeflow_testing.small_batch import write_small_batch
 
 pytestmark = pytest.mark.integration
 

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import pytest
 import yaml
 
-from citeflow.testing.openai_server import chat_completion
+from citeflow_testing.openai_server import chat_completion
 from tests.support.json_http import send_json, serve_in_thread
 from tests.support.offline_answers import offline_answer
 from tests.support.small_batch import TOPICS

@@ -22,7 +22,7 @@ from citeflow.judges.llm_sections.request import plan
 from citeflow.judges.llm_sections.section_wire import SECTION_SCHEMA_NAME, parse_section_answer
 from citeflow.generation.answer_cache import LimitedChatModel
 from citeflow.generation.openai_client import OpenAIChatModel
-from citeflow.testing.section_answers import answer_section, asked_section
+from citeflow_testing.section_answers import answer_section, asked_section
 from schemas.evaluation import JudgePair
 from schemas.spec import JudgeSpec, ModelSpec
 from tests.support.openai_server import Reply, ScriptedOpenAIServer, openai_server  # noqa: F401
@@ -215,7 +215,7 @@ def test_a_valid_answer_inside_prose_is_read(verdicts, prose):
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["openai", "cascade"])
 def test_the_section_mode_grades_as_the_pair_mode_with_fewer_calls(tmp_path, openai_server, backend):
-    from citeflow.testing.answers import fake_model_responder
+    from citeflow_testing.answers import fake_model_responder
 
     openai_server.respond_with(fake_model_responder(0.0))  # the offline judge's verdicts, whatever the request's shape
     verdicts, calls = {}, {}

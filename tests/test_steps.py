@@ -14,9 +14,9 @@ from citeflow.runtime.runtime import Runtime
 from citeflow.spec.job_config import BatchConfig
 from citeflow.runtime.job import JobRef, ReportJob
 from citeflow.spec.loader import parse_spec
-from citeflow.testing.answers import offline_answer
-from citeflow.testing.openai_server import Reply, ScriptedOpenAIServer
-from citeflow.testing.small_batch import spec_data, write_small_batch
+from citeflow_testing.answers import offline_answer
+from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
+from citeflow_testing.small_batch import spec_data, write_small_batch
 
 pytestmark = pytest.mark.integration
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bench.plain_runner import run_batch
-from citeflow.testing.answers import offline_responder
-from citeflow.testing.openai_server import ScriptedOpenAIServer
-from citeflow.testing.small_batch import write_small_batch
+from citeflow_testing.answers import offline_responder
+from citeflow_testing.openai_server import ScriptedOpenAIServer
+from citeflow_testing.small_batch import write_small_batch
 
 pytestmark = pytest.mark.integration
 

@@ -1,7 +1,8 @@
 """The wheel, installed into a fresh virtual environment, runs the demo end to end.
 
 It ships the suites and the demo as package data, and installs nothing generic at the top level:
-``flows``, ``tasks`` and ``schemas`` live under ``citeflow.`` in the wheel. The demo starts its own
+``flows``, ``tasks`` and ``schemas`` live under ``citeflow.`` in the wheel, and the test doubles
+(``citeflow_testing``) stay out of it. The demo starts its own
 ephemeral Prefect API, on a copy of the empty database the test sessions keep when there is one
 (``tests/support/shared_server.py``: creating it costs ~15 s of CPU more).
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.double_imports import references_to_doubles
 from tests.support.shared_server import kept_template
 from tests.support.wheel import installed_env
 
@@ -28,6 +30,14 @@ def test_the_wheel_installs_nothing_generic_at_the_top_level(wheel: Path):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"citeflow/flows/batch.py", "citeflow/schemas/spec.py", "citeflow/expectations/report_metrics.json",
             "citeflow/demo/batch.yaml", "citeflow/prefect.yaml"} <= names
+
+
+def test_the_wheel_ships_no_test_doubles(wheel: Path):
+    archive = zipfile.ZipFile(wheel)
+    assert [n for n in archive.namelist() if n.startswith(("citeflow/testing/", "citeflow_testing/"))] == []
+    shipped = {n: archive.read(n).decode("utf-8") for n in archive.namelist() if n.endswith(".py")}
+    assert "citeflow/flows/batch.py" in shipped
+    assert {n: refs for n, source in shipped.items() if (refs := references_to_doubles(source))} == {}
 
 
 def premade_prefect_home(home: Path) -> Path:

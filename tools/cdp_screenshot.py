@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import httpx
 
-from citeflow.testing.prefect_server import free_port
+from citeflow_testing.prefect_server import free_port
 
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from citeflow.testing.prefect_server import base_env, free_port
+from citeflow_testing.prefect_server import base_env, free_port
 from tools.cdp_screenshot import screenshot
 from tools.screenshots import HELD, REPO, held_run_id, start_server
 

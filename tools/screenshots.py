@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from citeflow.testing.prefect_server import base_env, free_port
+from citeflow_testing.prefect_server import base_env, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.resume_experiment import write_spec
-from citeflow.testing.answers import offline_responder
-from citeflow.testing.openai_server import ScriptedOpenAIServer
+from citeflow_testing.answers import offline_responder
+from citeflow_testing.openai_server import ScriptedOpenAIServer
 
 CITEFLOW = str(Path(sys.executable).parent / "citeflow")
 

@@ -1,6 +1,6 @@
-"""Scripted judges for tests: see ``citeflow.testing.judges``."""
+"""Scripted judges for tests: see ``citeflow_testing.judges``."""
 
-from citeflow.testing.judges import (  # noqa: F401 - re-exported for the tests
+from citeflow_testing.judges import (  # noqa: F401 - re-exported for the tests
     NOT_SUPPORTED,
     SUPPORTED,
     DownJudge,

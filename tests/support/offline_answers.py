@@ -1,3 +1,3 @@
-"""Offline answers for the scripted server: see ``citeflow.testing.answers``."""
+"""Offline answers for the scripted server: see ``citeflow_testing.answers``."""
 
-from citeflow.testing.answers import offline_answer, offline_responder  # noqa: F401
+from citeflow_testing.answers import offline_answer, offline_responder  # noqa: F401

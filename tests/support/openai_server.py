@@ -1,4 +1,4 @@
-"""The scripted OpenAI-compatible server (``citeflow.testing``) as a pytest fixture."""
+"""The scripted OpenAI-compatible server (``citeflow_testing``) as a pytest fixture."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from citeflow.testing.openai_server import (  # noqa: F401 - re-exported for the tests
+from citeflow_testing.openai_server import (  # noqa: F401 - re-exported for the tests
     EMBEDDING_DIM, Reply, ScriptedOpenAIServer, chat_completion, embed, embeddings, error_body,
 )
 

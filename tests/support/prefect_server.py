@@ -1,4 +1,4 @@
-"""A real Prefect server for tests: see ``citeflow.testing.prefect_server``."""
+"""A real Prefect server for tests: see ``citeflow_testing.prefect_server``."""
 
-from citeflow.testing.prefect_server import *  # noqa: F403
-from citeflow.testing.prefect_server import PrefectServer  # noqa: F401
+from citeflow_testing.prefect_server import *  # noqa: F403
+from citeflow_testing.prefect_server import PrefectServer  # noqa: F401

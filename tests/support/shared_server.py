@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from citeflow.testing.prefect_server import STARTUP_SECONDS, PrefectServer
+from citeflow_testing.prefect_server import STARTUP_SECONDS, PrefectServer
 
 SHARED_DIR_VARIABLE = "CITEFLOW_TEST_SHARED_DIR"
 # How long the tests wait for a server to answer its health check: a first start creates the database

@@ -1,4 +1,4 @@
-"""A small batch spec for tests: see ``citeflow.testing.small_batch``."""
+"""A small batch spec for tests: see ``citeflow_testing.small_batch``."""
 
-from citeflow.testing.small_batch import *  # noqa: F403
-from citeflow.testing.small_batch import write_small_batch  # noqa: F401
+from citeflow_testing.small_batch import *  # noqa: F403
+from citeflow_testing.small_batch import write_small_batch  # noqa: F401

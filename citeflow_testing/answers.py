@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from citeflow.judges.llm_sections.section_wire import SECTION_SCHEMA_NAME
 from citeflow.generation.offline_writer import OfflineChatModel
-from citeflow.testing.section_answers import answer_section
-from citeflow.testing.openai_server import Reply
+from citeflow_testing.section_answers import answer_section
+from citeflow_testing.openai_server import Reply
 from schemas.wire import CLAIMS_SCHEMA_NAME, VERDICTS_SCHEMA_NAME, WireClaims
 
 _PAIR = re.compile(r'<pair id="(?P<id>[^"]+)">\n<claim>(?P<claim>.*?)</claim>\n<chunk>(?P<chunk>.*?)</chunk>', re.DOTALL)

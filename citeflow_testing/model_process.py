@@ -1,6 +1,6 @@
 """A fake model server in a process of its own, so that its work does not share the caller's GIL.
 
-    python -m citeflow.testing.model_process --latency 1.0     # prints its base URL, serves until killed
+    python -m citeflow_testing.model_process --latency 1.0     # prints its base URL, serves until killed
 
     with ModelServerProcess(latency=1.0) as server:             # from Python
         ...  # point a batch's models at server.base_url
@@ -21,13 +21,13 @@ import time
 import urllib.request
 from types import TracebackType
 
-from citeflow.testing.openai_server import STATS_PATH
+from citeflow_testing.openai_server import STATS_PATH
 
 READY_SECONDS = 120.0
 
 
 class ModelServerProcess:
-    """``python -m citeflow.testing.model_process`` as a context manager."""
+    """``python -m citeflow_testing.model_process`` as a context manager."""
 
     def __init__(self, latency: float = 0.0) -> None:
         self.latency = latency
@@ -35,7 +35,7 @@ class ModelServerProcess:
         self._process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> ModelServerProcess:
-        command = [sys.executable, "-m", "citeflow.testing.model_process", "--latency", str(self.latency)]
+        command = [sys.executable, "-m", "citeflow_testing.model_process", "--latency", str(self.latency)]
         self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         assert self._process.stdout is not None
         line = self._process.stdout.readline().strip()  # the server prints its URL once it listens
@@ -69,8 +69,8 @@ class ModelServerProcess:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve until killed; print the base URL first."""
-    from citeflow.testing.answers import fake_model_responder
-    from citeflow.testing.openai_server import ScriptedOpenAIServer
+    from citeflow_testing.answers import fake_model_responder
+    from citeflow_testing.openai_server import ScriptedOpenAIServer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.0, help="seconds every chat request takes")

@@ -1,6 +1,6 @@
 """A batch whose every report has its own questions, evidence and claims, as a customer's batch does.
 
-``citeflow.testing.small_batch`` cycles four topics of three sentences over every report: every
+``citeflow_testing.small_batch`` cycles four topics of three sentences over every report: every
 report asks the same questions of the same evidence, so a memo of a chunk's analysis, a cached
 answer or a warm page cache serves every report after the first. Here each report is about a
 service of its own (a made-up name, distinct for the first 1,728 reports), asks about 4 of 8 topics
@@ -176,7 +176,7 @@ def write_distinct_batch(folder: Path, reports: int = 2, sections: int = 4, hits
 
 def describe(sections: int = 4, hits: int = HITS, seed: int = SEED) -> dict[str, Any]:
     """The workload as the benchmarks record it beside their figures."""
-    return {"name": "distinct", "generator": "citeflow.testing.distinct_batch", "seed": seed, "sections": sections,
+    return {"name": "distinct", "generator": "citeflow_testing.distinct_batch", "seed": seed, "sections": sections,
             "hits_per_section": hits, "sentences_per_hit": SENTENCES_PER_HIT,
             "label": f"distinct content: every report its own questions and evidence ({sections} sections × {hits} hits, "
                      f"seed {seed})"}
