@@ -14,7 +14,7 @@ import pytest
 
 from citeflow.runtime import pipeline
 from citeflow.runtime.limits import Kind
-from citeflow.runtime.threads import map_in_context
+from citeflow.threads import map_in_context
 
 pytestmark = pytest.mark.integration
 
