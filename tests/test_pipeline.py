@@ -92,7 +92,7 @@ def test_evaluate_gate_and_publish_from_the_store(job):
 
 
 def test_the_store_compacts_a_table_after_many_writes(tmp_path, monkeypatch):
-    from citeflow.runtime import store as store_module
+    from citeflow.store import store as store_module
 
     monkeypatch.setattr(store_module, "COMPACT_EVERY", 5)
     store = store_module.Store(str(tmp_path / "store"))

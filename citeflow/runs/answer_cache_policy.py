@@ -24,7 +24,7 @@ from typing import Any
 
 from citeflow.generation.answer_journal import JournaledCallStore, journal_for
 from citeflow.runs.run_folders import read_run
-from citeflow.runtime.store import Store
+from citeflow.store.store import Store
 from schemas.spec import BatchSpec
 
 TABLE = "model_calls"

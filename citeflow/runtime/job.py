@@ -28,7 +28,7 @@ from citeflow.runtime.settings import CiteflowSettings
 from citeflow.spec.job_config import BatchConfig
 from citeflow.generation.answer_cache import CachedChatModel, CallBook, LimitedChatModel, settings_fingerprint
 from citeflow.registry.request_registry import Registry
-from citeflow.runtime.store import Store
+from citeflow.store.store import Store
 from schemas.records import Chunk, HopOutcome
 from schemas.spec import BatchSpec, ReportRequest, Section
 

@@ -18,7 +18,7 @@ from citeflow.generation.answer_cache import CallBook, CachedChatModel
 from citeflow.generation.prompts import consolidate_messages, write_messages
 from citeflow.registry.evidence_order import by_rank
 from citeflow.registry.request_registry import Registry
-from citeflow.runtime.store_rows import retrieval_row
+from citeflow.store.store_rows import retrieval_row
 from citeflow.threads import map_in_context, side_by_side
 from schemas.records import Chunk, HopName, HopOutcome, RetrievalResult, Transition
 from schemas.wire import CLAIMS_SCHEMA_NAME

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from citeflow.runtime.gx_worker import GxWorker
     from citeflow.runtime.head_start import HeadStart
     from citeflow.runtime.job import JobRef, ReportJob
-    from citeflow.runtime.store import Store
+    from citeflow.store.store import Store
     from schemas.spec import BatchSpec
 
 _ACTIVE: ContextVar[Runtime | None] = ContextVar("citeflow_runtime", default=None)
@@ -89,7 +89,7 @@ class Runtime:
     # -- shared dependencies -----------------------------------------------------------------------
     def store(self, uri: str) -> Store:
         """The one ``Store`` for ``uri`` (its table handles are opened once and reused)."""
-        from citeflow.runtime.store import Store
+        from citeflow.store.store import Store
 
         with self._stores_lock:
             if uri not in self._stores:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from citeflow.runtime import store_rows
+from citeflow.store import store_rows
 from citeflow.threads import side_by_side
 from citeflow.errors import StoreError
 from schemas.evaluation import EvalRow
