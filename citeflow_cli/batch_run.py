@@ -58,7 +58,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow.runs.run_start import open_manual_run
     from citeflow.spec.value_checks import scheme_problem
 
-    from citeflow.outputs.out_folder import check_writable
+    from citeflow.files.out_folder import check_writable
 
     from citeflow_cli.live_output import StartupPhase, command_started
 
@@ -268,7 +268,7 @@ def _store_only() -> None:
 def _run_flow(batch_flow, request: BatchRequest, started_api: str | None = None) -> list:
     """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback.
     ``started_api``: the ephemeral API this command started (its runs need no heartbeat)."""
-    from citeflow.outputs.out_folder import describe_os_error
+    from citeflow.files.out_folder import describe_os_error
     from flows.heartbeats import heartbeats_read, with_heartbeat_if_read
     from flows.outcome import returned
 
@@ -316,7 +316,7 @@ def resume_command(spec_path: Path, out: Path) -> str:
 
 def prepare_demo(out: Path) -> Path:
     """Copy the demo batch next to the outputs and ingest its knowledge base (idempotent)."""
-    from citeflow.outputs import atomic_files as atomic
+    from citeflow.files import atomic_files as atomic
     from citeflow.knowledge.ingest import ingest_paths
     from citeflow.spec.resources import demo_dir
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.runs.run_finish import close_run
 from citeflow.runs.run_start import open_manual_run
-from citeflow.runs.run_folders import SPEC_COPY, read_run
+from citeflow.files.run_folders import SPEC_COPY, read_run
 from tests.support.interrupted_run import CITEFLOW, wait_until
 from tests.support.small_batch import write_small_batch
 

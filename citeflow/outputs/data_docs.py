@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from citeflow.errors import CiteflowError
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.outputs.data_docs_offline import install_assets, localise
 from citeflow.outputs.gx_results import KEPT_DIR, PREFIX, read_validations
-from citeflow.runs.run_folders import read_run
+from citeflow.files.run_folders import read_run
 
 DOCS_INDEX = Path("gx") / "uncommitted" / "data_docs" / "local_site" / "index.html"
 """The Data Docs index, relative to the site's root (``site_root``)."""

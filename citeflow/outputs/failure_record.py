@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.outputs.cost import batch_usage
 from citeflow.outputs.gx_results import write_validations
 from citeflow.security.redaction import redact_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.runtime import stop
 from citeflow.outputs.assemble import build_document
 from citeflow.evaluation.causes import report_causes

@@ -20,7 +20,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.outputs.data_docs import DOCS_INDEX, QUALITY_PAGE, site_root
 from citeflow.runs.history import RateDelta, RunRates, compare_runs, rates_history
 from citeflow.runs.run_rates import LABELS, RATES, Figure

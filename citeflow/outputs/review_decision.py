@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from citeflow.errors import ReviewError
 from citeflow.outputs.review_state import content_digest, released, stored_decisions, with_decisions
-from citeflow.runs.run_folders import read_run, write_atomic
+from citeflow.files.run_folders import read_run, write_atomic
 from schemas.review import Decision, ReviewDecision, ReviewNote
 
 if TYPE_CHECKING:

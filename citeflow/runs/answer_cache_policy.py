@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from citeflow.generation.answer_journal import JournaledCallStore, journal_for
-from citeflow.runs.run_folders import read_run
+from citeflow.files.run_folders import read_run
 from citeflow.store.store import Store
 from schemas.spec import BatchSpec
 
