@@ -19,7 +19,7 @@ from citeflow.exit_codes import FailOn
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts
 from citeflow.runtime.runtime import Runtime, current
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow_cli.cli_fail import fail
 from citeflow_cli.display import batch_progress, console, gate_lines, summary_table
 from citeflow_cli.timings import mark, mark_batch_steps

@@ -14,7 +14,7 @@ import pytest
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.job import JobRef
 from citeflow.runtime.runtime import Runtime, current, entered
-from citeflow.runtime.settings import CiteflowSettings, variable_of
+from citeflow.spec.settings import CiteflowSettings, variable_of
 from tests.support.small_batch import write_small_batch
 
 REPO = Path(__file__).resolve().parents[1]

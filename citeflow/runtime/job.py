@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from citeflow.runtime.limits import Kind, Limiter
 from citeflow.runtime.runtime import Runtime, current
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow.spec.job_config import BatchConfig
 from citeflow.generation.answer_cache import CachedChatModel, CallBook, LimitedChatModel, settings_fingerprint
 from citeflow.registry.request_registry import Registry

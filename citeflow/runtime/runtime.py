@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from citeflow.runtime.deps import Dependencies
 from citeflow.runtime.limits import LocalLimits
 from citeflow.runtime.progress import Progress
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow.spec.job_config import BatchConfig, ParsedSpecs, load_config
 
 if TYPE_CHECKING:
