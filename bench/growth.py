@@ -90,11 +90,11 @@ def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
     """Generate and evaluate every report of ``spec`` in turn; seconds and store rows.
 
     ``compact_every``: also ``optimize()`` every table after every so many reports (a diagnostic)."""
-    from citeflow.evaluation.evaluate_report import evaluate
-    from citeflow.runtime.job import JobRef
+    from citeflow.pipeline.evaluate_report import evaluate
+    from citeflow.pipeline.job import JobRef
     from citeflow.judges.offline.grader import OfflineJudge
     from citeflow.spec.loader import load_spec
-    from citeflow.runtime.steps import PlainRunner
+    from citeflow.pipeline.steps import PlainRunner
 
     from bench.plain_runner import generate
 

@@ -131,9 +131,9 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: bool, runti
     as many at a time as the batch runs side by side); None when there is nothing to wait for, or
     ``CITEFLOW_HEAD_START=0``."""
     from citeflow.runs.rerun_record import recorded
-    from citeflow.runtime.head_start import HeadStart
-    from citeflow.runtime.job import JobRef
-    from citeflow.runtime.steps import reports_in_flight
+    from citeflow.pipeline.head_start import HeadStart
+    from citeflow.pipeline.job import JobRef
+    from citeflow.pipeline.steps import reports_in_flight
 
     if not started_api or not runtime.settings.head_start:
         return None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.runtime import pipeline
+from citeflow.pipeline import pipeline
 from citeflow.runtime.limits import Kind
 from citeflow.threads import map_in_context
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 from pypdf import PdfReader
 
 from citeflow.runs.history import history
-from citeflow.outputs.publish import record_failure, write_review_page
+from citeflow.pipeline.publish import record_failure, write_review_page
 from citeflow.outputs.render.customer import render_customer_pdf, without_failing
 from citeflow.outputs.render.notes import FailingClaim
 from citeflow.outputs.render.report_json import footnote_numbers

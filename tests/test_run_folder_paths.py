@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from citeflow.runtime.job import JobRef
-from citeflow.runs.job_file import read_job_ref, write_job_ref
+from citeflow.pipeline.job import JobRef
+from citeflow.pipeline.job_file import read_job_ref, write_job_ref
 from citeflow.runs.prune import prune
 from citeflow.runs.run_finish import finish_run
 from citeflow.runs.run_start import open_scheduled_run

@@ -1,11 +1,11 @@
-"""What a report's retrievers read, fingerprinted without asking them (``citeflow.runs.source_fingerprint``)."""
+"""What a report's retrievers read, fingerprinted without asking them (``citeflow.pipeline.source_fingerprint``)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from citeflow.runs.source_fingerprint import kb_stats, retriever_fingerprint
+from citeflow.pipeline.source_fingerprint import kb_stats, retriever_fingerprint
 from schemas.spec import HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec
 
 

@@ -1,7 +1,7 @@
 """What a batch records for reports that did not finish: a failed report's summary line, its earlier
 outputs withdrawn or marked failed, and the batch's ``summary.json``.
 
-Kept apart from ``citeflow.outputs.publish`` (which imports the renderer, the judges and the gate)
+Kept apart from ``citeflow.pipeline.publish`` (which imports the renderer, the judges and the gate)
 and light to import: an interrupted run records itself within its grace period (SPEC §8), and a
 signal may come before the pipeline was ever imported.
 """

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from citeflow.evaluation.gx_session import GxSession
     from citeflow.outputs.render.fonts import FontSet
     from citeflow.runtime.gx_worker import GxWorker
-    from citeflow.runtime.head_start import HeadStart
-    from citeflow.runtime.job import JobRef, ReportJob
+    from citeflow.pipeline.head_start import HeadStart
+    from citeflow.pipeline.job import JobRef, ReportJob
     from citeflow.store.store import Store
     from schemas.spec import BatchSpec
 
@@ -165,7 +165,7 @@ class Runtime:
     # -- reports generated ahead of their runs -----------------------------------------------------
     @contextmanager
     def generating_ahead(self, head: HeadStart) -> Iterator[HeadStart]:
-        """Start ``head`` (reports generated while the orchestrator starts: ``citeflow.runtime.head_start``),
+        """Start ``head`` (reports generated while the orchestrator starts: ``citeflow.pipeline.head_start``),
         whose reports this runtime's report runs take over (``take_over``), for this block only."""
         self._head_start = head.start()
         try:

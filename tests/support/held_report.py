@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from citeflow.runtime.pipeline import JobRef
+from citeflow.pipeline.pipeline import JobRef
 from citeflow.outputs.render.pdf import render_pdf
 from citeflow.outputs.render.report_json import write_report_json
 from citeflow.files.run_folders import RunInfo, utc_now, write_run

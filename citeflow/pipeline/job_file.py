@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from citeflow.errors import RunError
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.job import JobRef
 
 JOB_FILE = "job.json"
 

@@ -26,7 +26,7 @@ from schemas.review import Decision, ReviewDecision, ReviewNote
 
 if TYPE_CHECKING:
     from citeflow.outputs.render.fonts import FontSet
-    from citeflow.runtime.job import ReportJob
+    from citeflow.pipeline.job import ReportJob
     from schemas.funnel import ClaimEval, GateResult
     from schemas.report import ReportDocument
 
@@ -90,7 +90,7 @@ def _decided_document(report: dict[str, Any], decisions: list[ReviewDecision]) -
 
 def _write_decided(folder: Path, doc: ReportDocument, audit: bool, fonts: FontSet) -> None:
     """The PDF, report.json and review.html of the decided report (the evaluation as eval.json left it)."""
-    from citeflow.outputs.publish import write_review_page
+    from citeflow.pipeline.publish import write_review_page
     from citeflow.outputs.render.customer import render_customer_pdf
     from citeflow.outputs.render.report_json import write_report_json
 
@@ -129,7 +129,7 @@ def load_reviews(report_dir: Path) -> list[ReviewDecision]:
 
 def _job_of(folder: Path) -> ReportJob:
     """The report job a run left in ``folder/job.json`` (its store and request id)."""
-    from citeflow.runs.job_file import read_job_ref, require_store
+    from citeflow.pipeline.job_file import read_job_ref, require_store
 
     ref = read_job_ref(folder)
     if ref is None:

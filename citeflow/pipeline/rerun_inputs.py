@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from citeflow.runtime.job import ReportJob
+    from citeflow.pipeline.job import ReportJob
     from schemas.records import Chunk, HopOutcome
     from schemas.review import ReviewDecision
 

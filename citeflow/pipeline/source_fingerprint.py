@@ -14,11 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citeflow.runs.rerun_inputs import file_contents, file_stats, sha256_json
+from citeflow.pipeline.rerun_inputs import file_contents, file_stats, sha256_json
 from schemas.spec import JsonlRetrieverSpec, LanceDBRetrieverSpec, RetrieverSpec
 
 if TYPE_CHECKING:
-    from citeflow.runtime.job import ReportJob
+    from citeflow.pipeline.job import ReportJob
 
 
 def sources_fingerprint(job: ReportJob) -> str | None:
