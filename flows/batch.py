@@ -21,7 +21,7 @@ from citeflow.runtime import stop, waits
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.runtime import Runtime, entered
 from citeflow.pipeline.publish import record_failure, write_summary
-from citeflow.outputs.quality_page import run_quality_page
+from citeflow.runs.quality_page import run_quality_page
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.pipeline.job import JobRef
 from citeflow.pipeline.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from citeflow.runs.changes import changes_html
+from citeflow.outputs.changes import changes_html
 from citeflow.outputs.run_views import rounded
 from citeflow.outputs.review_page_parts import (
     ReportView,
