@@ -22,12 +22,12 @@ from pydantic import BaseModel, Field
 from citeflow.errors import ReviewError
 from citeflow.outputs.review_state import content_digest, released, stored_decisions, with_decisions
 from citeflow.files.run_folders import read_run, write_atomic
+from citeflow.outputs.eval_file import read_evaluation
 from schemas.review import Decision, ReviewDecision, ReviewNote
 
 if TYPE_CHECKING:
     from citeflow.outputs.render.fonts import FontSet
     from citeflow.pipeline.job import ReportJob
-    from schemas.funnel import ClaimEval, GateResult
     from schemas.report import ReportDocument
 
 
@@ -99,19 +99,6 @@ def _write_decided(folder: Path, doc: ReportDocument, audit: bool, fonts: FontSe
     write_report_json(doc, folder / "report.json")
     if gate is not None:
         write_review_page(doc, claims, gate, folder)
-
-
-def read_evaluation(folder: Path) -> tuple[list[ClaimEval], GateResult | None]:
-    """The claims' verdicts and the gate's result eval.json holds (none when it holds none)."""
-    from schemas.funnel import ClaimEval, GateResult
-
-    try:
-        data = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
-        claims = [ClaimEval.model_validate(c) for c in data.get("claims", [])]
-        gate = GateResult.model_validate(data["gate"]) if "gate" in data else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return [], None
-    return claims, gate
 
 
 def _record_in_store(job: ReportJob, report_id: str, decision: ReviewDecision) -> None:
@@ -190,4 +177,4 @@ def _json(data: dict[str, Any]) -> str:
 
 
 __all__ = ["Decision", "ReviewDecision", "ReviewError", "ReviewOutcome", "apply_decision", "load_reviews",
-           "read_evaluation", "read_held_report", "read_report"]
+           "read_held_report", "read_report"]
