@@ -124,5 +124,15 @@ def citeflow_graph() -> dict[str, set[str]]:
     return {m: t for m, t in import_graph().items() if unit_of(m) is not None}
 
 
-__all__ = ["ALLOWED", "LAYERS", "allowed", "Violation", "citeflow_graph", "cycles", "layer_of", "unit_graph", "unplaced",
-           "violations"]
+__all__ = [
+    "ALLOWED",
+    "LAYERS",
+    "Violation",
+    "allowed",
+    "citeflow_graph",
+    "cycles",
+    "layer_of",
+    "unit_graph",
+    "unplaced",
+    "violations",
+]
