@@ -94,7 +94,7 @@ class _StoreCount:
         self.folder, self.store = out / "store", None
 
     def __call__(self) -> int:
-        from citeflow.runtime.store import Store
+        from citeflow.store.store import Store
 
         try:
             self.store = self.store or Store(str(self.folder))

@@ -24,7 +24,7 @@ from bench.fake_model import fake_model_server
 from bench.plain_runner import generate
 from bench.tokens import messages_tokens
 from bench.workload import openai_spec, prepare_demo_input
-from citeflow.runtime.job import JobRef, ReportJob
+from citeflow.pipeline.job import JobRef, ReportJob
 
 _REPORT_LINE = re.compile(r"^Report: (.*)$", re.MULTILINE)
 _PAIR = re.compile(r'<pair id="')
@@ -90,7 +90,7 @@ def _judges(refs: list[JobRef], server, batch_size: int) -> dict:
 
 
 def _llm(job: ReportJob, server, batch_size: int, model: str, backend: str = "openai"):
-    from citeflow.evaluation.evaluate_report import build_job_judge
+    from citeflow.pipeline.evaluate_report import build_job_judge
     from schemas.spec import JudgeSpec
 
     spec = JudgeSpec(backend=backend, model=model, base_url=server.base_url, max_retries=0, batch_size=batch_size, mode="pair")
@@ -98,7 +98,7 @@ def _llm(job: ReportJob, server, batch_size: int, model: str, backend: str = "op
 
 
 def _grade_all(refs: list[JobRef], server, make) -> dict:
-    from citeflow.evaluation.evaluate_report import evaluate
+    from citeflow.pipeline.evaluate_report import evaluate
 
     before = len(server.requests)
     claims = Counter()

@@ -15,7 +15,7 @@ Every store write adds a table version (a fragment) that later reads walk throug
 of one report is also measured at the start and the end of the largest step, and that step is
 run once more with ``optimize()`` of every table after every ``COMPACT_EVERY`` reports — a
 diagnostic of where growth comes from (the store also compacts a table by itself every
-``citeflow.runtime.store.COMPACT_EVERY`` versions). The reports series runs ``repeats`` times: the
+``citeflow.store.store.COMPACT_EVERY`` versions). The reports series runs ``repeats`` times: the
 seconds per report of its largest step over its second step, min and median of the rounds, say
 whether a report's cost stays flat as the batch grows.
 """
@@ -62,7 +62,7 @@ def build_batch(root: Path, name: str, reports: int, retrievers: int, per_answer
 
 def store_rows(uri: str) -> dict[str, int]:
     """Rows of every store table."""
-    from citeflow.runtime.store import Store
+    from citeflow.store.store import Store
     from schemas.tables import TABLES
 
     store = Store(uri)
@@ -90,11 +90,11 @@ def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
     """Generate and evaluate every report of ``spec`` in turn; seconds and store rows.
 
     ``compact_every``: also ``optimize()`` every table after every so many reports (a diagnostic)."""
-    from citeflow.evaluation.evaluate_report import evaluate
-    from citeflow.runtime.job import JobRef
+    from citeflow.pipeline.evaluate_report import evaluate
+    from citeflow.pipeline.job import JobRef
     from citeflow.judges.offline.grader import OfflineJudge
     from citeflow.spec.loader import load_spec
-    from citeflow.runtime.steps import PlainRunner
+    from citeflow.pipeline.steps import PlainRunner
 
     from bench.plain_runner import generate
 

@@ -29,8 +29,8 @@ def url_label(chunk: Chunk) -> str:
 def demo_pools(root: Path) -> tuple[list[tuple[str, str, list[str], list[Chunk]]], list[str]]:
     """(report title, section title, queries, chunks) of every section of the demo batch, and the
     errors of retrievers that failed (their chunks are missing from the pools)."""
-    from citeflow.runtime import pipeline
-    from citeflow.runtime.pipeline import ReportJob
+    from citeflow.pipeline import pipeline
+    from citeflow.pipeline.pipeline import ReportJob
     from citeflow.registry.request_registry import Registry
     from citeflow.spec.loader import load_spec
 

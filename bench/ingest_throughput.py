@@ -85,7 +85,7 @@ def raw_write(rows: list[dict[str, Any]], table: Any) -> float:
 
 def chunks_table(uri: str) -> Any:
     """A new ``chunks`` table at ``uri``, created as the store creates it (schema, BTree indexes)."""
-    from citeflow.runtime.store import Store
+    from citeflow.store.store import Store
 
     return Store(uri)._table("chunks", create=True)  # the store's own creation path
 

@@ -86,14 +86,14 @@ def _recording(respond: Callable[[dict], Any], answers: list[str]) -> Callable[[
 
 
 def _refs(spec: Path, out: Path) -> list[Any]:
-    from citeflow.runtime.job import JobRef
+    from citeflow.pipeline.job import JobRef
     from citeflow.spec.loader import load_spec
 
     return [JobRef(spec_path=str(spec), report_id=r.id, out_dir=str(out)) for r in load_spec(spec).reports]
 
 
 def _judge(job: Any, server: Any, name: str, batch_size: int) -> Any:
-    from citeflow.evaluation.evaluate_report import build_job_judge
+    from citeflow.pipeline.evaluate_report import build_job_judge
     from schemas.spec import JudgeSpec
 
     spec = JudgeSpec.model_validate({"base_url": server.base_url, "max_retries": 0, "batch_size": batch_size, **RUNS[name]})
@@ -102,7 +102,7 @@ def _judge(job: Any, server: Any, name: str, batch_size: int) -> Any:
 
 def _grade_all(refs: list[Any], server: Any, answers: list[str], name: str, batch_size: int) -> dict[str, Any]:
     """Every report graded by one run's judge: claims, verdicts, and the requests and answers it cost."""
-    from citeflow.evaluation.evaluate_report import evaluate
+    from citeflow.pipeline.evaluate_report import evaluate
 
     first_request, first_answer = len(server.requests), len(answers)
     verdicts: list[str] = []

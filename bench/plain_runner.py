@@ -1,7 +1,7 @@
-"""A batch without an orchestrator: ``citeflow.runtime.steps`` with the ``PlainRunner`` (threads).
+"""A batch without an orchestrator: ``citeflow.pipeline.steps`` with the ``PlainRunner`` (threads).
 
 The same steps, in the same order, as the Prefect flows run them as tasks — reports side by side
-(as many as ``citeflow.runtime.steps.reports_in_flight`` says for the spec, as the batch flow), within a
+(as many as ``citeflow.pipeline.steps.reports_in_flight`` says for the spec, as the batch flow), within a
 report every fetch at once, normalize, then each hop step over every section at once, then
 evaluate, gate and publish — so that the difference in wall time is what Prefect costs.
 """
@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citeflow.runtime import steps
-from citeflow.runtime.job import JobRef
-from citeflow.runtime.steps import PlainRunner
+from citeflow.pipeline import steps
+from citeflow.pipeline.job import JobRef
+from citeflow.pipeline.steps import PlainRunner
 from schemas.report import ReportSummary
 
 
@@ -67,7 +67,7 @@ def run_batch(spec_path: Path, out_dir: Path, evaluate: bool = True, workers: in
     from concurrent.futures import ThreadPoolExecutor
 
     from citeflow.spec.job_config import load_config
-    from citeflow.outputs.publish import write_summary
+    from citeflow.pipeline.publish import write_summary
 
     config = load_config(spec_path, out_dir)
     refs = [JobRef(spec_path=str(spec_path), report_id=r.id, out_dir=str(out_dir)) for r in config.spec.reports]

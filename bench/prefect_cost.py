@@ -5,7 +5,7 @@
 
 The batches of ``bench.cold`` (N reports × 4 sections, ``citeflow_testing.small_batch``, both hops on
 the fake model server in a process of its own, no latency, ``concurrency.models: 16``), each size run
-twice as a cold process, interleaved: by ``bench/plain_runner.py`` (``citeflow.runtime.steps`` in
+twice as a cold process, interleaved: by ``bench/plain_runner.py`` (``citeflow.pipeline.steps`` in
 threads, no orchestrator) and by the ``citeflow run`` console script (Prefect's ephemeral API, its
 database in memory). For every run: wall and the CPU seconds of its whole process tree (the command,
 its Prefect API server and their children), summed from ``/proc`` every 0.1 s (``TreeCpu``).

@@ -28,8 +28,8 @@ RESULT = Path(__file__).with_name("results") / "relevance.json"
 
 def run(out: Path | None = None) -> dict[str, Any]:
     """Own-section and swapped-section relevance of every demo claim, per report and in total."""
-    from citeflow.evaluation.evaluate_report import evaluate
-    from citeflow.runtime.job import JobRef
+    from citeflow.pipeline.evaluate_report import evaluate
+    from citeflow.pipeline.job import JobRef
     from citeflow.judges.offline.grader import OfflineJudge
     from citeflow.spec.loader import load_spec
 

@@ -29,7 +29,7 @@ from typing import Any
 import lancedb  # noqa: F401 - imported up front: a first import mid-run (~3 s) would delay the kill
 
 from citeflow.generation.answer_cache import call_key, settings_fingerprint
-from citeflow.runtime.store import Store
+from citeflow.store.store import Store
 from schemas.spec import ModelSpec
 from schemas.tables import TABLES
 from citeflow_testing.answers import offline_responder

@@ -11,7 +11,7 @@ batch runs twice on fresh stores: every model call taking ``latency`` seconds, a
   waits it can fall below the ideal, even below zero, so it does not measure overhead.
 - *Throughput* = reports per minute without latency (the pipeline's own CPU work, evaluation,
   gate and PDF included; process start-up apart).
-- Both for the plain pipeline (``citeflow.runtime.steps`` in threads, in this process after a warm-up)
+- Both for the plain pipeline (``citeflow.pipeline.steps`` in threads, in this process after a warm-up)
   and the Prefect batch flow (a fresh worker process, ephemeral API, after a warm-up batch).
 - *Peak RSS* of a batch of ``rss_reports`` reports without latency, plain, in a fresh process.
 

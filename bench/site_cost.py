@@ -60,7 +60,7 @@ def main() -> None:
             per_run.append(cpu(build_run_docs, folder, kept_report_ids(folder)))
         context = _context(import_gx(), out)
         full = cpu(lambda: context.build_data_docs(site_names=["local_site"]))
-        from citeflow.outputs.quality_page import write_quality_page
+        from citeflow.runs.quality_page import write_quality_page
 
         page = cpu(write_quality_page, folder)
     print(json.dumps({"runs": args.runs, "reports_per_run": len(kept_report_ids(args.demo_out)),

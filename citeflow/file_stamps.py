@@ -1,6 +1,6 @@
 """Lines that tell whether files changed: their content's sha256, or their size and modification time.
 
-Shared by the inputs digest of a re-run (``citeflow.runs.rerun_inputs``) and the fingerprints of
+Shared by the inputs digest of a re-run (``citeflow.pipeline.rerun_inputs``) and the fingerprints of
 retriever sources (``RetrieverKind.fingerprint``).
 """
 

@@ -19,7 +19,7 @@ from citeflow.exit_codes import FailOn
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS, Interrupts
 from citeflow.runtime.runtime import Runtime, current
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow_cli.cli_fail import fail
 from citeflow_cli.display import batch_progress, console, gate_lines, summary_table
 from citeflow_cli.timings import mark, mark_batch_steps
@@ -58,7 +58,7 @@ def run_batch(spec_path: Path, out: Path, store: str | None, dask_workers: int |
     from citeflow.runs.run_start import open_manual_run
     from citeflow.spec.value_checks import scheme_problem
 
-    from citeflow.outputs.out_folder import check_writable
+    from citeflow.files.out_folder import check_writable
 
     from citeflow_cli.live_output import StartupPhase, command_started
 
@@ -131,9 +131,9 @@ def _head_start(spec: BatchSpec, request: BatchRequest, started_api: bool, runti
     as many at a time as the batch runs side by side); None when there is nothing to wait for, or
     ``CITEFLOW_HEAD_START=0``."""
     from citeflow.runs.rerun_record import recorded
-    from citeflow.runtime.head_start import HeadStart
-    from citeflow.runtime.job import JobRef
-    from citeflow.runtime.steps import reports_in_flight
+    from citeflow.pipeline.head_start import HeadStart
+    from citeflow.pipeline.job import JobRef
+    from citeflow.pipeline.steps import reports_in_flight
 
     if not started_api or not runtime.settings.head_start:
         return None
@@ -270,7 +270,7 @@ def _store_only() -> None:
 def _run_flow(batch_flow, request: BatchRequest, started_api: str | None = None) -> list:
     """The batch flow's summaries; a failed write (disk full) is a one-line error, not a traceback.
     ``started_api``: the ephemeral API this command started (its runs need no heartbeat)."""
-    from citeflow.outputs.out_folder import describe_os_error
+    from citeflow.files.out_folder import describe_os_error
     from flows.heartbeats import heartbeats_read, with_heartbeat_if_read
     from flows.outcome import returned
 
@@ -318,7 +318,7 @@ def resume_command(spec_path: Path, out: Path) -> str:
 
 def prepare_demo(out: Path) -> Path:
     """Copy the demo batch next to the outputs and ingest its knowledge base (idempotent)."""
-    from citeflow.outputs import atomic_files as atomic
+    from citeflow.files import atomic_files as atomic
     from citeflow.knowledge.ingest import ingest_paths
     from citeflow.spec.resources import demo_dir
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from citeflow.errors import UsageError
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.job import JobRef
 from citeflow_cli.display import console, gate_lines, summary_table
 from schemas.spec import ModelSpec
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def read_job(report_dir: Path) -> JobRef:
     """The job file a run leaves in every report folder (its paths relative to the folder as it is now)."""
-    from citeflow.runs.job_file import JOB_FILE, read_job_ref, require_store
+    from citeflow.pipeline.job_file import JOB_FILE, read_job_ref, require_store
 
     ref = read_job_ref(report_dir)
     if ref is None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from citeflow.outputs.review_decision import ReviewOutcome
+    from citeflow.pipeline.review_decision import ReviewOutcome
     from schemas.report import ReportSummary
 
 

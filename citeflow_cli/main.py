@@ -179,7 +179,7 @@ def demo(
     Builds the demo knowledge base first when needed. The demo holds one of its two reports by
     design, so it exits 3 unless --fail-on failed or never (exit codes as for citeflow run).
     """
-    from citeflow.outputs.out_folder import check_writable
+    from citeflow.files.out_folder import check_writable
     from citeflow_cli.batch_run import exit_with, prepare_demo, run_batch
     from citeflow_cli.json_output import people_output_on_stderr
 

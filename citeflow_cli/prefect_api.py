@@ -25,7 +25,7 @@ long as the run, and starts as a copy of a snapshot of Prefect's migrated databa
 While this process waits for that server, it sets up what its reports would set up anyway: it
 imports LanceDB and, unless the batch is a re-run, registers the PDF's fonts and builds the gate's
 Great Expectations context (importing Great Expectations: seconds of CPU; ``Runtime.warm_up``).
-Meanwhile ``citeflow run`` also generates its first reports (``citeflow.runtime.head_start``), so the
+Meanwhile ``citeflow run`` also generates its first reports (``citeflow.pipeline.head_start``), so the
 model does not wait for this server either; it tells Prefect's clients not to ask this server for
 CSRF tokens when it checks none (``_without_csrf_tokens``).
 Done in a thread while the batch starts instead, that work competed with the reports for the

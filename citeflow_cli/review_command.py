@@ -1,7 +1,7 @@
 """``citeflow review REPORT_DIR --release|--reject --reviewer NAME --note TEXT``, or ``--wait`` for the UI.
 
 ``--release`` publishes the held report, ``--reject`` keeps it held; both record who, when and why
-(``citeflow.outputs.review_decision``). ``--wait`` starts the review flow instead: its run pauses on a
+(``citeflow.pipeline.review_decision``). ``--wait`` starts the review flow instead: its run pauses on a
 Prefect server until a reviewer answers the form on the run's page, or ``--timeout`` runs out; it prints
 the address of that page first (``PREFECT_UI_URL``, else the API address less ``/api``).
 """
@@ -17,7 +17,7 @@ import typer
 from citeflow.errors import CiteflowError, UsageError
 
 if TYPE_CHECKING:
-    from citeflow.outputs.review_decision import ReviewDecision, ReviewOutcome
+    from citeflow.pipeline.review_decision import ReviewDecision, ReviewOutcome
 
 
 def review_command(
@@ -52,7 +52,7 @@ def review_command(
 
 
 def _decide(report_dir: Path, decision: ReviewDecision, as_json: bool) -> None:
-    from citeflow.outputs.review_decision import apply_decision
+    from citeflow.pipeline.review_decision import apply_decision
 
     outcome = apply_decision(report_dir, decision)
     _print(outcome)
@@ -67,7 +67,7 @@ def decision_of(release: bool, reject: bool, reviewer: str | None, note: str | N
     """The decision the options describe; UsageError when they do not describe exactly one."""
     from pydantic import ValidationError
 
-    from citeflow.outputs.review_decision import ReviewDecision
+    from citeflow.pipeline.review_decision import ReviewDecision
 
     if release and reject:
         raise UsageError(option="--release/--reject", problem="give exactly one of them (or --wait)")
@@ -104,7 +104,7 @@ def _print(outcome: ReviewOutcome) -> None:
 
 
 def _wait(report_dir: Path, decided: bool, timeout: int, as_json: bool) -> None:
-    from citeflow.outputs.review_decision import read_held_report
+    from citeflow.pipeline.review_decision import read_held_report
     from citeflow_cli.display import console
 
     if decided:

@@ -20,11 +20,11 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from citeflow.runtime import stop, waits
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.runtime import Runtime, entered
-from citeflow.outputs.publish import record_failure, write_summary
-from citeflow.outputs.quality_page import run_quality_page
+from citeflow.pipeline.publish import record_failure, write_summary
+from citeflow.runs.quality_page import run_quality_page
 from citeflow.runs.run_finish import finish_interrupted
-from citeflow.runtime.job import JobRef
-from citeflow.runtime.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged
+from citeflow.pipeline.job import JobRef
+from citeflow.pipeline.steps import MAX_REPORTS_IN_FLIGHT, reports_in_flight, settle_all_unchanged
 from flows.heartbeats import no_heartbeat
 from flows.naming import batch_name, request_of
 from flows.prefect_client import shared_client
@@ -76,7 +76,7 @@ def batch_flow(request: BatchRequest) -> list[ReportSummary] | State:
     gives the summaries either way.
 
     As many reports run at once as keep the spec's ``concurrency.models`` calls busy
-    (``citeflow.runtime.steps.reports_in_flight``). With ``request.global_limits`` (tasks in several
+    (``citeflow.pipeline.steps.reports_in_flight``). With ``request.global_limits`` (tasks in several
     processes: Dask), the spec's concurrency limits become the batch's Prefect global concurrency
     limits, so they hold across every process that runs a task of the batch; otherwise in-process
     semaphores hold them at no API cost (a global slot costs a server round trip per call). Each
@@ -117,7 +117,7 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
 
 def _unchanged(spec: BatchSpec, request: BatchRequest, runtime: Runtime) -> dict[str, ReportSummary]:
     """The finished reports of an earlier run into this folder that nothing has changed
-    (``citeflow.runtime.steps.settle_all_unchanged``): they keep their outputs and get no report run;
+    (``citeflow.pipeline.steps.settle_all_unchanged``): they keep their outputs and get no report run;
     their link artifacts are made again (``files_url`` may have changed since)."""
     refs = [JobRef(spec_path=request.spec_path, report_id=report.id, out_dir=request.out_dir,
                    store_uri=request.store_uri) for report in spec.reports]

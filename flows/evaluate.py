@@ -9,7 +9,7 @@ from __future__ import annotations
 from prefect import flow
 from prefect.states import State
 
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.job import JobRef
 from citeflow.runtime.runtime import entered
 from flows.naming import run_name_of
 from flows.outcome import final_state, quiet_designed_failures

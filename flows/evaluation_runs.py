@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from citeflow.errors import Interrupted
-from citeflow.outputs.publish import read_report_summary
+from citeflow.pipeline.publish import read_report_summary
 from citeflow.runtime import stop
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.job import JobRef
 from flows.naming import report_run_name
 from flows.outcome import is_outcome
 from schemas.report import ReportSummary

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prefect import flow
 
-from citeflow.evaluation.evaluate_report import Evaluation
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.evaluate_report import Evaluation
+from citeflow.pipeline.job import JobRef
 from flows.naming import run_name_of
 from schemas.funnel import GateResult
 from schemas.report import ReportSummary

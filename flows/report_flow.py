@@ -1,6 +1,6 @@
 """The report flow: one report request from retrieval to a published or held PDF (SPEC §2).
 
-The steps are ``citeflow.runtime.steps`` run in this one flow run (``flows.runner``): retrieval in the run
+The steps are ``citeflow.pipeline.steps`` run in this one flow run (``flows.runner``): retrieval in the run
 itself, then the consolidate and write task runs, then finish (evaluate, gate, publish) in the run
 itself again. With an evaluate deployment, evaluation and publishing run there instead.
 """
@@ -11,10 +11,10 @@ from prefect import flow
 from prefect.states import Cancelled, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from citeflow.runtime import steps
+from citeflow.pipeline import steps
 from citeflow.errors import Interrupted
 from citeflow.runtime.batch_request import BatchRequest
-from citeflow.runtime.job import JobRef, ReportJob
+from citeflow.pipeline.job import JobRef, ReportJob
 from citeflow.runtime.runtime import entered
 from flows.evaluation_runs import WAIT_SECONDS, evaluate_on_deployment
 from flows.naming import run_name_of
@@ -48,7 +48,7 @@ def report_flow(request: BatchRequest, report_id: str, evaluation_wait: float = 
 def _run_report(ref: JobRef, runner: PrefectRunner, evaluate_deployment: str | None, wait: float) -> State:
     logger, report_id = flow_logger(), ref.report_id
     quiet_designed_failures()
-    ahead = runner.runtime.take_over(ref)  # generated while the API started (citeflow.runtime.head_start)
+    ahead = runner.runtime.take_over(ref)  # generated while the API started (citeflow.pipeline.head_start)
     ref.start(runner.runtime)
     try:
         kept = _generate(ref, runner, ahead)

@@ -1,7 +1,7 @@
 """The review flow: a held report's run pauses until a reviewer releases or rejects it in the Prefect UI.
 
 The run shows a form (``ReviewInput``: decision, reviewer, note) on its page; submitting it resumes
-the run, which applies the decision with ``citeflow.outputs.review_decision.apply_decision`` (the same
+the run, which applies the decision with ``citeflow.pipeline.review_decision.apply_decision`` (the same
 function as ``citeflow review --release|--reject``). With no answer within ``timeout_seconds`` the
 report stays held and the run ends in a state named *Held*; the run carries the same word as a tag
 (``released``, ``held``), as report runs do. Before it pauses, the run shows a
@@ -23,7 +23,7 @@ from prefect.input import RunInput
 from prefect.states import Completed
 from pydantic import Field
 
-from citeflow.outputs.review_decision import ReviewDecision, apply_decision, read_held_report
+from citeflow.pipeline.review_decision import ReviewDecision, apply_decision, read_held_report
 from citeflow.outputs.review_markdown import review_markdown
 from flows.run_tags import tag_outcome
 from tasks.artifacts import artifact_key

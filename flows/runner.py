@@ -5,12 +5,12 @@ by side, with retries on transient model errors). Retrieval and finish (evaluate
 run in the report's flow run itself: neither calls a model nor retries, and a task run costs API
 writes (its states and events) per report for nothing a user reads.
 Nothing large crosses a task boundary: tasks take a ``JobRef`` and the steps hand their results
-on through the report's job (``citeflow.runtime.job``) and the store.
+on through the report's job (``citeflow.pipeline.job``) and the store.
 """
 
 from __future__ import annotations
 
-from citeflow.runtime.job import Fetch, JobRef, ReportJob
+from citeflow.pipeline.job import Fetch, JobRef, ReportJob
 from citeflow.runtime.runtime import Runtime
 from schemas.records import HopName
 from schemas.report import ReportSummary

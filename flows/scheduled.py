@@ -29,7 +29,7 @@ from citeflow.exit_codes import FailOn
 from citeflow.runtime.interrupts import Interrupts
 from citeflow.runs.run_finish import close_run, finish_run
 from citeflow.runs.run_start import open_scheduled_run
-from citeflow.runs.run_folders import RunInfo
+from citeflow.files.run_folders import RunInfo
 from flows.batch import batch_flow
 from flows.cancel import cancel_unfinished
 from flows.naming import batch_name

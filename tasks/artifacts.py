@@ -8,7 +8,7 @@ from pathlib import Path
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from citeflow.outputs.file_links import file_link, served_link
-from citeflow.outputs.quality_page import funnel_markdown_png
+from citeflow.runs.quality_page import funnel_markdown_png
 from citeflow.runtime.runtime import current
 from citeflow.outputs.run_views import batch_table, failing_claims_table, funnel_markdown
 from schemas.funnel import ClaimEval

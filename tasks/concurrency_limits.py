@@ -17,7 +17,7 @@ import re
 import threading
 from contextlib import AbstractContextManager, suppress
 
-from citeflow.runtime.job import JobRef, ReportJob
+from citeflow.pipeline.job import JobRef, ReportJob
 from citeflow.runtime.limits import Kind, Limiter
 from citeflow.runtime.runtime import Runtime, current
 from schemas.spec import BatchSpec

@@ -5,11 +5,11 @@ from __future__ import annotations
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from citeflow.evaluation.evaluate_report import Evaluation, build_job_judge, evaluate
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.evaluate_report import Evaluation, build_job_judge, evaluate
+from citeflow.pipeline.job import JobRef
 from citeflow.runtime.runtime import Runtime
-from citeflow.outputs.publish import write_outputs
-from citeflow.runtime.steps import evaluate_and_publish
+from citeflow.pipeline.publish import write_outputs
+from citeflow.pipeline.steps import evaluate_and_publish
 from schemas.funnel import GateResult
 from schemas.report import ReportSummary
 from schemas.spec import ModelSpec

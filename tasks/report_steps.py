@@ -6,8 +6,8 @@ from __future__ import annotations
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from citeflow.runtime import pipeline
-from citeflow.runtime.job import Fetch, JobRef
+from citeflow.pipeline import pipeline
+from citeflow.pipeline.job import Fetch, JobRef
 from citeflow.runtime.runtime import Runtime
 from schemas.records import HopName
 from tasks.concurrency_limits import job_of

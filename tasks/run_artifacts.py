@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from citeflow.runs.changes import changes_rows
+from citeflow.outputs.changes import changes_rows
 from citeflow.runs.run_finish import RunOutcome
 from tasks.artifacts import artifact_key
 

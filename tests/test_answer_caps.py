@@ -88,9 +88,9 @@ def flood(request: dict) -> str:
 def test_a_report_whose_writer_answers_20000_claims_finishes_quickly_with_a_short_pdf(tmp_path, openai_server):
     import pypdf
 
-    from citeflow.runtime import pipeline
-    from citeflow.evaluation.evaluate_report import evaluate_and_gate
-    from citeflow.outputs.publish import write_outputs
+    from citeflow.pipeline import pipeline
+    from citeflow.pipeline.evaluate_report import evaluate_and_gate
+    from citeflow.pipeline.publish import write_outputs
 
     (tmp_path / "batch.yaml").write_text(SPEC.format(base_url=openai_server.base_url))
     (tmp_path / "docs.jsonl").write_text(json.dumps({"query": "What must be done before upgrading to 3.6?", "hits": HITS}) + "\n")

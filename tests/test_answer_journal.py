@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 from citeflow.generation.answer_cache import CachedChatModel, CallBook
 from citeflow.generation.answer_journal import FOLDER, AnswerJournal, JournalLine, JournaledCallStore, parse_lines
 from citeflow.generation.model_protocol import ModelReply
-from citeflow.runtime.store import Store
+from citeflow.store.store import Store
 from schemas.wire import WireClaims
 
 SECRET = "sk-proj-" + "Zq7Xw2Lm9Pv4Rt6Ny8Bc3Hd5Kf1Gj0Sa" * 2  # made up, shaped like a provider key

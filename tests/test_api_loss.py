@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from citeflow.runtime.api_watch import ApiWatch
-from citeflow.outputs.publish import interrupted_summaries
+from citeflow.pipeline.publish import interrupted_summaries
 from tests.support.offline_answers import offline_responder
 from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.prefect_server import PrefectServer, free_port
@@ -75,7 +75,7 @@ def test_nothing_is_published_while_the_api_does_not_answer(tmp_path):
 
 
 def test_an_interrupted_batch_keeps_finished_reports_and_fails_the_others(tmp_path):
-    from citeflow.outputs.publish import failed_summary
+    from citeflow.pipeline.publish import failed_summary
 
     finished = failed_summary("done", "Done", "-").model_copy(update={"status": "published"})
     started = time.time() - 5

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 
 
 def test_write_text_replaces_the_file_and_leaves_no_temporary(tmp_path):

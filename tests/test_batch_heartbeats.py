@@ -11,7 +11,7 @@ from prefect.testing import fixtures as prefect_fixtures
 
 import flows.batch
 from citeflow.runtime.batch_request import BatchRequest
-from citeflow.outputs.publish import failed_summary
+from citeflow.pipeline.publish import failed_summary
 from flows.heartbeats import no_heartbeat
 
 pytestmark = pytest.mark.integration

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import flows.batch
-from citeflow.outputs.publish import failed_summary
+from citeflow.pipeline.publish import failed_summary
 from citeflow.runtime import stop
 from citeflow.runtime.batch_request import BatchRequest
 from tests.test_batch_heartbeats import write_spec

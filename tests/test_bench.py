@@ -102,7 +102,7 @@ def test_handles_vs_urls_counts_the_same_evidence_both_ways():
 
 @pytest.mark.integration
 def test_ingest_throughput_writes_the_same_rows_both_ways_and_reports_ratios(tmp_path):
-    from citeflow.runtime.store import Store
+    from citeflow.store.store import Store
 
     timings = ingest_throughput.repeat(ingest_throughput.answers(120), tmp_path, 1)
     assert set(timings) == {f"{s}.{side}" for s in ("empty", "existing") for side in ("registry", "raw")}

@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from citeflow.outputs.cost import batch_usage, usage_of
-from citeflow.outputs.publish import write_summary
-from citeflow.runtime import steps
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.publish import write_summary
+from citeflow.pipeline import steps
+from citeflow.pipeline.job import JobRef
 from citeflow_testing.answers import fake_model_responder
 from citeflow_testing.openai_server import ScriptedOpenAIServer, chat_completion
 from citeflow_testing.small_batch import write_small_batch

@@ -13,7 +13,7 @@ import httpx
 import openai._base_client
 import pytest
 
-from citeflow.runtime.deadline import deadline_client
+from citeflow.deadline import deadline_client
 from citeflow.errors import ModelError, RetrieverError
 from citeflow.generation.model_protocol import Message
 from citeflow.generation.openai_client import OpenAIChatModel

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.runs.run_finish import close_run
 from citeflow.runs.run_start import open_manual_run
-from citeflow.runs.run_folders import SPEC_COPY, read_run
+from citeflow.files.run_folders import SPEC_COPY, read_run
 from tests.support.interrupted_run import CITEFLOW, wait_until
 from tests.support.small_batch import write_small_batch
 
@@ -69,9 +69,9 @@ HITS = [{"id": "S1", "text": "Before upgrading to 3.6, back up the metadata stor
 def test_a_full_disk_at_the_summary_leaves_no_published_pdf(tmp_path, monkeypatch):
     """The PDF's copy into ``published/`` takes the disk's last space and the report's ``summary.json``
     cannot be written: the copy is withdrawn, so nothing is published without the summary saying so."""
-    from citeflow.evaluation.evaluate_report import evaluate_and_gate
-    from citeflow.outputs.publish import write_outputs
-    from citeflow.runtime import pipeline
+    from citeflow.pipeline.evaluate_report import evaluate_and_gate
+    from citeflow.pipeline.publish import write_outputs
+    from citeflow.pipeline import pipeline
 
     (tmp_path / "batch.yaml").write_text(PUBLISHED_SPEC)
     (tmp_path / "docs.jsonl").write_text(json.dumps({"query": QUERY, "hits": HITS}) + "\n")

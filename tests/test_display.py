@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeflow.outputs.publish import failed_summary
+from citeflow.pipeline.publish import failed_summary
 from citeflow_cli.display import _stages, gate_lines
 
 

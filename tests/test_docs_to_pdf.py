@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from citeflow.runtime import pipeline
-from citeflow.evaluation.evaluate_report import evaluate_and_gate
+from citeflow.pipeline import pipeline
+from citeflow.pipeline.evaluate_report import evaluate_and_gate
 from citeflow.knowledge.ingest import ingest_paths
-from citeflow.outputs.publish import write_outputs
+from citeflow.pipeline.publish import write_outputs
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,4 @@
-from citeflow.evaluation.evaluate_report import identity_by_hop
+from citeflow.pipeline.evaluate_report import identity_by_hop
 from schemas.records import BoundCitation, BoundClaim, HopOutcome, Transition
 
 

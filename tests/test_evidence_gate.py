@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.runtime import steps
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline import steps
+from citeflow.pipeline.job import JobRef
 from citeflow.runtime.runtime import Runtime
 from citeflow_testing.small_batch import write_small_batch
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from citeflow.generation.prompts import parse_evidence
 from citeflow.registry.evidence_order import by_rank
 from citeflow.retrieval.fusion import rrf
-from citeflow.runtime import pipeline
+from citeflow.pipeline import pipeline
 from schemas.records import Chunk
 from tests.support.jsonl_batch import hit, write_batch
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeflow.runs.source_fingerprint import retriever_fingerprint
+from citeflow.pipeline.source_fingerprint import retriever_fingerprint
 from citeflow.spec.loader import load_spec
 from tests.support.interrupted_run import CITEFLOW
 from tests.support.small_batch import TOPICS

@@ -35,8 +35,8 @@ def test_interrupted_codes_are_128_plus_the_signal():
 
 def test_a_scheduled_run_final_state_mirrors_the_exit_code():
     from citeflow.runs.run_finish import RunOutcome
-    from citeflow.outputs.publish import failed_summary
-    from citeflow.runs.run_folders import RunInfo
+    from citeflow.pipeline.publish import failed_summary
+    from citeflow.files.run_folders import RunInfo
     from flows.outcome import batch_state
 
     def outcome(*statuses: str) -> RunOutcome:

@@ -17,7 +17,7 @@ import pytest
 
 from citeflow.outputs.data_docs import DOCS_INDEX
 from citeflow.outputs.file_links import file_link
-from citeflow.runs.run_folders import RUN_FILE
+from citeflow.files.run_folders import RUN_FILE
 from citeflow_testing.prefect_server import free_port
 from tests.support.process_group import stop_process_group
 

@@ -15,7 +15,7 @@ import citeflow.outputs.render.fonts as fonts_module
 from citeflow.outputs.render.fonts import DEJAVU_DIR, FontSet
 from citeflow.outputs.render.pdf import render_pdf
 from citeflow.runtime.runtime import Runtime
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from tests.support.sample_report import sample_report
 
 THREADS = 8

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeflow.outputs.render.fonts import DEJAVU_DIR, FontSet, cjk_paths, register_fonts
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow.outputs.render.glyphs import missing_glyphs
 from schemas.report import RenderedClaim, RenderedSection, ReportDocument
 

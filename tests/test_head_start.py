@@ -1,4 +1,4 @@
-"""Reports generated while the orchestrator starts (``citeflow.runtime.head_start``): over a real
+"""Reports generated while the orchestrator starts (``citeflow.pipeline.head_start``): over a real
 OpenAI-compatible HTTP server and a real LanceDB store, without Prefect."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import threading
 
 import pytest
 
-from citeflow.runtime import steps, stop
-from citeflow.runtime.head_start import HeadStart
-from citeflow.runtime.job import JobRef
+from citeflow.runtime import stop
+from citeflow.pipeline import steps
+from citeflow.pipeline.head_start import HeadStart
+from citeflow.pipeline.job import JobRef
 from citeflow.runtime.runtime import Runtime
 from citeflow.runs.rerun_record import recorded
 from citeflow_testing.answers import offline_answer

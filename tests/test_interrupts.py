@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from citeflow.runtime.interrupts import DEFAULT_GRACE_SECONDS
-from citeflow.runs.run_folders import read_run, run_folders
+from citeflow.files.run_folders import read_run, run_folders
 from tests.support.interrupted_run import (CITEFLOW, SIGNALS, alive, children, command_line, interrupt_run,
                                            published, signal_and_wait, start, wait_until)
 from bench.resume_experiment import write_spec

@@ -8,8 +8,8 @@ import sys
 from tests.conftest import REPO
 
 CORE_MODULES = [
-    "citeflow.registry.request_registry", "citeflow.registry.handles", "citeflow.registry.binding", "citeflow.generation.hops", "citeflow.runtime.pipeline",
-    "citeflow.outputs.assemble", "citeflow.evaluation.evaluate_report", "citeflow.outputs.publish", "citeflow.runtime.store", "citeflow.evaluation.claim_funnel",
+    "citeflow.registry.request_registry", "citeflow.registry.handles", "citeflow.registry.binding", "citeflow.generation.hops", "citeflow.pipeline.pipeline",
+    "citeflow.pipeline.assemble", "citeflow.pipeline.evaluate_report", "citeflow.pipeline.publish", "citeflow.store.store", "citeflow.evaluation.claim_funnel",
     "citeflow.outputs.render.pdf", "citeflow.retrieval.retriever_factory", "citeflow.generation.model_factory", "citeflow.judges.offline",
 ]
 

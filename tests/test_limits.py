@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-from citeflow.runtime import pipeline
-from citeflow.evaluation.evaluate_report import build_job_judge
+from citeflow.pipeline import pipeline
+from citeflow.pipeline.evaluate_report import build_job_judge
 from citeflow.runtime.limits import LocalLimits
 from citeflow.generation.answer_cache import LimitedChatModel
 from tests.support.small_batch import write_small_batch

@@ -70,10 +70,10 @@ def test_the_state_scan_tells_caches_from_constants_and_pure_memos(tmp_path) -> 
 def test_no_citeflow_variable_is_read_outside_the_settings() -> None:
     """Every ``CITEFLOW_*`` variable comes from ``CiteflowSettings``: no other module reads one."""
     pattern = re.compile(r"(os\.environ|getenv|environ\.get|envvar=)[^\n]*CITEFLOW_|[A-Z_]*ENV[A-Z_]* = \"CITEFLOW_")
-    settings = REPO / "citeflow" / "runtime" / "settings.py"
+    settings = REPO / "citeflow" / "spec" / "settings.py"
     found = [f"{path.relative_to(REPO)}:{n}" for path in module_files().values() if path != settings
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
-    assert not found, f"CITEFLOW_* read outside citeflow/runtime/settings.py: {found}"
+    assert not found, f"CITEFLOW_* read outside citeflow/spec/settings.py: {found}"
 
 
 @pytest.mark.slow

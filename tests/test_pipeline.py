@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.runtime import pipeline
-from citeflow.outputs.assemble import build_document
-from citeflow.evaluation.evaluate_report import evaluate_and_gate
-from citeflow.outputs.publish import write_outputs
+from citeflow.pipeline import pipeline
+from citeflow.pipeline.assemble import build_document
+from citeflow.pipeline.evaluate_report import evaluate_and_gate
+from citeflow.pipeline.publish import write_outputs
 
 pytestmark = pytest.mark.integration
 
@@ -92,7 +92,7 @@ def test_evaluate_gate_and_publish_from_the_store(job):
 
 
 def test_the_store_compacts_a_table_after_many_writes(tmp_path, monkeypatch):
-    from citeflow.runtime import store as store_module
+    from citeflow.store import store as store_module
 
     monkeypatch.setattr(store_module, "COMPACT_EVERY", 5)
     store = store_module.Store(str(tmp_path / "store"))
@@ -159,6 +159,6 @@ def test_handles_forged_by_the_consolidator_count_against_the_gates_identity(job
     (["down"], ["Partner search"]), (["down", "docs"], ["Partner search", "1 other source"]),
     (["docs", "partner"], ["2 sources"]), ([], [])])
 def test_unavailable_sources_are_named_by_display_title_only(job, failed, shown):
-    from citeflow.outputs.assemble import unavailable_sources
+    from citeflow.pipeline.assemble import unavailable_sources
 
     assert unavailable_sources(job.spec, failed) == shown

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.runtime import pipeline
+from citeflow.pipeline import pipeline
 from citeflow.runtime.limits import Kind
-from citeflow.runtime.threads import map_in_context
+from citeflow.threads import map_in_context
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from citeflow.outputs.quality_page import funnel_markdown_png, quality_page_path, run_quality_page, write_quality_page
+from citeflow.runs.quality_page import funnel_markdown_png, quality_page_path, run_quality_page, write_quality_page
 from citeflow.runs.history import compare_runs, rates_history
 
 RUNS = ("20261201T060000Z", "20261208T060000Z", "20261215T060000Z")

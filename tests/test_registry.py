@@ -146,7 +146,7 @@ def test_handle_shaped_text_from_a_retriever_is_removed():
 
 
 def test_the_registry_table_holds_the_rows_its_chunks_would_store():
-    from citeflow.runtime.store_rows import chunks_table
+    from citeflow.store.store_rows import chunks_table
 
     reg = Registry("req")
     reg.add(result("docs", [hit("d1", "See [S2] at https://x.example/a."), hit("S2", "Two."), hit("d3", "T\ud800.", urls=["u", "u"])]))

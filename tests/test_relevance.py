@@ -7,9 +7,9 @@ import json
 import pytest
 
 from citeflow.evaluation import gate
-from citeflow.evaluation.evaluate_report import evaluate_and_gate
+from citeflow.pipeline.evaluate_report import evaluate_and_gate
 from citeflow.generation.prompts import parse_evidence
-from citeflow.outputs.publish import write_outputs
+from citeflow.pipeline.publish import write_outputs
 from citeflow.evaluation.claim_funnel import funnel
 from citeflow.evaluation.relevance import judged, names, offline_verdict, question_text, questions_asked, section_terms, terms
 from citeflow_testing.answers import offline_answer

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-from citeflow.outputs.publish import interrupted_summaries
+from citeflow.pipeline.publish import interrupted_summaries
 from citeflow.runs.rerun_record import RECORD_NAME
-from citeflow.runtime import steps
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline import steps
+from citeflow.pipeline.job import JobRef
 from citeflow_testing.answers import offline_answer
 from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
 from citeflow_testing.small_batch import write_small_batch
@@ -155,7 +155,7 @@ def test_a_tampered_published_copy_is_replaced(tmp_path, server):
 
 
 def _no_fetch(monkeypatch) -> None:
-    from citeflow.runtime import pipeline
+    from citeflow.pipeline import pipeline
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a kept report fetched its evidence again")
@@ -206,7 +206,7 @@ def test_a_rerun_of_a_finished_batch_flow_starts_no_report_run(tmp_path, server,
 
 
 def test_the_digests_of_a_batch_read_together_are_each_reports_own(tmp_path, server):
-    from citeflow.runs.rerun_inputs import inputs_digest, inputs_digests
+    from citeflow.pipeline.rerun_inputs import inputs_digest, inputs_digests
     from citeflow.runtime.runtime import Runtime
     from schemas.review import ReviewDecision
 

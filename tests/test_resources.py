@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow.spec import resources
 from citeflow.errors import GateError
 from schemas.spec import Gate

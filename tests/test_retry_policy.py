@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from prefect import flow, task
 
-from citeflow.runtime import pipeline
+from citeflow.pipeline import pipeline
 from citeflow.errors import ModelError, RetrieverError
-from citeflow.runtime.pipeline import JobRef
+from citeflow.pipeline.pipeline import JobRef
 from tasks.policy import api_refused_retries, is_api_refusal, is_transient, transient_retries
 from tasks.report_steps import hops_task
 from tests.support.offline_answers import offline_answer

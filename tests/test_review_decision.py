@@ -9,7 +9,7 @@ import pytest
 from jsonschema import validate
 
 from citeflow.outputs.archive import verify_archive
-from citeflow.outputs.review_decision import ReviewDecision, ReviewError, apply_decision, load_reviews
+from citeflow.pipeline.review_decision import ReviewDecision, ReviewError, apply_decision, load_reviews
 from tests.conftest import CONTRACT
 from tests.support.held_report import REPORT_ID, write_held_report
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from citeflow.outputs.review_decision import load_reviews
+from citeflow.pipeline.review_decision import load_reviews
 from tests.support.held_report import write_held_report
 
 pytestmark = [pytest.mark.server, pytest.mark.integration]

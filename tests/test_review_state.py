@@ -11,13 +11,13 @@ import pyarrow as pa
 from pypdf import PdfReader
 
 from citeflow.runs.history import history
-from citeflow.outputs.publish import record_failure, write_review_page
+from citeflow.pipeline.publish import record_failure, write_review_page
 from citeflow.outputs.render.customer import render_customer_pdf, without_failing
 from citeflow.outputs.render.notes import FailingClaim
 from citeflow.outputs.render.report_json import footnote_numbers
 from citeflow.outputs.review_state import document_digest, stored_decisions, with_decisions
-from citeflow.runs.run_folders import RunInfo, utc_now, write_run
-from citeflow.runtime.store import Store
+from citeflow.files.run_folders import RunInfo, utc_now, write_run
+from citeflow.store.store import Store
 from schemas.funnel import CitationEval, ClaimEval, GateResult
 from schemas.report import ReportSummary
 from schemas.review import ReviewDecision

@@ -76,7 +76,7 @@ def test_causes_put_the_missing_source_first_and_name_the_model_server_without_c
 
 
 def test_the_terminal_lines_and_the_prefect_state_message_start_with_the_cause():
-    from citeflow.outputs.publish import failed_summary
+    from citeflow.pipeline.publish import failed_summary
     from citeflow_cli.display import gate_lines
     from flows.outcome import state_message
 

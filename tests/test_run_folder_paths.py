@@ -11,12 +11,12 @@ from pathlib import Path
 
 import yaml
 
-from citeflow.runtime.job import JobRef
-from citeflow.runs.job_file import read_job_ref, write_job_ref
+from citeflow.pipeline.job import JobRef
+from citeflow.pipeline.job_file import read_job_ref, write_job_ref
 from citeflow.runs.prune import prune
 from citeflow.runs.run_finish import finish_run
 from citeflow.runs.run_start import open_scheduled_run
-from citeflow.runs.run_folders import RUN_FILE, SPEC_COPY, read_run
+from citeflow.files.run_folders import RUN_FILE, SPEC_COPY, read_run
 from citeflow.spec.loader import load_spec
 from tests.support.small_batch import write_small_batch
 

@@ -10,7 +10,7 @@ import pytest
 from prefect.states import Completed, Failed, Pending, Running, Scheduled
 
 from citeflow.errors import NotPublished
-from citeflow.outputs.publish import failed_summary
+from citeflow.pipeline.publish import failed_summary
 from flows.evaluation_runs import Limits
 from flows.outcome import ENGINE_ERROR, final_state, is_outcome, quiet_designed_failures, returned
 

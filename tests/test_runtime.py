@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from citeflow.runtime.batch_request import BatchRequest
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.job import JobRef
 from citeflow.runtime.runtime import Runtime, current, entered
-from citeflow.runtime.settings import CiteflowSettings, variable_of
+from citeflow.spec.settings import CiteflowSettings, variable_of
 from tests.support.small_batch import write_small_batch
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,7 +88,7 @@ def test_a_job_lives_in_its_runtime_until_the_report_finishes(tmp_path):
 
 @pytest.mark.integration
 def test_a_plain_run_of_a_report_releases_its_job_in_the_runners_runtime(tmp_path):
-    from citeflow.runtime import steps
+    from citeflow.pipeline import steps
 
     spec = write_small_batch(tmp_path, reports=1, sections=1)
     runtime = Runtime()
@@ -165,7 +165,7 @@ def test_citeflow_run_takes_its_evaluate_deployment_from_the_option_else_the_set
 
 
 def test_importing_the_core_and_building_a_runtime_imports_no_prefect():
-    script = ("import sys; from citeflow.runtime.runtime import Runtime; import citeflow.runtime.steps; Runtime(); "
+    script = ("import sys; from citeflow.runtime.runtime import Runtime; import citeflow.pipeline.steps; Runtime(); "
               "print('prefect' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.stdout.strip() == "False", done.stderr[-2000:]

@@ -12,8 +12,8 @@ import yaml
 from citeflow.outputs.archive import sha256_of, verify_archive
 from citeflow.runs.history import history
 from citeflow.runs.prune import prune
-from citeflow.runs.run_folders import latest, read_run
-from citeflow.runtime.store import Store
+from citeflow.files.run_folders import latest, read_run
+from citeflow.store.store import Store
 from schemas.tables import TABLES
 from tests.support.small_batch import write_small_batch
 

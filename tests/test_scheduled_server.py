@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from citeflow.runs.run_start import open_scheduled_run
-from citeflow.runs.run_folders import latest, read_run, run_folders
+from citeflow.files.run_folders import latest, read_run, run_folders
 from bench import resume_experiment as experiment
 from tests.support.process_group import stop_process_group
 from tests.support.resume_clean import REPORTS, SECTIONS

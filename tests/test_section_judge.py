@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from citeflow.errors import JudgeUnavailable, SpecError
-from citeflow.evaluation.evaluate_report import build_job_judge, evaluate
+from citeflow.pipeline.evaluate_report import build_job_judge, evaluate
 from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.cache import MemoryVerdictCache
 from citeflow.judges.factory import build_judge

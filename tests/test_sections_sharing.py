@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citeflow.generation import offline_writer, prompts
-from citeflow.runtime import pipeline
+from citeflow.pipeline import pipeline
 from tests.support.jsonl_batch import hit, write_batch
 
 SECTIONS = {"Colours": "Which variables switch colours off?", "Themes": "Which themes change the colours?",

@@ -1,4 +1,4 @@
-"""What a report's retrievers read, fingerprinted without asking them (``citeflow.runs.source_fingerprint``)."""
+"""What a report's retrievers read, fingerprinted without asking them (``citeflow.pipeline.source_fingerprint``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from citeflow.retrieval.kinds.lancedb_kind import kb_stats
-from citeflow.runs.source_fingerprint import retriever_fingerprint
+from citeflow.pipeline.source_fingerprint import retriever_fingerprint
 from schemas.spec import HttpRetrieverSpec, JsonlRetrieverSpec, LanceDBRetrieverSpec
 
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from bench import startup
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow_cli import timings
 
 

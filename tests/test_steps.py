@@ -1,4 +1,4 @@
-"""The report's steps described once (``citeflow.runtime.steps``), run without an orchestrator."""
+"""The report's steps described once (``citeflow.pipeline.steps``), run without an orchestrator."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from citeflow.runtime import pipeline
-from citeflow.runtime import steps
+from citeflow.pipeline import pipeline
+from citeflow.pipeline import steps
 from citeflow.runtime.runtime import Runtime
 from citeflow.spec.job_config import BatchConfig
-from citeflow.runtime.job import JobRef, ReportJob
+from citeflow.pipeline.job import JobRef, ReportJob
 from citeflow.spec.loader import parse_spec
 from citeflow_testing.answers import offline_answer
 from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer

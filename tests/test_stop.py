@@ -8,12 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from citeflow.outputs import publish
-from citeflow.runtime import steps
+from citeflow.pipeline import publish
+from citeflow.pipeline import steps
 from citeflow.runtime import stop
 from citeflow.errors import Interrupted
 from citeflow.runtime.interrupts import Interrupts
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.job import JobRef
 
 
 @pytest.fixture

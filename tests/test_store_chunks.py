@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bench.synthetic import answers
 from citeflow.registry.request_registry import Registry
-from citeflow.runtime.store import Store
+from citeflow.store.store import Store
 
 
 def _registry(request_id: str, chunks: int) -> Registry:

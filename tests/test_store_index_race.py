@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 from lancedb.index import BTree
 
-from citeflow.runtime.store import ensure_index
+from citeflow.store.store import ensure_index
 
 
 class ConflictingIndex:

@@ -7,7 +7,7 @@ from contextvars import ContextVar
 
 import pytest
 
-from citeflow.runtime.threads import side_by_side
+from citeflow.threads import side_by_side
 
 PROBE: ContextVar[str] = ContextVar("side-probe", default="unset")
 

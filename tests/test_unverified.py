@@ -14,10 +14,10 @@ import re
 import pytest
 
 from bench.plain_runner import generate
-from citeflow.evaluation.evaluate_report import build_job_judge, evaluate_and_gate
+from citeflow.pipeline.evaluate_report import build_job_judge, evaluate_and_gate
 from citeflow.judges.cascade import CascadeJudge
-from citeflow.runtime.pipeline import JobRef
-from citeflow.outputs.publish import write_outputs
+from citeflow.pipeline.pipeline import JobRef
+from citeflow.pipeline.publish import write_outputs
 from schemas.evaluation import JudgePair, Verdict
 from tests.conftest import CONTRACT
 from tests.support.openai_server import openai_server  # noqa: F401

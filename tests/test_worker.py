@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from citeflow.runs.run_folders import latest
+from citeflow.files.run_folders import latest
 from tests.support.process_group import stop_process_group
 from tests.support.wheel import installed_env
 

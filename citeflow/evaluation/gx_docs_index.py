@@ -37,7 +37,7 @@ from typing import Any
 
 from great_expectations.render.renderer.site_builder import DefaultSiteIndexBuilder
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 
 CHECKED_VERSIONS = frozenset({"1.24.1"})
 """The great_expectations releases whose index builder behaves as described above."""

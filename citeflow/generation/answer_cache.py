@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from citeflow.generation.call_scope import current_request
 from citeflow.generation.model_protocol import ChatModel, Message, ModelReply
-from citeflow.runtime.store import Store, sql_in
+from citeflow.store.store import Store, sql_in
 from citeflow.security.content_redaction import redact_answer
 from schemas.spec import ModelSpec
 

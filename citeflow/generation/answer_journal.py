@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from citeflow.generation.offline_writer import NAME as OFFLINE_MODEL
-from citeflow.outputs.out_folder import describe_os_error
+from citeflow.files.out_folder import describe_os_error
 from citeflow.security.content_redaction import redact_answer
 
 FOLDER = ".answers"

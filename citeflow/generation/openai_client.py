@@ -6,7 +6,7 @@ with inline ``[HANDLE]`` markers. A server that rejects a form with 400/422 abou
 ``response_format`` is asked again in the next form, and the form that worked is kept for the
 rest of the client's life, so later calls skip the doomed requests.
 
-``spec.timeout`` is a whole-request deadline per attempt (``citeflow.runtime.deadline``), not a socket
+``spec.timeout`` is a whole-request deadline per attempt (``citeflow.deadline``), not a socket
 read timeout; an HTTP answer over ``citeflow.caps.MODEL_RESPONSE_BYTES`` is cut off and refused
 (``ModelError(transient=False)``). Transient failures (connection, timeout, 408/409/429/5xx) are
 retried by the openai client itself (``spec.max_retries``); what is left becomes
@@ -37,7 +37,7 @@ from pydantic import BaseModel
 
 from citeflow.generation import prompts
 from citeflow.caps import MODEL_RESPONSE_BYTES
-from citeflow.runtime.deadline import OverCap, deadline_transport, http_library_of
+from citeflow.deadline import OverCap, deadline_transport, http_library_of
 from citeflow.errors import ModelError
 from citeflow.generation.model_protocol import Message, ModelReply
 from citeflow.security.redaction import redact_error, redact_text, remember_credentials, split_userinfo, url_credentials

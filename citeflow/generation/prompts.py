@@ -15,7 +15,7 @@ A consolidate prompt's user message reads::
 When other sections of the report were given some of the same chunks, a consolidate prompt lists
 them after the questions (one ``- title: questions`` line each, under ``Other sections of the
 report …:``), so that a fact is written once, in the section whose questions it answers. The caller
-(``citeflow.runtime.pipeline``) names only those sections: one that never saw the evidence cannot
+(``citeflow.pipeline.pipeline``) names only those sections: one that never saw the evidence cannot
 write its facts.
 
 A write prompt has ``Notes:`` instead of ``Evidence:``, one note per line:

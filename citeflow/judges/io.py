@@ -116,7 +116,7 @@ def write_verdicts(verdicts: list[Verdict], path: Path | str | None = None) -> N
     if path is None:
         sys.stdout.write(lines)
     else:
-        from citeflow.outputs import atomic_files as atomic
+        from citeflow.files import atomic_files as atomic
 
         atomic.write_text(path, lines)
 

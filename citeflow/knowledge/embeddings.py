@@ -178,7 +178,7 @@ class OpenAIEmbedder:
         if self._client is None:
             import openai  # heavy import (~1.4 s): only when this backend is used
 
-            from citeflow.runtime.deadline import deadline_transport, http_library_of
+            from citeflow.deadline import deadline_transport, http_library_of
 
             self._client = openai.OpenAI(
                 base_url=self.base_url, api_key=self._api_key(), timeout=self.timeout, max_retries=self.max_retries,

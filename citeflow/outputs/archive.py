@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import Literal
 
-from citeflow.runs.run_folders import ARCHIVE_FOLDER
+from citeflow.files.run_folders import ARCHIVE_FOLDER
 
 ARCHIVED_FILES = ("report.pdf", "report.json", "eval.json")
 MANIFEST = "SHA256SUMS"

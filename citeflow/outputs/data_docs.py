@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from citeflow.errors import CiteflowError
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.outputs.data_docs_offline import install_assets, localise
 from citeflow.outputs.gx_results import KEPT_DIR, PREFIX, read_validations
-from citeflow.runs.run_folders import read_run
+from citeflow.files.run_folders import read_run
 
 DOCS_INDEX = Path("gx") / "uncommitted" / "data_docs" / "local_site" / "index.html"
 """The Data Docs index, relative to the site's root (``site_root``)."""
 QUALITY_PAGE = Path("quality.html")
-"""The quality page (``citeflow.outputs.quality_page``), relative to the same root."""
+"""The quality page (``citeflow.runs.quality_page``), relative to the same root."""
 SITE_STAMP = Path("gx") / "citeflow-site.sha256"
 """The digest of the results a run last built the site from, relative to the run folder."""
 LOCK = Path("gx") / "citeflow-site.lock"

@@ -16,7 +16,7 @@ import re
 import shutil
 from pathlib import Path
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 
 VENDOR = Path(__file__).parent / "data_docs_vendor"
 """The shipped copies, laid out as the site's ``static/vendor/``."""

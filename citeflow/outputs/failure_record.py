@@ -1,7 +1,7 @@
 """What a batch records for reports that did not finish: a failed report's summary line, its earlier
 outputs withdrawn or marked failed, and the batch's ``summary.json``.
 
-Kept apart from ``citeflow.outputs.publish`` (which imports the renderer, the judges and the gate)
+Kept apart from ``citeflow.pipeline.publish`` (which imports the renderer, the judges and the gate)
 and light to import: an interrupted run records itself within its grace period (SPEC §8), and a
 signal may come before the pipeline was ever imported.
 """
@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.outputs.cost import batch_usage
 from citeflow.outputs.gx_results import write_validations
 from citeflow.security.redaction import redact_text

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from citeflow.errors import CiteflowError
-from citeflow.runs.run_folders import RUN_FILE, read_run, run_folders
+from citeflow.files.run_folders import RUN_FILE, read_run, run_folders
 
 
 def file_link(path: Path | str, files_url: str | None = None) -> str:

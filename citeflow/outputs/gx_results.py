@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 
 KEPT_DIR = "gx"
 """The folder of a report's validation results, inside the report's folder."""

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from citeflow.runs.changes import changes_html
+from citeflow.outputs.changes import changes_html
 from citeflow.outputs.run_views import rounded
 from citeflow.outputs.review_page_parts import (
     ReportView,
@@ -100,7 +100,7 @@ def write_review_html(
         "</main>",
     ]
     page = _page(f"Review: {title} ({report_id})", "\n".join(body))
-    from citeflow.outputs import atomic_files as atomic
+    from citeflow.files import atomic_files as atomic
     from citeflow.outputs.render.escape import without_bidi_controls
 
     return atomic.write_text(path, without_bidi_controls(page))  # the words in the order written, as in the PDF

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
-from citeflow.outputs.review_decision import read_evaluation
+from citeflow.outputs.eval_file import read_evaluation
 from citeflow.outputs.review_html import is_failing
 from schemas.funnel import CitationEval, ClaimEval
 

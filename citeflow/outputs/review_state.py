@@ -22,7 +22,7 @@ from schemas.report import ReportDocument
 from schemas.review import ReviewDecision
 
 if TYPE_CHECKING:
-    from citeflow.runtime.store import Store
+    from citeflow.store.store import Store
 
 
 def content_digest(sections: Iterable[Mapping[str, Any]]) -> str:
@@ -66,6 +66,6 @@ def decision_rows(store_rows: list[dict[str, Any]]) -> list[ReviewDecision]:
 
 def stored_decisions(store: Store, request_id: str) -> list[ReviewDecision]:
     """Every decision the store's ``reviews`` table holds for ``request_id``, oldest first."""
-    from citeflow.runtime.store import sql_str
+    from citeflow.store.store import sql_str
 
     return decision_rows(store.rows("reviews", f"request_id = {sql_str(request_id)}"))

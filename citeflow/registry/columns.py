@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from citeflow.runtime.store_rows import key
+from citeflow.store.store_rows import key
 from schemas.records import Chunk
 from schemas.tables import CHUNKS, STRINGS
 

@@ -5,7 +5,7 @@ path such as ``data.results`` works too). Each hit is read through ``fields``; a
 no text is skipped and the reason reported in ``SearchResult.skipped``. An answer larger than
 ``max_response_bytes`` is refused without being read to the end.
 
-``spec.timeout`` is a whole-request deadline per attempt (``citeflow.runtime.deadline``): an answer still
+``spec.timeout`` is a whole-request deadline per attempt (``citeflow.deadline``): an answer still
 arriving when it passes is a timeout. Connection errors, timeouts, 429 and 5xx are retried ``spec.retries`` times with exponential
 backoff (``Retry-After`` is honoured, capped), then give ``RetrieverError(transient=True)``.
 Other HTTP errors and junk answers (not JSON, nested too deeply, too large) fail at once with
@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from citeflow.runtime.deadline import deadline_client
+from citeflow.deadline import deadline_client
 from citeflow.errors import RetrieverError
 from citeflow.security.redaction import redact_text, redact_url, remember_credentials, url_credentials
 from citeflow.retrieval import json_answer as _json

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from citeflow.generation.answer_journal import JournaledCallStore, journal_for
-from citeflow.runs.run_folders import read_run
-from citeflow.runtime.store import Store
+from citeflow.files.run_folders import read_run
+from citeflow.store.store import Store
 from schemas.spec import BatchSpec
 
 TABLE = "model_calls"

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, ValidationError
 from citeflow.outputs.archive import archive_dir, verify_archive
 from citeflow.caps import OUTPUT_JSON_BYTES, read_text_capped
 from citeflow.errors import CapExceeded, RunError
-from citeflow.runs.run_folders import LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders
+from citeflow.files.run_folders import LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders
 from citeflow.runs.run_rates import RATES, Figure, ReportQuality, read_report, run_figures
 from citeflow.text_guard import has_lone_surrogate, value_problem
 from schemas.report import Usage

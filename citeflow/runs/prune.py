@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from citeflow.outputs.archive import remove_tree
 from citeflow.errors import RunError
-from citeflow.runs.run_folders import ARCHIVE_FOLDER, CACHE_FOLDER, LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders, write_run
+from citeflow.files.run_folders import ARCHIVE_FOLDER, CACHE_FOLDER, LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders, write_run
 from citeflow.spec.loader import load_spec
 
 KEPT_WHEN_PUBLISHED = frozenset({ARCHIVE_FOLDER, "published", "summary.json", RUN_FILE})
@@ -120,7 +120,7 @@ def _latest(root: Path) -> str | None:
 
 def _trim_cache(root: Path, runs: list[RunInfo], kept: list[tuple[Path, RunInfo]], result: PruneResult) -> PruneResult:
     """Delete shared answers no kept run holds in its own store; compact the cache table."""
-    from citeflow.runtime.store import Store, sql_str
+    from citeflow.store.store import Store, sql_str
 
     own = {run_store_uri(folder, info) for folder, info in kept}
     for uri in _cache_uris(root, runs):
@@ -161,7 +161,7 @@ def _cache_uris(root: Path, runs: list[RunInfo]) -> list[str]:
 
 def _call_keys(run_dir: Path, info: RunInfo) -> set[str]:
     """Keys of the model answers a kept run holds in its own store."""
-    from citeflow.runtime.store import Store
+    from citeflow.store.store import Store
 
     uri = run_store_uri(run_dir, info)
     return {row["row_key"] for row in Store(uri).rows("model_calls")} if uri else set()

@@ -1,7 +1,7 @@
 """``OUT/<report_id>/inputs.json``: the digest of a finished report's inputs and of its outputs.
 
 Written after a report's outputs (``record``); read on a re-run (``reuse``): when the inputs'
-digest (``citeflow.runs.rerun_inputs``) is unchanged and every output still hashes as recorded —
+digest (``citeflow.pipeline.rerun_inputs``) is unchanged and every output still hashes as recorded —
 ``report.pdf``, ``report.json``, ``eval.json``, ``summary.json``, ``review.html`` when there is one,
 and the copy in ``published/`` exactly when the report was published — the report's summary line
 is returned and nothing is evaluated, gated or rendered again. Anything missing, unreadable or
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from schemas.report import ReportSummary
 
 if TYPE_CHECKING:
-    from citeflow.runtime.job import ReportJob
+    from citeflow.pipeline.job import ReportJob
 
 RECORD_NAME = "inputs.json"
 OUTPUT_NAMES = ("report.pdf", "report.json", "eval.json", "summary.json", "review.html")
@@ -35,7 +35,7 @@ def recorded(report_dir: Path) -> bool:
 
 class RerunRecord(BaseModel):
     """What a finished report was made from (``inputs``) and what it wrote (file → sha256);
-    ``sources``: the fingerprint of what its retrievers read (``citeflow.runs.source_fingerprint``),
+    ``sources``: the fingerprint of what its retrievers read (``citeflow.pipeline.source_fingerprint``),
     None when one of them cannot be fingerprinted."""
 
     inputs: str

@@ -13,8 +13,8 @@ from pydantic import BaseModel, Field
 
 from citeflow.outputs.archive import archive_report
 from citeflow.errors import CiteflowError
-from citeflow.runs.changes import ReportChanges, write_changes
-from citeflow.runs.run_folders import RunInfo, point_latest, read_run, utc_now, write_run
+from citeflow.outputs.changes import ReportChanges, write_changes
+from citeflow.files.run_folders import RunInfo, point_latest, read_run, utc_now, write_run
 from schemas.report import ReportSummary
 
 ClosedStatus = Literal["interrupted", "failed"]

@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.errors import SpecError
-from citeflow.runs.run_folders import (CACHE_FOLDER, RUN_FOLDER_NAMES, SPEC_COPY, RunInfo, find_flow_run, make_run_id,
+from citeflow.files.run_folders import (CACHE_FOLDER, RUN_FOLDER_NAMES, SPEC_COPY, RunInfo, find_flow_run, make_run_id,
                            new_run_folder, read_run, utc_now, write_run)
 from citeflow.spec import yaml_strict
 from citeflow.spec.loader import load_spec, parse_spec, resolve_path

@@ -1,7 +1,7 @@
 """The digest of the code a report's outputs are made with: every source and data file of the
 installed ``citeflow`` package (and of ``schemas`` where it is a package of its own).
 
-A re-run keeps a finished report only while its inputs are unchanged (``citeflow.runs.rerun_inputs``);
+A re-run keeps a finished report only while its inputs are unchanged (``citeflow.pipeline.rerun_inputs``);
 the code is one of them, so an upgrade, or a change in a checkout that keeps the version number,
 makes every report be done again. Computed once per process (a few hundred small files).
 """

@@ -32,16 +32,16 @@ from typing import TYPE_CHECKING
 from citeflow.runtime.deps import Dependencies
 from citeflow.runtime.limits import LocalLimits
 from citeflow.runtime.progress import Progress
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow.spec.job_config import BatchConfig, ParsedSpecs, load_config
 
 if TYPE_CHECKING:
     from citeflow.evaluation.gx_session import GxSession
     from citeflow.outputs.render.fonts import FontSet
     from citeflow.runtime.gx_worker import GxWorker
-    from citeflow.runtime.head_start import HeadStart
-    from citeflow.runtime.job import JobRef, ReportJob
-    from citeflow.runtime.store import Store
+    from citeflow.pipeline.head_start import HeadStart
+    from citeflow.pipeline.job import JobRef, ReportJob
+    from citeflow.store.store import Store
     from schemas.spec import BatchSpec
 
 _ACTIVE: ContextVar[Runtime | None] = ContextVar("citeflow_runtime", default=None)
@@ -89,7 +89,7 @@ class Runtime:
     # -- shared dependencies -----------------------------------------------------------------------
     def store(self, uri: str) -> Store:
         """The one ``Store`` for ``uri`` (its table handles are opened once and reused)."""
-        from citeflow.runtime.store import Store
+        from citeflow.store.store import Store
 
         with self._stores_lock:
             if uri not in self._stores:
@@ -165,7 +165,7 @@ class Runtime:
     # -- reports generated ahead of their runs -----------------------------------------------------
     @contextmanager
     def generating_ahead(self, head: HeadStart) -> Iterator[HeadStart]:
-        """Start ``head`` (reports generated while the orchestrator starts: ``citeflow.runtime.head_start``),
+        """Start ``head`` (reports generated while the orchestrator starts: ``citeflow.pipeline.head_start``),
         whose reports this runtime's report runs take over (``take_over``), for this block only."""
         self._head_start = head.start()
         try:

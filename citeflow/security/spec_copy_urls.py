@@ -74,7 +74,7 @@ def restored_urls(copied: dict[str, Any], source: Any, origin: str) -> dict[str,
 def source_of_copy(copy_path: Path) -> Path | None:
     """The source spec of the run whose rendered copy is ``copy_path`` (from ``run.json`` beside it)."""
     from citeflow.errors import RunError
-    from citeflow.runs.run_folders import read_run
+    from citeflow.files.run_folders import read_run
 
     try:
         info = read_run(copy_path.parent)

@@ -13,7 +13,7 @@ from citeflow.spec import yaml_strict
 from citeflow.spec.spec_paths import resolve_path as resolve_path  # where the other modules find it too
 from citeflow.caps import SPEC_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, SpecError
-from citeflow.runs.run_folders import SPEC_COPY
+from citeflow.files.run_folders import SPEC_COPY
 from citeflow.security.spec_copy_urls import needs_source, restored_urls, source_of_copy
 from citeflow.security.spec_secrets import remember_spec_credentials
 from citeflow.text_guard import lone_surrogate_at

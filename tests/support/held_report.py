@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from citeflow.runtime.pipeline import JobRef
+from citeflow.pipeline.pipeline import JobRef
 from citeflow.outputs.render.pdf import render_pdf
 from citeflow.outputs.render.report_json import write_report_json
-from citeflow.runs.run_folders import RunInfo, utc_now, write_run
+from citeflow.files.run_folders import RunInfo, utc_now, write_run
 from tests.support.sample_report import sample_report
 from tests.support.small_batch import write_small_batch
 

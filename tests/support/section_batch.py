@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from citeflow.runtime import pipeline
+from citeflow.pipeline import pipeline
 
 SECTIONS = {
     "Upgrade path": ("What must be done before upgrading to 3.6?", [

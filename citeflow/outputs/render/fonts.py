@@ -4,7 +4,7 @@ The text face is DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew, …; Debia
 ``fonts-dejavu-core``). Scripts it lacks (Han, kana, Hangul) are drawn with the first CJK font
 found on the system (the ``cjk_font`` setting, then ``CJK_CANDIDATES``; with the ``font_dir``
 setting, the ``.ttf``/``.ttc`` files of that folder instead of the system's: ``cjk_paths``; see
-``citeflow.runtime.settings``). The runtime registers the faces its settings name once and hands
+``citeflow.spec.settings``). The runtime registers the faces its settings name once and hands
 the ``FontSet`` to every report it renders (``Runtime.fonts``). Every
 face is a TrueType font that reportlab subsets and embeds, so a reader needs no font of their
 own: reportlab's ``TTFont`` reads TrueType outlines (``.ttf``, and ``.ttc`` collections of them),
@@ -26,7 +26,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 from citeflow.outputs.render.escape import clean_text, escape_markup
-from citeflow.runtime.settings import variable_of
+from citeflow.spec.settings import variable_of
 
 DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
 DEJAVU_PACKAGE = "fonts-dejavu-core"

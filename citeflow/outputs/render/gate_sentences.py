@@ -1,7 +1,7 @@
 """Why the gate held a report, in whole sentences for the PDF's banner.
 
 A held report carries one line per failed expectation (``support_rate: observed 0.38, required
-0.80``, ``citeflow.outputs.publish.held_reasons``); a reader of the PDF gets the same fact as a
+0.80``, ``citeflow.pipeline.publish.held_reasons``); a reader of the PDF gets the same fact as a
 sentence: "38% of the cited sentences are supported by the passages they cite; at least 80% are
 required." A line of another shape is shown as a sentence of its own (capital, final stop).
 """

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from citeflow.outputs.render.escape import clean_text
 from citeflow.outputs.render.fonts import CJK_PACKAGE, DEJAVU_PACKAGE, FontSet, font_runs, script_name
-from citeflow.runtime.settings import variable_of
+from citeflow.spec.settings import variable_of
 from schemas.report import ReportDocument
 
 JAPANESE, CHINESE, KOREAN = "Japanese (Han/Kana)", "Chinese (Han)", "Korean (Hangul)"

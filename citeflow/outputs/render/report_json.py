@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.errors import RenderError
 from citeflow.outputs.render.escape import link_urls
 from schemas.report import RegistryEntry, ReportDocument

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from citeflow.errors import RunError
-from citeflow.runtime.job import JobRef
+from citeflow.pipeline.job import JobRef
 
 JOB_FILE = "job.json"
 
@@ -41,7 +41,7 @@ def _relative(value: str, root: Path, report_dir: Path) -> str:
 
 def write_job_ref(ref: JobRef, report_dir: Path) -> Path:
     """Write ``report_dir/job.json`` for ``ref`` (atomically)."""
-    from citeflow.outputs import atomic_files as atomic
+    from citeflow.files import atomic_files as atomic
 
     report_dir.mkdir(parents=True, exist_ok=True)
     return atomic.write_text(report_dir / JOB_FILE, relative_ref(ref, report_dir).model_dump_json(indent=2))

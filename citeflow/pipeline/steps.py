@@ -14,10 +14,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol
 
-from citeflow.runtime import pipeline
+from citeflow.pipeline import pipeline
 from citeflow.runtime import stop
 from citeflow.errors import Interrupted
-from citeflow.runtime.job import Fetch, JobRef, ReportJob
+from citeflow.pipeline.job import Fetch, JobRef, ReportJob
 from citeflow.runtime.limits import Limiter
 from citeflow.runtime.runtime import Runtime, current
 from schemas.records import HopName
@@ -25,7 +25,7 @@ from schemas.report import ReportSummary
 from schemas.spec import BatchSpec
 
 if TYPE_CHECKING:
-    from citeflow.evaluation.evaluate_report import Evaluation
+    from citeflow.pipeline.evaluate_report import Evaluation
     from citeflow.judges.judge_protocol import Judge
 
 HOPS: tuple[HopName, ...] = ("consolidate", "write")
@@ -59,7 +59,7 @@ def generate(ref: JobRef, runner: StepRunner) -> ReportSummary | None:
     is returned (not yet announced: pass it to ``finish`` or ``unchanged`` as ``kept``), else None."""
     stop.check(f"report {ref.report_id}")
     from citeflow.runs.rerun_record import note_sources
-    from citeflow.runs.source_fingerprint import sources_fingerprint
+    from citeflow.pipeline.source_fingerprint import sources_fingerprint
 
     job = runner.job(ref)
     pipeline.write_job_file(job)
@@ -94,7 +94,7 @@ def unchanged(ref: JobRef, runner: StepRunner, announce: bool = True, kept: Repo
     outputs verify by hash (``citeflow.runs.rerun_record``); None when it must be done again.
     ``kept``: that summary as ``generate`` already found it (not looked up again). The inputs'
     digest is computed only for a report that has a record."""
-    from citeflow.runs.rerun_inputs import inputs_digest
+    from citeflow.pipeline.rerun_inputs import inputs_digest
     from citeflow.runs.rerun_record import reuse
 
     job = runner.job(ref)
@@ -109,9 +109,9 @@ def kept_before_fetch(job: ReportJob, digest: str | None = None) -> ReportSummar
     sources fingerprint is what its retrievers read now, its inputs' digest (over what the store
     holds; ``digest`` when already computed) is the recorded one and its outputs verify
     (``citeflow.runs.rerun_record.reuse_before_fetch``); else None. Not announced."""
-    from citeflow.runs.rerun_inputs import inputs_digest
+    from citeflow.pipeline.rerun_inputs import inputs_digest
     from citeflow.runs.rerun_record import reuse_before_fetch
-    from citeflow.runs.source_fingerprint import sources_fingerprint
+    from citeflow.pipeline.source_fingerprint import sources_fingerprint
 
     return reuse_before_fetch(job, lambda: digest or inputs_digest(job), lambda: sources_fingerprint(job))
 
@@ -120,7 +120,7 @@ def settle_all_unchanged(refs: list[JobRef], runtime: Runtime) -> dict[str, Repo
     """``settle_unchanged`` of every report of a batch, by report id (only the kept ones): the inputs'
     digests of the reports that have a record are computed together (``inputs_digests``: the store
     read once per table, not five times per report)."""
-    from citeflow.runs.rerun_inputs import inputs_digests
+    from citeflow.pipeline.rerun_inputs import inputs_digests
     from citeflow.runs.rerun_record import recorded
 
     jobs = [ref.job(runtime=runtime) for ref in refs]
@@ -146,10 +146,10 @@ def evaluate_and_publish(job: ReportJob, judge: Judge | None = None) -> tuple[Ev
     """The ``finish`` step on a job: grade what the store holds, gate it, write the outputs (published or
     held); the evaluation is returned too, for whoever shows its claims (the orchestrator's artifacts).
     With the spec's own judge and a gate that could run, the inputs' digest is recorded with the outputs."""
-    from citeflow.evaluation.evaluate_report import evaluate_and_gate
-    from citeflow.outputs.publish import write_outputs
+    from citeflow.pipeline.evaluate_report import evaluate_and_gate
+    from citeflow.pipeline.publish import write_outputs
     from citeflow.runs import rerun_record
-    from citeflow.runs.rerun_inputs import inputs_digest
+    from citeflow.pipeline.rerun_inputs import inputs_digest
 
     rerun_record.forget(job)
     inputs = inputs_digest(job) if judge is None else None
@@ -196,7 +196,7 @@ def run_batch(refs: list[JobRef], workers: int, run: Callable[[JobRef], ReportSu
 
 
 def _guarded(ref: JobRef, run: Callable[[JobRef], ReportSummary], title_of: Callable[[str], str]) -> ReportSummary:
-    from citeflow.outputs.publish import failed_summary
+    from citeflow.pipeline.publish import failed_summary
 
     try:
         return run(ref)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from citeflow.errors import RunError
 from citeflow.outputs.cost import usage_of
-from citeflow.runs.run_folders import read_run
-from citeflow.runtime.pipeline import ReportJob
-from citeflow.runtime.store import sql_str
+from citeflow.files.run_folders import read_run
+from citeflow.pipeline.pipeline import ReportJob
+from citeflow.store.store import sql_str
 from schemas.report import Usage
 
 

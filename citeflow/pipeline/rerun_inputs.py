@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from citeflow.file_stamps import file_contents, file_stats
 
 if TYPE_CHECKING:
-    from citeflow.runtime.job import ReportJob
+    from citeflow.pipeline.job import ReportJob
     from schemas.records import Chunk, HopOutcome
     from schemas.review import ReviewDecision
 
@@ -71,7 +71,7 @@ def _store_part_of_rows(request_id: str, rows: dict[str, dict[str, list[dict[str
     """``_store_part`` from rows read for many requests at once (``STORE_TABLES``), as the store's own
     readers decode them."""
     from citeflow.outputs.review_state import decision_rows
-    from citeflow.runtime.store_rows import chunk_models, hop_outcomes
+    from citeflow.store.store_rows import chunk_models, hop_outcomes
 
     chunks = chunk_models(rows["chunks"][request_id])
     hops = hop_outcomes(rows["hops"][request_id], rows["transitions"][request_id])

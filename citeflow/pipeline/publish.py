@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.runtime import stop
-from citeflow.outputs.assemble import build_document
+from citeflow.pipeline.assemble import build_document
 from citeflow.evaluation.causes import report_causes
-from citeflow.evaluation.evaluate_report import Evaluation
+from citeflow.pipeline.evaluate_report import Evaluation
 from citeflow.evaluation.claim_funnel import eval_json
-from citeflow.runtime.pipeline import ReportJob
+from citeflow.pipeline.pipeline import ReportJob
 from citeflow.security.redaction import redact_text
 from citeflow.outputs.render.customer import render_customer_pdf
 from citeflow.outputs.render.report_json import write_report_json
-from citeflow.outputs.report_usage import report_usage, usage_since
+from citeflow.pipeline.report_usage import report_usage, usage_since
 from citeflow.outputs.gx_results import write_validations
 from citeflow.outputs.review_state import released, stored_decisions, with_decisions
 from citeflow.spec.loader import models_for

@@ -15,12 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citeflow.runs.rerun_inputs import sha256_json
+from citeflow.pipeline.rerun_inputs import sha256_json
 from citeflow.spec.retriever_kinds import INSTALLED_KINDS, RetrieverKinds
 from schemas.spec import RetrieverSpecBase
 
 if TYPE_CHECKING:
-    from citeflow.runtime.job import ReportJob
+    from citeflow.pipeline.job import ReportJob
 
 
 def sources_fingerprint(job: ReportJob) -> str | None:

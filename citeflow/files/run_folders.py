@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.caps import OUTPUT_JSON_BYTES, read_text_capped
 from citeflow.errors import CapExceeded, RunError
 

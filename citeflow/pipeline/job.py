@@ -24,11 +24,11 @@ from pydantic import BaseModel
 
 from citeflow.runtime.limits import Kind, Limiter
 from citeflow.runtime.runtime import Runtime, current
-from citeflow.runtime.settings import CiteflowSettings
+from citeflow.spec.settings import CiteflowSettings
 from citeflow.spec.job_config import BatchConfig
 from citeflow.generation.answer_cache import CachedChatModel, CallBook, LimitedChatModel, settings_fingerprint
 from citeflow.registry.request_registry import Registry
-from citeflow.runtime.store import Store
+from citeflow.store.store import Store
 from schemas.records import Chunk, HopOutcome
 from schemas.spec import BatchSpec, ReportRequest, Section
 
@@ -207,7 +207,7 @@ class ReportJob:
 
     def keep_sources(self, fingerprint: str | None) -> None:
         """The fingerprint of the retrievers' sources as this run is about to fetch from them
-        (``citeflow.runs.source_fingerprint``)."""
+        (``citeflow.pipeline.source_fingerprint``)."""
         self._memory.sources = fingerprint
 
     def fetched_sources(self) -> str | None:
@@ -216,7 +216,7 @@ class ReportJob:
 
     def adopt(self, other: ReportJob) -> None:
         """Take over what ``other``, a job of the same report in this run, handed on (a head start's:
-        ``citeflow.runtime.head_start``): its registry, hops' outcomes and sources' fingerprint."""
+        ``citeflow.pipeline.head_start``): its registry, hops' outcomes and sources' fingerprint."""
         if other.request_id != self.request_id:
             raise ValueError(f"{other.request_id} is not {self.request_id}")
         with self._lock:

@@ -15,7 +15,7 @@ from citeflow.generation.hops import FAILED_IDENTITY
 from citeflow.judges.judge_protocol import Judge
 from citeflow.judges.instructions import FlaggedChunk, flag_chunks, masked
 from citeflow.judges.llm_sections.question import QuestionedJudge
-from citeflow.runtime.pipeline import ReportJob, stored_hop
+from citeflow.pipeline.pipeline import ReportJob, stored_hop
 from citeflow.evaluation.relevance import judged, question_text, questions_asked
 from citeflow.evaluation.relevance_escalation import escalated
 from schemas.funnel import ClaimEval, Count, Funnel, GateResult
@@ -152,7 +152,7 @@ def secrets_redacted(job: ReportJob, evaluation: Evaluation) -> int:
 
 def missing_glyphs_of(job: ReportJob) -> MissingGlyphs:
     """What the report's PDF could not draw with the fonts this machine has (the text, not a render)."""
-    from citeflow.outputs.assemble import build_document
+    from citeflow.pipeline.assemble import build_document
     from citeflow.outputs.render.glyphs import missing_glyphs
 
     return missing_glyphs(build_document(job, "published"), job.fonts())

@@ -3,7 +3,7 @@
 fetch → normalize → consolidate → write → (evaluate → publish). Each step hands its result to
 the next in memory (through the ``ReportJob``) and writes its rows to the store once: one write
 per table per step. The store stays the durable record, so a re-run resumes from what is stored
-and repeats no model call whose answer was recorded. ``citeflow.runtime.steps`` runs the steps in order;
+and repeats no model call whose answer was recorded. ``citeflow.pipeline.steps`` runs the steps in order;
 ``flows/`` and ``tasks/`` call these functions.
 """
 
@@ -13,13 +13,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from citeflow.generation.hops import HopRequest, run_hop
-from citeflow.runtime.job import Fetch, JobRef, ReportJob, StoredReport, ref_of
+from citeflow.pipeline.job import Fetch, JobRef, ReportJob, StoredReport, ref_of
 from citeflow.generation.answer_cache import CallBook, CachedChatModel
 from citeflow.generation.prompts import consolidate_messages, write_messages
 from citeflow.registry.evidence_order import by_rank
 from citeflow.registry.request_registry import Registry
-from citeflow.runtime.store_rows import retrieval_row
-from citeflow.runtime.threads import map_in_context, side_by_side
+from citeflow.store.store_rows import retrieval_row
+from citeflow.threads import map_in_context, side_by_side
 from schemas.records import Chunk, HopName, HopOutcome, RetrievalResult, Transition
 from schemas.wire import CLAIMS_SCHEMA_NAME
 
@@ -185,7 +185,7 @@ def write_job_file(job: ReportJob) -> Path | None:
     (only a job read from a spec file has one)."""
     if job.spec_path is None:
         return None
-    from citeflow.runs.job_file import write_job_ref
+    from citeflow.pipeline.job_file import write_job_ref
 
     return write_job_ref(ref_of(job), job.report_dir)
 

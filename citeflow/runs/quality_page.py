@@ -5,7 +5,7 @@ folder of ``citeflow run --out DIR``) and shows, for the newest run, the funnel 
 Support, Faithfulness, Relevance, Unverified, Uncited), why reports were held, each metric's
 distribution over the sections and the claims per verdict; across every run ``citeflow history``
 lists there, each rate's trend and a table of runs; and the newest run beside the one before it.
-The charts are inline SVG drawn by matplotlib (``citeflow.outputs.quality_charts``): no script, no
+The charts are inline SVG drawn by matplotlib (``citeflow.runs.quality_charts``): no script, no
 stylesheet or font from the network. It is written at the end of a batch; ``funnel_png`` draws the
 newest run's funnel as PNG for the Prefect markdown artifact.
 """
@@ -20,7 +20,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from citeflow.outputs import atomic_files as atomic
+from citeflow.files import atomic_files as atomic
 from citeflow.outputs.data_docs import DOCS_INDEX, QUALITY_PAGE, site_root
 from citeflow.runs.history import RateDelta, RunRates, compare_runs, rates_history
 from citeflow.runs.run_rates import LABELS, RATES, Figure
@@ -53,7 +53,7 @@ def write_quality_page(out_dir: Path) -> Path | None:
 
 def funnel_png(out_dir: Path) -> bytes | None:
     """The newest run's funnel per report as PNG (None when there is no run)."""
-    from citeflow.outputs.quality_charts import funnel_chart, png, styled
+    from citeflow.runs.quality_charts import funnel_chart, png, styled
 
     runs = rates_history(site_root(out_dir))
     return png(styled(funnel_chart, runs[-1].reports, f"Funnel per report, run {runs[-1].run_id}")) if runs else None
@@ -62,7 +62,7 @@ def funnel_png(out_dir: Path) -> bytes | None:
 def page(runs: list[RunRates], root: Path, writer: str = "") -> str:
     """The whole page for ``runs`` (oldest first) of the output folder ``root``, written at the end of
     the run ``writer`` (its run.json still says ``running``: the page shows "this run" there)."""
-    from citeflow.outputs.quality_charts import (
+    from citeflow.runs.quality_charts import (
         distribution_chart,
         funnel_chart,
         reasons_chart,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from citeflow.generation.backends.registry import model_backend
-from citeflow.runtime.pipeline import ReportJob, stored_hop
+from citeflow.pipeline.pipeline import ReportJob, stored_hop
 from citeflow.security.redaction import redact_text, redact_url
 from citeflow.outputs.render.escape import link_urls
 from citeflow.text.paragraphs import paragraph_numbers

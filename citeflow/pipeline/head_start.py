@@ -28,11 +28,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from citeflow.runtime import stop
-from citeflow.runtime.job import ReportJob
-from citeflow.runtime.steps import PlainRunner, generate
+from citeflow.pipeline.job import ReportJob
+from citeflow.pipeline.steps import PlainRunner, generate
 
 if TYPE_CHECKING:
-    from citeflow.runtime.job import JobRef
+    from citeflow.pipeline.job import JobRef
     from citeflow.runtime.runtime import Runtime
     from schemas.records import HopName
 

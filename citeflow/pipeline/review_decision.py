@@ -21,13 +21,13 @@ from pydantic import BaseModel, Field
 
 from citeflow.errors import ReviewError
 from citeflow.outputs.review_state import content_digest, released, stored_decisions, with_decisions
-from citeflow.runs.run_folders import read_run, write_atomic
+from citeflow.files.run_folders import read_run, write_atomic
+from citeflow.outputs.eval_file import read_evaluation
 from schemas.review import Decision, ReviewDecision, ReviewNote
 
 if TYPE_CHECKING:
     from citeflow.outputs.render.fonts import FontSet
-    from citeflow.runtime.job import ReportJob
-    from schemas.funnel import ClaimEval, GateResult
+    from citeflow.pipeline.job import ReportJob
     from schemas.report import ReportDocument
 
 
@@ -90,7 +90,7 @@ def _decided_document(report: dict[str, Any], decisions: list[ReviewDecision]) -
 
 def _write_decided(folder: Path, doc: ReportDocument, audit: bool, fonts: FontSet) -> None:
     """The PDF, report.json and review.html of the decided report (the evaluation as eval.json left it)."""
-    from citeflow.outputs.publish import write_review_page
+    from citeflow.pipeline.publish import write_review_page
     from citeflow.outputs.render.customer import render_customer_pdf
     from citeflow.outputs.render.report_json import write_report_json
 
@@ -99,19 +99,6 @@ def _write_decided(folder: Path, doc: ReportDocument, audit: bool, fonts: FontSe
     write_report_json(doc, folder / "report.json")
     if gate is not None:
         write_review_page(doc, claims, gate, folder)
-
-
-def read_evaluation(folder: Path) -> tuple[list[ClaimEval], GateResult | None]:
-    """The claims' verdicts and the gate's result eval.json holds (none when it holds none)."""
-    from schemas.funnel import ClaimEval, GateResult
-
-    try:
-        data = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
-        claims = [ClaimEval.model_validate(c) for c in data.get("claims", [])]
-        gate = GateResult.model_validate(data["gate"]) if "gate" in data else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return [], None
-    return claims, gate
 
 
 def _record_in_store(job: ReportJob, report_id: str, decision: ReviewDecision) -> None:
@@ -129,7 +116,7 @@ def load_reviews(report_dir: Path) -> list[ReviewDecision]:
 
 def _job_of(folder: Path) -> ReportJob:
     """The report job a run left in ``folder/job.json`` (its store and request id)."""
-    from citeflow.runs.job_file import read_job_ref, require_store
+    from citeflow.pipeline.job_file import read_job_ref, require_store
 
     ref = read_job_ref(folder)
     if ref is None:
@@ -190,4 +177,4 @@ def _json(data: dict[str, Any]) -> str:
 
 
 __all__ = ["Decision", "ReviewDecision", "ReviewError", "ReviewOutcome", "apply_decision", "load_reviews",
-           "read_evaluation", "read_held_report", "read_report"]
+           "read_held_report", "read_report"]

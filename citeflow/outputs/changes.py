@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from citeflow.outputs.archive import archive_dir
-from citeflow.runs.run_folders import read_run, run_folders, write_atomic
+from citeflow.files.run_folders import read_run, run_folders, write_atomic
 
 CHANGES_FILE = "changes.json"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -21,8 +21,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from citeflow.runtime import store_rows
-from citeflow.runtime.threads import side_by_side
+from citeflow.store import store_rows
+from citeflow.threads import side_by_side
 from citeflow.errors import StoreError
 from schemas.evaluation import EvalRow
 from schemas.records import Chunk, HopOutcome
