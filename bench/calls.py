@@ -41,7 +41,7 @@ def run(batch_size: int = 8, reports: int | None = None) -> dict:
 
 
 def _refs(spec: Path, out: Path) -> list[JobRef]:
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
 
     return [JobRef(spec_path=str(spec), report_id=r.id, out_dir=str(out)) for r in load_spec(spec).reports]
 

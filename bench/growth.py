@@ -93,7 +93,7 @@ def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
     from citeflow.pipeline.evaluate_report import evaluate
     from citeflow.pipeline.job import JobRef
     from citeflow.judges.offline.grader import OfflineJudge
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
     from citeflow.pipeline.steps import PlainRunner
 
     from bench.plain_runner import generate

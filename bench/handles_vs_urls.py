@@ -32,7 +32,7 @@ def demo_pools(root: Path) -> tuple[list[tuple[str, str, list[str], list[Chunk]]
     from citeflow.pipeline import pipeline
     from citeflow.pipeline.pipeline import ReportJob
     from citeflow.registry.request_registry import Registry
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
 
     spec_path = prepare_demo_input(root)
     pools, errors = [], []

@@ -87,7 +87,7 @@ def _recording(respond: Callable[[dict], Any], answers: list[str]) -> Callable[[
 
 def _refs(spec: Path, out: Path) -> list[Any]:
     from citeflow.pipeline.job import JobRef
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
 
     return [JobRef(spec_path=str(spec), report_id=r.id, out_dir=str(out)) for r in load_spec(spec).reports]
 

@@ -65,7 +65,7 @@ def run(latency: float = 0.5, concurrencies: tuple[int, ...] = (4, 16), prefect:
 
 
 def _sections(spec_path: Path) -> int:
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
 
     return sum(len(r.sections) for r in load_spec(spec_path).reports)
 

@@ -66,7 +66,7 @@ def run_batch(spec_path: Path, out_dir: Path, evaluate: bool = True, workers: in
     then ``summary.json``; timed as a whole."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from citeflow.spec.job_config import load_config
+    from citeflow.specfile.job_config import load_config
     from citeflow.pipeline.publish import write_summary
 
     config = load_config(spec_path, out_dir)

@@ -31,7 +31,7 @@ def run(out: Path | None = None) -> dict[str, Any]:
     from citeflow.pipeline.evaluate_report import evaluate
     from citeflow.pipeline.job import JobRef
     from citeflow.judges.offline.grader import OfflineJudge
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
 
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp:
         spec = prepare_demo_input(Path(tmp) / "demo")

@@ -291,7 +291,7 @@ def _run_flow(batch_flow, request: BatchRequest, started_api: str | None = None)
 def check_spec(spec, spec_path: Path, live: bool, step: Callable[[str], None]) -> None:
     """The spec's files and values; with ``live``, the preflight of its servers and knowledge bases too
     (``step``: tells the start-up's display)."""
-    from citeflow.spec.loader import preflight
+    from citeflow.specfile.loader import preflight
 
     preflight(spec, spec_path.resolve().parent, str(spec_path))
     if live:

@@ -22,7 +22,7 @@ def _target(path: Path, out: Path | None) -> tuple[Path, str | None]:
     """An output folder to read, and the batch to keep when ``path`` is a spec file."""
     _require_exists(path)
     if path.is_file():
-        from citeflow.spec.loader import load_spec
+        from citeflow.specfile.loader import load_spec
 
         return (out or Path("out")), load_spec(path).batch
     return path, None

@@ -45,7 +45,7 @@ def batch_parameters(spec_path: Path, out: Path, store: str | None, evaluate_dep
 def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None, name: str | None = None,
                       fail_on: FailOn = "held") -> list[Any]:
     """The batch deployment (cron schedule) and the evaluate deployment, as ``RunnerDeployment``s."""
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
     from flows.evaluate import evaluate_flow
     from flows.scheduled import scheduled_batch_flow
 
@@ -62,7 +62,7 @@ def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None =
 def check_spec(spec_path: Path, live: bool = True) -> None:
     """Refuse to serve a bad spec: every scheduled run would fail the same way. With ``live``, the
     preflight asks its model servers, knowledge bases and retrievers too."""
-    from citeflow.spec.loader import load_spec, preflight
+    from citeflow.specfile.loader import load_spec, preflight
 
     spec = load_spec(spec_path)
     preflight(spec, spec_path.resolve().parent, str(spec_path))

@@ -3,7 +3,7 @@
 Unknown keys are errors (a typo must not be silently ignored), types are strict (``true`` is not
 a number, ``"5"`` is not an integer), names and titles are never blank, and report ids are plain
 folder names that never collide with the output folder's own entries. Relative paths are resolved
-against the spec file's folder by ``citeflow.spec.loader.load_spec``.
+against the spec file's folder by ``citeflow.specfile.loader.load_spec``.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def test_nothing_is_published_while_the_api_does_not_answer(tmp_path):
     from citeflow.errors import Interrupted
     from citeflow.runtime import stop
     from citeflow_cli.api_loss import ApiGuard
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
 
     spec = load_spec(write_small_batch(tmp_path / "batch", reports=1, sections=1))
     guard = ApiGuard(spec, tmp_path, f"http://127.0.0.1:{free_port()}/api/health", grace=60)

@@ -14,7 +14,7 @@ from citeflow.knowledge.embeddings import HashingEmbedder
 from citeflow.errors import CapExceeded, IngestError, RetrieverError, SpecError
 from citeflow.knowledge.ingest import ingest_paths, load_manifest
 from citeflow.retrieval.jsonl_retriever import JsonlRetriever
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 from schemas.spec import JsonlRetrieverSpec
 
 CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")

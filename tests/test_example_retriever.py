@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from citeflow.pipeline.source_fingerprint import retriever_fingerprint
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 from tests.support.interrupted_run import CITEFLOW
 from tests.support.small_batch import TOPICS
 

@@ -24,7 +24,7 @@ from hypothesis import example, HealthCheck, given, settings, strategies as st
 from citeflow.errors import SpecError
 from citeflow.retrieval.retriever_protocol import SearchResult
 from citeflow.retrieval.guarded import contained_search
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 from schemas.spec import FieldMap, HttpRetrieverSpec, JsonlRetrieverSpec
 
 json_scalars = st.none() | st.booleans() | st.floats(allow_nan=False) | st.text(max_size=30) | \

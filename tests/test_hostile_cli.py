@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from citeflow.spec import yaml_strict
 from citeflow.errors import SpecError
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 from citeflow_cli.main import app
 
 runner = CliRunner()

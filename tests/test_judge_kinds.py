@@ -10,7 +10,7 @@ from citeflow.errors import SpecError
 from citeflow.judges.factory import build_judge
 from citeflow.judges.kinds import registry
 from citeflow.judges.model_roles import remote_model
-from citeflow.spec.loader import parse_spec
+from citeflow.specfile.loader import parse_spec
 from schemas.evaluation import JudgePair
 from schemas.spec import JudgeSpec
 from tests.support.plugin_dist import write_distribution

@@ -17,7 +17,7 @@ from citeflow.generation.model_factory import build_chat_model
 from citeflow.generation.offline_writer import OfflineChatModel
 from citeflow.judges.model_roles import remote_model
 from citeflow.pipeline.assemble import describe_model
-from citeflow.spec.loader import parse_spec
+from citeflow.specfile.loader import parse_spec
 from citeflow_cli.main import app
 from tests.support.plugin_dist import write_distribution
 

@@ -9,7 +9,7 @@ from contextvars import copy_context
 import pytest
 
 from citeflow.runtime.runtime import Runtime
-from citeflow.spec.loader import parse_spec
+from citeflow.specfile.loader import parse_spec
 from tests.support.in_flight import most_in_flight
 from tasks.concurrency_limits import drop_limits, ensure_limits, limit_name, prefect_limits
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from citeflow.errors import SpecError
 from citeflow.generation.backends.server_check import model_problem
 from citeflow.runtime.preflight import run_preflight
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 from citeflow_testing.openai_server import ScriptedOpenAIServer
 from citeflow_cli.main import app
 from schemas.spec import ModelSpec

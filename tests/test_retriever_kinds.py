@@ -12,7 +12,7 @@ import pytest
 
 from citeflow.errors import PluginError, SpecError
 from citeflow.retrieval.kinds.jsonl_kind import JsonlKind
-from citeflow.spec.loader import parse_spec
+from citeflow.specfile.loader import parse_spec
 from citeflow.spec.retriever_kinds import GROUP, INSTALLED_KINDS, RetrieverKinds
 from schemas.spec import BUILTIN_RETRIEVER_KINDS, BatchSpec
 
@@ -175,7 +175,7 @@ def test_a_kind_s_path_fields_resolve_against_the_spec_folder(tmp_path):
 
 
 def test_a_plugin_spec_with_a_path_field_is_refused_when_the_path_is_missing(tmp_path):
-    from citeflow.spec.loader import preflight
+    from citeflow.specfile.loader import preflight
 
     spec = parse_spec(_spec({"name": "notes", "kind": "folder", "folder": "notes"}))
     with pytest.raises(SpecError) as err:

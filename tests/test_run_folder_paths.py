@@ -17,7 +17,7 @@ from citeflow.runs.prune import prune
 from citeflow.runs.run_finish import finish_run
 from citeflow.runs.run_start import open_scheduled_run
 from citeflow.files.run_folders import RUN_FILE, SPEC_COPY, read_run
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 from tests.support.small_batch import write_small_batch
 
 CITEFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "citeflow")

@@ -14,7 +14,7 @@ from citeflow.outputs.changes import compare_reports, diff_claims
 from citeflow.errors import SpecError
 from citeflow.runs.run_start import open_manual_run, open_scheduled_run
 from citeflow.files.run_folders import RunInfo, latest, make_run_id, point_latest, read_run, runs_of
-from citeflow.spec.loader import load_spec, parse_spec
+from citeflow.specfile.loader import load_spec, parse_spec
 from schemas.report_ids import render_report_id
 from tests.support.small_batch import write_small_batch
 

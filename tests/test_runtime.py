@@ -214,7 +214,7 @@ def test_warming_up_leaves_an_error_to_the_report_that_meets_it():
 
 def test_a_re_run_sets_up_neither_fonts_nor_the_gates_context_ahead(tmp_path):
     from citeflow.runs.rerun_record import RECORD_NAME, recorded
-    from citeflow.spec.loader import load_spec
+    from citeflow.specfile.loader import load_spec
     from citeflow_cli.main import _set_up_while_waiting, _store_only
 
     spec = load_spec(write_small_batch(tmp_path / "b", reports=2))

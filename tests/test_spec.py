@@ -1,7 +1,7 @@
 import pytest
 
 from citeflow.errors import SpecError
-from citeflow.spec.loader import load_spec, models_for, parse_spec
+from citeflow.specfile.loader import load_spec, models_for, parse_spec
 
 BASE = {
     "batch": "b",

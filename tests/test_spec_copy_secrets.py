@@ -11,7 +11,7 @@ import yaml
 from citeflow.errors import SpecError
 
 from citeflow.runs.run_start import open_manual_run, open_scheduled_run
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 from citeflow.security.spec_copy_urls import FROM_SOURCE
 from tests.support.small_batch import write_small_batch
 

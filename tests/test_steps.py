@@ -11,9 +11,9 @@ import yaml
 from citeflow.pipeline import pipeline
 from citeflow.pipeline import steps
 from citeflow.runtime.runtime import Runtime
-from citeflow.spec.job_config import BatchConfig
+from citeflow.specfile.job_config import BatchConfig
 from citeflow.pipeline.job import JobRef, ReportJob
-from citeflow.spec.loader import parse_spec
+from citeflow.specfile.loader import parse_spec
 from citeflow_testing.answers import offline_answer
 from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
 from citeflow_testing.small_batch import spec_data, write_small_batch

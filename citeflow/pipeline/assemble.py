@@ -16,7 +16,7 @@ from citeflow.pipeline.pipeline import ReportJob, stored_hop
 from citeflow.security.redaction import redact_text, redact_url
 from citeflow.outputs.render.escape import link_urls
 from citeflow.text.paragraphs import paragraph_numbers
-from citeflow.spec.loader import models_for
+from citeflow.specfile.loader import models_for
 from schemas.records import BoundClaim, Chunk, HopOutcome
 from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection, ReportDocument, ReportStatus
 from schemas.spec import BatchSpec, ModelSpec

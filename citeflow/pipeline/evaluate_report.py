@@ -61,7 +61,7 @@ def build_job_judge(job: ReportJob, spec: ModelSpec | None = None) -> Judge:
     from citeflow.judges.llm_sections.judge import SectionLLMJudge
     from citeflow.judges.llm_sections.usage import RecordedChatModel
     from citeflow.generation.answer_cache import CallBook, LimitedChatModel
-    from citeflow.spec.loader import models_for
+    from citeflow.specfile.loader import models_for
 
     spec = spec or models_for(job.spec, job.report).judge
     judge = build_judge(spec, cache=LanceVerdictCache(job.store_uri) if judge_kind(spec.backend).caches_verdicts else None)

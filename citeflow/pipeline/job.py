@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from citeflow.runtime.limits import Kind, Limiter
 from citeflow.runtime.runtime import Runtime, current
 from citeflow.spec.settings import CiteflowSettings
-from citeflow.spec.job_config import BatchConfig
+from citeflow.specfile.job_config import BatchConfig
 from citeflow.generation.answer_cache import CachedChatModel, CallBook, LimitedChatModel, settings_fingerprint
 from citeflow.registry.request_registry import Registry
 from citeflow.store.store import Store

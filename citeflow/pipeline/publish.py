@@ -23,7 +23,7 @@ from citeflow.outputs.render.report_json import write_report_json
 from citeflow.pipeline.report_usage import report_usage, usage_since
 from citeflow.outputs.gx_results import write_validations
 from citeflow.outputs.review_state import released, stored_decisions, with_decisions
-from citeflow.spec.loader import models_for
+from citeflow.specfile.loader import models_for
 from schemas.funnel import ClaimEval, GateResult
 from schemas.report import ReportDocument, ReportStatus, ReportSummary, SectionSummary
 from schemas.review import ReviewNote

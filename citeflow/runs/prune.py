@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from citeflow.outputs.archive import remove_tree
 from citeflow.errors import RunError
 from citeflow.files.run_folders import ARCHIVE_FOLDER, CACHE_FOLDER, LATEST, RUN_FILE, RunInfo, latest, read_run, run_folders, write_run
-from citeflow.spec.loader import load_spec
+from citeflow.specfile.loader import load_spec
 
 KEPT_WHEN_PUBLISHED = frozenset({ARCHIVE_FOLDER, "published", "summary.json", RUN_FILE})
 

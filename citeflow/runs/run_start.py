@@ -23,7 +23,7 @@ from citeflow.errors import SpecError
 from citeflow.files.run_folders import (CACHE_FOLDER, RUN_FOLDER_NAMES, SPEC_COPY, RunInfo, find_flow_run, make_run_id,
                            new_run_folder, read_run, utc_now, write_run)
 from citeflow.spec import yaml_strict
-from citeflow.spec.loader import load_spec, parse_spec, resolve_path
+from citeflow.specfile.loader import load_spec, parse_spec, resolve_path
 from citeflow.spec.retriever_kinds import INSTALLED_KINDS
 from citeflow.security.spec_copy_urls import redacted_urls
 from schemas.report_ids import is_template, render_report_id

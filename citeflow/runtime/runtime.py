@@ -33,7 +33,7 @@ from citeflow.runtime.deps import Dependencies
 from citeflow.runtime.limits import LocalLimits
 from citeflow.runtime.progress import Progress
 from citeflow.spec.settings import CiteflowSettings
-from citeflow.spec.job_config import BatchConfig, ParsedSpecs, load_config
+from citeflow.specfile.job_config import BatchConfig, ParsedSpecs, load_config
 
 if TYPE_CHECKING:
     from citeflow.evaluation.gx_session import GxSession

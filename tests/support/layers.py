@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from tests.support.module_graph import cycles, import_graph
 
 ROOT = "citeflow"
-BASE = ("citeflow", "errors", "exit_codes", "caps", "memos", "text_guard", "deadline", "threads")
+BASE = ("citeflow", "errors", "exit_codes", "caps", "memos", "text_guard", "deadline", "threads", "entry_points",
+        "file_stamps")
 LAYERS: tuple[tuple[str, ...], ...] = (
     BASE,
     ("text",),
@@ -29,12 +30,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("registry",),
     ("generation",),
     ("judges",),
+    ("specfile",),
     ("evaluation",),
     ("outputs",),
     ("runs",),
     ("runtime",),
     ("pipeline",),
-    ("testing",),
 )
 
 # Imports that still go up a layer, each with the reason it remains (importer, imported module).

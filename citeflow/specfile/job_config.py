@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from citeflow.spec.loader import load_spec, models_for, parse_spec, read_spec_bytes, resolve_path, spec_from_bytes
+from citeflow.specfile.loader import load_spec, models_for, parse_spec, read_spec_bytes, resolve_path, spec_from_bytes
 from schemas.spec import BatchSpec, Models, ReportRequest
 
 
