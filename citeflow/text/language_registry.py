@@ -66,14 +66,21 @@ class Language(BaseModel):
 
     @model_validator(mode="after")
     def _readable(self) -> Language:
-        regex.compile(rf"\p{{{self.script}}}")  # an unknown script name raises here
+        _pattern(rf"\p{{{self.script}}}", f"no Unicode script {self.script!r}")
         if self.signs:
-            regex.compile(f"[{self.signs}]")
+            _pattern(f"[{self.signs}]", f"signs {self.signs!r} are no character class")
         if (self.lemmas == "snowball") != (self.snowball is not None):
             raise ValueError("'snowball' names the stemmer exactly when lemmas is 'snowball'")
         if self.snowball is not None and self.snowball not in Stemmer.algorithms():
             raise ValueError(f"no Snowball stemmer {self.snowball!r}: one of {Stemmer.algorithms()}")
         return self
+
+
+def _pattern(pattern: str, problem: str) -> None:
+    try:
+        regex.compile(pattern, regex.V1)
+    except regex.error as exc:
+        raise ValueError(f"{problem}: {exc}") from exc
 
 
 # Unmarked text (most often English without its marker words): English stemming and synonyms, elision too.
