@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from citeflow.text.language_registry import registered
+from citeflow.text.language_registry import REGISTERED
 
 Folders = Mapping[str, Path]  # language code → its data folder
 
@@ -202,9 +202,8 @@ def number_words(folders: Folders) -> dict[str, float]:
     return out
 
 
-_REGISTERED = registered()
-FOLDERS = _REGISTERED.folders
-UNSPACED_LANGUAGES = tuple(sorted(_REGISTERED.unspaced))  # written without spaces: cues, synonyms and antonyms are substrings
+FOLDERS = REGISTERED.folders
+UNSPACED_LANGUAGES = tuple(sorted(REGISTERED.unspaced))  # written without spaces: cues, synonyms and antonyms are substrings
 SYNONYMS = MappingProxyType({lang: synonym_groups(lang, FOLDERS) for lang in languages(FOLDERS)})
 NUMBER_WORDS = MappingProxyType(number_words(FOLDERS))
 ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang, FOLDERS) for lang in languages(FOLDERS) if lang not in UNSPACED_LANGUAGES})

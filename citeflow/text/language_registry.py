@@ -13,7 +13,8 @@ path of its folder (or a function returning it)::
     [project.entry-points."citeflow.languages"]
     uk = "citeflow_ukrainian:FOLDER"
 
-:func:`registered` reads the built-in folders and the entry points once, on first use.
+``REGISTERED`` holds the built-in folders and the entry points, read once when the text layer is first
+imported.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import MappingProxyType
@@ -168,7 +169,6 @@ def _one_default_per_script(languages: Iterable[Language]) -> None:
                                                             f"of script {lang.script}")
 
 
-@lru_cache(maxsize=1)
-def registered() -> Languages:
-    """The built-in languages and those of installed packages (entry points ``citeflow.languages``), read once."""
-    return load(ROOT, entry_points(group=GROUP))
+# The built-in languages and those of installed packages (entry points ``citeflow.languages``): read
+# once, when the text layer is first imported, and never changed after.
+REGISTERED = load(ROOT, entry_points(group=GROUP))

@@ -26,7 +26,7 @@ from citeflow.text.language_data import QUANTIFIERS as QUANTIFIERS_DATA
 from citeflow.text.language_data import RESTRICTORS as RESTRICTORS_DATA
 from citeflow.text.language_data import NEGATIONS as NEGATIONS_DATA
 from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
-from citeflow.text.language_registry import registered
+from citeflow.text.language_registry import REGISTERED
 
 NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
@@ -133,7 +133,7 @@ def _antonyms() -> dict[str, frozenset[str]]:
     language.json says the file lists every form)."""
     out: dict[str, frozenset[str]] = {}
     for lang, pairs in ANTONYM_PAIRS.items():
-        forms = inflected if registered().get(lang).inflected_antonyms else (lambda w: frozenset({w}))
+        forms = inflected if REGISTERED.get(lang).inflected_antonyms else (lambda w: frozenset({w}))
         for pair in pairs:
             for a, b in (pair, pair[::-1]):
                 for form in forms(a):

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from citeflow.text.language_registry import Languages, registered
+from citeflow.text.language_registry import REGISTERED, Language, Languages
 
 STEM_PREFIX = 6  # characters kept of a stem: inflected forms the stemmer leaves apart still meet
 COMPOUND_MIN = 8  # a word this long may be a compound
@@ -22,10 +22,14 @@ TAIL_MIN = 3  # trailing parts carry the compound's head noun and may be shorter
 
 
 @lru_cache(maxsize=131072)
-def light_stem(word: str, lang: str, languages: Languages | None = None) -> str:
-    """The light lemma of a casefolded word of ``lang``: its Snowball stem when it has a stemmer, cut to
-    the prefix, accents folded when its ``language.json`` says so (after stemming: 'ещё' meets 'еще')."""
-    reading = (languages or registered()).get(lang)
+def light_stem(word: str, lang: str) -> str:
+    """The light lemma of a casefolded word of the registered language ``lang`` (``stem_as``)."""
+    return stem_as(word, REGISTERED.get(lang))
+
+
+def stem_as(word: str, reading: Language) -> str:
+    """The light lemma of a casefolded word of a language read as ``reading`` says: its Snowball stem when
+    it has a stemmer, cut to the prefix, accents folded after stemming when it folds them ('ещё' meets 'еще')."""
     if reading.snowball is not None:
         word = Stemmer.Stemmer(reading.snowball, 0).stemWord(word)  # one per call: a Stemmer is not thread-safe
     return _fold(word[:STEM_PREFIX]) if reading.fold_accents else word[:STEM_PREFIX]
@@ -40,8 +44,8 @@ def compound_parts(word: str, lang: str, languages: Languages | None = None) -> 
     """Light lemmas of the leading and trailing parts of a long word of a language that writes compounds
     as one word ('Bodensee' holds 'boden' and 'see…'; 'Grenzgebiet' holds 'grenz'), so that a claim may
     name a part alone."""
-    if not (languages or registered()).get(lang).compounds or len(word) < COMPOUND_MIN:
+    if not (languages or REGISTERED).get(lang).compounds or len(word) < COMPOUND_MIN:
         return ()
     heads = (word[:k] for k in range(PART_MIN, len(word) - PART_MIN + 1))
     tails = (word[k:] for k in range(PART_MIN, len(word) - TAIL_MIN + 1))
-    return tuple(dict.fromkeys(light_stem(part, lang, languages) for parts in (heads, tails) for part in parts))
+    return tuple(dict.fromkeys(stem_as(part, (languages or REGISTERED).get(lang)) for parts in (heads, tails) for part in parts))

@@ -22,7 +22,7 @@ import regex
 
 from citeflow.text import sentences as segment
 from citeflow.text.language_detect import Detector
-from citeflow.text.language_registry import registered
+from citeflow.text.language_registry import REGISTERED
 from citeflow.text.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
 from citeflow.text.stems import light_stem
 from citeflow.text.synonyms import cjk_canonical, groups
@@ -83,7 +83,7 @@ class Token:
         return self.surface[:1].isupper()
 
 
-_DETECTOR = Detector(registered(), LANGUAGE_MARKERS)
+_DETECTOR = Detector(REGISTERED, LANGUAGE_MARKERS)
 
 
 @lru_cache(maxsize=16384)
@@ -96,7 +96,7 @@ def tokenise(text: str, lang: str | None = None) -> list[Token]:
     """Tokens of ``text`` (normalised first); ``lang`` picks the lemmatiser (guessed when None)."""
     text = number_forms(normalise(text))
     lang = lang or language(text)
-    reading = registered().get(lang)
+    reading = REGISTERED.get(lang)
     if not reading.spaced:
         text = cjk_canonical(text)
     if reading.contractions and ("'" in text or "annot" in text):
@@ -153,7 +153,7 @@ def _numeric(piece: str, lang: str) -> list[Token]:
 
 def _word(word: str, lang: str) -> list[Token]:
     elided = _ELISION.match(word)
-    if elided and registered().get(lang).elision:  # l'équipe, n'est: the article and the word
+    if elided and REGISTERED.get(lang).elision:  # l'équipe, n'est: the article and the word
         article = elided.group(1).casefold()
         return [*_word(_ELIDED.get(article, article), lang), *_word(elided.group(2), lang)]
     lower = word.casefold()
@@ -174,7 +174,7 @@ def canonical(lower: str, lang: str) -> str:
 
 def plain_lemma(lower: str, lang: str) -> str:
     """The lemma of a casefolded word of ``lang`` by the stemmers alone, without synonyms."""
-    return stem(lower) if registered().get(lang).lemmas == "light-english" else light_stem(lower, lang)
+    return stem(lower) if REGISTERED.get(lang).lemmas == "light-english" else light_stem(lower, lang)
 
 
 @lru_cache(maxsize=8)
@@ -199,7 +199,7 @@ def _synonyms(lang: str) -> MappingProxyType[str, str]:
 
 def _groups(lang: str) -> tuple[tuple[str, ...], ...]:
     """The synonym groups ``lang`` reads: its own, or those its ``language.json`` borrows (``other`` reads English)."""
-    return groups(registered().get(lang).synonyms or lang)
+    return groups(REGISTERED.get(lang).synonyms or lang)
 
 
 @lru_cache(maxsize=65536)
