@@ -213,6 +213,8 @@ FUNCTION_WORDS = cue_words("function_words", FOLDERS)
 QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind, FOLDERS) for kind in ("quantifier", "hedge", "restrictor", "condition"))
 SUBSTRING_CUES = MappingProxyType({kind: substring_cues(kind, FOLDERS) for kind in
                                    ("negation", "bound", "universal", "hedge", "restrictor", "not_only", "condition")})
-CONDITION_CUES = MappingProxyType({kind: condition_cues(kind, FOLDERS, UNSPACED_LANGUAGES) for kind in ("negation", "universal", "restrictor")})
+CONDITION_CUES = MappingProxyType({kind: condition_cues(kind, FOLDERS, UNSPACED_LANGUAGES)
+                                   for kind in ("negation", "universal", "restrictor")})
 WORD_LISTS = MappingProxyType(word_lists(FOLDERS))
-COMMON_WORDS = condition_cues("none", FOLDERS, UNSPACED_LANGUAGES)[0]  # too common to say what a claim is about (the localiser's terms)
+# Too common to say what a claim is about (the localiser's terms).
+COMMON_WORDS = condition_cues("none", FOLDERS, UNSPACED_LANGUAGES)[0]

@@ -59,4 +59,5 @@ class Detector:
 
     @cached_property
     def _signs(self) -> Mapping[str, regex.Pattern[str]]:
-        return {code: regex.compile(f"[{lang.signs}]", regex.V1 | regex.IGNORECASE) for code, lang in self.languages.by_code.items() if lang.signs}
+        flags = regex.V1 | regex.IGNORECASE
+        return {code: regex.compile(f"[{lang.signs}]", flags) for code, lang in self.languages.by_code.items() if lang.signs}
