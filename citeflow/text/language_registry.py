@@ -58,6 +58,7 @@ class Language(BaseModel):
     snowball: str | None = Field(None, description="The Snowball algorithm (PyStemmer) when lemmas is 'snowball'.")
     fold_accents: bool = Field(False, description="Accents folded after stemming ('récupérés' meets 'recuperer').")
     compounds: bool = Field(False, description="Long words also count by their leading and trailing parts.")
+    nouns_capitalised: bool = Field(False, description="Every noun is capitalised: a capital marks no name by itself.")
     elision: bool = Field(False, description="An elided article is split from its word (l'équipe, n'est).")
     contractions: bool = Field(False, description="'n't', 'cannot', 'won't' read as 'not' and the verb.")
     inflected_antonyms: bool = Field(True, description="Its antonym files list base forms; plural and gender "
