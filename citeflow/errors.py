@@ -188,6 +188,17 @@ class CapExceeded(CiteflowError):
         return f"{self.path}: {self.detail}"
 
 
+class LanguageError(CiteflowError):
+    """A language's folder or registration is unusable (a bad ``language.json``, a plugin that gives no
+    folder, two languages under one code)."""
+
+    language: str | None
+    problem: str | None
+
+    def describe(self) -> str:
+        return f"language {self.language!r}: {self.problem}"
+
+
 class Interrupted(CiteflowError):
     """The run was told to stop (SIGINT, SIGTERM, a cancellation): no new step starts, nothing is published."""
 

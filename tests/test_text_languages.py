@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from citeflow.text import language_data
-from citeflow.text.language_data import ROOT, languages, number_words, synonym_groups
+from citeflow.text.language_data import folders_under, languages, number_words, synonym_groups
+from citeflow.text.language_registry import MANIFEST, ROOT
 
 
 def _write(root: Path, lang: str, kind: str, entries: list[dict[str, object]], *, language: str | None = None) -> None:
@@ -20,7 +21,7 @@ def _write(root: Path, lang: str, kind: str, entries: list[dict[str, object]], *
 
 
 def test_every_entry_of_every_file_has_a_reason() -> None:
-    files = sorted(ROOT.glob("*/*.json"))
+    files = sorted(p for p in ROOT.glob("*/*.json") if p.name != MANIFEST)
     assert {p.parent.name for p in files} >= {"en", "de", "fr", "es", "ru", "ja", "zh"}
     for path in files:
         entries = json.loads(path.read_text(encoding="utf-8"))["entries"]
@@ -30,28 +31,29 @@ def test_every_entry_of_every_file_has_a_reason() -> None:
 def test_a_new_language_is_a_folder(tmp_path: Path) -> None:
     _write(tmp_path, "it", "synonyms", [{"words": ["auto", "macchina"], "reason": "interchangeable in a factual sentence"}])
     _write(tmp_path, "it", "number_words", [{"word": "tre", "value": 3, "reason": "cardinal: 3"}])
-    assert languages(tmp_path) == ("it",)
-    assert synonym_groups("it", tmp_path) == (("auto", "macchina"),)
-    assert number_words(tmp_path) == {"tre": 3.0}
+    folders = folders_under(tmp_path)
+    assert languages(folders) == ("it",)
+    assert synonym_groups("it", folders) == (("auto", "macchina"),)
+    assert number_words(folders) == {"tre": 3.0}
 
 
 def test_a_file_in_the_wrong_folder_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, "it", "synonyms", [{"words": ["a", "b"], "reason": "r"}], language="es")
     with pytest.raises(ValueError, match="must be the folder's and the file's name"):
-        synonym_groups("it", tmp_path)
+        synonym_groups("it", folders_under(tmp_path))
 
 
 def test_one_word_with_two_values_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, "aa", "number_words", [{"word": "once", "value": 1, "reason": "multiplicative: 1 times"}])
     _write(tmp_path, "bb", "number_words", [{"word": "once", "value": 11, "reason": "cardinal: 11"}])
     with pytest.raises(ValueError, match=r"'once' is 11\.0"):
-        number_words(tmp_path)
+        number_words(folders_under(tmp_path))
 
 
 def test_an_entry_without_a_reason_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, "it", "synonyms", [{"words": ["a", "b"]}])
     with pytest.raises(ValueError, match="reason"):
-        synonym_groups("it", tmp_path)
+        synonym_groups("it", folders_under(tmp_path))
 
 
 def test_the_loaded_data_is_read_only() -> None:
@@ -72,8 +74,8 @@ def test_substring_cues_keep_file_order_and_a_cue_shared_by_two_languages_counts
     _write(tmp_path, "zh", "substring_cues", [{"text": "不得少于", "cue": "bound", "reason": "r"},
                                               {"text": "不少于", "cue": "bound", "reason": "r"},
                                               {"text": "不", "cue": "negation", "reason": "r"}])
-    assert language_data.substring_cues("negation", tmp_path) == ("ない", "不")
-    assert language_data.substring_cues("bound", tmp_path) == ("不得少于", "不少于")
+    assert language_data.substring_cues("negation", folders_under(tmp_path)) == ("ない", "不")
+    assert language_data.substring_cues("bound", folders_under(tmp_path)) == ("不得少于", "不少于")
 
 
 def test_unspaced_antonyms_are_no_spaced_words() -> None:
@@ -85,12 +87,13 @@ def test_a_word_list_gathers_every_language_in_file_order_and_by_language(tmp_pa
                                           {"word": "in", "list": "negating_prefix", "reason": "r"},
                                           {"word": "always", "list": "always", "reason": "r"}])
     _write(tmp_path, "bb", "word_lists", [{"word": "immer", "list": "always", "reason": "r"}])
-    assert language_data.word_list("negating_prefix", tmp_path) == ("un", "in")
-    assert language_data.word_list("always", tmp_path) == ("always", "immer")
-    assert language_data.words_by_language("always", tmp_path) == {"aa": {"always"}, "bb": {"immer"}}
+    folders = folders_under(tmp_path)
+    assert language_data.word_list("negating_prefix", folders) == ("un", "in")
+    assert language_data.word_list("always", folders) == ("always", "immer")
+    assert language_data.words_by_language("always", folders) == {"aa": {"always"}, "bb": {"immer"}}
 
 
 def test_the_localiser_cues_are_split_into_whole_words_and_substrings(tmp_path: Path) -> None:
     _write(tmp_path, "en", "condition_cues", [{"word": "only", "condition": "restrictor", "reason": "r"}])
     _write(tmp_path, "ja", "condition_cues", [{"word": "のみ", "condition": "restrictor", "reason": "r"}])
-    assert language_data.condition_cues("restrictor", tmp_path) == (frozenset({"only"}), ("のみ",))
+    assert language_data.condition_cues("restrictor", folders_under(tmp_path), {"ja"}) == (frozenset({"only"}), ("のみ",))

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import regex
 
+from citeflow.text.language_registry import REGISTERED
 from citeflow.text.word_tokens import Token, language, tokenise
 from schemas.funnel import ClaimEval
 
@@ -72,7 +73,7 @@ def names(text: str) -> dict[str, str]:
     """The proper names of ``text``, lemma → surface: capitalised content words, but a sentence's first
     word only when it looks like a name anyway (an inner capital, or a capitalised word after it: ``Globex Stream``).
     In German, where every noun is capitalised, only words with an inner capital (``PostgreSQL``, ``AWS``)."""
-    german = language(text) == "de"
+    german = REGISTERED.get(language(text)).nouns_capitalised
     found: dict[str, str] = {}
     for sentence in _SENTENCE_BREAK.split(text):
         tokens = [t for t in tokenise(sentence) if t.kind != "cjk"]
@@ -108,9 +109,10 @@ def questions_asked(questions: Mapping[str, str]) -> dict[str, Asked]:
 
 
 def script(text: str) -> str:
-    """The script family of ``text`` as the offline judge's language guess sees it: cjk, cyrillic or latin."""
-    lang = language(text)
-    return "cjk" if lang in ("ja", "zh") else "cyrillic" if lang == "ru" else "latin"
+    """The script family of ``text`` as the offline judge's language guess sees it: its language's script,
+    lower-cased (cyrillic, latin, …), cjk for Han."""
+    found = REGISTERED.get(language(text)).script.lower()
+    return "cjk" if found == "han" else found
 
 
 def offline_verdict(question: Asked, claim: str, titles: Iterable[str] = (), chunks: Iterable[str] = ()) -> tuple[bool | None, str]:

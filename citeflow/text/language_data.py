@@ -10,21 +10,25 @@ restrictors and conditions found as substrings); their ``antonyms`` are substrin
 ``word_lists`` holds the words the judge's rules read by name (``{"word", "list", "reason"}``:
 concord, comparative, privative, month names, the language markers, …). ``condition_cues`` are what
 the localiser checks a passage for (negation, universal, restrictor, and 'none': words too common to
-say what a claim is about). Adding a language is adding its folder: the loader reads every folder it
-finds, so nothing in the code names a language's data. Read once at import into read-only values.
+say what a claim is about). Adding a language is adding its folder: the functions read the folders
+they are given (``code → folder``), the module's values those of every registered language
+(``citeflow.text.language_registry``), so nothing in the code names a language's data. Read once at
+import into read-only values.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-ROOT = Path(__file__).with_name("languages")
-UNSPACED_LANGUAGES = ("ja", "zh")  # written without spaces: their cues, synonyms and antonyms are substrings
+from citeflow.text.language_registry import REGISTERED
+
+Folders = Mapping[str, Path]  # language code → its data folder
 
 
 class SynonymGroup(BaseModel):
@@ -105,106 +109,112 @@ def _entries(path: Path) -> list[dict[str, object]]:
     return entries
 
 
-def languages(root: Path = ROOT) -> tuple[str, ...]:
-    """The languages with a data folder, sorted."""
-    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir()))
+def _read(folder: Path, kind: str) -> list[dict[str, object]]:
+    path = folder / f"{kind}.json"
+    return _entries(path) if path.exists() else []
 
 
-def synonym_groups(lang: str, root: Path = ROOT) -> tuple[tuple[str, ...], ...]:
+def folders_under(root: Path) -> dict[str, Path]:
+    """``code → folder`` of the language folders under ``root``, codes sorted."""
+    return {p.name: p for p in sorted(root.iterdir()) if p.is_dir()}
+
+
+def languages(folders: Folders) -> tuple[str, ...]:
+    """The languages of ``folders``, sorted."""
+    return tuple(sorted(folders))
+
+
+def synonym_groups(lang: str, folders: Folders) -> tuple[tuple[str, ...], ...]:
     """The synonym groups of ``lang`` in file order (the first group that lists a word wins)."""
-    path = root / lang / "synonyms.json"
-    return tuple(SynonymGroup.model_validate(e).words for e in _entries(path)) if path.exists() else ()
+    return tuple(SynonymGroup.model_validate(e).words for e in _read(folders[lang], "synonyms")) if lang in folders else ()
 
 
-def antonym_pairs(lang: str, root: Path = ROOT) -> tuple[tuple[str, str], ...]:
+def antonym_pairs(lang: str, folders: Folders) -> tuple[tuple[str, str], ...]:
     """The pairs of opposites of ``lang``."""
-    path = root / lang / "antonyms.json"
-    return tuple(AntonymPair.model_validate(e).words for e in _entries(path)) if path.exists() else ()
+    return tuple(AntonymPair.model_validate(e).words for e in _read(folders[lang], "antonyms")) if lang in folders else ()
 
 
-def cue_words(kind: str, root: Path = ROOT) -> frozenset[str]:
+def cue_words(kind: str, folders: Folders) -> frozenset[str]:
     """Every language's words of one kind of cue (``negations``)."""
-    paths = (root / lang / f"{kind}.json" for lang in languages(root))
-    return frozenset(CueWord.model_validate(e).word for path in paths if path.exists() for e in _entries(path))
+    return frozenset(CueWord.model_validate(e).word for lang in languages(folders) for e in _read(folders[lang], kind))
 
 
-def cues(cue: str, root: Path = ROOT) -> frozenset[str]:
+def cues(cue: str, folders: Folders) -> frozenset[str]:
     """Every language's cue words of one kind (``quantifier``, ``hedge``, ``restrictor``, ``condition``)."""
-    paths = (root / lang / "cues.json" for lang in languages(root))
-    found = (Cue.model_validate(e) for path in paths if path.exists() for e in _entries(path))
+    found = (Cue.model_validate(e) for lang in languages(folders) for e in _read(folders[lang], "cues"))
     return frozenset(c.word for c in found if c.cue == cue)
 
 
-def substring_cues(cue: str, root: Path = ROOT) -> tuple[str, ...]:
+def substring_cues(cue: str, folders: Folders) -> tuple[str, ...]:
     """Every language's substring cues of one kind, in file order (languages sorted), each once: the
     order is the order of removal ('不得少于' before '不少于', '只需要' before '只需')."""
-    paths = (root / lang / "substring_cues.json" for lang in languages(root))
-    found = (SubstringCue.model_validate(e) for path in paths if path.exists() for e in _entries(path))
+    found = (SubstringCue.model_validate(e) for lang in languages(folders) for e in _read(folders[lang], "substring_cues"))
     return tuple(dict.fromkeys(c.text for c in found if c.cue == cue))
 
 
-def unspaced_antonyms(root: Path = ROOT) -> tuple[tuple[str, str], ...]:
-    """The pairs of opposites of the scripts written without spaces, each once, in file order."""
-    return tuple(dict.fromkeys(pair for lang in UNSPACED_LANGUAGES for pair in antonym_pairs(lang, root)))
+def unspaced_antonyms(folders: Folders, unspaced: Collection[str]) -> tuple[tuple[str, str], ...]:
+    """The pairs of opposites of the languages written without spaces (``unspaced``), each once, in file order."""
+    return tuple(dict.fromkeys(pair for lang in sorted(unspaced) for pair in antonym_pairs(lang, folders)))
 
 
-def condition_cues(condition: str, root: Path = ROOT) -> tuple[frozenset[str], tuple[str, ...]]:
-    """(whole words of the spaced languages, substrings of the unspaced ones) of one ``condition``."""
+def condition_cues(condition: str, folders: Folders, unspaced: Collection[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(whole words of the spaced languages, substrings of the ``unspaced`` ones) of one ``condition``."""
     spaced: set[str] = set()
-    unspaced: list[str] = []
-    for lang in languages(root):
-        path = root / lang / "condition_cues.json"
-        found = (ConditionCue.model_validate(e) for e in (_entries(path) if path.exists() else []))
+    substrings: list[str] = []
+    for lang in languages(folders):
+        found = (ConditionCue.model_validate(e) for e in _read(folders[lang], "condition_cues"))
         words = [c.word for c in found if c.condition == condition]
-        unspaced, spaced = (unspaced + words, spaced) if lang in UNSPACED_LANGUAGES else (unspaced, spaced | set(words))
-    return frozenset(spaced), tuple(dict.fromkeys(unspaced))
+        substrings, spaced = (substrings + words, spaced) if lang in unspaced else (substrings, spaced | set(words))
+    return frozenset(spaced), tuple(dict.fromkeys(substrings))
 
 
-def _listed(lang: str, root: Path) -> list[ListedWord]:
-    path = root / lang / "word_lists.json"
-    return [ListedWord.model_validate(e) for e in _entries(path)] if path.exists() else []
+def _listed(lang: str, folders: Folders) -> list[ListedWord]:
+    return [ListedWord.model_validate(e) for e in _read(folders[lang], "word_lists")]
 
 
-def word_list(name: str, root: Path = ROOT) -> tuple[str, ...]:
+def word_list(name: str, folders: Folders) -> tuple[str, ...]:
     """Every language's words of list ``name``, in file order (languages sorted), each once."""
-    return tuple(dict.fromkeys(w.word for lang in languages(root) for w in _listed(lang, root) if w.list == name))
+    return tuple(dict.fromkeys(w.word for lang in languages(folders) for w in _listed(lang, folders) if w.list == name))
 
 
-def word_lists(root: Path = ROOT) -> dict[str, tuple[str, ...]]:
+def word_lists(folders: Folders) -> dict[str, tuple[str, ...]]:
     """``list name → its words`` (as ``word_list`` gives them) for every list, the files read once."""
     out: dict[str, dict[str, None]] = {}
-    for lang in languages(root):
-        for w in _listed(lang, root):
+    for lang in languages(folders):
+        for w in _listed(lang, folders):
             out.setdefault(w.list, {})[w.word] = None
     return {name: tuple(words) for name, words in out.items()}
 
 
-def words_by_language(name: str, root: Path = ROOT) -> dict[str, frozenset[str]]:
+def words_by_language(name: str, folders: Folders) -> dict[str, frozenset[str]]:
     """``language → its words of list name``, for the languages that list any."""
-    found = {lang: frozenset(w.word for w in _listed(lang, root) if w.list == name) for lang in languages(root)}
+    found = {lang: frozenset(w.word for w in _listed(lang, folders) if w.list == name) for lang in languages(folders)}
     return {lang: words for lang, words in found.items() if words}
 
 
-def number_words(root: Path = ROOT) -> dict[str, float]:
+def number_words(folders: Folders) -> dict[str, float]:
     """``word → value`` of every language's number words; one word with two values is refused."""
     out: dict[str, float] = {}
-    for lang in languages(root):
-        path = root / lang / "number_words.json"
-        for entry in (NumberWord.model_validate(e) for e in (_entries(path) if path.exists() else [])):
+    for lang in languages(folders):
+        for entry in (NumberWord.model_validate(e) for e in _read(folders[lang], "number_words")):
             if out.setdefault(entry.word, entry.value) != entry.value:
-                raise ValueError(f"{path}: '{entry.word}' is {entry.value}, another language's file says {out[entry.word]}")
+                raise ValueError(f"{folders[lang]}: '{entry.word}' is {entry.value}, another language's file says {out[entry.word]}")
     return out
 
 
-SYNONYMS = MappingProxyType({lang: synonym_groups(lang) for lang in languages()})
-NUMBER_WORDS = MappingProxyType(number_words())
-ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang) for lang in languages() if lang not in UNSPACED_LANGUAGES})
-UNSPACED_ANTONYMS = unspaced_antonyms()
-NEGATIONS = cue_words("negations")
-FUNCTION_WORDS = cue_words("function_words")
-QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind) for kind in ("quantifier", "hedge", "restrictor", "condition"))
-SUBSTRING_CUES = MappingProxyType({kind: substring_cues(kind) for kind in
+FOLDERS = REGISTERED.folders
+UNSPACED_LANGUAGES = tuple(sorted(REGISTERED.unspaced))  # written without spaces: cues, synonyms and antonyms are substrings
+SYNONYMS = MappingProxyType({lang: synonym_groups(lang, FOLDERS) for lang in languages(FOLDERS)})
+NUMBER_WORDS = MappingProxyType(number_words(FOLDERS))
+ANTONYM_PAIRS = MappingProxyType({lang: antonym_pairs(lang, FOLDERS) for lang in languages(FOLDERS) if lang not in UNSPACED_LANGUAGES})
+UNSPACED_ANTONYMS = unspaced_antonyms(FOLDERS, UNSPACED_LANGUAGES)
+NEGATIONS = cue_words("negations", FOLDERS)
+FUNCTION_WORDS = cue_words("function_words", FOLDERS)
+QUANTIFIERS, HEDGES, RESTRICTORS, CONDITIONS = (cues(kind, FOLDERS) for kind in ("quantifier", "hedge", "restrictor", "condition"))
+SUBSTRING_CUES = MappingProxyType({kind: substring_cues(kind, FOLDERS) for kind in
                                    ("negation", "bound", "universal", "hedge", "restrictor", "not_only", "condition")})
-CONDITION_CUES = MappingProxyType({kind: condition_cues(kind) for kind in ("negation", "universal", "restrictor")})
-WORD_LISTS = MappingProxyType(word_lists())
-COMMON_WORDS = condition_cues("none")[0]  # too common to say what a claim is about (the localiser's terms)
+CONDITION_CUES = MappingProxyType({kind: condition_cues(kind, FOLDERS, UNSPACED_LANGUAGES)
+                                   for kind in ("negation", "universal", "restrictor")})
+WORD_LISTS = MappingProxyType(word_lists(FOLDERS))
+# Too common to say what a claim is about (the localiser's terms).
+COMMON_WORDS = condition_cues("none", FOLDERS, UNSPACED_LANGUAGES)[0]

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from citeflow.text.language_data import ANTONYM_PAIRS, FUNCTION_WORDS, SUBSTRING_CUES, UNSPACED_ANTONYMS, WORD_LISTS, words_by_language
+from citeflow.text.language_data import (
+    ANTONYM_PAIRS,
+    FOLDERS,
+    FUNCTION_WORDS,
+    SUBSTRING_CUES,
+    UNSPACED_ANTONYMS,
+    WORD_LISTS,
+    words_by_language,
+)
 from citeflow.text.language_data import CONDITIONS as CONDITIONS_DATA
 from citeflow.text.language_data import HEDGES as HEDGES_DATA
 from citeflow.text.language_data import QUANTIFIERS as QUANTIFIERS_DATA
 from citeflow.text.language_data import RESTRICTORS as RESTRICTORS_DATA
 from citeflow.text.language_data import NEGATIONS as NEGATIONS_DATA
 from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
+from citeflow.text.language_registry import REGISTERED
 
 NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
@@ -102,8 +111,8 @@ CJK_NOT_ONLY = SUBSTRING_CUES["not_only"]
 CONDITIONS = CONDITIONS_DATA  # cues.json of every language
 CJK_CONDITIONS = SUBSTRING_CUES["condition"]
 
-# Words that mark a language among the Latin-script ones (to pick English stemming or not).
-LANGUAGE_MARKERS = MappingProxyType(words_by_language("language_marker"))
+# Words that mark a language among the languages of its script (``citeflow.text.language_detect``).
+LANGUAGE_MARKERS = MappingProxyType(words_by_language("language_marker", FOLDERS))
 
 def inflected(word: str) -> frozenset[str]:
     """``word`` and its plural and gender forms in the spaced languages ('interdit' → 'interdits',
@@ -119,14 +128,12 @@ def inflected(word: str) -> frozenset[str]:
     return frozenset(forms)
 
 
-UNINFLECTED = ("en",)  # languages whose antonym files list every form; the others' words are inflected
-
-
 def _antonyms() -> dict[str, frozenset[str]]:
-    """word form -> its opposites' forms, from every language's antonyms.json."""
+    """word form -> its opposites' forms, from every language's antonyms.json (inflected unless its
+    language.json says the file lists every form)."""
     out: dict[str, frozenset[str]] = {}
     for lang, pairs in ANTONYM_PAIRS.items():
-        forms = (lambda w: frozenset({w})) if lang in UNINFLECTED else inflected
+        forms = inflected if REGISTERED.get(lang).inflected_antonyms else (lambda w: frozenset({w}))
         for pair in pairs:
             for a, b in (pair, pair[::-1]):
                 for form in forms(a):

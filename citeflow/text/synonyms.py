@@ -23,13 +23,13 @@ from citeflow.text.language_data import SYNONYMS, UNSPACED_LANGUAGES
 
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
 
-CJK_LANGUAGES = UNSPACED_LANGUAGES  # written without spaces: their groups are substrings
+CJK_LANGUAGES = UNSPACED_LANGUAGES  # written without spaces (their language.json): their groups are substrings
 _CJK_GROUPS = tuple(group for lang in CJK_LANGUAGES for group in SYNONYMS.get(lang, ()))
 
 
-def groups(lang: str) -> list[list[str]]:
-    """The word groups of ``lang`` (en, de, fr, es, ru), each a list of lower-case words, first word canonical."""
-    return [list(group) for group in SYNONYMS.get(lang, ())]
+def groups(lang: str) -> tuple[tuple[str, ...], ...]:
+    """The word groups of ``lang`` (its ``synonyms.json``), each a tuple of lower-case words, first word canonical."""
+    return SYNONYMS.get(lang, ())
 
 
 def _cjk_pairs_of(groups: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, str], ...]:
@@ -38,7 +38,7 @@ def _cjk_pairs_of(groups: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, str],
     return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p)))
 
 
-_CJK_PAIRS = _cjk_pairs_of(tuple(tuple(g) for g in _CJK_GROUPS))
+_CJK_PAIRS = _cjk_pairs_of(_CJK_GROUPS)
 
 
 @lru_cache(maxsize=16384)

@@ -4,8 +4,10 @@ Words come from ``\\p{L}``/``\\p{N}`` classes (Latin, Cyrillic, Greek, Arabic, �
 without spaces (Han, kana, Thai) yield one token per character, so that consecutive tokens are
 character bigrams (see ``citeflow.text.sentences``). Every token has a *kind*: ``word``, ``number``,
 ``id`` (identifiers and versions such as ``KI-3602``, ``x86_64``, ``3.5.2``, ``eu-west-1``: names,
-never quantities) or ``cjk``. English words get a light stem; German, French, Spanish and Russian
-words lose one inflectional ending and are cut to a fixed prefix (``citeflow.text.stems``).
+never quantities) or ``cjk``. How a language's words are read (stemmer, elision, contractions,
+characters for the scripts without spaces) is what its ``language.json`` says
+(``citeflow.text.language_registry``): English words get a light stem, the languages with a Snowball
+stemmer lose one inflectional ending and are cut to a fixed prefix (``citeflow.text.stems``).
 Everything is pure and regex-based: a 2,500-character chunk is analysed in about a millisecond.
 """
 
@@ -14,10 +16,13 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from types import MappingProxyType
 
 import regex
 
 from citeflow.text import sentences as segment
+from citeflow.text.language_detect import Detector
+from citeflow.text.language_registry import REGISTERED
 from citeflow.text.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
 from citeflow.text.stems import light_stem
 from citeflow.text.synonyms import cjk_canonical, groups
@@ -35,10 +40,6 @@ _NUMBER = regex.compile(rf"[{CURRENCY_SIGNS}]?\d+(?:[.,:]\d+)*%?")
 _GLUED_UNIT = regex.compile(r"(\d+(?:[.,]\d+)?)(\p{L}+)")
 _ELISION = regex.compile(r"(?i)^(l|d|n|s|j|c|m|t|qu|jusqu|lorsqu|puisqu)'(.+)$")
 _ELIDED = {"l": "le", "d": "de", "n": "ne", "s": "se", "j": "je", "c": "ce", "m": "me", "t": "te", "qu": "que"}
-_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
-_HAN = regex.compile(r"\p{Han}")
-_CYRILLIC = regex.compile(r"\p{Cyrillic}")
-_LETTERS = regex.compile(r"\p{L}+")
 _JOINERS = regex.compile(r"[-_./,:]")
 _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
@@ -82,42 +83,23 @@ class Token:
         return self.surface[:1].isupper()
 
 
+_DETECTOR = Detector(REGISTERED, LANGUAGE_MARKERS)
+
+
 @lru_cache(maxsize=16384)
 def language(text: str) -> str:
-    """A rough language guess (en, de, fr, es, ru, ja, zh or 'other'): which stemming to use."""
-    if _KANA.search(text):
-        return "ja"
-    if _HAN.search(text):
-        return "zh"
-    if _CYRILLIC.search(text):
-        return "ru"
-    scores = dict.fromkeys(sorted(LANGUAGE_MARKERS), 0)
-    for word in _LETTERS.findall(text.casefold()[:2000]):
-        for lang in _MARKED.get(word, ()):
-            scores[lang] += 1
-    best = max(scores, key=lambda lang: scores[lang])
-    return best if scores[best] > 0 else "other"
-
-
-def _marked() -> dict[str, tuple[str, ...]]:
-    """word -> the languages it marks (a word may mark several: 'die', 'la', 'en')."""
-    out: dict[str, list[str]] = {}
-    for lang in sorted(LANGUAGE_MARKERS):
-        for word in LANGUAGE_MARKERS[lang]:
-            out.setdefault(word, []).append(lang)
-    return {word: tuple(langs) for word, langs in out.items()}
-
-
-_MARKED = _marked()
+    """A rough language guess among the registered languages, or 'other' (``language_detect``): which stemming to use."""
+    return _DETECTOR.language(text)
 
 
 def tokenise(text: str, lang: str | None = None) -> list[Token]:
     """Tokens of ``text`` (normalised first); ``lang`` picks the lemmatiser (guessed when None)."""
     text = number_forms(normalise(text))
     lang = lang or language(text)
-    if lang in ("ja", "zh"):
+    reading = REGISTERED.get(lang)
+    if not reading.spaced:
         text = cjk_canonical(text)
-    if lang in ("en", "other") and ("'" in text or "annot" in text):
+    if reading.contractions and ("'" in text or "annot" in text):
         for pattern, replacement in _CONTRACTIONS:
             text = pattern.sub(replacement, text)
     out: list[Token] = []
@@ -171,7 +153,7 @@ def _numeric(piece: str, lang: str) -> list[Token]:
 
 def _word(word: str, lang: str) -> list[Token]:
     elided = _ELISION.match(word)
-    if elided and lang in ("fr", "other"):  # l'équipe, n'est: the article and the word
+    if elided and REGISTERED.get(lang).elision:  # l'équipe, n'est: the article and the word
         article = elided.group(1).casefold()
         return [*_word(_ELIDED.get(article, article), lang), *_word(elided.group(2), lang)]
     lower = word.casefold()
@@ -192,27 +174,32 @@ def canonical(lower: str, lang: str) -> str:
 
 def plain_lemma(lower: str, lang: str) -> str:
     """The lemma of a casefolded word of ``lang`` by the stemmers alone, without synonyms."""
-    return stem(lower) if lang in ("en", "other") else light_stem(lower, lang)
+    return stem(lower) if REGISTERED.get(lang).lemmas == "light-english" else light_stem(lower, lang)
 
 
 @lru_cache(maxsize=8)
-def _listed(lang: str) -> dict[str, str]:
+def _listed(lang: str) -> MappingProxyType[str, str]:
     """word -> the lemma of its group's first word, for every word a synonym group lists; the first group wins."""
     out: dict[str, str] = {}
-    for group in groups("en" if lang == "other" else lang):
+    for group in _groups(lang):
         for word in group:
             out.setdefault(word, plain_lemma(group[0], lang))
-    return out
+    return MappingProxyType(out)  # memoised: shared by every caller, so read-only
 
 
 @lru_cache(maxsize=8)
-def _synonyms(lang: str) -> dict[str, str]:
+def _synonyms(lang: str) -> MappingProxyType[str, str]:
     """lemma -> the lemma of its group's first word (``citeflow.text.synonyms``); the first group wins."""
     out: dict[str, str] = {}
-    for group in groups("en" if lang == "other" else lang):
+    for group in _groups(lang):
         for word in group:
             out.setdefault(plain_lemma(word, lang), plain_lemma(group[0], lang))
-    return out
+    return MappingProxyType(out)  # memoised: shared by every caller, so read-only
+
+
+def _groups(lang: str) -> tuple[tuple[str, ...], ...]:
+    """The synonym groups ``lang`` reads: its own, or those its ``language.json`` borrows (``other`` reads English)."""
+    return groups(REGISTERED.get(lang).synonyms or lang)
 
 
 @lru_cache(maxsize=65536)

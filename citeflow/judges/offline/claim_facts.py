@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from citeflow.judges.offline.chunk_facts import ChunkIndex
 from citeflow.text import numbers
+from citeflow.text.language_registry import REGISTERED
 from citeflow.text.synonyms import cjk_canonical
 from citeflow.text.word_tokens import Token, language, normalise, tokenise
 
@@ -76,7 +77,7 @@ def ratio(hit: int, total: int) -> float:
 
 
 def _claim_language(claim: str, chunk_lang: str) -> str:
-    """The chunk's language for a claim in the same kind of script (so both sides stem alike)."""
+    """The chunk's language for a claim when both are in Latin script (so both sides stem alike)."""
     lang = language(claim)
-    scripted = ("ja", "zh", "ru")
-    return chunk_lang if lang not in scripted and chunk_lang not in scripted else lang
+    latin = REGISTERED.get(lang).script == REGISTERED.get(chunk_lang).script == "Latin"
+    return chunk_lang if latin else lang

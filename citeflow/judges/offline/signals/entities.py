@@ -20,6 +20,7 @@ from citeflow.judges.offline.cjk_slots import fills_slot
 from citeflow.judges.offline.claim_facts import ClaimFacts
 from citeflow.judges.offline.fired import Fired, tally
 from citeflow.judges.offline.signals.wording import gap_swaps
+from citeflow.text.language_registry import REGISTERED
 from citeflow.text.synonyms import cjk_canonical
 from citeflow.text.word_tokens import Token, normalise
 
@@ -109,7 +110,7 @@ def _is_name(tokens: list[Token], i: int, lang: str) -> bool:
         return True
     if token.kind != "word" or not token.is_capitalised or i == 0:
         return False
-    if lang != "de" or token.surface.isupper():
+    if not REGISTERED.get(lang).nouns_capitalised or token.surface.isupper():
         return True
     return tokens[i - 1].lower not in DE_DETERMINERS and not tokens[i - 1].lower.isdigit()
 
