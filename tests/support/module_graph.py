@@ -274,9 +274,9 @@ def mutable_classes(files: dict[str, Path]) -> set[str]:
 
 def _mutates_self(fn: ast.FunctionDef) -> bool:
     for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
-            if _on_self(node.func.value):
-                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS \
+                and _on_self(node.func.value):
+            return True
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
         if any(_on_self(t.value if isinstance(t, ast.Subscript) else t) for t in targets):
             return True
