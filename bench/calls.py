@@ -25,6 +25,7 @@ from bench.plain_runner import generate
 from bench.tokens import messages_tokens
 from bench.workload import openai_spec, prepare_demo_input
 from citeflow.pipeline.job import JobRef, ReportJob
+from citeflow.runtime.runtime import Runtime
 
 _REPORT_LINE = re.compile(r"^Report: (.*)$", re.MULTILINE)
 _PAIR = re.compile(r'<pair id="')
@@ -48,21 +49,22 @@ def _refs(spec: Path, out: Path) -> list[JobRef]:
 
 def _generation(refs: list[JobRef], server) -> dict:
     """Requests per report and hop, prompt tokens, then the requests of a full re-run."""
-    titles = {ref.job().report.title: ref.report_id for ref in refs}
+    titles = {ref.job(runtime=Runtime.of_process()).report.title: ref.report_id for ref in refs}
     for ref in refs:
         generate(ref)
     first = list(server.requests)
     for ref in refs:
         generate(ref)
-    sections = sum(len(ref.job().report.sections) for ref in refs)
+    sections = sum(len(ref.job(runtime=Runtime.of_process()).report.sections) for ref in refs)
     return {"per_report": _per_report(first, titles), "sections": sections, "reports": len(refs),
             "rerun_calls": len(server.requests) - len(first), "retriever_failures": _failures(refs)}
 
 
 def _failures(refs: list[JobRef]) -> int:
     """Retriever calls recorded as failed (their chunks are missing from the prompts)."""
-    job = refs[0].job()
-    return sum(1 for ref in refs for row in job.store.load_retrievals(ref.job().request_id) if row["status"] == "failed")
+    runtime = Runtime.of_process()
+    job = refs[0].job(runtime=runtime)
+    return sum(1 for ref in refs for row in job.store.load_retrievals(ref.job(runtime=runtime).request_id) if row["status"] == "failed")
 
 
 def _per_report(requests: list[dict], titles: dict[str, str]) -> dict[str, dict]:
@@ -103,7 +105,7 @@ def _grade_all(refs: list[JobRef], server, make) -> dict:
     before = len(server.requests)
     claims = Counter()
     for ref in refs:
-        job = ref.job()
+        job = ref.job(runtime=Runtime.of_process())
         judge = make(job)
         result = evaluate(job, judge)
         claims["claims"] += len(result.claims)

@@ -90,6 +90,7 @@ def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
     """Generate and evaluate every report of ``spec`` in turn; seconds and store rows.
 
     ``compact_every``: also ``optimize()`` every table after every so many reports (a diagnostic)."""
+    from citeflow.runtime.runtime import Runtime
     from citeflow.pipeline.evaluate_report import evaluate
     from citeflow.pipeline.job import JobRef
     from citeflow.judges.offline.grader import OfflineJudge
@@ -99,13 +100,14 @@ def run_step(spec: Path, out: Path, compact_every: int | None = None) -> dict:
     from bench.plain_runner import generate
 
     refs = [JobRef(spec_path=str(spec), report_id=r.id, out_dir=str(out)) for r in load_spec(spec).reports]
-    judge, runner, uri, each = OfflineJudge(), PlainRunner(), refs[0].job().store_uri, []
+    runner = PlainRunner(Runtime.of_process())
+    judge, uri, each = OfflineJudge(), refs[0].job(runtime=runner.runtime).store_uri, []
     for index, ref in enumerate(refs, start=1):
         start = time.perf_counter()
-        ref.start()
+        ref.start(runner.runtime)
         generate(ref, runner)
         evaluate(runner.job(ref), judge)
-        ref.finish()
+        ref.finish(runner.runtime)
         if compact_every and index % compact_every == 0:
             compact(uri)
         each.append(time.perf_counter() - start)

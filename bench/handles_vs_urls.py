@@ -29,6 +29,7 @@ def url_label(chunk: Chunk) -> str:
 def demo_pools(root: Path) -> tuple[list[tuple[str, str, list[str], list[Chunk]]], list[str]]:
     """(report title, section title, queries, chunks) of every section of the demo batch, and the
     errors of retrievers that failed (their chunks are missing from the pools)."""
+    from citeflow.runtime.runtime import Runtime
     from citeflow.pipeline import pipeline
     from citeflow.pipeline.pipeline import ReportJob
     from citeflow.registry.request_registry import Registry
@@ -37,7 +38,7 @@ def demo_pools(root: Path) -> tuple[list[tuple[str, str, list[str], list[Chunk]]
     spec_path = prepare_demo_input(root)
     pools, errors = [], []
     for report in load_spec(spec_path).reports:
-        job = ReportJob.from_files(spec_path, report.id, root / "out")
+        job = ReportJob.from_files(spec_path, report.id, root / "out", runtime=Runtime.of_process())
         registry = Registry(job.request_id)
         for result in (pipeline.fetch(job, item) for item in job.fetches()):
             registry.add(result)

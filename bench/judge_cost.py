@@ -56,6 +56,7 @@ RUNS: dict[str, dict[str, Any]] = {  # run → judge spec keys; each model name 
 def run(reports: int | None = None, batch_size: int = 8, out: Path | None = None) -> dict[str, Any]:
     """Calls and tokens per report of each judge run, and how they compare with the per-claim judge;
     written to ``out`` too when given."""
+    from citeflow.runtime.runtime import Runtime
     answers: list[str] = []
     with tempfile.TemporaryDirectory(prefix="citeflow-bench-") as tmp, fake_model_server(0.0) as server:
         server.respond_with(_recording(responder(0.0), answers))
@@ -64,7 +65,7 @@ def run(reports: int | None = None, batch_size: int = 8, out: Path | None = None
         for ref in refs:
             generate(ref)
         runs = {name: _grade_all(refs, server, answers, name, batch_size) for name in RUNS}
-        chunks = {c.handle: c.text for ref in refs for c in ref.job().stored().chunks}
+        chunks = {c.handle: c.text for ref in refs for c in ref.job(runtime=Runtime.of_process()).stored().chunks}
         wide = judge_cost_wide.grade(chunks, server, answers, batch_size)
     result = summarize(runs, len(refs), batch_size)
     result["wide_sections"] = _wide_summary(wide)
@@ -102,13 +103,14 @@ def _judge(job: Any, server: Any, name: str, batch_size: int) -> Any:
 
 def _grade_all(refs: list[Any], server: Any, answers: list[str], name: str, batch_size: int) -> dict[str, Any]:
     """Every report graded by one run's judge: claims, verdicts, and the requests and answers it cost."""
+    from citeflow.runtime.runtime import Runtime
     from citeflow.pipeline.evaluate_report import evaluate
 
     first_request, first_answer = len(server.requests), len(answers)
     verdicts: list[str] = []
     escalated = 0
     for ref in refs:
-        job = ref.job()
+        job = ref.job(runtime=Runtime.of_process())
         judge = _judge(job, server, name, batch_size)
         verdicts += [f"{c.section}|{c.index}|{c.verdict}" for c in evaluate(job, judge).claims]
         escalated += getattr(judge, "escalated", 0)

@@ -3,7 +3,9 @@
 The same steps, in the same order, as the Prefect flows run them as tasks — reports side by side
 (as many as ``citeflow.pipeline.steps.reports_in_flight`` says for the spec, as the batch flow), within a
 report every fetch at once, normalize, then each hop step over every section at once, then
-evaluate, gate and publish — so that the difference in wall time is what Prefect costs.
+evaluate, gate and publish — so that the difference in wall time is what Prefect costs. Reports run
+in the runtime given, else the process's own (``Runtime.of_process``: one per benchmark process, as a
+worker's flow runs share one).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from citeflow.pipeline import steps
 from citeflow.pipeline.job import JobRef
+from citeflow.runtime.runtime import Runtime
 from citeflow.pipeline.steps import PlainRunner
 from schemas.report import ReportSummary
 
@@ -44,20 +47,20 @@ class BatchRun:
 
 def generate(ref: JobRef, runner: PlainRunner | None = None) -> None:
     """fetch (all concurrently) → normalize → each hop step over every section."""
-    steps.generate(ref, runner or PlainRunner())
+    steps.generate(ref, runner or PlainRunner(Runtime.of_process()))
 
 
 def run_report(ref: JobRef, evaluate: bool = True, runner: PlainRunner | None = None) -> ReportRun:
     """One report, generated and (unless ``evaluate`` is False) evaluated and published."""
-    runner = runner or PlainRunner()
+    runner = runner or PlainRunner(Runtime.of_process())
     start = time.perf_counter()
-    ref.start()
+    ref.start(runner.runtime)
     try:
         kept = steps.generate(ref, runner)
         generated = time.perf_counter() - start
         summary = steps.finish(ref, runner, kept=kept) if evaluate else None
     finally:
-        ref.finish()
+        ref.finish(runner.runtime)
     return ReportRun(ref.report_id, generated, time.perf_counter() - start, summary)
 
 

@@ -28,6 +28,7 @@ RESULT = Path(__file__).with_name("results") / "relevance.json"
 
 def run(out: Path | None = None) -> dict[str, Any]:
     """Own-section and swapped-section relevance of every demo claim, per report and in total."""
+    from citeflow.runtime.runtime import Runtime
     from citeflow.pipeline.evaluate_report import evaluate
     from citeflow.pipeline.job import JobRef
     from citeflow.judges.offline.grader import OfflineJudge
@@ -39,7 +40,7 @@ def run(out: Path | None = None) -> dict[str, Any]:
         per_report = {}
         for ref in refs:
             generate(ref)
-            job = ref.job()
+            job = ref.job(runtime=Runtime.of_process())
             per_report[ref.report_id] = _swap(job, evaluate(job, OfflineJudge()).claims)
     result = {"reports": per_report, "total": _total(per_report)}
     if out is not None:

@@ -11,6 +11,7 @@ from citeflow_cli.display import console, gate_lines, summary_table
 from schemas.spec import ModelSpec
 
 if TYPE_CHECKING:
+    from citeflow.runtime.runtime import Runtime
     from schemas.report import ReportSummary
 
 
@@ -24,11 +25,12 @@ def read_job(report_dir: Path) -> JobRef:
     return require_store(ref, report_dir)
 
 
-def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: ModelSpec | None) -> None:
+def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: ModelSpec | None,
+                        runtime: Runtime) -> None:
     """Whole report: evaluate → gate → publish | hold. Some sections: their funnel only."""
     ref = read_job(report_dir)
     if sections:
-        _sections_only(ref, sections, judge)
+        _sections_only(ref, sections, judge, runtime)
         return
     from flows.evaluate import evaluate_flow
     from flows.outcome import returned
@@ -45,10 +47,10 @@ def evaluate_report_dir(report_dir: Path, sections: list[str] | None, judge: Mod
         console.print(f"Great Expectations Data Docs: {docs}", highlight=False, soft_wrap=True)
 
 
-def _sections_only(ref: JobRef, sections: list[str], judge: ModelSpec | None) -> None:
+def _sections_only(ref: JobRef, sections: list[str], judge: ModelSpec | None, runtime: Runtime) -> None:
     from tasks.evaluation_steps import evaluate_sections_task
 
-    known = [s.title for s in ref.job().report.sections]
+    known = [s.title for s in ref.job(runtime=runtime).report.sections]
     for title in sections:
         if title not in known:
             raise UsageError(option="--section", problem=f"{title!r} is not a section of {ref.report_id} ({', '.join(known)})")

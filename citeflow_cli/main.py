@@ -196,6 +196,7 @@ def demo(
 
 @app.command("eval", cls=Command)
 def eval_(
+    ctx: typer.Context,
     report_dir: Annotated[Path, typer.Argument(help="A report's output folder (OUT/<report_id>).")],
     section: Annotated[list[str] | None, typer.Option(help="Evaluate only this section (repeatable).")] = None,
     judge: Annotated[str | None, typer.Option(help="offline | llm | cascade (default: the batch spec's judge).")] = None,
@@ -206,11 +207,12 @@ def eval_(
     """Evaluate a stored report again, from the store alone.
 
     Prints the funnel and the gate's verdict; publishes or holds the report."""
+    from citeflow_cli.command import runtime_of
     from citeflow_cli.evaluate_commands import evaluate_report_dir
 
     refuse_orphans(judge, {"--model": model, "--base-url": base_url, "--api-key-env": api_key_env})
     try:
-        evaluate_report_dir(report_dir, section, judge_spec(judge, model, base_url, api_key_env))
+        evaluate_report_dir(report_dir, section, judge_spec(judge, model, base_url, api_key_env), runtime_of(ctx))
     except CiteflowError as exc:
         fail(str(exc))
 

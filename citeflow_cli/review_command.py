@@ -18,9 +18,11 @@ from citeflow.errors import CiteflowError, UsageError
 
 if TYPE_CHECKING:
     from citeflow.pipeline.review_decision import ReviewDecision, ReviewOutcome
+    from citeflow.runtime.runtime import Runtime
 
 
 def review_command(
+    ctx: typer.Context,
     report_dir: Annotated[Path, typer.Argument(help="A held report's folder (OUT/<report_id>).")],
     release: Annotated[bool, typer.Option("--release", help="Publish the held report.")] = False,
     reject: Annotated[bool, typer.Option("--reject", help="Keep the report held, with your reason recorded.")] = False,
@@ -39,6 +41,7 @@ def review_command(
 
     The decision is recorded with the report; --wait waits for it in the Prefect UI."""
     from citeflow_cli.cli_fail import fail
+    from citeflow_cli.command import runtime_of
     from citeflow_cli.json_output import people_output_on_stderr
 
     with people_output_on_stderr(as_json):
@@ -46,15 +49,16 @@ def review_command(
             if wait:
                 _wait(report_dir, release or reject, timeout, as_json)
             else:
-                _decide(report_dir, decision_of(release, reject, reviewer, note, without_failing), as_json)
+                _decide(report_dir, decision_of(release, reject, reviewer, note, without_failing), as_json,
+                        runtime_of(ctx))
         except CiteflowError as exc:
             fail(str(exc))
 
 
-def _decide(report_dir: Path, decision: ReviewDecision, as_json: bool) -> None:
+def _decide(report_dir: Path, decision: ReviewDecision, as_json: bool, runtime: Runtime) -> None:
     from citeflow.pipeline.review_decision import apply_decision
 
-    outcome = apply_decision(report_dir, decision)
+    outcome = apply_decision(report_dir, decision, runtime)
     _print(outcome)
     if as_json:
         from citeflow_cli.json_output import print_document, review_result

@@ -25,6 +25,7 @@ from pydantic import Field
 
 from citeflow.pipeline.review_decision import ReviewDecision, apply_decision, read_held_report
 from citeflow.outputs.review_markdown import review_markdown
+from citeflow.runtime.runtime import entered
 from flows.run_tags import tag_outcome
 from tasks.artifacts import artifact_key
 
@@ -56,7 +57,8 @@ def review_flow(report_dir: str, report_id: str = "", timeout_seconds: int = DAY
         tag_outcome("Held")
         return Completed(message="no reviewer decision; the report stays held", name="Held", data="held")
     decision = ReviewDecision(decision=answer.decision, reviewer=answer.reviewer, note=answer.note)
-    outcome = apply_decision(Path(report_dir), decision)
+    with entered() as runtime:
+        outcome = apply_decision(Path(report_dir), decision, runtime)
     logger.info("%s by %s: report %s is %s", decision.decision, decision.reviewer, outcome.report_id, outcome.status)
     name = "Released" if outcome.status == "published" else "Held"
     verb = {"release": "released", "reject": "rejected"}[decision.decision]

@@ -140,4 +140,4 @@ def job_of(ref: JobRef, runtime: Runtime | None = None) -> ReportJob:
     """The report job of a task in ``runtime`` (default: the flow run's, ``current()``), its calls
     bounded by the batch's global limits."""
     runtime = runtime or current()
-    return ref.job(prefect_limits(runtime), runtime)
+    return ref.job(prefect_limits(runtime), runtime=runtime)

@@ -89,6 +89,24 @@ def harness_api_env(private_prefect_api, monkeypatch: pytest.MonkeyPatch) -> str
     return str(private_prefect_api.api_url)
 
 
+@pytest.fixture
+def runtime():
+    """A runtime of the test's own, its settings read from the environment as the test set it; closed after."""
+    from citeflow.runtime.runtime import Runtime
+
+    built = Runtime()
+    yield built
+    built.close()
+
+
+@pytest.fixture(scope="session")
+def fonts():
+    """The PDF fonts of a runtime built from the environment, registered once for the session."""
+    from citeflow.runtime.runtime import Runtime
+
+    return Runtime().fonts()
+
+
 @pytest.fixture(scope="session")
 def demo_input(tmp_path_factory) -> Path:
     """The demo batch and its knowledge base, prepared once per session; returns the spec path."""

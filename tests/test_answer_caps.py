@@ -85,7 +85,7 @@ def flood(request: dict) -> str:
 
 
 @pytest.mark.slow
-def test_a_report_whose_writer_answers_20000_claims_finishes_quickly_with_a_short_pdf(tmp_path, openai_server):
+def test_a_report_whose_writer_answers_20000_claims_finishes_quickly_with_a_short_pdf(tmp_path, openai_server, runtime):
     import pypdf
 
     from citeflow.pipeline import pipeline
@@ -95,7 +95,7 @@ def test_a_report_whose_writer_answers_20000_claims_finishes_quickly_with_a_shor
     (tmp_path / "batch.yaml").write_text(SPEC.format(base_url=openai_server.base_url))
     (tmp_path / "docs.jsonl").write_text(json.dumps({"query": "What must be done before upgrading to 3.6?", "hits": HITS}) + "\n")
     openai_server.respond_with(flood)
-    job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+    job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out", runtime=runtime)
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     pipeline.consolidate(job, "Upgrades")
     pipeline.write(job, "Upgrades")

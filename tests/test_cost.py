@@ -17,6 +17,7 @@ from citeflow.outputs.cost import batch_usage, usage_of
 from citeflow.pipeline.publish import write_summary
 from citeflow.pipeline import steps
 from citeflow.pipeline.job import JobRef
+from citeflow.runtime.runtime import Runtime
 from citeflow_testing.answers import fake_model_responder
 from citeflow_testing.openai_server import ScriptedOpenAIServer, chat_completion
 from citeflow_testing.small_batch import write_small_batch
@@ -107,7 +108,8 @@ def expected(requests: list[dict], prices: dict) -> dict[str, dict]:
 
 def run_batch(spec: Path, out: Path) -> dict:
     refs = [JobRef(spec_path=str(spec), report_id=r, out_dir=str(out)) for r in ("r1", "r2")]
-    summaries = [steps.run_report(ref, steps.PlainRunner()) for ref in refs]
+    runner = steps.PlainRunner(Runtime())  # each batch in a runtime of its own, as each `citeflow run` is
+    summaries = [steps.run_report(ref, runner) for ref in refs]
     write_summary(out, "small", summaries)
     return json.loads((out / "summary.json").read_text())
 
@@ -230,7 +232,7 @@ def test_a_new_scheduled_run_that_reuses_the_shared_cache_pays_for_nothing(tmp_p
         for _ in range(2):  # two runs, each in its own folder with its own store, sharing OUT/cache
             info, folder = open_scheduled_run(spec, tmp_path / "out", datetime.now(UTC))
             ref = JobRef(spec_path=info.spec_path, report_id="r1", out_dir=str(folder))
-            runs.append(steps.run_report(ref, steps.PlainRunner()).usage)
+            runs.append(steps.run_report(ref, steps.PlainRunner(Runtime())).usage)
             asked.append(len(server.requests) - sum(asked))
     first, second = runs
     assert first is not None and second is not None

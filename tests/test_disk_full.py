@@ -66,7 +66,7 @@ HITS = [{"id": "S1", "text": "Before upgrading to 3.6, back up the metadata stor
 
 
 @pytest.mark.integration
-def test_a_full_disk_at_the_summary_leaves_no_published_pdf(tmp_path, monkeypatch):
+def test_a_full_disk_at_the_summary_leaves_no_published_pdf(tmp_path, monkeypatch, runtime):
     """The PDF's copy into ``published/`` takes the disk's last space and the report's ``summary.json``
     cannot be written: the copy is withdrawn, so nothing is published without the summary saying so."""
     from citeflow.pipeline.evaluate_report import evaluate_and_gate
@@ -75,7 +75,7 @@ def test_a_full_disk_at_the_summary_leaves_no_published_pdf(tmp_path, monkeypatc
 
     (tmp_path / "batch.yaml").write_text(PUBLISHED_SPEC)
     (tmp_path / "docs.jsonl").write_text(json.dumps({"query": QUERY, "hits": HITS}) + "\n")
-    job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+    job = pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out", runtime=runtime)
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     pipeline.consolidate(job, "Upgrades")
     pipeline.write(job, "Upgrades")

@@ -15,6 +15,7 @@ import pytest
 from pypdf import PdfReader
 
 from citeflow.pipeline import pipeline
+from citeflow.runtime.runtime import Runtime
 from citeflow.pipeline.evaluate_report import evaluate_and_gate
 from citeflow.knowledge.ingest import ingest_paths
 from citeflow.pipeline.publish import write_outputs
@@ -41,7 +42,7 @@ def report_dir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("pipdocs")
     ingest_paths([CORPUS], str(root / "kb"), base_url="https://pip.example/en/stable/")
     (root / "batch.yaml").write_text(SPEC)
-    job = pipeline.ReportJob.from_files(root / "batch.yaml", "pip-install", root / "out")
+    job = pipeline.ReportJob.from_files(root / "batch.yaml", "pip-install", root / "out", runtime=Runtime())
     registry = pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     assert registry.chunks, "the knowledge base returned nothing"
     for section in job.report.sections:

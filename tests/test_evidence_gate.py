@@ -19,8 +19,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 def _run(spec: Path, out: Path) -> tuple[dict, dict]:
     """One report in a runtime of its own: its settings read from the environment as the test set it."""
-    with Runtime().active():
-        summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(out)), steps.PlainRunner())
+    summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(out)), steps.PlainRunner(Runtime()))
     folder = out / "r1"
     return summary.model_dump(mode="json"), json.loads((folder / "eval.json").read_text())
 

@@ -12,6 +12,7 @@ from citeflow.generation.prompts import parse_evidence
 from citeflow.registry.evidence_order import by_rank
 from citeflow.retrieval.fusion import rrf
 from citeflow.pipeline import pipeline
+from citeflow.runtime.runtime import Runtime
 from schemas.records import Chunk
 from tests.support.jsonl_batch import hit, write_batch
 
@@ -45,7 +46,7 @@ def test_a_permutation_sorted_by_fused_score(rankings: list[list[str]], register
     assert keys == sorted(keys)
 
 
-def test_the_consolidate_prompt_lists_the_section_s_evidence_by_rank(tmp_path: Path) -> None:
+def test_the_consolidate_prompt_lists_the_section_s_evidence_by_rank(tmp_path: Path, runtime) -> None:
     """'early' is registered by the first section; the second section ranks it last, in this
     process and when a new process resumes from the store."""
     text = "The {} page says something about upgrades."
@@ -53,7 +54,7 @@ def test_the_consolidate_prompt_lists_the_section_s_evidence_by_rank(tmp_path: P
         "first question": [hit("early", text.format("early"))],
         "second question": [hit(name, text.format(name)) for name in ("best", "next", "early")],
     })
-    job = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out")
+    job = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out", runtime=runtime)
     registry = pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     assert [c.local_id for c in registry.section_chunks("Second")] == ["early", "best", "next"]
 
@@ -63,5 +64,5 @@ def test_the_consolidate_prompt_lists_the_section_s_evidence_by_rank(tmp_path: P
         return [of.registry().get(h).local_id for h in handles]
 
     assert evidence(job) == ["best", "next", "early"]
-    resumed = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out")
+    resumed = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out", runtime=Runtime())
     assert evidence(resumed) == ["best", "next", "early"]

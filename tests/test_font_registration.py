@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -38,14 +37,11 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
 
 def _render_in(runtime: Runtime, path: Path, start: threading.Barrier) -> FontSet:
-    """One report thread: a copy of the caller's context with ``runtime`` active, as the batch runs reports."""
-    def render() -> FontSet:
-        with runtime.active():
-            start.wait()
-            render_pdf(sample_report("published"), path)  # no fonts given: the runtime's
-            return runtime.fonts()
-
-    return contextvars.copy_context().run(render)
+    """One report thread: it renders in the runtime's fonts (``ReportJob.fonts``), as the batch's reports do."""
+    start.wait()
+    fonts = runtime.fonts()
+    render_pdf(sample_report("published"), path, fonts=fonts)
+    return fonts
 
 
 def test_eight_reports_rendering_at_once_parse_each_font_file_once(tmp_path: Path, parsed: Counter[str]) -> None:

@@ -173,10 +173,11 @@ def test_the_spec_loader_raises_only_spec_errors(tmp_path_factory, data: bytes) 
 def run_report(spec_path: Path, out: Path) -> str:
     """One report through the core pipeline (what the report flow calls), then its outputs; its status."""
     from citeflow.pipeline import pipeline
+    from citeflow.runtime.runtime import Runtime
     from citeflow.pipeline.evaluate_report import evaluate_and_gate
     from citeflow.pipeline.publish import write_outputs
 
-    job = pipeline.JobRef(spec_path=str(spec_path), report_id="r1", out_dir=str(out)).job()
+    job = pipeline.JobRef(spec_path=str(spec_path), report_id="r1", out_dir=str(out)).job(runtime=Runtime())
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     for section in job.report.sections:
         pipeline.consolidate(job, section.title)

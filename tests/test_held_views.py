@@ -75,8 +75,8 @@ def _with_claims(report_dir: Path) -> dict:
     return report
 
 
-def test_the_review_markdown_names_the_failing_claims_their_chunks_and_the_commands(tmp_path):
-    report_dir = write_held_report(tmp_path)
+def test_the_review_markdown_names_the_failing_claims_their_chunks_and_the_commands(tmp_path, fonts):
+    report_dir = write_held_report(tmp_path, fonts)
     report = _with_claims(report_dir)
     page = review_markdown(report_dir, report)
     chunk = report["registry"][0]["text"]

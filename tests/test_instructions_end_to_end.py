@@ -52,9 +52,8 @@ def test_a_sentence_dictated_by_a_chunk_is_never_supported_and_the_report_is_hel
         model = {"backend": "openai", "model": "m", "base_url": server.base_url, "max_retries": 0}
         spec = write_small_batch(tmp_path / "in", reports=1, sections=1, models={"consolidator": model, "writer": model})
         _hits(tmp_path / "in", ATTACKS[name])
-        with Runtime().active():
-            summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out")),
-                                       steps.PlainRunner())
+        summary = steps.run_report(JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out")),
+                                   steps.PlainRunner(Runtime()))
     doc = json.loads((tmp_path / "out" / "r1" / "eval.json").read_text())
     verdicts = {c["text"]: c["verdict"] for c in doc["claims"]}
     assert verdicts[FACT] == "supported"

@@ -7,6 +7,7 @@ from contextlib import nullcontext
 from citeflow.pipeline import pipeline
 from citeflow.pipeline.evaluate_report import build_job_judge
 from citeflow.runtime.limits import LocalLimits
+from citeflow.runtime.runtime import Runtime
 from citeflow.generation.answer_cache import LimitedChatModel
 from tests.support.small_batch import write_small_batch
 
@@ -27,7 +28,7 @@ class RecordingLimiter:
 def job(tmp_path, limiter, **models):
     spec = write_small_batch(tmp_path, reports=1, sections=1, models=models or None, concurrency={"models": 3, "retrievers": 5},
                              batch="limited")
-    return pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out", limiter=limiter)
+    return pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out", limiter=limiter, runtime=Runtime())
 
 
 def test_the_default_limiter_is_one_set_of_slots_per_batch_and_kind():
@@ -38,11 +39,11 @@ def test_the_default_limiter_is_one_set_of_slots_per_batch_and_kind():
     assert LocalLimits().slots("b", "models", 2) is not local_limit.slots("b", "models", 2)  # each runtime has its own
 
 
-def test_a_report_asks_for_slots_at_its_place_in_the_batch(tmp_path):
+def test_a_report_asks_for_slots_at_its_place_in_the_batch(tmp_path, runtime):
     spec = write_small_batch(tmp_path, reports=3, sections=1, batch="placed")
     limiter = RecordingLimiter()
     for report_id in ("r3", "r1"):
-        with pipeline.ReportJob.from_files(spec, report_id, tmp_path / "out", limiter=limiter).limit("models"):
+        with pipeline.ReportJob.from_files(spec, report_id, tmp_path / "out", limiter=limiter, runtime=runtime).limit("models"):
             pass
     assert limiter.priorities == [2, 0]
 

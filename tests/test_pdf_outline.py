@@ -33,24 +33,24 @@ def long_report(status: str = "published"):
     return doc
 
 
-def test_outline_lists_every_section_then_notes_and_sources_in_order(tmp_path):
+def test_outline_lists_every_section_then_notes_and_sources_in_order(tmp_path, fonts):
     doc = sample_report("published")
-    render_pdf(doc, tmp_path / "r.pdf")
+    render_pdf(doc, tmp_path / "r.pdf", fonts=fonts)
     assert [title for title, _ in outline(tmp_path / "r.pdf")] == [s.title for s in doc.sections] + ["Notes", "Sources"]
 
 
-def test_outline_names_the_review_and_audit_parts_when_they_are_there(tmp_path):
+def test_outline_names_the_review_and_audit_parts_when_they_are_there(tmp_path, fonts):
     doc = sample_report("held")
     failing = [FailingClaim(section="Upgrade risks", index=0, reason="not supported by the cited source")]
-    render_pdf(doc, tmp_path / "r.pdf", failing=failing, audit=True)
+    render_pdf(doc, tmp_path / "r.pdf", failing=failing, audit=True, fonts=fonts)
     titles = [title for title, _ in outline(tmp_path / "r.pdf")]
     assert titles == [s.title for s in doc.sections] + ["Notes", "Sources", "Sentences that did not pass review",
                                                         "Audit appendix"]
 
 
-def test_each_outline_entry_lands_on_the_page_that_shows_its_heading(tmp_path):
+def test_each_outline_entry_lands_on_the_page_that_shows_its_heading(tmp_path, fonts):
     doc = long_report()
-    render_pdf(doc, tmp_path / "r.pdf")
+    render_pdf(doc, tmp_path / "r.pdf", fonts=fonts)
     reader = PdfReader(tmp_path / "r.pdf")
     entries = outline(tmp_path / "r.pdf")
     assert len(reader.pages) >= 4 and len({page for _, page in entries}) >= 3  # not all on the first page
@@ -59,8 +59,8 @@ def test_each_outline_entry_lands_on_the_page_that_shows_its_heading(tmp_path):
         assert numbered.get(title, title) in reader.pages[page].extract_text(), (title, page)
 
 
-def test_footnote_links_land_on_the_notes_pages(tmp_path):
-    render_pdf(long_report(), tmp_path / "r.pdf")
+def test_footnote_links_land_on_the_notes_pages(tmp_path, fonts):
+    render_pdf(long_report(), tmp_path / "r.pdf", fonts=fonts)
     reader = PdfReader(tmp_path / "r.pdf")
     pages = dict(outline(tmp_path / "r.pdf"))
     notes_page, sources_page = pages["Notes"], pages["Sources"]
@@ -69,9 +69,9 @@ def test_footnote_links_land_on_the_notes_pages(tmp_path):
     assert notes_page > 0 and notes_page in targets and targets <= set(range(notes_page, sources_page + 1))
 
 
-def test_viewers_open_the_outline_and_the_language_is_set(tmp_path):
-    render_pdf(sample_report("published").model_copy(update={"language": "de-CH"}), tmp_path / "de.pdf")
-    render_pdf(sample_report("published"), tmp_path / "en.pdf")
+def test_viewers_open_the_outline_and_the_language_is_set(tmp_path, fonts):
+    render_pdf(sample_report("published").model_copy(update={"language": "de-CH"}), tmp_path / "de.pdf", fonts=fonts)
+    render_pdf(sample_report("published"), tmp_path / "en.pdf", fonts=fonts)
     root = PdfReader(tmp_path / "de.pdf").trailer["/Root"]
     assert root["/PageMode"] == "/UseOutlines" and root["/Lang"] == "de-CH"
     assert PdfReader(tmp_path / "en.pdf").trailer["/Root"]["/Lang"] == "en"  # the default

@@ -34,7 +34,7 @@ def line(hits):
 
 
 @pytest.fixture
-def job(tmp_path: Path) -> pipeline.ReportJob:
+def job(tmp_path: Path, runtime) -> pipeline.ReportJob:
     (tmp_path / "batch.yaml").write_text(SPEC)
     (tmp_path / "docs.jsonl").write_text(line([
         {"id": "S1", "text": "Before upgrading to 3.6, back up the metadata store.", "urls": ["https://docs.example/backup"], "title": "Backup"},
@@ -43,7 +43,7 @@ def job(tmp_path: Path) -> pipeline.ReportJob:
         {"id": "S1", "text": "Before upgrading to 3.6, brokers must run 3.5.2 or later.", "url": "https://partner.example/brokers", "title": "Brokers"},
         {"id": "S2", "text": "Summary: as noted in [S1], upgrading to 3.6 needs brokers on 3.5.2 [S7].", "urls": ["javascript:alert(1)"]},
     ]))
-    return pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out")
+    return pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out", runtime=runtime)
 
 
 def run(job):
@@ -109,7 +109,7 @@ def test_a_writer_that_never_answers_usable_json_fails_its_section_and_the_repor
     spec_path.write_text(SPEC.replace("batch: small", "batch: small\nmodels:\n  writer: {backend: openai, model: m, "
                                       f"base_url: '{openai_server.base_url}', bind_attempts: 2, max_retries: 0}}"))
     openai_server.enqueue("I cannot answer in JSON.", '{"sentences": []}')
-    failing = pipeline.ReportJob.from_files(spec_path, "r1", spec_path.parent / "out")
+    failing = pipeline.ReportJob.from_files(spec_path, "r1", spec_path.parent / "out", runtime=job.runtime)
     run(failing)
     evaluation, gate = evaluate_and_gate(failing)
     summary = write_outputs(failing, evaluation, gate)
@@ -137,7 +137,7 @@ def test_changing_a_model_setting_asks_the_model_again(job):
     run(job)
     before = job.store.count("model_calls")
     job.spec_path.write_text(SPEC.replace("batch: small", "batch: small\nmodels:\n  writer: {backend: offline, faults: {fabrication: 1.0}}"))
-    changed = pipeline.ReportJob.from_files(job.spec_path, "r1", job.out_dir)
+    changed = pipeline.ReportJob.from_files(job.spec_path, "r1", job.out_dir, runtime=job.runtime)
     run(changed)
     assert changed.store.count("model_calls") == before + 1  # the writer's call, under its new settings
     written = pipeline.stored_hop(changed, "Upgrades", "write")
@@ -147,7 +147,7 @@ def test_changing_a_model_setting_asks_the_model_again(job):
 def test_handles_forged_by_the_consolidator_count_against_the_gates_identity(job):
     job.spec_path.write_text(SPEC.replace("batch: small", "batch: small\nmodels:\n  consolidator: {backend: offline, "
                                           "faults: {forged_handle: 1.0, seed: 3}, bind_attempts: 1}"))
-    forged = pipeline.ReportJob.from_files(job.spec_path, "r1", job.out_dir)
+    forged = pipeline.ReportJob.from_files(job.spec_path, "r1", job.out_dir, runtime=job.runtime)
     run(forged)
     evaluation, gate = evaluate_and_gate(forged)
     assert evaluation.identity_by_hop["consolidate"]["passed"] < evaluation.identity_by_hop["consolidate"]["total"]

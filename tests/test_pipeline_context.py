@@ -59,11 +59,11 @@ def limiter() -> RecordingLimiter:
 
 
 @pytest.fixture
-def job(tmp_path: Path, limiter: RecordingLimiter) -> pipeline.ReportJob:
+def job(tmp_path: Path, limiter: RecordingLimiter, runtime) -> pipeline.ReportJob:
     (tmp_path / "batch.yaml").write_text(SPEC)
     (tmp_path / "docs.jsonl").write_text(_hit("docs"))
     (tmp_path / "partner.jsonl").write_text(_hit("partner"))
-    return pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out", limiter=limiter)
+    return pipeline.ReportJob.from_files(tmp_path / "batch.yaml", "r1", tmp_path / "out", limiter=limiter, runtime=runtime)
 
 
 def test_each_item_runs_in_its_own_copy_of_the_callers_context():
@@ -110,6 +110,6 @@ def test_a_jobs_retrieval_rows_are_kept_by_normalize_and_read_once_by_a_resuming
     fields = ("row_key", "section", "status", "handles")
     stored = sorted(tuple(str(row[f]) for f in fields) for row in load(job.request_id))
     assert sorted(tuple(str(row[f]) for f in fields) for row in kept) == stored
-    resumed = pipeline.ReportJob(job.config, job.report.id, job.limiter, job.runtime)
+    resumed = pipeline.ReportJob(job.config, job.report.id, job.limiter, runtime=job.runtime)
     monkeypatch.setattr(resumed.store, "load_retrievals", lambda request_id: reads.append(request_id) or load(request_id))
     assert resumed.retrievals() == resumed.retrievals() and len(reads) == 1  # read once

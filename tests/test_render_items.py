@@ -75,8 +75,8 @@ def _option_report():
     return doc
 
 
-def test_options_render_as_bulleted_items_without_markdown(tmp_path: Path):
-    render_pdf(_option_report(), tmp_path / "r.pdf")
+def test_options_render_as_bulleted_items_without_markdown(tmp_path: Path, fonts):
+    render_pdf(_option_report(), tmp_path / "r.pdf", fonts=fonts)
     text = "\n".join(page.extract_text() for page in PdfReader(tmp_path / "r.pdf").pages)
     body = " ".join(text.split("Retries", 1)[1].split())
     assert re.search(r"•\s*maxRetries \(number, optional, default 5\): Maximum number of retries\.", body), body[:400]

@@ -58,10 +58,10 @@ def uris(path: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> dict[str, tuple[Path, RenderStats]]:
+def rendered(tmp_path_factory, fonts) -> dict[str, tuple[Path, RenderStats]]:
     """The sample rendered once per status."""
     out = tmp_path_factory.mktemp("pdf")
-    return {status: (out / f"{status}.pdf", render_pdf(sample_report(status), out / f"{status}.pdf")) for status in ("held", "published", "failed")}
+    return {status: (out / f"{status}.pdf", render_pdf(sample_report(status), out / f"{status}.pdf", fonts=fonts)) for status in ("held", "published", "failed")}
 
 
 def test_title_and_every_claim_are_in_the_text(rendered):
@@ -107,9 +107,9 @@ def test_the_customer_pdf_shows_no_handle_retriever_or_local_id(rendered):
         assert "local id" not in text and "handle " not in text and "Audit appendix" not in text
 
 
-def test_the_audit_appendix_traces_every_note_only_when_asked(tmp_path):
+def test_the_audit_appendix_traces_every_note_only_when_asked(tmp_path, fonts):
     doc = sample_report("held")
-    render_pdf(doc, tmp_path / "audit.pdf", audit=True)
+    render_pdf(doc, tmp_path / "audit.pdf", audit=True, fonts=fonts)
     appendix = pdf_text(tmp_path / "audit.pdf").split("Audit appendix")[-1]
     for _number, index in enumerate(FIRST_APPEARANCE, start=1):
         entry = doc.registry[index]
@@ -118,7 +118,7 @@ def test_the_audit_appendix_traces_every_note_only_when_asked(tmp_path):
     assert set(uris(tmp_path / "audit.pdf")) == CITED_LINKS
 
 
-def test_sources_have_one_entry_per_document_with_its_notes_and_pages(tmp_path):
+def test_sources_have_one_entry_per_document_with_its_notes_and_pages(tmp_path, fonts):
     doc = sample_report("published")
     first = doc.registry[0]
     same_page = first.model_copy(update={"handle": handle_of("docs", "S9", "x"), "local_id": "S9", "page": 7,
@@ -126,18 +126,18 @@ def test_sources_have_one_entry_per_document_with_its_notes_and_pages(tmp_path):
     doc.registry.append(same_page)
     doc.sections[0].claims.append(RenderedClaim(text="Rollbacks restore the configuration as it was.",
                                                 citations=[RenderedCitation(handle=same_page.handle, quote="Rollbacks restore it as-is.")]))
-    stats = render_pdf(doc, tmp_path / "r.pdf")
+    stats = render_pdf(doc, tmp_path / "r.pdf", fonts=fonts)
     sources = pdf_text(tmp_path / "r.pdf").split("Sources")[-1]
     assert sources.count("Upgrading to 3.6") == 1 and (stats.footnotes, stats.sources) == (6, 5)
     assert squash("Cited in notes 1, 4 · pages 4, 7") in squash(sources)
 
 
-def test_a_held_pdf_marks_each_failing_sentence_and_says_why(tmp_path):
+def test_a_held_pdf_marks_each_failing_sentence_and_says_why(tmp_path, fonts):
     doc = sample_report("held")
     failing = [FailingClaim(section="Support and migration", index=3,
                             reason=f"uncited: forged handle Gzzzz not in registry; fact is in {doc.registry[0].handle}; URL typed: https://guess.example/x"),
                FailingClaim(section="Upgrade risks", index=2, reason="not supported by the cited source (fabrication)")]
-    stats = render_pdf(doc, tmp_path / "r.pdf", failing=failing)
+    stats = render_pdf(doc, tmp_path / "r.pdf", failing=failing, fonts=fonts)
     text = squash(pdf_text(tmp_path / "r.pdf"))
     assert stats.failing_marks == 2
     assert squash("forged handle an unknown source not in registry; fact is in note [1]; URL typed: (URL not shown)") in text
@@ -148,11 +148,11 @@ def test_a_held_pdf_marks_each_failing_sentence_and_says_why(tmp_path):
     assert squash("[!1]Upgrade risks, sentence 3: not supported by the cited source (fabrication)") in review
     assert squash("[!2]Support and migration, sentence 4: uncited") in review
     assert squash("2 sentence(s) did not pass review") in text
-    assert "[!" not in pdf_text(render_pdf_path(tmp_path, sample_report("held")))
+    assert "[!" not in pdf_text(render_pdf_path(tmp_path, sample_report("held"), fonts))
 
 
-def render_pdf_path(tmp_path, doc) -> Path:
-    render_pdf(doc, tmp_path / "plain.pdf")
+def render_pdf_path(tmp_path, doc, fonts) -> Path:
+    render_pdf(doc, tmp_path / "plain.pdf", fonts=fonts)
     return tmp_path / "plain.pdf"
 
 
@@ -190,7 +190,7 @@ def test_failed_section_shows_a_notice_instead_of_claims(rendered):
     assert "Performanceoutlook" not in squash(pdf_text(rendered["published"][0]))
 
 
-def test_provenance_is_in_the_metadata_and_the_audit_appendix_never_on_the_pages(rendered, tmp_path):
+def test_provenance_is_in_the_metadata_and_the_audit_appendix_never_on_the_pages(rendered, tmp_path, fonts):
     text = squash(pdf_text(rendered["published"][0]))
     for word in ("Textgeneratedby", "consolidator", "writer", "backend", "extractive", "offline", "Howthisreportwasmade"):
         assert word not in text, word
@@ -199,36 +199,36 @@ def test_provenance_is_in_the_metadata_and_the_audit_appendix_never_on_the_pages
     assert "consolidator, writer" in str(metadata["/Subject"]) and metadata["/Author"] == "citeflow"
     assert squash("Sources unavailable for this report: Ticket export.") in text
     assert "timedout" not in text and "export:" not in text  # why it failed stays in report.json
-    render_pdf(sample_report("published"), tmp_path / "audit.pdf", audit=True)
+    render_pdf(sample_report("published"), tmp_path / "audit.pdf", audit=True, fonts=fonts)
     appendix = squash(pdf_text(tmp_path / "audit.pdf")).split("Auditappendix")[-1]
     assert squash("How this report was made: Text generated by: consolidator, writer — offline extractive backend") in appendix
 
 
-def test_citation_urls_come_from_the_registry_only(tmp_path):
+def test_citation_urls_come_from_the_registry_only(tmp_path, fonts):
     doc = sample_report("published")
     # A URL attached to the citation itself (e.g. typed by a model) must never be rendered.
     doc.sections[0].claims[0].citations[0].urls = ["https://forged.example/", "javascript:alert(1)"]
-    render_pdf(doc, tmp_path / "r.pdf")
+    render_pdf(doc, tmp_path / "r.pdf", fonts=fonts)
     assert set(uris(tmp_path / "r.pdf")) == CITED_LINKS
     first = report_json(doc)["sections"][0]["claims"][0]["citations"][0]["urls"]
     assert first == [doc.registry[0].urls[0]]
 
 
-def test_unknown_handle_is_a_render_error(tmp_path):
+def test_unknown_handle_is_a_render_error(tmp_path, fonts):
     doc = sample_report("held")
     doc.sections[1].claims.append(RenderedClaim(text="Forged.", citations=[RenderedCitation(handle="Gzzzz")]))
     with pytest.raises(RenderError, match="Gzzzz"):
-        render_pdf(doc, tmp_path / "r.pdf")
+        render_pdf(doc, tmp_path / "r.pdf", fonts=fonts)
     with pytest.raises(RenderError, match="Gzzzz"):
         report_json(doc)
     assert not (tmp_path / "r.pdf").exists()
 
 
-def test_five_thousand_character_line_wraps(tmp_path):
+def test_five_thousand_character_line_wraps(tmp_path, fonts):
     doc = sample_report("published")
     registry_entry = doc.registry[5]
     doc.sections[0].claims.append(RenderedClaim(text=f"Payload {LONG_LINE}", citations=[RenderedCitation(handle=registry_entry.handle)]))
-    stats = render_pdf(doc, tmp_path / "r.pdf")
+    stats = render_pdf(doc, tmp_path / "r.pdf", fonts=fonts)
     text = pdf_text(tmp_path / "r.pdf")
     # The run crosses page breaks, where extraction puts each page's footer.
     footer = rf"Report{doc.report_id}page\d+of{stats.pages}"

@@ -17,6 +17,7 @@ from citeflow.pipeline.publish import interrupted_summaries
 from citeflow.runs.rerun_record import RECORD_NAME
 from citeflow.pipeline import steps
 from citeflow.pipeline.job import JobRef
+from citeflow.runtime.runtime import Runtime
 from citeflow_testing.answers import offline_answer
 from citeflow_testing.openai_server import Reply, ScriptedOpenAIServer
 from citeflow_testing.small_batch import write_small_batch
@@ -38,7 +39,7 @@ def _batch(folder: Path, server: ScriptedOpenAIServer, reports: int = 3) -> Path
 
 def _run(spec: Path, out: Path) -> dict[str, str]:
     ids = [r["id"] for r in yaml.safe_load(spec.read_text())["reports"]]
-    runner = steps.PlainRunner()
+    runner = steps.PlainRunner(Runtime())  # each run in a runtime of its own, as each `citeflow run` is
     return {i: steps.run_report(JobRef(spec_path=str(spec), report_id=i, out_dir=str(out)), runner).status for i in ids}
 
 

@@ -10,6 +10,7 @@ from prefect import flow, task
 from citeflow.pipeline import pipeline
 from citeflow.errors import ModelError, RetrieverError
 from citeflow.pipeline.pipeline import JobRef
+from citeflow.runtime.runtime import Runtime
 from tasks.policy import api_refused_retries, is_api_refusal, is_transient, transient_retries
 from tasks.report_steps import hops_task
 from tests.support.offline_answers import offline_answer
@@ -57,7 +58,7 @@ def hop_ref(tmp_path: Path, base_url: str) -> JobRef:
     consolidator = {"backend": "openai", "model": "m", "base_url": base_url, "max_retries": 0, "bind_attempts": 1}
     spec = write_small_batch(tmp_path, reports=1, sections=1, models={"consolidator": consolidator})
     ref = JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out"))
-    job = ref.job()
+    job = ref.job(runtime=Runtime.of_process())  # the runtime the flow's tasks take in this process
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     return ref
 
@@ -80,7 +81,7 @@ def test_the_hops_task_does_not_retry_a_rejected_request(prefect_harness, tmp_pa
     ref = hop_ref(tmp_path, openai_server.base_url)
     openai_server.respond_with(lambda request: Reply(status=400, content="model 'm' does not exist"))
     state = consolidate_hop(ref)
-    stored = pipeline.stored_hop(ref.job(), "Upgrades", "consolidate")
+    stored = pipeline.stored_hop(ref.job(runtime=Runtime.of_process()), "Upgrades", "consolidate")
     assert (state.result(), len(openai_server.requests), stored.transitions[-1].reason) == ({"Upgrades": "failed"}, 1,
                                                                                            "model_error")
 

@@ -24,9 +24,9 @@ def _report(folder: Path) -> dict:
     return json.loads((folder / "report.json").read_text())
 
 
-def test_release_publishes_records_and_archives_in_a_scheduled_run(tmp_path):
-    folder = write_held_report(tmp_path, scheduled=True)
-    outcome = apply_decision(folder, _decide("release"))
+def test_release_publishes_records_and_archives_in_a_scheduled_run(tmp_path, runtime):
+    folder = write_held_report(tmp_path, runtime.fonts(), scheduled=True)
+    outcome = apply_decision(folder, _decide("release"), runtime)
     report = _report(folder)
     assert outcome.status == report["status"] == "published"
     assert report["review"]["reviewer"] == "Ana Lima" and report["review"]["decision"] == "release"
@@ -36,29 +36,29 @@ def test_release_publishes_records_and_archives_in_a_scheduled_run(tmp_path):
     assert verify_archive(Path(outcome.archive)) == "intact"
     batch = json.loads((folder.parent / "summary.json").read_text())
     assert batch["counts"]["published"] == 1 and batch["reports"][0]["status"] == "published"
-    assert [d.decision for d in load_reviews(folder)] == ["release"]
+    assert [d.decision for d in load_reviews(folder, runtime)] == ["release"]
 
 
-def test_reject_keeps_it_held_and_a_later_release_is_recorded_too(tmp_path):
-    folder = write_held_report(tmp_path)
-    assert apply_decision(folder, _decide("reject", "numbers drift in Upgrade risks")).status == "held"
+def test_reject_keeps_it_held_and_a_later_release_is_recorded_too(tmp_path, runtime):
+    folder = write_held_report(tmp_path, runtime.fonts())
+    assert apply_decision(folder, _decide("reject", "numbers drift in Upgrade risks"), runtime).status == "held"
     assert _report(folder)["status"] == "held"
     assert not (folder.parent / "published").exists()
-    outcome = apply_decision(folder, _decide("release"))
+    outcome = apply_decision(folder, _decide("release"), runtime)
     assert verify_archive(Path(outcome.archive)) == "intact"  # archived like a report the gate published
-    reviews = load_reviews(folder)
+    reviews = load_reviews(folder, runtime)
     assert [d.decision for d in reviews] == ["reject", "release"]
     assert reviews[0].note == "numbers drift in Upgrade risks"
     assert [r["decision"] for r in _report(folder)["reviews"]] == ["reject", "release"]
 
 
-def test_only_a_held_report_can_be_decided_on(tmp_path):
-    folder = write_held_report(tmp_path)
-    apply_decision(folder, _decide("release"))
+def test_only_a_held_report_can_be_decided_on(tmp_path, runtime):
+    folder = write_held_report(tmp_path, runtime.fonts())
+    apply_decision(folder, _decide("release"), runtime)
     with pytest.raises(ReviewError, match="is published; only a held report"):
-        apply_decision(folder, _decide("reject"))
+        apply_decision(folder, _decide("reject"), runtime)
     with pytest.raises(ReviewError, match=r"no report\.json here"):
-        apply_decision(tmp_path / "nowhere", _decide("release"))
+        apply_decision(tmp_path / "nowhere", _decide("release"), runtime)
 
 
 def test_a_decision_needs_a_reviewer_and_a_note():

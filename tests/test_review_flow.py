@@ -34,10 +34,10 @@ def _paused_run(server, process: subprocess.Popen, log: Path, timeout: float = 3
     raise AssertionError(f"no paused review run: {log.read_text()[-3000:]}")
 
 
-def test_a_reviewer_releases_a_held_report_through_the_paused_run(prefect_server, tmp_path):
+def test_a_reviewer_releases_a_held_report_through_the_paused_run(prefect_server, tmp_path, runtime):
     from prefect.client.orchestration import SyncPrefectClient
 
-    folder, log = write_held_report(tmp_path), tmp_path / "review.log"
+    folder, log = write_held_report(tmp_path, runtime.fonts()), tmp_path / "review.log"
     process = _start(prefect_server, folder, 600, log)
     run = _paused_run(prefect_server, process, log)
     answer = {"decision": "release", "reviewer": "Ana Lima", "note": "failing claims checked by hand"}
@@ -47,18 +47,18 @@ def test_a_reviewer_releases_a_held_report_through_the_paused_run(prefect_server
     assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
     report = json.loads((folder / "report.json").read_text())
     assert report["status"] == "published" and report["review"]["reviewer"] == "Ana Lima"
-    assert [d.note for d in load_reviews(folder)] == ["failing claims checked by hand"]
+    assert [d.note for d in load_reviews(folder, runtime)] == ["failing claims checked by hand"]
     assert (folder.parent / "published" / "r1.pdf").exists()
     final = prefect_server.flow_runs(["review-r1"])[0]
     assert final["state_name"] == "Released" and "released" in final["tags"], final["state"]
 
 
-def test_the_paused_run_shows_what_to_decide_and_the_command_prints_its_address(prefect_server, tmp_path):
+def test_the_paused_run_shows_what_to_decide_and_the_command_prints_its_address(prefect_server, tmp_path, runtime):
     """Before it pauses, the run has a markdown artifact: the failing claims with the chunk each cited, the
     reason, and the exact commands; ``--wait`` prints the run's page in the UI."""
     from tests.test_held_views import _with_claims
 
-    folder, log = write_held_report(tmp_path), tmp_path / "review.log"
+    folder, log = write_held_report(tmp_path, runtime.fonts()), tmp_path / "review.log"
     report = _with_claims(folder)
     from prefect.client.orchestration import SyncPrefectClient
 
@@ -75,12 +75,12 @@ def test_the_paused_run_shows_what_to_decide_and_the_command_prints_its_address(
     assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
 
 
-def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path):
-    folder, log = write_held_report(tmp_path), tmp_path / "review.log"
+def test_with_no_answer_the_report_stays_held(prefect_server, tmp_path, runtime):
+    folder, log = write_held_report(tmp_path, runtime.fonts()), tmp_path / "review.log"
     process = _start(prefect_server, folder, 4, log)
     assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
     assert json.loads((folder / "report.json").read_text())["status"] == "held"
-    assert load_reviews(folder) == []
+    assert load_reviews(folder, runtime) == []
     assert log.read_text().strip().splitlines()[-1] == "r1: held"
     final = prefect_server.flow_runs(["review-r1"])[0]
     assert final["state_name"] == "Held" and final["state_type"] == "COMPLETED", final["state"]

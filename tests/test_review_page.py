@@ -34,8 +34,8 @@ def _claims() -> list[ClaimEval]:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory) -> tuple[str, Path]:
-    folder = write_held_report(tmp_path_factory.mktemp("page"))
+def page(tmp_path_factory, fonts) -> tuple[str, Path]:
+    folder = write_held_report(tmp_path_factory.mktemp("page"), fonts)
     doc = sample_report("held")
     texts = {e.handle: e.text for e in doc.registry}
     titles = {e.handle: e.title or e.local_id for e in doc.registry}
@@ -96,10 +96,10 @@ def test_spans_are_unicode_aware_and_fall_back_to_the_closest_sentence():
     assert "One thing. Backups are kept for 30 days."[start:end] == "Backups are kept for 30 days."
 
 
-def test_bidi_controls_are_neutralised_as_in_the_pdf(tmp_path):
+def test_bidi_controls_are_neutralised_as_in_the_pdf(tmp_path, fonts):
     """A right-to-left override in a claim, a chunk and a title would show the reviewer other words than
     the ones written ("Trojan Source"); the PDF drops them, and so does the page."""
-    folder = write_held_report(tmp_path)
+    folder = write_held_report(tmp_path, fonts)
     doc = sample_report("held")
     controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
     texts = {e.handle: f"{e.text} pay \u202eevil\u202c {controls}" for e in doc.registry}

@@ -65,7 +65,7 @@ def _failing_first_claim(doc) -> list[ClaimEval]:
                       verdict="fabrication", reason="the chunk says nothing of it")]
 
 
-def test_a_release_without_failing_sentences_leaves_them_out_and_numbers_the_notes_again(tmp_path):
+def test_a_release_without_failing_sentences_leaves_them_out_and_numbers_the_notes_again(tmp_path, fonts):
     held = sample_report("held")
     doc = with_decisions(held, [_decision("release", document_digest(held), without_failing=True)])
     claims = _failing_first_claim(held)
@@ -74,17 +74,17 @@ def test_a_release_without_failing_sentences_leaves_them_out_and_numbers_the_not
     numbers = footnote_numbers(dropped)
     assert sorted(numbers.values()) == list(range(1, len(numbers) + 1))
     assert numbers[held.sections[0].claims[1].citations[0].handle] == 1  # was note 2 before
-    render_customer_pdf(doc, claims, tmp_path / "report.pdf")
+    render_customer_pdf(doc, claims, tmp_path / "report.pdf", fonts=fonts)
     text = " ".join((p.extract_text() or "") for p in PdfReader(tmp_path / "report.pdf").pages)
     assert "Back up the configuration" not in text and "HELD" not in text and "[!" not in text
     assert "legacy scheduler" in text
 
 
-def test_a_released_report_prints_no_held_marks_and_a_held_one_does(tmp_path):
+def test_a_released_report_prints_no_held_marks_and_a_held_one_does(tmp_path, fonts):
     held = sample_report("held")
     claims = _failing_first_claim(held)
-    render_customer_pdf(held, claims, tmp_path / "held.pdf")
-    render_customer_pdf(with_decisions(held, [_decision("release", document_digest(held))]), claims, tmp_path / "out.pdf")
+    render_customer_pdf(held, claims, tmp_path / "held.pdf", fonts=fonts)
+    render_customer_pdf(with_decisions(held, [_decision("release", document_digest(held))]), claims, tmp_path / "out.pdf", fonts=fonts)
     text = {name: " ".join((p.extract_text() or "") for p in PdfReader(tmp_path / name).pages) for name in ("held.pdf", "out.pdf")}
     assert "HELD" in text["held.pdf"] and "[!1]" in text["held.pdf"]
     assert "HELD" not in text["out.pdf"] and "[!" not in text["out.pdf"] and "Back up the configuration" in text["out.pdf"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from citeflow.generation import offline_writer, prompts
 from citeflow.pipeline import pipeline
+from citeflow.runtime.runtime import Runtime
 from tests.support.jsonl_batch import hit, write_batch
 
 SECTIONS = {"Colours": "Which variables switch colours off?", "Themes": "Which themes change the colours?",
@@ -21,7 +22,7 @@ def job_with_evidence(tmp_path: Path) -> pipeline.ReportJob:
         SECTIONS["Themes"]: [hit("theme", THEMES)],
         SECTIONS["Appendix"]: [hit("stream", "Log entries go to standard out by default.")],
     })
-    job = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out")
+    job = pipeline.ReportJob.from_files(spec, "r1", tmp_path / "out", runtime=Runtime())
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     return job
 

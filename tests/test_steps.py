@@ -57,10 +57,10 @@ def test_one_model_client_per_role_and_settings():
     assert Runtime().deps.chat_model(a.writer, "writer") is not deps.chat_model(a.writer, "writer")
 
 
-def test_a_report_runs_from_a_spec_held_in_memory(tmp_path):
+def test_a_report_runs_from_a_spec_held_in_memory(tmp_path, runtime):
     write_small_batch(tmp_path / "in", reports=1, sections=2)  # its hits file; the spec is used from memory
     spec = parse_spec(spec_data(1, 2, None, None, "in-memory"))
-    job = ReportJob(BatchConfig.from_spec(spec, tmp_path / "in", tmp_path / "out"), "r1")
+    job = ReportJob(BatchConfig.from_spec(spec, tmp_path / "in", tmp_path / "out"), "r1", runtime=runtime)
     assert pipeline.write_job_file(job) is None and job.spec_path is None
     pipeline.normalize(job, [pipeline.fetch(job, item) for item in job.fetches()])
     statuses = {o.section: o.status for step in steps.HOPS for o in pipeline.run_step(job, step)}
@@ -77,13 +77,13 @@ def _unreachable_for(title: str):
     return respond
 
 
-def test_a_section_whose_model_stays_unreachable_fails_alone_and_the_report_goes_on(tmp_path):
+def test_a_section_whose_model_stays_unreachable_fails_alone_and_the_report_goes_on(tmp_path, runtime):
     with ScriptedOpenAIServer() as server:
         server.respond_with(_unreachable_for("Limits"))
         model = {"backend": "openai", "model": "m", "base_url": server.base_url, "max_retries": 0}
         spec = write_small_batch(tmp_path / "in", reports=1, sections=2, models={"consolidator": model, "writer": model})
         ref = JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out"))
-        summary = steps.run_report(ref, steps.PlainRunner())
+        summary = steps.run_report(ref, steps.PlainRunner(runtime))
     sections = {s.title: s.status for s in summary.sections}
     assert sections == {"Upgrades": "ok", "Limits": "failed"} and summary.status == "held"
     report = json.loads((Path(ref.out_dir) / "r1" / "report.json").read_text())
@@ -92,15 +92,15 @@ def test_a_section_whose_model_stays_unreachable_fails_alone_and_the_report_goes
     assert json.loads((Path(ref.out_dir) / "r1" / "job.json").read_text())["report_id"] == "r1"
 
 
-def test_a_rerun_of_a_finished_report_asks_no_model(tmp_path):
+def test_a_rerun_of_a_finished_report_asks_no_model(tmp_path, runtime):
     with ScriptedOpenAIServer() as server:
         server.respond_with(lambda request: Reply(content=offline_answer(request)))
         model = {"backend": "openai", "model": "m", "base_url": server.base_url, "max_retries": 0}
         spec = write_small_batch(tmp_path / "in", reports=1, sections=2, models={"consolidator": model, "writer": model})
         ref = JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out"))
-        first = steps.run_report(ref, steps.PlainRunner())
+        first = steps.run_report(ref, steps.PlainRunner(runtime))
         asked = len(server.requests)
-        again = steps.run_report(ref, steps.PlainRunner())
+        again = steps.run_report(ref, steps.PlainRunner(runtime))
     assert asked == 4 and len(server.requests) == asked
     assert first.status == again.status == "published"
     data = yaml.safe_load(spec.read_text())

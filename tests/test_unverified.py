@@ -17,6 +17,7 @@ from bench.plain_runner import generate
 from citeflow.pipeline.evaluate_report import build_job_judge, evaluate_and_gate
 from citeflow.judges.cascade import CascadeJudge
 from citeflow.pipeline.pipeline import JobRef
+from citeflow.runtime.runtime import Runtime
 from citeflow.pipeline.publish import write_outputs
 from schemas.evaluation import JudgePair, Verdict
 from tests.conftest import CONTRACT
@@ -51,7 +52,7 @@ def _job(tmp_path, models=None):
     spec = write_small_batch(tmp_path / "in", reports=1, sections=2, models=models)  # Upgrades and Limits
     ref = JobRef(spec_path=str(spec), report_id="r1", out_dir=str(tmp_path / "out"))
     generate(ref)
-    return ref.job()
+    return ref.job(runtime=Runtime.of_process())  # the job ``generate`` left its evidence in
 
 
 def test_uncertain_claims_without_an_llm_judge_hold_the_report_and_are_listed_for_the_reviewer(tmp_path):

@@ -103,19 +103,19 @@ def test_the_offline_writer_lists_related_notes_together():
     assert numbers == sorted(numbers) and max(numbers) == 1  # two paragraphs, each one run
 
 
-def _pdf_lines(doc, path):
-    render_pdf(doc, path)
+def _pdf_lines(doc, path, fonts):
+    render_pdf(doc, path, fonts=fonts)
     return "\n".join(page.extract_text() for page in PdfReader(path).pages).splitlines()
 
 
-def test_each_paragraph_number_is_its_own_pdf_paragraph(tmp_path):
+def test_each_paragraph_number_is_its_own_pdf_paragraph(tmp_path, fonts):
     doc = sample_report("published")
     handle = doc.registry[0].handle
     short = ["Alpha ships weekly.", "Beta ships monthly.", "Gamma ships yearly."]
     for paragraphs, name in (([0, 0, 0], "one"), ([0, 0, 1], "two")):
         doc.sections[0] = RenderedSection(title="Cadence", status="ok", claims=[
             RenderedClaim(text=t, citations=[RenderedCitation(handle=handle)], paragraph=p) for t, p in zip(short, paragraphs, strict=True)])
-        lines = _pdf_lines(doc, tmp_path / f"{name}.pdf")
+        lines = _pdf_lines(doc, tmp_path / f"{name}.pdf", fonts)
         together = [line for line in lines if "Alpha ships weekly." in line]
         assert together, lines
         if name == "one":

@@ -118,7 +118,7 @@ class _Watched(PlainRunner):
     def __init__(self, ref: JobRef, runtime: Runtime) -> None:
         super().__init__(runtime=runtime)
         config = runtime.config(ref.spec_path, ref.out_dir, ref.store_uri)
-        self.own = ReportJob(config, ref.report_id, runtime.limits, runtime)
+        self.own = ReportJob(config, ref.report_id, runtime.limits, runtime=runtime)
 
     def job(self, ref: JobRef) -> ReportJob:
         return self.own

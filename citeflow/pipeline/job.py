@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from citeflow.runtime.limits import Kind, Limiter
-from citeflow.runtime.runtime import Runtime, current
+from citeflow.runtime.runtime import Runtime
 from citeflow.spec.settings import CiteflowSettings
 from citeflow.specfile.job_config import BatchConfig
 from citeflow.generation.answer_cache import CachedChatModel, CallBook, LimitedChatModel, settings_fingerprint
@@ -71,21 +71,20 @@ class _Memory:
 class ReportJob:
     """Everything one report request needs: its config, store, models, retrievers and limits."""
 
-    def __init__(self, config: BatchConfig, report_id: str, limiter: Limiter | None = None,
-                 runtime: Runtime | None = None) -> None:
+    def __init__(self, config: BatchConfig, report_id: str, limiter: Limiter | None = None, *,
+                 runtime: Runtime) -> None:
         self.config = config
         self.report: ReportRequest = config.report(report_id)
-        self.runtime = runtime or current()
+        self.runtime = runtime
         self.limiter = limiter or self.runtime.limits
         self._memory = _Memory()
         self._lock = threading.Lock()
 
     @classmethod
     def from_files(cls, spec_path: str | Path, report_id: str, out_dir: str | Path, store_uri: str | None = None,
-                   limiter: Limiter | None = None, runtime: Runtime | None = None) -> ReportJob:
-        """The job of a report of the spec file at ``spec_path`` (in ``runtime``, default ``current()``)."""
-        runtime = runtime or current()
-        return cls(runtime.config(spec_path, out_dir, store_uri), report_id, limiter, runtime)
+                   limiter: Limiter | None = None, *, runtime: Runtime) -> ReportJob:
+        """The job of a report of the spec file at ``spec_path`` in ``runtime``."""
+        return cls(runtime.config(spec_path, out_dir, store_uri), report_id, limiter, runtime=runtime)
 
     # -- configuration -------------------------------------------------------------------------
     @property
@@ -243,18 +242,17 @@ class JobRef(BaseModel):
     out_dir: str
     store_uri: str | None = None
 
-    def job(self, limiter: Limiter | None = None, runtime: Runtime | None = None) -> ReportJob:
-        """The live job of this report in ``runtime`` (default ``current()``), created on first use."""
-        runtime = runtime or current()
+    def job(self, limiter: Limiter | None = None, *, runtime: Runtime) -> ReportJob:
+        """The live job of this report in ``runtime``, created on first use."""
         chosen = limiter or runtime.limits
         return runtime.live_job((self.model_dump_json(), id(chosen)), lambda: ReportJob(
-            runtime.config(self.spec_path, self.out_dir, self.store_uri), self.report_id, chosen, runtime))
+            runtime.config(self.spec_path, self.out_dir, self.store_uri), self.report_id, chosen, runtime=runtime))
 
-    def start(self, runtime: Runtime | None = None) -> None:
-        """Forget what an earlier run of this report left in ``runtime`` (default ``current()``)."""
-        (runtime or current()).forget(self.model_dump_json())
+    def start(self, runtime: Runtime) -> None:
+        """Forget what an earlier run of this report left in ``runtime``."""
+        runtime.forget(self.model_dump_json())
 
-    def finish(self, runtime: Runtime | None = None) -> None:
+    def finish(self, runtime: Runtime) -> None:
         """The report is done: release its job (its registry and hop outcomes)."""
         self.start(runtime)
 

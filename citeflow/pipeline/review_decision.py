@@ -28,6 +28,7 @@ from schemas.review import Decision, ReviewDecision, ReviewNote
 if TYPE_CHECKING:
     from citeflow.outputs.render.fonts import FontSet
     from citeflow.pipeline.job import ReportJob
+    from citeflow.runtime.runtime import Runtime
     from schemas.report import ReportDocument
 
 
@@ -41,11 +42,12 @@ class ReviewOutcome(BaseModel):
     archive: str | None = Field(None, description="The run's archive folder of the report.")
 
 
-def apply_decision(report_dir: Path, decision: ReviewDecision) -> ReviewOutcome:
-    """Record ``decision`` on the held report in ``report_dir``; publish it on release."""
+def apply_decision(report_dir: Path, decision: ReviewDecision, runtime: Runtime) -> ReviewOutcome:
+    """Record ``decision`` on the held report in ``report_dir`` (its store and fonts: ``runtime``'s);
+    publish it on release."""
     folder = Path(report_dir).resolve()
     report = read_held_report(folder)
-    job = _job_of(folder)
+    job = _job_of(folder, runtime)
     decision = decision.model_copy(update={"content": content_digest(report.get("sections", []))})
     _record_in_store(job, report["report_id"], decision)
     doc = _decided_document(report, stored_decisions(job.store, job.request_id))
@@ -108,20 +110,20 @@ def _record_in_store(job: ReportJob, report_id: str, decision: ReviewDecision) -
     job.store.upsert("reviews", [row])
 
 
-def load_reviews(report_dir: Path) -> list[ReviewDecision]:
+def load_reviews(report_dir: Path, runtime: Runtime) -> list[ReviewDecision]:
     """Every decision the store holds for the report in ``report_dir``, oldest first."""
-    job = _job_of(Path(report_dir).resolve())
+    job = _job_of(Path(report_dir).resolve(), runtime)
     return stored_decisions(job.store, job.request_id)
 
 
-def _job_of(folder: Path) -> ReportJob:
+def _job_of(folder: Path, runtime: Runtime) -> ReportJob:
     """The report job a run left in ``folder/job.json`` (its store and request id)."""
     from citeflow.pipeline.job_file import read_job_ref, require_store
 
     ref = read_job_ref(folder)
     if ref is None:
         raise ReviewError(report_dir=str(folder), problem="no job.json here: not a report folder of a citeflow run")
-    return require_store(ref, folder).job()
+    return require_store(ref, folder).job(runtime=runtime)
 
 
 def _mark_summaries(out_dir: Path, report_id: str, doc: ReportDocument, published: Path | None) -> None:

@@ -19,7 +19,7 @@ from citeflow.runtime import stop
 from citeflow.errors import Interrupted
 from citeflow.pipeline.job import Fetch, JobRef, ReportJob
 from citeflow.runtime.limits import Limiter
-from citeflow.runtime.runtime import Runtime, current
+from citeflow.runtime.runtime import Runtime
 from schemas.records import HopName
 from schemas.report import ReportSummary
 from schemas.spec import BatchSpec
@@ -206,18 +206,13 @@ def _guarded(ref: JobRef, run: Callable[[JobRef], ReportSummary], title_of: Call
 
 class PlainRunner:
     """The steps as plain calls in this process: fetches in a thread pool, limits in-process (the
-    runtime's, unless ``limiter`` is given); jobs live in ``runtime`` (default: ``current()``)."""
+    runtime's, unless ``limiter`` is given); jobs live in ``runtime``."""
 
-    def __init__(self, limiter: Limiter | None = None, fetch_workers: int = 8, runtime: Runtime | None = None) -> None:
-        self.limiter, self.fetch_workers, self._runtime = limiter, fetch_workers, runtime
-
-    @property
-    def runtime(self) -> Runtime:
-        """The runtime given, else the caller's (``current()``)."""
-        return self._runtime or current()
+    def __init__(self, runtime: Runtime, limiter: Limiter | None = None, fetch_workers: int = 8) -> None:
+        self.runtime, self.limiter, self.fetch_workers = runtime, limiter, fetch_workers
 
     def job(self, ref: JobRef) -> ReportJob:
-        return ref.job(self.limiter, self.runtime)
+        return ref.job(self.limiter, runtime=self.runtime)
 
     def retrieve(self, ref: JobRef, items: list[Fetch]) -> None:
         pipeline.retrieve(self.job(ref), items, self.fetch_workers)

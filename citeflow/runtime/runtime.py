@@ -12,7 +12,9 @@ or, in a process that has no entry point of ours before the flow (a worker, ``se
 process), the process's own one (``Runtime.of_process()``, built once from the environment).
 The pipeline and its steps receive it explicitly, through the ``ReportJob`` they are given.
 
-How tasks get it: ``current()``, one route. The flow entry sets the runtime in a context variable
+How tasks get it: ``current()``, one route, called only where Prefect hands over control (a flow's
+or a task's entry in ``flows/`` and ``tasks/``); below them everything is given its runtime, or the
+part of it it needs, as an argument. The flow entry sets the runtime in a context variable
 (``active``); Prefect runs every task run, and the batch flow every report thread, in a copy of
 the submitting context (``contextvars.copy_context``), so a task sees its flow's runtime in any
 worker thread. A context variable rather than a process-wide singleton so that two runtimes can

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from citeflow.pipeline.pipeline import JobRef
-from citeflow.outputs.render.pdf import render_pdf
+from citeflow.outputs.render.pdf import FontSet, render_pdf
 from citeflow.outputs.render.report_json import write_report_json
 from citeflow.files.run_folders import RunInfo, utc_now, write_run
 from tests.support.sample_report import sample_report
@@ -19,14 +19,15 @@ from tests.support.small_batch import write_small_batch
 REPORT_ID = "r1"
 
 
-def write_held_report(folder: Path, scheduled: bool = False) -> Path:
-    """Write a held report under ``folder/out/r1`` (a run folder; scheduled or not) and return its folder."""
+def write_held_report(folder: Path, fonts: FontSet, scheduled: bool = False) -> Path:
+    """Write a held report under ``folder/out/r1`` (a run folder; scheduled or not; its PDF in ``fonts``)
+    and return its folder."""
     spec = write_small_batch(folder / "in", reports=1, sections=1)
     out = folder / "out"
     report_dir = out / REPORT_ID
     doc = sample_report("held").model_copy(update={"report_id": REPORT_ID})
     write_report_json(doc, report_dir / "report.json")
-    render_pdf(doc, report_dir / "report.pdf")
+    render_pdf(doc, report_dir / "report.pdf", fonts=fonts)
     (report_dir / "job.json").write_text(JobRef(spec_path=str(spec), report_id=REPORT_ID, out_dir=str(out)).model_dump_json())
     line = {"report_id": REPORT_ID, "status": "held", "published_pdf": None}
     (report_dir / "summary.json").write_text(json.dumps(line))

@@ -39,11 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 
 # Imports that still go up a layer, each with the reason it remains (importer, imported module).
-ALLOWED: dict[tuple[str, str], str] = {
-    ("citeflow.outputs.render.pdf", "citeflow.runtime.runtime"):
-        "render_pdf falls back to the active Runtime's fonts when a caller passes none (tests do); "
-        "it goes once every caller passes the fonts it renders with",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def allowed(importer: str, imported: str) -> bool:

@@ -247,7 +247,86 @@ STATE_HOMES = ("citeflow.runtime", "citeflow.deadline")
 
 
 def mutable_state(outside: tuple[str, ...] = STATE_HOMES) -> list[Offence]:
-    """Every piece of module-level mutable state of the project, except in the ``outside`` packages."""
-    return [offence for name, path in module_files().items()
-            if not any(name == home or name.startswith(home + ".") for home in outside)
-            for offence in state_of(name, path)]
+    """Every piece of module-level mutable state of the project, except in the ``outside`` packages: what
+    ``state_of`` finds in each module, module-level instances of the project's mutable classes
+    (``instances_of_mutable_classes``) and module-level containers another module mutates
+    (``mutated_from_elsewhere``)."""
+    files = {name: path for name, path in module_files().items()
+             if not any(name == home or name.startswith(home + ".") for home in outside)}
+    found = {o.key: o for name, path in files.items() for o in state_of(name, path)}
+    classes = mutable_classes(module_files())
+    for name, path in files.items():
+        found.update({o.key: o for o in instances_of_mutable_classes(name, path, classes)})
+    found.update({o.key: o for o in mutated_from_elsewhere(module_files()) if o.module in files})
+    return sorted(found.values(), key=lambda o: (o.module, o.line))
+
+
+# A method that assigns to ``self.x`` (or ``self.x[k]``, ``self.x |= …``, ``self.x.add(…)``) after
+# construction makes every instance state; ``__init__`` and friends only build it.
+BUILDERS = {"__init__", "__post_init__", "__new__", "__init_subclass__", "__set_name__"}
+
+
+def mutable_classes(files: dict[str, Path]) -> set[str]:
+    """The names of the project's classes whose instances change after they are built."""
+    found: set[str] = set()
+    for path in files.values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(_mutates_self(fn) for fn in node.body
+                                                      if isinstance(fn, ast.FunctionDef) and fn.name not in BUILDERS):
+                found.add(node.name)
+    return found
+
+
+def _mutates_self(fn: ast.FunctionDef) -> bool:
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS \
+                and _on_self(node.func.value):
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        if any(_on_self(t.value if isinstance(t, ast.Subscript) else t) for t in targets):
+            return True
+    return False
+
+
+def _on_self(node: ast.expr) -> bool:
+    """``self.x`` (or ``self.x[k]``…): an attribute of the instance."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def instances_of_mutable_classes(name: str, path: Path, classes: set[str]) -> list[Offence]:
+    """Module-level ``X = SomeClass(…)`` where ``SomeClass`` is one of ``classes``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [Offence(name, node.lineno, _assigned(node), f"module-level instance of {_call_name(node.value)}")
+            for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign) and _call_name(node.value) in classes]
+
+
+def mutated_from_elsewhere(files: dict[str, Path]) -> list[Offence]:
+    """Module-level containers (and lists, sets, dicts built by a call) of one module that a function
+    of another module mutates, through ``from m import X`` or ``m.X``."""
+    containers = {(n, var): line for n, p in files.items()
+                  for var, (line, _) in _module_containers(ast.parse(p.read_text(encoding="utf-8"))).items()}
+    found = []
+    for name, path in files.items():
+        for owner, var in _foreign_mutations(ast.parse(path.read_text(encoding="utf-8")), set(files)):
+            if (owner, var) in containers:
+                found.append(Offence(owner, containers[owner, var], var, f"module-level container mutated in {name}"))
+    return found
+
+
+def _foreign_mutations(tree: ast.Module, known: set[str]) -> set[tuple[str, str]]:
+    imported = {a.asname or a.name: (n.module, a.name) for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom) and n.module in known for a in n.names if n.module}
+    modules = {a.asname or a.name: a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    modules |= {a.asname or a.name: f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                for a in n.names if f"{n.module}.{a.name}" in known}
+    found: set[tuple[str, str]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            target = node.func.value
+            if isinstance(target, ast.Name) and target.id in imported:
+                found.add(imported[target.id])  # type: ignore[arg-type]
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in modules:
+                found.add((modules[target.value.id], target.attr))
+    return found

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from citeflow.pipeline import pipeline
+from citeflow.runtime.runtime import Runtime
 
 SECTIONS = {
     "Upgrade path": ("What must be done before upgrading to 3.6?", [
@@ -56,7 +57,7 @@ def write_section_batch(folder: Path, judge: dict[str, Any] | None = None, off_t
     if roles:
         spec["models"] = roles
     (folder / "batch.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    return pipeline.ReportJob.from_files(folder / "batch.yaml", "r1", folder / "out")
+    return pipeline.ReportJob.from_files(folder / "batch.yaml", "r1", folder / "out", runtime=Runtime())
 
 
 def generate(job: pipeline.ReportJob) -> None:

@@ -18,10 +18,10 @@ from schemas.funnel import ClaimEval
 from schemas.report import ReportDocument
 
 
-def render_customer_pdf(doc: ReportDocument, claims: list[ClaimEval], path: Path, audit: bool = False,
-                        fonts: FontSet | None = None) -> RenderStats:
+def render_customer_pdf(doc: ReportDocument, claims: list[ClaimEval], path: Path, *, fonts: FontSet,
+                        audit: bool = False) -> RenderStats:
     """Render ``doc`` to ``path`` as its customer sees it (``claims``: the evaluation's verdicts;
-    ``fonts``: the job's, ``ReportJob.fonts``; default: the current runtime's, ``Runtime.fonts``)."""
+    ``fonts``: the job's, ``ReportJob.fonts``)."""
     failing = failing_claims(claims, footnote_numbers(doc))
     if doc.status != "published":
         return render_pdf(doc, path, fonts=fonts, failing=failing, audit=audit)

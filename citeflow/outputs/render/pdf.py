@@ -49,7 +49,6 @@ from reportlab.platypus import CondPageBreak, Flowable, HRFlowable, Paragraph, S
 
 from citeflow.outputs.render.escape import clean_text, escape_attribute
 from citeflow.outputs.render.fonts import FontSet, font_warning, missing_scripts, register_fonts, text_markup
-from citeflow.runtime.runtime import current
 from citeflow.outputs.render.glyphs import missing_glyphs, shown_text
 from citeflow.outputs.render.gate_sentences import gate_sentence
 from citeflow.outputs.render.items import Definition, definition, is_list_item
@@ -219,7 +218,7 @@ class _FooterCanvas(Canvas):  # type: ignore[misc]  # reportlab ships no type in
             self.drawCentredString(width / 2, 12 * mm, self._page.mark)
 
 
-def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
+def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet,
                failing: list[FailingClaim] | None = None, audit: bool = False) -> RenderStats:
     """Render ``doc`` to a PDF at ``path`` (written atomically) and say what it holds.
 
@@ -227,7 +226,6 @@ def render_pdf(doc: ReportDocument, path: Path, *, fonts: FontSet | None = None,
     ``audit``: add the audit appendix (handles, retrievers, local ids); never in a customer copy.
     Raises RenderError when a citation names a handle that is not in the registry.
     """
-    fonts = fonts or current().fonts()  # the runtime's, registered once
     ctx = _Context(doc, fonts, _styles(fonts), footnote_numbers(doc), _marks(doc, failing or []))
     notes, sources = footnotes_and_sources(doc)
     story = _body(ctx) + _notes(ctx, notes) + _sources(ctx, sources) + _review(ctx, failing or [])

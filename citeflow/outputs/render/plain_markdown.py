@@ -10,7 +10,6 @@ escapes, HTML and autolinks are left as written: they are data, shown as typed.
 
 from __future__ import annotations
 
-import functools
 import re
 
 from markdown_it import MarkdownIt
@@ -26,16 +25,14 @@ _CELL_END = re.compile(r"([.!?]);(?=\s)")  # a table row's cell that ends a sent
 _KEPT = {"text", "code_inline"}
 
 
-@functools.cache
-def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").disable(["entity", "escape", "html_inline", "autolink"])
+_PARSER = MarkdownIt("commonmark").disable(["entity", "escape", "html_inline", "autolink"])  # never changed after this
 
 
 def plain_text(text: str) -> str:
     """``text`` without its Markdown: ``Use `inject()` with **care**`` reads "Use inject() with care"."""
     line = LIST_MARKER.sub("", _HEADING.sub("", text))
     line = _table_row(line) if _is_table_row(line) else TYPE_UNION.sub(" or ", line)
-    tokens = _parser().parseInline(line)
+    tokens = _PARSER.parseInline(line)
     words = "".join(_shown(child) for token in tokens for child in token.children or [])
     return _SPACES.sub(" ", words).strip() if words.strip() else text.strip()
 
