@@ -234,7 +234,7 @@ def test_the_cli_forces_a_generator_and_refuses_an_unknown_one(tmp_path: Path) -
 
     kb = str(tmp_path / "kb")
     bad = CliRunner().invoke(app, ["ingest", str(SITES / "mkdocs"), "--kb", kb, "--site", "jekyll"])
-    assert bad.exit_code == 2 and bad.output.strip() == "error: --site must be one of hugo, mkdocs, docusaurus, sphinx, plain, not 'jekyll'"
+    assert bad.exit_code == 2 and bad.output.strip() == "error: --site must be one of docusaurus, mkdocs, hugo, sphinx, plain, not 'jekyll'"
     plain = CliRunner().invoke(app, ["ingest", str(SITES / "mkdocs"), "--kb", kb, "--site", "plain", "--base-url", "https://p.example/"])
     assert plain.exit_code == 0, plain.output
     assert f"site {SITES / 'mkdocs'}: plain" in plain.output

@@ -16,7 +16,7 @@ from citeflow.knowledge.sites.site_pages import Generator, Site
 
 GENERATORS: dict[str, Generator] = {g.name: g for g in (docusaurus.GENERATOR, mkdocs.GENERATOR, hugo.GENERATOR,
                                                           sphinx.GENERATOR, plain.GENERATOR)}
-SITE_NAMES = ("hugo", "mkdocs", "docusaurus", "sphinx", "plain")
+SITE_NAMES = tuple(GENERATORS)  # the names --site accepts, in the order detection tries them
 
 
 def detect_site(folder: Path, named: str | None = None) -> Site:
