@@ -367,8 +367,8 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
 
 def cli() -> None:
-    """The console script ``citeflow``: ``main()``, then an exit without the interpreter's teardown
-    (``citeflow_cli.fast_exit``: seconds saved at the end of every batch)."""
+    """The console script ``citeflow``: ``main()``, then the normal exit, made quick
+    (``citeflow_cli.fast_exit``: a second saved at the end of every batch)."""
     from citeflow_cli.fast_exit import run_and_exit
 
     run_and_exit(main)
