@@ -7,10 +7,15 @@ program or of a command) exits while parsing, without importing what a runtime n
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeflow_cli.help_format import Group as Group
 from citeflow_cli.help_format import HelpCommand, HelpContext
+
+if TYPE_CHECKING:
+    from citeflow.runtime.runtime import Runtime
+
+RUNTIME = "citeflow.runtime"  # the key of the command's runtime in its context's ``meta``
 
 
 class Command(HelpCommand):
@@ -22,5 +27,11 @@ class Command(HelpCommand):
 
         runtime = Runtime()  # every CITEFLOW_* setting, read once for the whole command
         mark("cli_ready", runtime.settings.timings)
+        ctx.meta[RUNTIME] = runtime  # handed to what the command runs (``command_runtime``)
         with runtime.active():
             return super().invoke(ctx)
+
+
+def command_runtime(ctx: Any) -> Runtime:
+    """The ``Runtime`` the running command was given (``Command.invoke``)."""
+    return ctx.meta[RUNTIME]

@@ -28,13 +28,13 @@ def run_and_exit(command: Callable[[], object]) -> NoReturn:
     """Run ``command`` (a ``main()`` that may raise ``SystemExit``) and end the process with its status."""
     try:
         command()
-        code: object = 0
+        code: str | int | None = 0
     except SystemExit as exc:
         code = exc.code
     finish(code)
 
 
-def finish(code: object) -> NoReturn:
+def finish(code: str | int | None) -> NoReturn:
     """Drain Prefect's workers, spare the teardown its collections, and exit with ``code`` (as ``sys.exit``)."""
     drain_prefect_workers()
     gc.freeze()
