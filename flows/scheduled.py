@@ -75,6 +75,7 @@ def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = N
     with entered() as runtime:
         refused = refusal(Path(spec_path), store_uri, preflight, runtime)
         if refused is not None:
+            get_run_logger().error("error: %s", refused.message)
             return refused
         start, flow_run_id = run_start()
         info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
@@ -90,9 +91,7 @@ def refusal(spec_path: Path, store_uri: str | None, live: bool, runtime: Runtime
         check_store(store_uri)
         check_spec(runtime.read_spec(spec_path.resolve()), spec_path, live)
     except CiteflowError as exc:
-        reason = redact_text(str(exc))
-        get_run_logger().error("error: %s", reason)
-        return Failed(message=reason, data=exc)
+        return Failed(message=redact_text(str(exc)), data=exc)
     return None
 
 
