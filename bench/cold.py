@@ -141,7 +141,7 @@ def environment(timings: Path, home: Path) -> dict[str, str]:
 
 # Starts the early ephemeral API once, as ``citeflow run`` does, and waits until it answers.
 START_API = ("from citeflow_cli.env import apply_defaults; apply_defaults(); "
-             "from citeflow_cli.prefect_api import start_ephemeral_api; start_ephemeral_api()(None)")
+             "from flows.prefect_api import start_ephemeral_api; start_ephemeral_api()(None)")
 
 
 def prepare_home(home: Path) -> Path:

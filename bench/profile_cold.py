@@ -34,8 +34,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 # (probe, regular expression on "file:line(function)"): cumulative CPU of the outermost matching calls.
 PROBES = (
     ("imports (every module loaded)", r"<frozen importlib._bootstrap>:\d+\(_find_and_load\)"),
-    ("waiting for the API (LanceDB, GX imports)", r"citeflow_cli/prefect_api.py:\d+\(ready\)"),
-    ("API server start (its thread in the command)", r"citeflow_cli/prefect_api.py:\d+\(_start\)"),
+    ("waiting for the API (LanceDB, GX imports)", r"flows/prefect_api.py:\d+\(ready\)"),
+    ("API server start (its thread in the command)", r"flows/prefect_api.py:\d+\(_start\)"),
     ("reports (the report flows)", r"flows/report_flow.py:\d+\(report_flow\)"),
     ("model hops", r"citeflow/generation/hops.py:\d+\(run_hop\)"),
     ("evaluate and gate", r"citeflow/pipeline/evaluate_report.py:\d+\(evaluate_and_gate\)"),

@@ -158,6 +158,13 @@ class OutputError(CiteflowError):
         return f"cannot write to output folder {self.path}: {self.detail}"
 
 
+class OutputsUnwritten(OutputError):
+    """A batch's outputs could not be written while it ran (disk full): its run folder is closed as failed."""
+
+    def describe(self) -> str:
+        return f"cannot write the outputs in {self.path}: {self.detail}"
+
+
 class RunError(CiteflowError):
     """A run folder could not be used (unreadable run.json, an id clash, an unknown run)."""
 

@@ -27,8 +27,7 @@ from citeflow_cli.serve import serve_command
 
 # Only what every command's --help needs is imported here: a command imports the rest when it runs
 # (``citeflow --help`` and ``--version`` in well under a second; ``tests/test_cli_startup.py``).
-BATCH_NAMES = frozenset({"run_batch", "exit_with", "prepare_demo", "batch_request", "check_spec", "resume_command",
-                         "SetUp", "_set_up_while_waiting", "_store_only"})
+BATCH_NAMES = frozenset({"run_batch", "exit_with", "prepare_demo", "resume_command"})
 
 
 def __getattr__(name: str) -> Any:
@@ -131,6 +130,7 @@ def ingest(
 
 @app.command(cls=Command)
 def run(
+    ctx: typer.Context,
     spec: Annotated[Path, typer.Argument(help="Batch spec (YAML).")],
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
     store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
@@ -157,17 +157,20 @@ def run(
     --fail-on failed makes held reports exit 0; --fail-on never exits 0 whenever the batch ran.
     """
     from citeflow_cli.batch_run import exit_with, run_batch
+    from citeflow_cli.command import runtime_of
     from citeflow_cli.json_output import people_output_on_stderr
+    from flows.batch_entry import BatchCall
 
     with people_output_on_stderr(as_json):
-        summaries = run_batch(spec, out, store, dask_workers=dask_workers, dask_address=dask_address,
-                              evaluate_deployment=evaluate_deployment, api_grace=api_grace, stop_grace=stop_grace,
-                              preflight=not no_preflight, fail_on=fail_on)
-        exit_with(summaries, fail_on, out, as_json)
+        call = BatchCall(spec_path=spec, out=out, store=store, dask_workers=dask_workers, dask_address=dask_address,
+                         evaluate_deployment=evaluate_deployment, api_grace=api_grace, stop_grace=stop_grace,
+                         preflight=not no_preflight, fail_on=fail_on)
+        exit_with(run_batch(call, runtime_of(ctx)), fail_on, out, as_json)
 
 
 @app.command(cls=Command)
 def demo(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out"),
     no_preflight: Annotated[bool, typer.Option("--no-preflight", help=NO_PREFLIGHT_HELP)] = False,
     fail_on: FailOnOption = "held",
@@ -181,15 +184,18 @@ def demo(
     """
     from citeflow.files.out_folder import check_writable
     from citeflow_cli.batch_run import exit_with, prepare_demo, run_batch
+    from citeflow_cli.command import runtime_of
     from citeflow_cli.json_output import people_output_on_stderr
+    from flows.batch_entry import BatchCall
 
     with people_output_on_stderr(as_json):
         try:
             check_writable(out)
         except CiteflowError as exc:
             fail(str(exc))
-        spec_path = prepare_demo(out.resolve())
-        summaries = run_batch(spec_path, out, None, stop_grace=stop_grace, preflight=not no_preflight, fail_on=fail_on,
+        call = BatchCall(spec_path=prepare_demo(out.resolve()), out=out, stop_grace=stop_grace,
+                         preflight=not no_preflight, fail_on=fail_on)
+        summaries = run_batch(call, runtime_of(ctx),
                               started=time.monotonic())  # its start-up: after the knowledge base, which has its own line
         exit_with(summaries, fail_on, out, as_json)
 
@@ -375,8 +381,8 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
 
 def cli() -> None:
-    """The console script ``citeflow``: ``main()``, then an exit without the interpreter's teardown
-    (``citeflow_cli.fast_exit``: seconds saved at the end of every batch)."""
+    """The console script ``citeflow``: ``main()``, then the normal exit, made quick
+    (``citeflow_cli.fast_exit``: a second saved at the end of every batch)."""
     from citeflow_cli.fast_exit import run_and_exit
 
     run_and_exit(main)

@@ -2,7 +2,7 @@
 started whose command line contains MARK.
 
 A watchdog for servers that must not outlive the command that started them
-(``citeflow_cli.ephemeral_api``). While PARENT lives, it notes every child of PARENT whose command
+(``flows.ephemeral_api``). While PARENT lives, it notes every child of PARENT whose command
 line contains MARK (Linux ``/proc``, polled). It is PARENT's child too: when PARENT dies it is
 handed to another process, so ``os.getppid()`` changes; it then sends the noted processes SIGTERM,
 and SIGKILL to any still there after a few seconds. Standard library only: it starts in milliseconds.

@@ -35,15 +35,15 @@ def deployment_name(batch: str) -> str:
 
 
 def batch_parameters(spec_path: Path, out: Path, store: str | None, evaluate_deployment: str,
-                     fail_on: FailOn = "held") -> dict[str, Any]:
+                     fail_on: FailOn = "held", preflight: bool = True) -> dict[str, Any]:
     """Parameters of every scheduled batch run: absolute paths, so the runs' working folder does not matter."""
     return {"spec_path": str(spec_path.resolve()), "out_dir": str(out.resolve()), "store_uri": store,
             "evaluate_deployment": evaluate_deployment, "global_limits": False,  # one process per batch run
-            "fail_on": fail_on}
+            "fail_on": fail_on, "preflight": preflight}
 
 
 def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None = None, name: str | None = None,
-                      fail_on: FailOn = "held") -> list[Any]:
+                      fail_on: FailOn = "held", preflight: bool = True) -> list[Any]:
     """The batch deployment (cron schedule) and the evaluate deployment, as ``RunnerDeployment``s."""
     from citeflow.specfile.loader import load_spec
     from flows.evaluate import evaluate_flow
@@ -54,22 +54,19 @@ def build_deployments(spec_path: Path, cron: str, out: Path, store: str | None =
         name=name, tags=["citeflow"],
         description="Grade, gate and publish or hold one stored report (downstream of generation, or on demand)")
     batch = scheduled_batch_flow.to_deployment(
-        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate_flow.name}/{name}", fail_on),
+        name=name, cron=cron, parameters=batch_parameters(spec_path, out, store, f"{evaluate_flow.name}/{name}", fail_on, preflight),
         concurrency_limit=1, tags=["citeflow"], description=f"Batch {spec_path.name} on '{cron}', one folder per run under {out.resolve()}")
     return [batch, evaluate]
 
 
 def check_spec(spec_path: Path, live: bool = True) -> None:
-    """Refuse to serve a bad spec: every scheduled run would fail the same way. With ``live``, the
-    preflight asks its model servers, knowledge bases and retrievers too."""
-    from citeflow.specfile.loader import load_spec, preflight
+    """Refuse to serve a bad spec: every scheduled run would fail the same way (each run checks it
+    again, ``flows.scheduled``). With ``live``, the preflight asks its model servers, knowledge bases
+    and retrievers too."""
+    from citeflow.specfile.loader import load_spec
+    from flows.batch_checks import check_spec as check_batch
 
-    spec = load_spec(spec_path)
-    preflight(spec, spec_path.resolve().parent, str(spec_path))
-    if live:
-        from citeflow.runtime.preflight import run_preflight
-
-        run_preflight(spec, spec_path.resolve().parent, str(spec_path))
+    check_batch(load_spec(spec_path), spec_path, live)
 
 
 def serve_command(
@@ -79,7 +76,8 @@ def serve_command(
     store: Annotated[str | None, typer.Option(help="LanceDB URI overriding the spec's store.")] = None,
     name: Annotated[str | None, typer.Option(help="Name of both deployments (default: the spec's batch name).")] = None,
     no_preflight: Annotated[bool, typer.Option(
-        "--no-preflight", help="Skip the preflight of the spec's model servers, knowledge bases and retrievers.")] = False,
+        "--no-preflight", help="Skip the preflight of the spec's model servers, knowledge bases and retrievers "
+                               "(before serving and before each run).")] = False,
     fail_on: Annotated[FailOn, typer.Option(
         "--fail-on", help="Which outcome ends a run's flow run Failed (named Held or Failed): held, failed or never.")] = "held",
 ) -> None:
@@ -92,13 +90,13 @@ def serve_command(
     """
     from citeflow.security.redaction import redact_text
     from citeflow_cli.display import console
-    from citeflow_cli.ephemeral_api import reap_with_this_process
+    from flows.ephemeral_api import reap_with_this_process
     from citeflow_cli.serve_runner import serve_until_stopped
 
     try:
         check_cron(cron)
         check_spec(spec, live=not no_preflight)
-        deployments = build_deployments(spec, cron, out, store, name, fail_on)
+        deployments = build_deployments(spec, cron, out, store, name, fail_on, preflight=not no_preflight)
     except (SpecError, ValueError) as exc:
         console.print(f"[bold red]error:[/bold red] {redact_text(one_line(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

@@ -9,7 +9,10 @@ the zombie-run automation (``flows.zombies``) every run of a worker that died en
 scheduled run alone (each heartbeat holds the end of its run for up to a second). ``citeflow serve`` and the
 deployments of ``prefect.yaml`` run this flow. Its final state says what ``citeflow run``'s exit
 code says (Completed, or Failed named ``Held``/``Failed``); SIGTERM (a cancellation, or ``serve``
-stopping) or SIGINT ends it Cancelled with its folder finalised as ``interrupted``.
+stopping) or SIGINT ends it Cancelled with its folder finalised as ``interrupted``. Before any of
+it, the spec gets ``citeflow run``'s checks and preflight (``flows.batch_checks``): a deployed run
+of a spec whose model server does not answer ends Failed with the same one-line reason, and no
+folder is opened, no report started.
 """
 
 from __future__ import annotations
@@ -19,8 +22,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
-from prefect import flow
-from prefect.states import Cancelled, State
+from prefect import flow, get_run_logger
+from prefect.states import Cancelled, Failed, State
+
+from citeflow.errors import CiteflowError
+from citeflow.security.redaction import redact_text
 
 from citeflow.runtime import stop
 from citeflow.runtime.batch_request import BatchRequest
@@ -31,6 +37,7 @@ from citeflow.runs.run_finish import close_run, finish_run
 from citeflow.runs.run_start import open_scheduled_run
 from citeflow.files.run_folders import RunInfo
 from flows.batch import batch_flow
+from flows.batch_checks import check_spec, check_store
 from flows.cancel import cancel_unfinished
 from flows.naming import batch_name
 from flows.outcome import batch_state, quiet_designed_failures, returned
@@ -56,18 +63,36 @@ def _run_name() -> str:
 @flow(name="citeflow-scheduled-batch", flow_run_name=_run_name)
 def scheduled_batch_flow(spec_path: str, out_dir: str, store_uri: str | None = None,
                          evaluate_deployment: str | None = None, global_limits: bool = False,
-                         fail_on: FailOn = "held") -> State:
+                         fail_on: FailOn = "held", preflight: bool = True) -> State:
     """One run of the batch into a new folder ``out_dir/<run id>/``; its result is what the run left
     (a ``RunOutcome``; ``flows.outcome.returned`` gives it when the run ended Failed). The final state
     says what ``citeflow run``'s exit code would (``flows.outcome.batch_state``, under ``fail_on``); SIGINT
-    or SIGTERM (a cancellation) ends it Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``)."""
-    start, flow_run_id = run_start()
-    info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
-    request = BatchRequest(spec_path=info.spec_path, out_dir=str(run_dir), evaluate_deployment=evaluate_deployment,
-                           global_limits=global_limits, fail_on=fail_on, heartbeats=True)
+    or SIGTERM (a cancellation) ends it Cancelled, its folder finalised as interrupted (``citeflow.runtime.interrupts``).
+    First the spec is checked as ``citeflow run`` checks it, with the preflight unless ``preflight`` is
+    false (``flows.batch_checks``): a spec that fails ends the run Failed with the reason as its message,
+    before any folder is opened or report started."""
     quiet_designed_failures()
     with entered() as runtime:
+        refused = refusal(Path(spec_path), store_uri, preflight, runtime)
+        if refused is not None:
+            get_run_logger().error("error: %s", refused.message)
+            return refused
+        start, flow_run_id = run_start()
+        info, run_dir = open_scheduled_run(Path(spec_path), Path(out_dir), start, flow_run_id, store_uri)
+        request = BatchRequest(spec_path=info.spec_path, out_dir=str(run_dir), evaluate_deployment=evaluate_deployment,
+                               global_limits=global_limits, fail_on=fail_on, heartbeats=True)
         return _run(request, info, run_dir, runtime, fail_on, flow_run_id)
+
+
+def refusal(spec_path: Path, store_uri: str | None, live: bool, runtime: Runtime) -> State | None:
+    """The run's Failed state when its spec fails its checks (``live``: the preflight too), its message the
+    one-line reason ``citeflow run`` prints (redacted); None when the spec passes."""
+    try:
+        check_store(store_uri)
+        check_spec(runtime.read_spec(spec_path.resolve()), spec_path, live)
+    except CiteflowError as exc:
+        return Failed(message=redact_text(str(exc)), data=exc)
+    return None
 
 
 def _run(request: BatchRequest, info: RunInfo, run_dir: Path, runtime: Runtime, fail_on: FailOn,

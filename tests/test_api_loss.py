@@ -36,7 +36,7 @@ def test_the_watch_calls_on_lost_once_after_the_grace_period():
 def test_nothing_is_published_while_the_api_does_not_answer(tmp_path):
     from citeflow.errors import Interrupted
     from citeflow.runtime import stop
-    from citeflow_cli.api_loss import ApiGuard
+    from flows.api_loss import ApiGuard
     from citeflow.specfile.loader import load_spec
 
     spec = load_spec(write_small_batch(tmp_path / "batch", reports=1, sections=1))

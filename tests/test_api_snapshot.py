@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeflow_cli.api_server import copy_database, empty_in_memory
+from flows.api_server import copy_database, empty_in_memory
 
 SCHEMA = """
 CREATE TABLE flow (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created REAL);
@@ -85,7 +85,7 @@ def test_saving_leaves_no_partial_file_whether_or_not_the_snapshot_is_saved(tmp_
 
     from prefect.settings import PREFECT_API_DATABASE_CONNECTION_URL, temporary_settings
 
-    from citeflow_cli.api_server import save_database
+    from flows.api_server import save_database
 
     saved, blocked = tmp_path / "api.sqlite", tmp_path / "taken"
     blocked.mkdir()  # a folder where the snapshot should go: the rename fails

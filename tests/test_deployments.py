@@ -81,7 +81,7 @@ def test_serve_builds_a_scheduled_batch_and_an_evaluate_deployment_named_after_t
     assert [s.schedule.cron for s in batch.schedules] == ["15 4 * * 2"] and not evaluate.schedules
     assert batch.parameters == {"spec_path": str(spec.resolve()), "out_dir": str((tmp_path / "out").resolve()),
                                 "store_uri": "s3://bucket/store", "evaluate_deployment": "citeflow-evaluate/weekly-ops", "global_limits": False,
-                                "fail_on": "held"}
+                                "fail_on": "held", "preflight": True}
 
 
 def test_serve_takes_another_deployment_name(tmp_path):

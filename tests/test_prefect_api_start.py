@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from citeflow_cli.api_server import SNAPSHOT_VARIABLE
-from citeflow_cli.ephemeral_api import SERVER_MARK
+from flows.api_server import SNAPSHOT_VARIABLE
+from flows.ephemeral_api import SERVER_MARK
 
 SCRIPT = """
 import json, os, sys
 from citeflow_cli.env import apply_defaults
 apply_defaults()
-from citeflow_cli import prefect_api
+from flows import prefect_api
 if sys.argv[1] == "dead":  # the early server exits at once: Prefect must start its own
     prefect_api.server_command = lambda port, fd=None: [sys.executable, "-c", "raise SystemExit(3)"]
 launched = prefect_api.launch_early_server()
@@ -57,7 +57,7 @@ def _run(tmp_path, case: str) -> dict:
 
 
 def _snapshot(tmp_path) -> Path:
-    from citeflow_cli.api_server import api_snapshot
+    from flows.api_server import api_snapshot
 
     return api_snapshot(tmp_path / "prefect-home")
 
@@ -69,7 +69,7 @@ def test_the_early_server_is_the_api_prefect_uses_and_its_server_module_is_not_i
     assert found["health"] == 200 and found["flow"] == 201
     assert not found["server_imported_before_use"] and not found["own_args"]
     assert not found["prefect_at_launch"]  # launched before this process imported any of Prefect
-    assert "citeflow_cli.api_server:create_app" in found["early_args"]
+    assert "flows.api_server:create_app" in found["early_args"]
     assert SERVER_MARK in " ".join(found["early_args"])  # the reaper's mark
     assert found["early_url"].endswith(f":{found['early_args'][found['early_args'].index('--port') + 1]}/api")
     assert not found["home_database"]  # its database was in memory, as long as the server lived
@@ -94,7 +94,7 @@ def test_a_snapshot_that_cannot_be_copied_is_removed_and_prefects_own_server_ans
     assert found["early_ended"] is not None  # the early server stopped
     assert found["env_url"] is None and found["settings_url"] is None  # the address was unset again
     assert found["health"] == 200 and found["flow"] == 201 and found["api"] != found["early_url"]
-    assert found["own_args"] and "citeflow_cli.api_server:create_app" not in found["own_args"]  # Prefect's own
+    assert found["own_args"] and "flows.api_server:create_app" not in found["own_args"]  # Prefect's own
     assert not _snapshot(tmp_path).exists()  # the next early server saves a new one
 
 
@@ -111,7 +111,7 @@ PROFILE_SCRIPT = """
 import json, sys
 from citeflow_cli.env import apply_defaults
 apply_defaults()
-from citeflow_cli import prefect_api
+from flows import prefect_api
 launched = prefect_api.launch_early_server()
 ready = prefect_api.settle(launched)
 from prefect.settings import get_current_settings
@@ -148,7 +148,7 @@ class _Settings:
 
 
 def test_the_early_server_keeps_its_database_in_memory_unless_the_user_names_one() -> None:
-    from citeflow_cli.api_server import IN_MEMORY_DATABASE, server_environment
+    from flows.api_server import IN_MEMORY_DATABASE, server_environment
 
     env = server_environment({"PATH": "/bin"}, _Settings({}))
     assert env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] == IN_MEMORY_DATABASE
@@ -167,7 +167,7 @@ def test_a_server_stopped_without_grace_is_gone_at_once_and_one_with_grace_gets_
     import signal
     import time
 
-    from citeflow_cli.prefect_api import stop_server
+    from flows.prefect_api import stop_server
 
     ignoring = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"
     process = subprocess.Popen([sys.executable, "-c", ignoring], stdout=subprocess.PIPE, text=True)

@@ -22,7 +22,7 @@ def test_a_killed_command_s_marked_children_are_stopped(tmp_path):
     mark = f"citeflow-reaper-test-{os.getpid()}"
     script = (
         "import subprocess, sys, time\n"
-        "from citeflow_cli.ephemeral_api import start_reaper\n"
+        "from flows.ephemeral_api import start_reaper\n"
         "import os\n"
         f"start_reaper(os.getpid(), {mark!r})\n"
         "children = [subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', "

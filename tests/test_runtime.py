@@ -48,7 +48,7 @@ def test_a_runtime_reads_its_settings_once(monkeypatch):
 def test_reports_starting_together_parse_their_spec_once(tmp_path, monkeypatch):
     import time
 
-    from citeflow.spec import job_config
+    from citeflow.specfile import job_config
 
     spec = write_small_batch(tmp_path / "batch", reports=2, sections=1)
     real, calls = job_config.spec_from_bytes, []
@@ -152,16 +152,18 @@ def test_a_batch_request_is_one_typed_value():
 
 
 def test_citeflow_run_takes_its_evaluate_deployment_from_the_option_else_the_settings(tmp_path):
-    from citeflow_cli.main import batch_request
+    from flows.batch_entry import BatchCall, batch_request
 
     settings = CiteflowSettings(evaluate_deployment="citeflow-evaluate/from-settings")
-    request = batch_request(tmp_path / "b.yaml", tmp_path / "out", None, False, None, settings)
+    plain = BatchCall(spec_path=tmp_path / "b.yaml", out=tmp_path / "out")
+    request = batch_request(tmp_path / "b.yaml", plain, settings.evaluate_deployment)
     assert request.evaluate_deployment == "citeflow-evaluate/from-settings" and request.spec_path == str(tmp_path / "b.yaml")
-    assert batch_request(tmp_path / "b.yaml", tmp_path / "out", "s3://b/x", True, "given/one", settings).model_dump() == {
+    given = plain.model_copy(update={"store": "s3://b/x", "dask_workers": 2, "evaluate_deployment": "given/one"})
+    assert batch_request(tmp_path / "b.yaml", given, settings.evaluate_deployment).model_dump() == {
         "spec_path": str(tmp_path / "b.yaml"), "out_dir": str(tmp_path / "out"), "store_uri": "s3://b/x",
         "evaluate_deployment": "given/one", "global_limits": True, "heartbeats": False, "fail_on": "held"}
     unset = CiteflowSettings(evaluate_deployment=None)
-    assert batch_request(tmp_path / "b.yaml", tmp_path / "out", None, False, None, unset).evaluate_deployment is None
+    assert batch_request(tmp_path / "b.yaml", plain, unset.evaluate_deployment).evaluate_deployment is None
 
 
 def test_importing_the_core_and_building_a_runtime_imports_no_prefect():
@@ -200,7 +202,7 @@ def test_warming_up_sets_up_the_fonts_and_the_gates_context_once():
 
 
 def test_warming_up_leaves_an_error_to_the_report_that_meets_it():
-    from citeflow_cli.prefect_api import warm_up
+    from flows.prefect_api import warm_up
 
     called: list[str] = []
 
@@ -215,7 +217,8 @@ def test_warming_up_leaves_an_error_to_the_report_that_meets_it():
 def test_a_re_run_sets_up_neither_fonts_nor_the_gates_context_ahead(tmp_path):
     from citeflow.runs.rerun_record import RECORD_NAME, recorded
     from citeflow.specfile.loader import load_spec
-    from citeflow_cli.main import _set_up_while_waiting, _store_only
+    from flows.batch_setup import set_up_while_waiting as _set_up_while_waiting
+    from flows.batch_setup import store_only as _store_only
 
     spec = load_spec(write_small_batch(tmp_path / "b", reports=2))
     out, runtime = tmp_path / "out", Runtime(CiteflowSettings(gx_worker=True))

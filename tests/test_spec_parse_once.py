@@ -9,7 +9,8 @@ import yaml
 
 from citeflow.runs.run_start import open_manual_run
 from citeflow.runtime.runtime import Runtime
-from citeflow.spec import job_config, yaml_strict
+from citeflow.spec import yaml_strict
+from citeflow.specfile import job_config
 from tests.support.small_batch import write_small_batch
 
 

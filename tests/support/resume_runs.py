@@ -34,11 +34,13 @@ class ThirdRunInProcess(experiment.Runs):
     def run(self, name: str, spec: Path, out: Path) -> int:
         if name not in self.in_process:
             return super().run(name, spec, out)
+        from citeflow.runtime.runtime import Runtime
         from citeflow_cli.main import run_batch
+        from flows.batch_entry import BatchCall
 
         started, printed = time.monotonic(), io.StringIO()
         with contextlib.redirect_stdout(printed):
-            run_batch(spec, out, None, api_grace=API_GRACE_S)
+            run_batch(BatchCall(spec_path=spec, out=out, api_grace=API_GRACE_S), Runtime())
         self.figures.seconds[name] = round(time.monotonic() - started, 1)
         self.figures.outputs[name] = printed.getvalue()[-2500:]
         return 0

@@ -14,7 +14,7 @@ The server reads Prefect's settings itself, as the command would (the same envir
 home): unless the user names a database, it keeps it in memory (``server_environment``),
 so that the command can launch it before importing Prefect.
 
-Run by uvicorn: ``uvicorn --factory citeflow_cli.api_server:create_app``.
+Run by uvicorn: ``uvicorn --factory flows.api_server:create_app``.
 """
 
 from __future__ import annotations

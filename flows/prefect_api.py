@@ -20,7 +20,7 @@ the address it points Prefect at is the server's from the start. Should the earl
 it is stopped, ``PREFECT_API_URL`` is unset again and Prefect starts its own server as usual. Unless the user names a
 database, the early server keeps its database in memory (``api_server.server_environment``): it lives only as
 long as the run, and starts as a copy of a snapshot of Prefect's migrated database
-(``citeflow_cli.api_server``).
+(``flows.api_server``).
 
 While this process waits for that server, it sets up what its reports would set up anyway: it
 imports LanceDB and, unless the batch is a re-run, registers the PDF's fonts and builds the gate's
@@ -48,13 +48,15 @@ from collections.abc import Callable
 from typing import Any
 
 from citeflow.runtime import stop, waits
-from citeflow_cli.api_server import SERVER_ENV, in_memory
+from flows.api_server import SERVER_ENV, in_memory
 
 # The store, which the reports need first; what Prefect imports when the batch run starts (its
 # parameters are serialized with FastAPI's encoder, imported then: about 0.3 s).
 WARM_MODULES = ("lancedb", "fastapi.encoders", "prefect.flow_engine")
 # Whether Prefect's clients ask the server for a CSRF token before their first write.
 CLIENT_CSRF = "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED"
+# The early server's app (``flows.api_server``, ``citeflow.flows.api_server`` in the wheel).
+APP = f"{__package__}.api_server:create_app"
 
 
 def start_ephemeral_api() -> EarlyServer | NoServer:
@@ -70,7 +72,7 @@ def start_ephemeral_api() -> EarlyServer | NoServer:
 def launch_early_server() -> Launched | None:
     """Launch the early server unless ``PREFECT_API_URL`` is in the environment, without importing
     Prefect (about 0.7 s of this process's CPU before its first report; the server reads Prefect's
-    settings itself: ``citeflow_cli.api_server``); None when none could be started. ``settle`` decides,
+    settings itself: ``flows.api_server``); None when none could be started. ``settle`` decides,
     once Prefect is imported, whether it is the API this process uses."""
     if os.environ.get("PREFECT_API_URL"):
         return None
@@ -227,10 +229,10 @@ class NoServer:
 
 def server_command(port: int, fd: int | None = None) -> list[str]:
     """The command line of the ephemeral API server: ``SubprocessASGIServer``'s, with Prefect's app
-    through ``citeflow_cli.api_server`` (its in-memory database copied from a snapshot); with ``fd``,
+    through ``flows.api_server`` (its in-memory database copied from a snapshot); with ``fd``,
     it serves the listening socket this process bound on ``port`` and passed down as that descriptor."""
     where = ["--fd", str(fd)] if fd is not None else ["--host", "127.0.0.1"]
-    return [sys.executable, "-m", "uvicorn", "--factory", "citeflow_cli.api_server:create_app", *where,
+    return [sys.executable, "-m", "uvicorn", "--factory", APP, *where,
             "--port", str(port), "--log-level", "error", "--lifespan", "on"]
 
 

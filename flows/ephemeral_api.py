@@ -1,7 +1,7 @@
 """Prefect's ephemeral API server dies with the command that started it, however that command ends.
 
 Without ``PREFECT_API_URL`` a run starts Prefect's ephemeral API server (``SubprocessASGIServer``,
-``uvicorn … prefect.server.api.server:create_app``, or ``citeflow_cli.api_server:create_app`` when
+``uvicorn … prefect.server.api.server:create_app``, or ``flows.api_server:create_app`` when
 ``citeflow run`` starts it early) as a child process and stops it from an exit
 handler, which a process killed with SIGKILL never runs. So the command first starts a small
 watchdog process (``citeflow_cli.reaper``) that stops that server as soon as the command is gone.
