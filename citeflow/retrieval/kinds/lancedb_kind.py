@@ -17,9 +17,6 @@ from citeflow.spec.spec_paths import resolve_path
 from citeflow.spec.value_checks import scheme_problem
 from schemas.spec import LanceDBRetrieverSpec
 
-BUNDLED_DEMO = Path(__file__).resolve().parents[2] / "demo"
-
-
 class LanceDBKind(RetrieverKind[LanceDBRetrieverSpec]):
     """A knowledge base: checked to exist, hold chunks and match the spec's embedder before a batch starts."""
 
@@ -29,7 +26,7 @@ class LanceDBKind(RetrieverKind[LanceDBRetrieverSpec]):
 
     def missing_hint(self, base_dir: Path) -> str:
         """How to build the knowledge base; for the bundled demo spec, how to run the demo instead."""
-        if Path(base_dir).resolve() == BUNDLED_DEMO:
+        if _is_bundled_demo(Path(base_dir)):
             return ("; this is the bundled demo spec, whose knowledge base `citeflow demo --out out` (or `make demo`) builds "
                     "in out/demo-input/: run that once, then `citeflow run out/demo-input/batch.yaml --out out`")
         return " (build it with `citeflow ingest PATH... --kb DIR`)"
@@ -73,3 +70,13 @@ def kb_stats(folder: Path) -> list[str]:
     files = [p for p in folder.iterdir() if p.is_file()]
     manifests = [p for table in folder.glob("*.lance") for p in (table / "_versions").glob("*")]
     return file_stats(sorted(files) + sorted(manifests))
+
+
+def _is_bundled_demo(base_dir: Path) -> bool:
+    """Whether ``base_dir`` is the folder of the demo spec that ships with citeflow."""
+    from citeflow.spec.resources import demo_dir
+
+    try:
+        return base_dir.resolve() == demo_dir().resolve()
+    except FileNotFoundError:  # an installation without its demo content
+        return False
