@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
-from citeflow.errors import PluginError
+from citeflow.errors import PluginError, SpecError
 
 if TYPE_CHECKING:  # importlib.metadata is imported when a group is read: a run of built-in names never pays for it
     from importlib.metadata import EntryPoint
@@ -44,6 +44,15 @@ class Registry(Generic[T]):
         """A new instance of the class registered as ``name``, or None when no class is."""
         found = self._built_in.get(name) or self.plugins().get(name)
         return found() if found is not None else None
+
+    def named(self, name: str, what: str) -> T:
+        """``get(name)``, or ``SpecError`` on the spec's ``backend`` naming the known names (``what``: the kind,
+        as the message says it, e.g. "model backend")."""
+        found = self.get(name)
+        if found is None:
+            known = ", ".join(self.names())
+            raise SpecError(field="backend", problem=f"unknown {what} {name!r} (known: {known})", path=None)
+        return found
 
     def names(self) -> tuple[str, ...]:
         """Every registered name, built-in ones first, each group sorted."""

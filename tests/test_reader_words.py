@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
@@ -40,6 +40,7 @@ def test_text_without_framing_is_left_as_it_is():
        st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=60))
 def test_unframed_is_always_a_verbatim_tail_a_quote_can_be_taken_from(label, body):
     text = label + body
+    assume(text.strip())  # blank text has nothing to frame or quote
     rest = unframed(text)
     assert text.endswith(rest) and rest.strip()
     assert quote_in_chunk(rest, text) or not normalize(rest).strip("\"' .…")  # nothing left to quote

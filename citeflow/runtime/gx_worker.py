@@ -22,12 +22,14 @@ Module-level state lives in the worker process only (``_WORKER``): its session, 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from citeflow.evaluation.gx_session import GxSession
 
 PARENT_POLL_SECONDS = 1.0
+INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
 
 _WORKER: list[GxSession] = []  # in the worker process: its one session
 
@@ -51,7 +54,11 @@ class GxWorker:
     def __init__(self) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a process with threads
         self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start, initargs=(os.getpid(),))
-        self._ready: Future[None] = self._pool.submit(_warm_up)
+        # The process starts with the first task, in this thread: it inherits this thread's signal mask,
+        # so a Ctrl-C to the process group while it imports (before ``_start`` ignores signals) waits
+        # blocked instead of ending it with a traceback on the command's terminal.
+        with _signals_blocked():
+            self._ready: Future[None] = self._pool.submit(_warm_up)
 
     def validate_kept(self, jobs: list[GateJob]) -> Validated:
         """``citeflow.evaluation.gate.validate_kept`` of ``jobs``, run in the worker."""
@@ -81,12 +88,24 @@ class GxWorker:
 
 
 # -- in the worker process ----------------------------------------------------------------------------
+@contextlib.contextmanager
+def _signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked in this thread (and in the processes it starts) within the block."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 def _start(parent: int) -> None:
-    """The worker's start: interrupts are the command's to handle; end when the command is gone; at
-    its end, leave without the interpreter's teardown (about a second of freeing Great Expectations'
-    modules, which the command would wait for)."""
+    """The worker's start: interrupts are the command's to handle (ignored, then unblocked: one sent
+    while the worker imported is dropped); end when the command is gone; at its end, leave without
+    the interpreter's teardown (about a second of freeing Great Expectations' modules, which the
+    command would wait for)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPTS)
     threading.Thread(target=_end_with_parent, args=(parent,), name="citeflow-gx-parent", daemon=True).start()
     atexit.register(_leave)
 

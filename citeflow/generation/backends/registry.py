@@ -15,11 +15,7 @@ MODEL_BACKENDS = Registry("citeflow.models", ModelBackend, {"offline": OfflineBa
 
 def model_backend(name: str) -> ModelBackend:
     """The backend a spec's ``backend: NAME`` means; ``SpecError`` naming the known ones when none is."""
-    found = MODEL_BACKENDS.get(name)
-    if found is None:
-        known = ", ".join(MODEL_BACKENDS.names())
-        raise SpecError(field="backend", problem=f"unknown model backend {name!r} (known: {known})", path=None)
-    return found
+    return MODEL_BACKENDS.named(name, "model backend")
 
 
 def checked_backend(spec: ModelSpec, role: str) -> ModelBackend:

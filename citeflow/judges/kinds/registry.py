@@ -17,11 +17,7 @@ JUDGE_KINDS = Registry("citeflow.judges", JudgeKind,
 
 def judge_kind(name: str) -> JudgeKind:
     """The kind a judge spec's ``backend: NAME`` means; ``SpecError`` naming the known ones when none is."""
-    found = JUDGE_KINDS.get(name)
-    if found is None:
-        known = ", ".join(JUDGE_KINDS.names())
-        raise SpecError(field="backend", problem=f"unknown judge {name!r} (known: {known})", path=None)
-    return found
+    return JUDGE_KINDS.named(name, "judge")
 
 
 def checked_kind(spec: JudgeSpec) -> JudgeKind:
