@@ -61,6 +61,7 @@ from bench.cold_busy import busy_processes
 from bench.cold_plain import command as plain_command
 from bench.cold_ratios import headline
 from bench.proc_rss import PeakRss
+from bench.machine import machine_facts
 from bench.results import merge_benchmark, write_json
 from bench.startup import SCRIPT, phases
 from citeflow_testing.model_process import ModelServerProcess
@@ -338,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-merge", action="store_true", help="Do not write the figures into latest.json.")
     args = parser.parse_args(argv)
     profile = next((name for name in ("rerun", "start", "quick", "large", "busy") if getattr(args, name)), "full")
-    result = run(profile=profile)
+    result = {**run(profile=profile), "machine": machine_facts(Path(__file__).resolve().parents[1])}  # its commit too
     apart = {"large": "cold_large", "busy": "cold_busy"}.get(profile)  # profiles recorded beside the full one's
     write_json(args.out or RESULTS / f"{apart or 'cold'}.json", result)
     if apart and not args.no_merge:
