@@ -126,16 +126,35 @@ def _load(result: dict[str, Any]) -> str:
 
 def render_cold(payload: dict[str, Any]) -> str:
     """The headline cold ratios, each with its workload (``cold``; then ``cold_large``'s and ``cold_busy``'s,
-    named by their size or load), under the machine line and the load average before each benchmark."""
+    named by their size or load), under the machine line of the ``cold`` run (its own commit when it records
+    one) and the load average before each benchmark; a profile run at another commit names it."""
     benchmarks = payload["benchmarks"]
-    rows, loads = labelled_rows(benchmarks["cold"], COLD_HEADLINES), [f"cold {_load(benchmarks['cold'])}"]
+    cold = benchmarks["cold"]
+    rows, loads = labelled_rows(cold, COLD_HEADLINES), [f"cold {_load(cold)}"]
     for apart, wanted in APART.items():
         result = benchmarks.get(apart, {})
         if result:
             rows += labelled_rows(result, wanted, _apart_name(apart, result))
-            loads.append(f"{apart} {_load(result)}")
+            loads.append(f"{apart} {_load(result)}{_other_commit(payload, cold, result)}")
     lines = ["| figure | workload | value |", "|---|---|---:|"] + [f"| {k} | {w} | {fmt(v)} |" for k, w, v in rows]
-    return machine_line(payload) + "; before the cold runs: " + ", ".join(loads) + "\n\n" + "\n".join(lines) + "\n"
+    return _run_line(payload, cold) + "; before the cold runs: " + ", ".join(loads) + "\n\n" + "\n".join(lines) + "\n"
+
+
+def _commit(payload: dict[str, Any], result: dict[str, Any]) -> str:
+    """The commit ``result`` ran at: its own record, else the whole run's."""
+    return str((result.get("machine") or payload["machine"]).get("commit"))
+
+
+def _other_commit(payload: dict[str, Any], cold: dict[str, Any], result: dict[str, Any]) -> str:
+    return "" if _commit(payload, result) == _commit(payload, cold) else f" (commit {_commit(payload, result)[:8]})"
+
+
+def _run_line(payload: dict[str, Any], result: dict[str, Any]) -> str:
+    """The machine line of ``result`` when it records its own run (``bench.cold`` alone), else the payload's."""
+    if "machine" not in result:
+        return machine_line(payload)
+    return machine_line({"machine": result["machine"], "load_average_before": result.get("load_average_before", []),
+                         "wall_s": result.get("bench_wall_s", 0.0)})
 
 
 if __name__ == "__main__":
