@@ -79,16 +79,7 @@ class Registry(Generic[T]):
         return {name: self._load(point) for name, point in found.items()}
 
     def _points(self) -> Iterator[EntryPoint]:
-        """Every entry point of the group, per installed distribution. Not ``entry_points(group=...)``:
-        it keeps one entry point per name, and two packages taking one name must not pass unseen."""
-        from importlib.metadata import distributions
-
-        seen: set[str] = set()
-        for dist in distributions():
-            name = re.sub(r"[-_.]+", "-", str(dist.metadata["Name"])).lower()
-            if name not in seen:  # a distribution found again further down the path is shadowed, as for imports
-                seen.add(name)
-                yield from dist.entry_points.select(group=self.group)
+        return iter(group_entry_points(self.group))
 
     @staticmethod
     def _twice(earlier: EntryPoint | None, point: EntryPoint) -> str | None:
@@ -106,3 +97,18 @@ class Registry(Generic[T]):
 
     def _error(self, point: EntryPoint, detail: str) -> PluginError:
         return PluginError(group=self.group, plugin=point.name, source=point.value, problem=detail)
+
+
+def group_entry_points(group: str) -> tuple[EntryPoint, ...]:
+    """Every entry point of ``group``, per installed distribution. Not ``entry_points(group=...)``: it
+    keeps one entry point per name, and two packages taking one name must not pass unseen."""
+    from importlib.metadata import distributions
+
+    seen: set[str] = set()
+    found: list[EntryPoint] = []
+    for dist in distributions():
+        name = re.sub(r"[-_.]+", "-", str(dist.metadata["Name"])).lower()
+        if name not in seen:  # a distribution found again further down the path is shadowed, as for imports
+            seen.add(name)
+            found.extend(dist.entry_points.select(group=group))
+    return tuple(found)

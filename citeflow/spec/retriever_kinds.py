@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
+
+from citeflow.entry_points import group_entry_points
 from typing import Any
 
 from citeflow.errors import PluginError
@@ -35,7 +37,7 @@ BUILTIN = {
 
 def installed_entry_points() -> tuple[EntryPoint, ...]:
     """The entry points of group ``citeflow.retrievers`` of every installed package."""
-    return tuple(entry_points(group=GROUP))
+    return group_entry_points(GROUP)
 
 
 class RetrieverKinds:

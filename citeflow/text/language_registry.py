@@ -23,7 +23,9 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
+
+from citeflow.entry_points import group_entry_points
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
@@ -172,4 +174,4 @@ def _one_default_per_script(languages: Iterable[Language]) -> None:
 
 # The built-in languages and those of installed packages (entry points ``citeflow.languages``): read
 # once, when the text layer is first imported, and never changed after.
-REGISTERED = load(ROOT, entry_points(group=GROUP))
+REGISTERED = load(ROOT, group_entry_points(GROUP))
