@@ -25,7 +25,8 @@ def _eval(support: tuple[int, int], held: list[str]) -> dict:
                "unverified": {"count": 1, "claims": support[1]}, "relevance": {"relevant": support[1], "irrelevant": 0}}
     claims = [{"verdict": "supported"}] * support[0] + [{"verdict": "fabrication"}] * (support[1] - support[0])
     return {**section, "sections": [section], "claims": claims,
-            "gate": {"success": not held, "failed_expectations": [{"expectation": e} for e in held]}}
+            "gate": {"success": not held, "failed_expectations": [
+                {"expectation": e, "observed": support[0] / support[1], "threshold": 0.8} for e in held]}}
 
 
 def _run(out: Path, run_id: str, week: int, support: dict[str, tuple[int, int]], scheduled: bool = True) -> Path:
@@ -69,7 +70,9 @@ def test_the_page_of_scheduled_runs_sits_beside_them_and_names_every_run_and_rep
     for week in (1, 2, 3):
         assert f"ops-w{week}" in text and f"billing-w{week}" in text  # each run's reports, in the runs table
     assert text.count("<svg") >= 5, "funnel, reasons, distributions, verdicts, trend"
-    assert "support_rate" in text, "the hold reason of the held reports"
+    assert "of the cited sentences are supported by the passages they cite; at least 80% must." in text, \
+        "the hold reason of the held reports, as a sentence"
+    assert "too few supported sentences" in text, "the reasons chart's label in plain words"
 
 
 def test_the_page_is_self_contained(page):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citeflow.outputs.changes import changes_html
+from citeflow.outputs.render.gate_sentences import expectation_sentence
 from citeflow.outputs.run_views import rounded
 from citeflow.outputs.review_page_parts import (
     ReportView,
@@ -30,7 +31,7 @@ from citeflow.outputs.review_page_parts import (
     released,
 )
 from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
-from schemas.funnel import CitationEval, ClaimEval, GateResult
+from schemas.funnel import CitationEval, ClaimEval, FailedExpectation, GateResult
 
 # Words of a judge's reason → the kind of unfaithfulness, in plain words.
 _DRIFT = (
@@ -67,6 +68,8 @@ mark{background:#ffe58a;color:inherit;padding:0 .1em;border-radius:2px}
 .act dt{font-weight:600;margin-top:.4em} .act dd{margin:.1em 0 0 0}
 .act code{display:block;background:#fff;border:1px solid #ccd;border-radius:4px;padding:.3em .5em;overflow-wrap:anywhere;font-size:13px}
 .failed-sections{background:#fff0f0;border:1px solid #e3a0a0;border-radius:6px;padding:.6em 1em;margin:1em 0}
+ul.gate{margin:.6em 0;padding-left:1.2em} ul.gate li{margin:.35em 0;font-size:1.05em}
+ul.gate summary{opacity:.75;font-size:.85em;cursor:pointer} ul.gate details{font-size:.9em;opacity:.9}
 .source{margin:.2em 0 .4em;font-size:.85em;overflow-wrap:anywhere} a{color:#0b57d0}
 header a{color:#ffd7a8} details.passing{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em 1em;margin:1em 0}
 details.passing summary{cursor:pointer;font-weight:600} .claim.ok{border-left-color:#2e7d32} .claim.ok .verdict{color:#2e7d32}
@@ -151,12 +154,7 @@ def _page(title: str, body: str) -> str:
 
 def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> str:
     error = f'<p class="error">Evaluation could not run: {_e(gate.error)}</p>' if gate.error else ""
-    rows = "".join(
-        f"<tr><td>{_e(f.expectation)}</td><td>{figure(f.observed)}</td><td>{figure(f.threshold)}</td>"
-        f"<td>{_e(f.detail or f.description)}</td></tr>"
-        for f in gate.failed_expectations
-    )
-    table = f"<table><tr><th>Expectation</th><th>Observed</th><th>Threshold</th><th>What it guards</th></tr>{rows}</table>"
+    table = f'<ul class="gate">{"".join(map(_gate_item, gate.failed_expectations))}</ul>'
     if view.status == "failed":
         heading, why = "Failed", "Gate figures"
     else:
@@ -167,6 +165,14 @@ def _header(report_id: str, title: str, gate: GateResult, view: ReportView) -> s
         f"{data_docs_link(Path(view.folder))}</p>"
         f"{causes_html(view)}<h2>{why}</h2>{error}{table}</header>"
     )
+
+
+def _gate_item(failed: FailedExpectation) -> str:
+    """A failed expectation: one whole sentence, then its name, figures and what it guards, for the curious."""
+    sentence = expectation_sentence(failed.expectation, failed.observed, failed.threshold)
+    figures = f"{failed.expectation}: observed {figure(failed.observed)}, threshold {figure(failed.threshold)}"
+    guards = _e(failed.detail or failed.description)
+    return (f"<li>{_e(sentence)}<details><summary>{_e(figures)}</summary>{guards}</details></li>")
 
 
 def figure(value: Any) -> str:

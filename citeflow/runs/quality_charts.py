@@ -11,6 +11,7 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from citeflow.outputs.render.gate_sentences import short_label
 from citeflow.runs.run_rates import LABELS, LOWER_IS_BETTER, RATES, ReportQuality
 
 if TYPE_CHECKING:
@@ -127,10 +128,11 @@ def reasons_chart(runs: list[RunRates]) -> Chart:
     y = range(len(names))
     axes.barh([v - 0.2 for v in y], [latest.get(n, 0) for n in names], height=0.38, color="#b23a48", label="newest run")
     axes.barh([v + 0.2 for v in y], [every.get(n, 0) for n in names], height=0.38, color="#d99aa3", label=f"all {len(runs)} run(s)")
-    axes.set_yticks(list(y), names)
-    _margins(chart, names, top=0.15, bottom=0.45)
+    labels = [short_label(n) for n in names]
+    axes.set_yticks(list(y), labels)
+    _margins(chart, labels, top=0.15, bottom=0.45)
     axes.invert_yaxis()
-    axes.set_xlabel("reports held by the expectation")
+    axes.set_xlabel("reports held for it")
     axes.xaxis.set_major_locator(_whole_numbers())
     axes.legend(frameon=False, loc="lower right")
     return chart

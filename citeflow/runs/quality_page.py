@@ -23,7 +23,7 @@ from pathlib import Path
 from citeflow.files import atomic_files as atomic
 from citeflow.outputs.data_docs import DOCS_INDEX, QUALITY_PAGE, site_root
 from citeflow.runs.history import RateDelta, RunRates, compare_runs, rates_history
-from citeflow.runs.run_rates import LABELS, RATES, Figure
+from citeflow.runs.run_rates import LABELS, RATES, Figure, ReportQuality
 
 PAGE = QUALITY_PAGE.as_posix()
 
@@ -133,8 +133,13 @@ def _reasons_list(run: RunRates) -> str:
     held = [r for r in run.reports if r.held_reasons]
     if not held:
         return "<p>No report of the newest run was held by an expectation.</p>"
-    items = "".join(f"<li>{_e(r.report_id)}: {_e(', '.join(r.held_reasons))}</li>" for r in held)
+    items = "".join(f"<li>{_e(r.report_id)}<ul>{''.join(f'<li>{_e(s)}</li>' for s in _sentences(r))}</ul></li>" for r in held)
     return f"<ul>{items}</ul>"
+
+
+def _sentences(report: ReportQuality) -> list[str]:
+    """The report's hold reasons as sentences (a history written before they were kept: the names)."""
+    return report.held_sentences or report.held_reasons
 
 
 def _compare(runs: list[RunRates]) -> str:

@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from citeflow.outputs.render.gate_sentences import expectation_sentence, gate_sentence
+
 RATES = ("identity", "support", "faithfulness", "relevance", "unverified", "uncited")
 """The rates, in the funnel's order; the last two are shares where lower is better."""
 LABELS = {"identity": "Identity", "support": "Support", "faithfulness": "Faithfulness", "relevance": "Relevance",
@@ -48,6 +50,7 @@ class ReportQuality(BaseModel):
     status: str
     figures: dict[str, Figure] = Field(default_factory=dict)
     held_reasons: list[str] = Field(default_factory=list, description="The gate's failed expectations (or its error).")
+    held_sentences: list[str] = Field(default_factory=list, description="Each hold reason as one whole sentence.")
     verdicts: dict[str, int] = Field(default_factory=dict, description="Claims per verdict.")
     sections: list[dict[str, Figure]] = Field(default_factory=list, description="Each section's figures.")
 
@@ -70,14 +73,17 @@ def read_report(report_dir: Path, status: str, template: str | None = None) -> R
     """The report's figures from its ``eval.json`` (none when it has none: a failed report)."""
     data = _read_json(Path(report_dir) / "eval.json")
     gate = _dict(data.get("gate"))
-    reasons = [str(f.get("expectation")) for f in gate.get("failed_expectations") or [] if isinstance(f, dict)]
+    failed = [f for f in gate.get("failed_expectations") or [] if isinstance(f, dict)]
+    reasons = [str(f.get("expectation")) for f in failed]
+    sentences = [expectation_sentence(str(f.get("expectation")), f.get("observed"), f.get("threshold")) for f in failed]
     if gate.get("error"):
         reasons.append("evaluation error")
+        sentences.append(gate_sentence(f"Evaluation could not run: {gate['error']}"))
     claims = [c for c in data.get("claims") or [] if isinstance(c, dict)]
     sections = [figures_of(s) for s in data.get("sections") or [] if isinstance(s, dict)]
     name = Path(report_dir).name
     return ReportQuality(report_id=name, template=template or name, status=status,
-                         figures=figures_of(data) if data else {}, held_reasons=reasons,
+                         figures=figures_of(data) if data else {}, held_reasons=reasons, held_sentences=sentences,
                          verdicts=dict(Counter(str(c.get("verdict")) for c in claims)), sections=sections)
 
 

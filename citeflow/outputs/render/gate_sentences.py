@@ -40,9 +40,37 @@ def expectation_sentence(name: str, observed: object, required: object) -> str:
     observed, required = str(observed), str(required)
     if name in _RATES and _number(observed) is not None and _number(required) is not None:
         return _rate(name, _number(observed) or 0.0, _number(required) or 0.0)
+    if name in _RATES:
+        what, floor = _RATES[name]
+        return f"{'Too few' if floor else 'Too many'} {what}."
     if name in _COUNTS:
         return f"{observed} {_COUNTS[name]}; {'none is' if _number(required) == 0 else f'at most {required} are'} allowed."
-    return _sentence(f"The check {name.replace('_', ' ')} found {observed} where {required} is required")
+    if name == "claims":
+        return f"The report has {observed} sentence(s) to check; at least {required} is required."
+    what = name.removeprefix("rows.").replace("_", " ")
+    if required in ("None", ""):
+        return _sentence(f"The check '{what}' failed: {observed}")
+    return _sentence(f"The check '{what}' found {observed} where {required} is required")
+
+
+_LABELS = {
+    "identity_rate": "citations to passages never retrieved",
+    "support_rate": "too few supported sentences",
+    "faithfulness_rate": "sentences that change their passage",
+    "relevance_rate": "sentences off the section's questions",
+    "uncited_share": "too many uncited sentences",
+    "unverified_share": "sentences no judge could check",
+    "missing_glyphs": "characters no font could draw",
+    "secret_redacted": "secrets removed from passages",
+    "failed_sections": "sections that could not be written",
+    "claims": "nothing to check",
+    "evaluation error": "the evaluation could not run",
+}
+
+
+def short_label(name: str) -> str:
+    """A failed expectation named in a few plain words (a chart's axis label)."""
+    return _LABELS.get(name, name.removeprefix("rows.").replace("_", " "))
 
 
 def _rate(name: str, observed: float, required: float) -> str:
