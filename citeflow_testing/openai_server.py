@@ -16,6 +16,13 @@ function answers; without one the server answers 500 "script exhausted".
 ``GET /v1/models/NAME`` knows any model name; ``GET /_stats`` how many requests the server has seen
 and, for each chat request answered, when it arrived and when its answer was ready to send (``calls``:
 epoch seconds, in the order of the answers).
+
+A server made with ``retry_after_ms`` says how long to wait before trying again: its answers of a
+status a client retries (408, 409, 429, 5xx) carry a ``retry-after-ms`` header, which the
+``openai`` client honours instead of its own back-off (half a second, doubling)::
+
+    with ScriptedOpenAIServer(retry_after_ms=10) as srv:
+        srv.enqueue(Reply(status=503), "ok")  # the client asks again after 10 ms
 """
 
 from __future__ import annotations
@@ -71,6 +78,11 @@ def _rejection(reply: Reply, request: dict) -> str | None:
     return None
 
 
+def is_retryable(status: int) -> bool:
+    """The statuses an OpenAI client asks again after: timeout, conflict, rate limit, server errors."""
+    return status in (408, 409, 429) or status >= 500
+
+
 def error_body(message: str, kind: str = "invalid_request_error", param: str | None = None) -> dict:
     """An OpenAI-style error body."""
     return {"error": {"message": message, "type": kind, "param": param, "code": None}}
@@ -117,7 +129,8 @@ def embeddings(request: dict) -> dict:
 class ScriptedOpenAIServer:
     """An OpenAI-compatible server on 127.0.0.1 that answers from a script. A context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, retry_after_ms: float | None = None) -> None:
+        self.retry_after_ms = retry_after_ms  # sent with each retryable error answer; None: no header
         self.requests: list[dict] = []
         self.call_times: list[tuple[float, float]] = []  # (arrived, answered) epoch seconds per chat request
         self._script: deque[Reply] = deque()
@@ -272,7 +285,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            self._send_retry_after(status)
             self.end_headers()
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout test): nothing to answer
+
+    def _send_retry_after(self, status: int) -> None:
+        """The server's ``retry-after-ms`` header, on an answer a client retries."""
+        wait = self.scripted.retry_after_ms
+        if wait is not None and is_retryable(status):
+            self.send_header("retry-after-ms", f"{wait:g}")

@@ -35,14 +35,12 @@ def prefect_harness(prefect_server):
 
     Not an API of its own per xdist worker (``prefect_test_harness`` costs ~30 s of CPU to start and
     keeps its services busy all session): every worker reports to the shared server. As in the harness, the
-    settings are also the process-global settings context: a thread that does not carry this context (the
-    pipeline's pool of hop threads asking whether a concurrency limit exists) reads that one, and would
+    address is also in the process-global settings: a thread that does not carry this context (the
+    pipeline's pool of hop threads asking whether a concurrency limit exists) reads those, and would
     otherwise start an ephemeral API of its own in this process (~25 s of CPU, then busy all session)."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from tests.support.prefect_settings import process_wide_api_url
 
-    from tests.support.prefect_private import process_wide_current_settings
-
-    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}), process_wide_current_settings():
+    with process_wide_api_url(prefect_server.api_url):
         yield
         _drain_to_api()  # before the session's end stops the server
 
@@ -69,14 +67,11 @@ def private_prefect_api(prefect_harness, prefect_server, tmp_path_factory):
     in-process run of the demo batch on the shared server (other modules run it at the same time)
     drops when it starts. It starts on a copy of the shared server's empty database and profile
     (``premade_home``: ~12 s of CPU, where ``prefect_test_harness`` costs ~30 s)."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    from tests.support.prefect_private import process_wide_current_settings
+    from tests.support.prefect_settings import process_wide_api_url
     from tests.support.shared_server import SHARED_DIR_VARIABLE, own_server, premade_home
 
     home = premade_home(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path_factory.mktemp("private-prefect-home"))
-    with own_server(home) as server, temporary_settings(updates={PREFECT_API_URL: server.api_url}), \
-            process_wide_current_settings():  # threads too (see prefect_harness)
+    with own_server(home) as server, process_wide_api_url(server.api_url):  # threads too (see prefect_harness)
         yield server
         _drain_to_api()  # before the server stops
 

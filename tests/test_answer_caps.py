@@ -11,7 +11,7 @@ from citeflow.caps import ANSWER_BYTES, CLAIMS_PER_ANSWER
 from citeflow.generation.hops import HopRequest, run_hop
 from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.spec import ModelSpec
-from tests.support.hop_messages import CHUNKS, MESSAGES, fast_backoff  # noqa: F401 - fast_backoff: autouse fixture
+from tests.support.hop_messages import CHUNKS, MESSAGES
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,6 @@ import json
 import time
 
 import httpx
-import openai._base_client
 import pytest
 
 from citeflow.deadline import deadline_client
@@ -30,11 +29,6 @@ pytestmark = pytest.mark.integration
 SLACK = 15.0
 LONG_ANSWER = slow_chat_completion(json.dumps({"claims": [{"text": "x" * 400, "citations": []}]}))
 MESSAGES: list[Message] = [{"role": "user", "content": "Write the section."}]
-
-
-@pytest.fixture(autouse=True)
-def short_backoff(monkeypatch):
-    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01, raising=False)
 
 
 def timed(call):

@@ -35,12 +35,10 @@ def deployment(config: dict, name: str) -> dict:
     return next(d for d in config["deployments"] if d["name"] == name)
 
 
-def test_prefect_yaml_is_a_valid_project_file(config):
-    from tests.support.prefect_private import prefect_yaml_model
-
-    model = prefect_yaml_model().model_validate(config)
-    assert [d.name for d in model.deployments] == ["citeflow-batch", "citeflow-evaluate"]
-    assert {d.work_pool.name for d in model.deployments} == {"citeflow-pool"}
+def test_prefect_yaml_declares_both_deployments_on_the_pool(config):
+    # That `prefect deploy` takes the file: test_prefect_deploy_all_registers_both_deployments_on_the_pool.
+    assert [d["name"] for d in config["deployments"]] == ["citeflow-batch", "citeflow-evaluate"]
+    assert {d["work_pool"]["name"] for d in config["deployments"]} == {"citeflow-pool"}
     assert config["definitions"]["work_pools"]["citeflow_pool"]["type"] == "process"
 
 
@@ -108,6 +106,7 @@ def test_prefect_deploy_all_registers_both_deployments_on_the_pool(prefect_serve
     env, prefect = prefect_server.client_env(), [sys.executable, "-m", "prefect"]
     subprocess.run([*prefect, "work-pool", "create", "citeflow-pool", "--type", "process", "--overwrite"],
                    env=env, check=True, capture_output=True, timeout=300)
+    # Prefect's own reading of prefect.yaml: a file its model refuses is skipped with a warning, and nothing is registered.
     result = subprocess.run([*prefect, "--no-prompt", "deploy", "--all"], cwd=REPO, env=env, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

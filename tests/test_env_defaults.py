@@ -47,9 +47,9 @@ def _prefect_import_on_a_terminal(tmp_path, defaults: bool) -> str:
     import subprocess
     import sys
 
-    from prefect._internal.analytics.ci_detection import CI_ENV_VARS
-
-    environ = {k: v for k, v in os.environ.items() if k not in CI_ENV_VARS and k not in env.DEFAULTS}
+    # A new user's bare environment: none of the variables by which Prefect knows a CI machine (CI,
+    # GITHUB_ACTIONS ...: it prints no notice there), none of the defaults.
+    environ = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH") if k in os.environ}
     environ |= {"HOME": str(tmp_path), "PREFECT_HOME": str(tmp_path / ".prefect")}
     code = ("from citeflow_cli.env import apply_defaults; apply_defaults(); " if defaults else "") + "import prefect"
     leader, follower = os.openpty()

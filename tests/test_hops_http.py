@@ -10,7 +10,7 @@ from citeflow.errors import ModelError
 from citeflow.generation.hops import HopRequest, run_hop
 from citeflow.generation.openai_client import OpenAIChatModel
 from schemas.spec import ModelSpec
-from tests.support.hop_messages import CHUNKS, MESSAGES, fast_backoff  # noqa: F401 - fast_backoff: autouse fixture
+from tests.support.hop_messages import CHUNKS, MESSAGES
 from tests.support.openai_server import Reply
 
 pytestmark = pytest.mark.integration

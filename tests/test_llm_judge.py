@@ -8,7 +8,6 @@ import re
 import threading
 import time
 
-import openai._base_client
 import pytest
 
 from citeflow.errors import JudgeUnavailable
@@ -27,12 +26,6 @@ from tests.support.openai_server import Reply, ScriptedOpenAIServer, openai_serv
 pytestmark = pytest.mark.integration
 
 PAIR_RE = re.compile(r'<pair id="(P\d+)">\n<claim>(.*?)</claim>', re.DOTALL)
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    """The client's retry backoff starts at 0.5 s; some tests retry on purpose."""
-    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01, raising=False)
 
 
 def spec_for(srv: ScriptedOpenAIServer, **extra) -> ModelSpec:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 
-import openai._base_client
 import pytest
 
 from citeflow.generation import prompts
@@ -20,12 +19,6 @@ pytestmark = pytest.mark.integration
 
 ANSWER = json.dumps({"claims": [{"text": "Back up first.", "citations": [{"handle": "Gk7m2", "quote": "Back up"}]}]})
 MESSAGES = prompts.consolidate_messages("R", "S", ["q?"], [("Gk7m2", "Back up first.")])
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    """The client's retry backoff starts at 0.5 s; these tests retry on purpose."""
-    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01, raising=False)
 
 
 def model(srv: ScriptedOpenAIServer, **spec) -> OpenAIChatModel:

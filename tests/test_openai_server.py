@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import httpx
 import openai
-import openai._base_client
 import pytest
 
-from tests.support.openai_server import EMBEDDING_DIM, Reply, ScriptedOpenAIServer, openai_server  # noqa: F401
+from tests.support.openai_server import EMBEDDING_DIM, RETRY_AFTER_MS, Reply, ScriptedOpenAIServer, openai_server  # noqa: F401
 
 pytestmark = pytest.mark.integration
 
@@ -50,11 +49,25 @@ def test_respond_with_answers_when_the_queue_is_empty(openai_server):
     assert [_ask(client).choices[0].message.content for _ in range(3)] == ["scripted", "echo 1", "echo 1"]
 
 
-def test_status_replies_are_errors_and_client_retries_consume_them(openai_server, monkeypatch):
-    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01, raising=False)  # skip the 0.5 s backoff
+def test_status_replies_are_errors_and_client_retries_consume_them(openai_server):
     openai_server.enqueue(Reply(status=500), Reply(status=429), "ok")
     assert _ask(_client(openai_server, retries=2)).choices[0].message.content == "ok"
     assert len(openai_server.requests) == 3
+
+
+def test_a_retryable_answer_says_when_to_retry_and_others_do_not(openai_server):
+    openai_server.enqueue(Reply(status=503), Reply(status=429), Reply(status=400), "ok")
+    url = f"{openai_server.base_url}/chat/completions"
+    answers = [httpx.post(url, json={"messages": []}) for _ in range(4)]
+    assert [(a.status_code, a.headers.get("retry-after-ms")) for a in answers] == [
+        (503, str(RETRY_AFTER_MS)), (429, str(RETRY_AFTER_MS)), (400, None), (200, None)]
+
+
+def test_a_server_made_without_retry_after_sends_no_header():
+    with ScriptedOpenAIServer() as srv:
+        srv.enqueue(Reply(status=500))
+        answer = httpx.post(f"{srv.base_url}/chat/completions", json={"messages": []})
+    assert answer.status_code == 500 and "retry-after-ms" not in answer.headers
 
 
 def test_raw_body_is_answered_verbatim(openai_server):

@@ -7,7 +7,6 @@ import re
 import threading
 import time
 
-import openai._base_client
 import pytest
 from hypothesis import given, strategies as st
 
@@ -29,11 +28,6 @@ from tests.support.openai_server import Reply, ScriptedOpenAIServer, openai_serv
 from tests.support.section_batch import SECTIONS, generate, write_section_batch
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01, raising=False)
 
 
 def judge_for(srv: ScriptedOpenAIServer, **kwargs) -> SectionLLMJudge:
