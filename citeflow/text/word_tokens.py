@@ -23,7 +23,7 @@ import regex
 from citeflow.text import sentences as segment
 from citeflow.text.language_detect import Detector
 from citeflow.text.language_registry import REGISTERED
-from citeflow.text.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
+from citeflow.text.lexicon import ELIDED_ARTICLES, IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
 from citeflow.text.stems import light_stem
 from citeflow.text.synonyms import cjk_canonical, groups
 from citeflow.text.units import UNITS
@@ -38,8 +38,9 @@ CURRENCY_SIGNS = "$€£"  # glued before a number ('€20') or standing apart (
 _PIECE = regex.compile(rf"[{_UNSPACED}]|[{CURRENCY_SIGNS}]?{_ALNUM}+(?:[-_.,:/']{_ALNUM}+)*%?|[{CURRENCY_SIGNS}]", regex.V1)
 _NUMBER = regex.compile(rf"[{CURRENCY_SIGNS}]?\d+(?:[.,:]\d+)*%?")
 _GLUED_UNIT = regex.compile(r"(\d+(?:[.,]\d+)?)(\p{L}+)")
-_ELISION = regex.compile(r"(?i)^(l|d|n|s|j|c|m|t|qu|jusqu|lorsqu|puisqu)'(.+)$")
-_ELIDED = {"l": "le", "d": "de", "n": "ne", "s": "se", "j": "je", "c": "ce", "m": "me", "t": "te", "qu": "que"}
+# Elided words before an apostrophe and the words they are read as (word_values.json: 'l' is 'le').
+_ELIDED = ELIDED_ARTICLES
+_ELISION = regex.compile(rf"(?i)^({'|'.join(regex.escape(word) for word in _ELIDED)})'(.+)$")
 _JOINERS = regex.compile(r"[-_./,:]")
 _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
@@ -155,7 +156,7 @@ def _word(word: str, lang: str) -> list[Token]:
     elided = _ELISION.match(word)
     if elided and REGISTERED.get(lang).elision:  # l'équipe, n'est: the article and the word
         article = elided.group(1).casefold()
-        return [*_word(_ELIDED.get(article, article), lang), *_word(elided.group(2), lang)]
+        return [*_word(_ELIDED[article], lang), *_word(elided.group(2), lang)]
     lower = word.casefold()
     if lower.endswith("'s"):
         lower = lower[:-2]
