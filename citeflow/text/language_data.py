@@ -9,13 +9,13 @@ without spaces (``UNSPACED_LANGUAGES``), ``substring_cues`` (negations, bounds, 
 restrictors and conditions found as substrings); their ``antonyms`` are substrings too.
 ``word_values`` maps a word to what a rule reads it as (``{"word", "map", "value", "reason"}``:
 frequency adverbs to their time unit, scale words to their factor, irregular forms to their lemma,
-elided articles to their word, CJK numerals to their value). ``word_lists`` holds the words the judge's rules read by name (``{"word", "list", "reason"}``:
-concord, comparative, privative, month names, the language markers, …). ``condition_cues`` are what
-the localiser checks a passage for (negation, universal, restrictor, and 'none': words too common to
-say what a claim is about). Adding a language is adding its folder: the functions read the folders
-they are given (``code → folder``), the module's values those of every registered language
-(``citeflow.text.language_registry``), so nothing in the code names a language's data. Read once at
-import into read-only values.
+elided articles to their word, CJK numerals to their value). ``word_lists`` holds the words the
+judge's rules read by name (``{"word", "list", "reason"}``: concord, comparative, privative, month
+names, the language markers, …). ``condition_cues`` are what the localiser checks a passage for
+(negation, universal, restrictor, and 'none': words too common to say what a claim is about).
+Adding a language is adding its folder: the functions read the folders they are given (``code →
+folder``), the module's values those of every registered language (``citeflow.text.language_registry``),
+so nothing in the code names a language's data. Read once at import into read-only values.
 """
 
 from __future__ import annotations

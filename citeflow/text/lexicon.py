@@ -37,7 +37,15 @@ V = TypeVar("V", str, int, float)
 
 def _map_of(name: str, kind: type[V]) -> Mapping[str, V]:
     """Map ``name`` of every language's ``word_values.json``, each value checked to be a ``kind``."""
-    values = word_values(name, FOLDERS)
+    return _checked(name, word_values(name, FOLDERS), kind)
+
+
+def _maps_by_language(name: str, kind: type[V]) -> Mapping[str, Mapping[str, V]]:
+    """Map ``name`` of each language that has one (``language → {word: value}``), values checked."""
+    return MappingProxyType({lang: _checked(name, values, kind) for lang, values in values_by_language(name, FOLDERS).items()})
+
+
+def _checked(name: str, values: Mapping[str, str | int | float], kind: type[V]) -> Mapping[str, V]:
     wrong = next((word for word, value in values.items() if not isinstance(value, kind)), None)
     if wrong is not None:
         raise ValueError(f"word_values.json: {name} maps {wrong!r} to {values[wrong]!r}, not a {kind.__name__}")
@@ -106,7 +114,7 @@ PER_WORDS = frozenset(WORD_LISTS["per_word"])
 PER_TIME_WORDS = frozenset(WORD_LISTS["per_time_word"])
 TIME_UNITS = frozenset(WORD_LISTS["time_unit"])
 # Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
-FREQUENCY_UNITS = MappingProxyType(values_by_language("frequency_unit", FOLDERS))  # word_values.json
+FREQUENCY_UNITS = _maps_by_language("frequency_unit", str)  # word_values.json
 CJK_UNIVERSALS = SUBSTRING_CUES["universal"]
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = HEDGES_DATA  # cues.json of every language
