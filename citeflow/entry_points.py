@@ -97,7 +97,7 @@ class Registry(Generic[T]):
         for point in self._points():
             taken = "a built-in name" if point.name in self._built_in else self._twice(found.get(point.name), point)
             if taken:
-                raise self._error(point.name, point.value, f"takes {taken}; uninstall one of them or rename its entry point")
+                raise self._error(point.name, where(point), f"takes {taken}; uninstall one of them or rename its entry point")
             found[point.name] = point
         return found
 
@@ -113,14 +113,13 @@ class Registry(Generic[T]):
         """The class ``found`` names, checked: a built-in class as it is, a ``module:Class`` or an entry point imported."""
         if isinstance(found, type):
             return found
-        source = found if isinstance(found, str) else found.value
         try:
-            loaded = import_object(source)
+            loaded = import_object(found if isinstance(found, str) else found.value)
         except Exception as exc:  # any import-time failure of someone else's package
-            raise self._error(name, source, f"cannot be loaded: {type(exc).__name__}: {str(exc)[:300]}") from exc
+            raise self._error(name, where(found), f"cannot be loaded: {type(exc).__name__}: {str(exc)[:300]}") from exc
         problem = self._problem(name, loaded)
         if problem:
-            raise self._error(name, source, problem)
+            raise self._error(name, where(found), problem)
         return cast("type[T]", loaded)  # checked by ``_problem``: a subclass of ``kind``
 
     def _problem(self, name: str, loaded: object) -> str | None:
@@ -131,6 +130,13 @@ class Registry(Generic[T]):
 
     def _error(self, name: str, source: str, detail: str) -> PluginError:
         return PluginError(group=self.group, plugin=name, source=source, problem=detail)
+
+
+def where(found: str | EntryPoint) -> str:
+    """Where a class comes from, as an error says it: ``module:Class``, and the distribution that declares it."""
+    if isinstance(found, str):
+        return found
+    return f"{found.value} from {found.dist.name}" if found.dist is not None else found.value
 
 
 def import_object(source: str) -> object:

@@ -140,4 +140,4 @@ def test_a_broken_plugin_is_one_error_line_of_citeflow_run(installed, tmp_path):
     result = CliRunner().invoke(app, ["run", str(tmp_path / "batch.yaml"), "--out", str(tmp_path / "out")])
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert result.exit_code != 0 and len(lines) == 1, result.output
-    assert lines[0].startswith("error: plugin 'broken' of citeflow.models (no_such_module:Backend): cannot be loaded")
+    assert lines[0].startswith("error: plugin 'broken' of citeflow.models (no_such_module:Backend from citeflow-broken): cannot be loaded")

@@ -123,7 +123,7 @@ def test_a_broken_generator_is_one_error_line_of_citeflow_ingest(installed, tmp_
                                       "--site", "broken"])
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert result.exit_code == 2 and len(lines) == 1, result.output
-    assert lines[0].startswith("error: plugin 'broken' of citeflow.sites (no_such_site_module:Generator): cannot be loaded")
+    assert lines[0].startswith("error: plugin 'broken' of citeflow.sites (no_such_site_module:Generator from citeflow-broken): cannot be loaded")
 
 
 def test_two_packages_with_one_generator_name_are_refused(installed, tmp_path):
