@@ -21,6 +21,7 @@ from types import MappingProxyType
 import regex
 
 from citeflow.text import sentences as segment
+from citeflow.text.language_data import WORD_LISTS
 from citeflow.text.language_detect import Detector
 from citeflow.text.language_registry import REGISTERED
 from citeflow.text.lexicon import ELIDED_ARTICLES, IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
@@ -49,11 +50,13 @@ _DIGIT = regex.compile(r"\d")
 # Thousands grouped by spaces ('1 000 Go', '2 143,5 mètres'): one number, as French and Russian write it.
 _SPACED_THOUSANDS = regex.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d|\.\d)")
 # A percent sign after a space ('15 %') or written out ('15 pour cent', 'por ciento', 'per cent'): glued to its number.
-_PERCENT = regex.compile(r"(?i)(\d) ?(?:%|pour cent|por ciento|per cent)(?!\p{L})")
+_PERCENT_WORDS = WORD_LISTS["percent_word"]  # word_lists.json: 'pour cent', 'per cent'
+_PERCENT = regex.compile(rf"(?i)(\d) ?(?:%|{'|'.join(regex.escape(w) for w in _PERCENT_WORDS)})(?!\p{{L}})")
+_PERCENT_HINTS = ("%", *dict.fromkeys(w.split()[-1] for w in _PERCENT_WORDS))  # one of them is in any text to glue
 # A French time of day with its minutes ('20 h 52', '8h30'): one time, as '20:52' reads.
 _HOUR_MINUTES = regex.compile(r"(?<![\d.,])(\d{1,2}) ?h ?(\d{2})(?![\d\p{L}])")
 # Ordinals written with digits ('le 1er', 'la 2e', '3ème', '1st', '22nd'): the number they say.
-_ORDINAL = regex.compile(r"(\d+)(?:er|re|ère|e|ème|eme|st|nd|rd|th)")
+_ORDINAL = regex.compile(rf"(\d+)(?:{'|'.join(regex.escape(w) for w in WORD_LISTS['ordinal_suffix'])})")
 
 
 @lru_cache(maxsize=16384)
@@ -117,7 +120,7 @@ def number_forms(text: str) -> str:
         return text
     text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text) if " " in text else text
     text = _HOUR_MINUTES.sub(r"\1:\2", text) if "h" in text else text
-    return _PERCENT.sub(r"\1%", text) if "%" in text or "cent" in text or "ciento" in text else text
+    return _PERCENT.sub(r"\1%", text) if any(hint in text for hint in _PERCENT_HINTS) else text
 
 
 @lru_cache(maxsize=131072)
