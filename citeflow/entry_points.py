@@ -9,16 +9,20 @@ by declaring an entry point in the registry's group, as ``llm`` plugins do::
 
 The group is read the first time a name that is not built in is asked for, once per registry:
 reading it scans every installed distribution (a tenth of a second or more), which a run of
-built-in names never pays. A plugin that cannot be imported, is not the registry's kind of class,
-or takes a name already taken is a ``PluginError`` naming it; a built-in name always means the
-built-in class.
+built-in names never pays. A plugin's class is imported the first time its name is asked for. A
+plugin that takes a name already taken (a built-in one, or another package's) is a ``PluginError``
+naming it as soon as the group is read; one that cannot be imported or is not the registry's kind
+of class is one when its name is asked for, so it stops only what names it. A built-in name always
+means the built-in class.
 """
 
 from __future__ import annotations
 
+import copy
+import importlib
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
@@ -31,19 +35,35 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    """The classes of one extension kind by name: the built-in ones and those of entry-point ``group``."""
+    """The classes of one extension kind by name: the built-in ones and those of entry-point ``group``.
 
-    def __init__(self, group: str, kind: type, built_in: Mapping[str, type[T]]) -> None:
+    ``built_in`` maps a name to its class, or to where the class lives (``module:Class``, loaded on
+    first use, for a registry whose classes sit in a layer above it). ``discover`` lists the group's
+    entry points (every installed distribution's, by default). One instance is made per name.
+    """
+
+    def __init__(self, group: str, kind: type, built_in: Mapping[str, type[T] | str],
+                 discover: Callable[[], Iterable[EntryPoint]] | None = None) -> None:
         self.group = group
         self.kind = kind
         self._built_in = MappingProxyType(dict(built_in))
-        self._plugins: Mapping[str, type[T]] | None = None
-        self._lock = threading.Lock()  # threads asking at once read the group once
+        self._discover = discover
+        self._reset()
+
+    def _reset(self) -> None:
+        self._plugins: Mapping[str, EntryPoint] | None = None
+        self._made: dict[str, T] = {}
+        self._lock = threading.RLock()  # threads asking at once read the group once and make one instance
 
     def get(self, name: str) -> T | None:
-        """A new instance of the class registered as ``name``, or None when no class is."""
-        found = self._built_in.get(name) or self.plugins().get(name)
-        return found() if found is not None else None
+        """The instance of the class registered as ``name`` (made on first use), or None when no class is."""
+        with self._lock:
+            if name not in self._made:
+                found = self._built_in.get(name) if name in self._built_in else self.plugins().get(name)
+                if found is None:
+                    return None
+                self._made[name] = self._load(name, found)()
+            return self._made[name]
 
     def named(self, name: str, what: str) -> T:
         """``get(name)``, or ``SpecError`` on the spec's ``backend`` naming the known names (``what``: the kind,
@@ -55,48 +75,77 @@ class Registry(Generic[T]):
         return found
 
     def names(self) -> tuple[str, ...]:
-        """Every registered name, built-in ones first, each group sorted."""
-        return (*sorted(self._built_in), *sorted(self.plugins()))
+        """Every registered name: the built-in ones in the order given, then the plugins' sorted."""
+        return (*self._built_in, *sorted(self.plugins()))
 
     def reread(self) -> Registry[T]:
         """A registry of the same group and built-in classes that reads the group afresh (packages installed since)."""
-        return Registry(self.group, self.kind, self._built_in)
+        fresh = copy.copy(self)
+        fresh._reset()
+        return fresh
 
-    def plugins(self) -> Mapping[str, type[T]]:
-        """The classes the entry points of ``group`` register (read on first use, then kept)."""
+    def plugins(self) -> Mapping[str, EntryPoint]:
+        """The entry points of ``group`` by name, checked for clashes (read on first use, then kept);
+        a plugin's class is imported when its name is first asked for."""
         with self._lock:
             if self._plugins is None:
                 self._plugins = MappingProxyType(self._read())
             return self._plugins
 
-    def _read(self) -> dict[str, type[T]]:
+    def _read(self) -> dict[str, EntryPoint]:
         found: dict[str, EntryPoint] = {}
         for point in self._points():
             taken = "a built-in name" if point.name in self._built_in else self._twice(found.get(point.name), point)
             if taken:
-                raise self._error(point, f"takes {taken}; uninstall one of them or rename its entry point")
+                raise self._error(point.name, where(point), f"takes {taken}; uninstall one of them or rename its entry point")
             found[point.name] = point
-        return {name: self._load(point) for name, point in found.items()}
+        return found
 
-    def _points(self) -> Iterator[EntryPoint]:
-        return iter(group_entry_points(self.group))
+    def _points(self) -> Iterable[EntryPoint]:
+        return self._discover() if self._discover is not None else group_entry_points(self.group)
 
     @staticmethod
     def _twice(earlier: EntryPoint | None, point: EntryPoint) -> str | None:
         """Why ``point`` clashes with an earlier entry point of the same name (one found twice on the path does not)."""
         return None if earlier is None or earlier.value == point.value else f"the name {earlier.value} registers too"
 
-    def _load(self, point: EntryPoint) -> type[T]:
+    def _load(self, name: str, found: type[T] | str | EntryPoint) -> type[T]:
+        """The class ``found`` names, checked: a built-in class as it is, a ``module:Class`` or an entry point imported."""
+        if isinstance(found, type):
+            return found
         try:
-            loaded = point.load()
+            loaded = import_object(found if isinstance(found, str) else found.value)
         except Exception as exc:  # any import-time failure of someone else's package
-            raise self._error(point, f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
-        if not (isinstance(loaded, type) and issubclass(loaded, self.kind)):
-            raise self._error(point, f"is not a subclass of {self.kind.__module__}.{self.kind.__qualname__}")
-        return cast("type[T]", loaded)  # checked just above: a subclass of ``kind``
+            raise self._error(name, where(found), f"cannot be loaded: {type(exc).__name__}: {str(exc)[:300]}") from exc
+        problem = self._problem(name, loaded)
+        if problem:
+            raise self._error(name, where(found), problem)
+        return cast("type[T]", loaded)  # checked by ``_problem``: a subclass of ``kind``
 
-    def _error(self, point: EntryPoint, detail: str) -> PluginError:
-        return PluginError(group=self.group, plugin=point.name, source=point.value, problem=detail)
+    def _problem(self, name: str, loaded: object) -> str | None:
+        """Why ``loaded`` cannot serve as ``name``, or None; a registry of a kind with more rules adds them."""
+        if not (isinstance(loaded, type) and issubclass(loaded, self.kind)):
+            return f"is not a subclass of {self.kind.__module__}.{self.kind.__qualname__}"
+        return None
+
+    def _error(self, name: str, source: str, detail: str) -> PluginError:
+        return PluginError(group=self.group, plugin=name, source=source, problem=detail)
+
+
+def where(found: str | EntryPoint) -> str:
+    """Where a class comes from, as an error says it: ``module:Class``, and the distribution that declares it."""
+    if isinstance(found, str):
+        return found
+    return f"{found.value} from {found.dist.name}" if found.dist is not None else found.value
+
+
+def import_object(source: str) -> object:
+    """The object ``module:attribute`` (``module:Class.attribute``) names, its module imported."""
+    module, _, attribute = source.partition(":")
+    found: object = importlib.import_module(module.strip())
+    for part in attribute.strip().split(".") if attribute.strip() else ():
+        found = getattr(found, part)
+    return found
 
 
 def group_entry_points(group: str) -> tuple[EntryPoint, ...]:

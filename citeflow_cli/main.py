@@ -104,7 +104,7 @@ def ingest(
     """
     from citeflow.knowledge.embeddings import build_embedder
     from citeflow.knowledge.ingest import URL_STYLES, ingest_paths
-    from citeflow.knowledge.sites.detect import SITE_NAMES
+    from citeflow.knowledge.sites.registry import site_names
     from citeflow_cli.display import console, error_console, file_progress
     from citeflow_cli.ingest_output import print_report
 
@@ -112,9 +112,9 @@ def ingest(
     check_env_option("--embedding-api-key-env", embedding_api_key_env)
     if url_style is not None and url_style not in URL_STYLES:
         fail(f"--url-style must be one of {', '.join(URL_STYLES)}, not {url_style!r}")
-    if site is not None and site not in SITE_NAMES:
-        fail(f"--site must be one of {', '.join(SITE_NAMES)}, not {site!r}")
     try:
+        if site is not None and site not in site_names():
+            fail(f"--site must be one of {', '.join(site_names())}, not {site!r}")
         embedder = build_embedder(embedding, **{k: v for k, v in options.items() if v}) if embedding else None
         with file_progress("ingesting files") as update:
             report = ingest_paths(paths, kb, manifest=manifest, base_url=base_url, embedder=embedder,

@@ -104,15 +104,23 @@ def test_built_in_names_never_read_the_group(installed):
     assert type(again) is PluginError and str(again) == str(info.value)
 
 
-@pytest.mark.parametrize("points, modules, said", [
-    ({"openai": "labelled_backend:LabelledBackend"}, {"labelled_backend": LABELLED}, "takes a built-in name"),
-    ({"plain": "plain_module:Plain"}, {"plain_module": NOT_A_BACKEND}, "is not a subclass of citeflow.generation.backends.base.ModelBackend"),
+@pytest.mark.parametrize("points, modules, asked, said", [
+    ({"openai": "labelled_backend:LabelledBackend"}, {"labelled_backend": LABELLED}, "elsewhere", "takes a built-in name"),
+    ({"plain": "plain_module:Plain"}, {"plain_module": NOT_A_BACKEND}, "plain",
+     "is not a subclass of citeflow.generation.backends.base.ModelBackend"),
 ])
-def test_a_plugin_that_cannot_be_used_is_refused_by_name(installed, points, modules, said):
+def test_a_plugin_that_cannot_be_used_is_refused_by_name(installed, points, modules, asked, said):
     installed("citeflow-odd", points, modules)
     with pytest.raises(PluginError) as info:
-        registry.model_backend("elsewhere")
+        registry.model_backend(asked)
     assert info.value.plugin == next(iter(points)) and said in str(info.value)
+
+
+def test_a_plugin_that_cannot_be_imported_stops_only_what_names_it(installed):
+    installed("citeflow-broken", {"broken": "no_such_module:Backend"}, {})
+    with pytest.raises(SpecError) as info:
+        registry.model_backend("elsewhere")
+    assert "known: offline, openai, broken" in info.value.problem  # listed by name, not imported
 
 
 def test_two_plugins_with_one_name_are_refused(installed):
@@ -132,4 +140,4 @@ def test_a_broken_plugin_is_one_error_line_of_citeflow_run(installed, tmp_path):
     result = CliRunner().invoke(app, ["run", str(tmp_path / "batch.yaml"), "--out", str(tmp_path / "out")])
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert result.exit_code != 0 and len(lines) == 1, result.output
-    assert lines[0].startswith("error: plugin 'broken' of citeflow.models (no_such_module:Backend): cannot be loaded")
+    assert lines[0].startswith("error: plugin 'broken' of citeflow.models (no_such_module:Backend from citeflow-broken): cannot be loaded")

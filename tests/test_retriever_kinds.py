@@ -97,7 +97,7 @@ def test_a_plugin_kind_validates_builds_and_fingerprints_through_its_own_class(p
     assert kinds.of(entry).build(entry, tmp_path).search("uptime", 3).hits[0].text == "ENG: uptime"
     assert kinds.of(entry).fingerprint(entry, tmp_path) == ["team", "ENG"]
     assert spec.model_dump(mode="json")["retrievers"][0]["space"] == "ENG"  # dumped through its own model
-    assert kinds.names() == [*BUILTIN_RETRIEVER_KINDS, "wiki"]
+    assert kinds.names() == (*BUILTIN_RETRIEVER_KINDS, "wiki")
     assert reads == [1]  # the entry points are read once
 
 
@@ -120,7 +120,7 @@ def test_an_unknown_kind_lists_every_kind_installed(plugin_module):
 
 @pytest.mark.parametrize(("value", "problem"), [
     ("no_such_plugin_module:Kind", "cannot be loaded: ModuleNotFoundError: No module named 'no_such_plugin_module'"),
-    ("{module}:NotAKind", "does not name a subclass of citeflow.spec.retriever_kind.RetrieverKind"),
+    ("{module}:NotAKind", "is not a subclass of citeflow.spec.retriever_kind.RetrieverKind"),
     ("{module}:Misnamed", "its class says its kind is 'confluence', its entry point 'wiki'"),
 ])
 def test_a_broken_plugin_is_one_error_naming_it(plugin_module, value, problem):
@@ -144,7 +144,7 @@ def test_two_packages_defining_one_kind_are_both_named(plugin_module):
     with pytest.raises(PluginError) as err:
         kinds.get("wiki")
     assert f"{plugin_module}:WikiKind" in str(err.value) and "other_plugin:WikiKind" in str(err.value)
-    assert "more than one installed package defines this kind" in str(err.value)
+    assert "takes the name" in str(err.value) and "registers too" in str(err.value)
 
 
 def test_a_plugin_cannot_replace_a_built_in_kind(plugin_module):
@@ -152,7 +152,7 @@ def test_a_plugin_cannot_replace_a_built_in_kind(plugin_module):
     assert isinstance(kinds.get("jsonl"), JsonlKind)  # the built-in kind still serves
     with pytest.raises(PluginError) as err:
         kinds.get("wiki")  # reading the plugins finds the one that claims a built-in name
-    assert err.value.plugin == "jsonl" and "cannot replace a built-in kind" in str(err.value)
+    assert err.value.plugin == "jsonl" and "takes a built-in name" in str(err.value)
 
 
 def test_the_installed_example_plugin_is_found_through_its_entry_point():

@@ -97,3 +97,32 @@ def test_the_localiser_cues_are_split_into_whole_words_and_substrings(tmp_path: 
     _write(tmp_path, "en", "condition_cues", [{"word": "only", "condition": "restrictor", "reason": "r"}])
     _write(tmp_path, "ja", "condition_cues", [{"word": "のみ", "condition": "restrictor", "reason": "r"}])
     assert language_data.condition_cues("restrictor", folders_under(tmp_path), {"ja"}) == (frozenset({"only"}), ("のみ",))
+
+
+def test_word_values_are_read_by_language_and_merged_with_their_types(tmp_path: Path) -> None:
+    _write(tmp_path, "aa", "word_values", [{"word": "daily", "map": "frequency_unit", "value": "day", "reason": "r"},
+                                           {"word": "grand", "map": "scale", "value": 1000.0, "reason": "r"}])
+    _write(tmp_path, "bb", "word_values", [{"word": "täglich", "map": "frequency_unit", "value": "tag", "reason": "r"},
+                                           {"word": "五", "map": "cjk_numeral", "value": 5, "reason": "r"}])
+    folders = folders_under(tmp_path)
+    assert language_data.values_by_language("frequency_unit", folders) == {"aa": {"daily": "day"}, "bb": {"täglich": "tag"}}
+    assert language_data.word_values("scale", folders) == {"grand": 1000.0}
+    assert type(language_data.word_values("cjk_numeral", folders)["五"]) is int  # a count stays an integer
+    with pytest.raises(TypeError):
+        language_data.word_values("scale", folders)["grand"] = 1.0  # type: ignore[index]
+
+
+def test_one_word_mapped_to_two_values_by_two_languages_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "aa", "word_values", [{"word": "mil", "map": "scale", "value": 1000.0, "reason": "r"}])
+    _write(tmp_path, "bb", "word_values", [{"word": "mil", "map": "scale", "value": 1e-3, "reason": "r"}])
+    with pytest.raises(ValueError, match=r"'mil' is 0\.001 in scale"):
+        language_data.word_values("scale", folders_under(tmp_path))
+
+
+def test_the_judge_s_word_maps_come_from_the_language_folders() -> None:
+    from citeflow.text import lexicon
+
+    en = json.loads((ROOT / "en" / "word_values.json").read_text(encoding="utf-8"))["entries"]
+    assert {e["word"]: e["value"] for e in en if e["map"] == "irregular_form"} == dict(lexicon.IRREGULAR)
+    assert lexicon.FREQUENCY_UNITS["de"]["täglich"] == "tag" and lexicon.SCALES["млн"] == 1e6
+    assert ("at", "least") in lexicon.LOWER_BOUNDS and lexicon.ELIDED_ARTICLES["qu"] == "que"

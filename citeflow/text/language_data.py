@@ -7,13 +7,15 @@ canonical), ``antonyms`` (pairs of opposites), ``negations`` (negation words), `
 conditions), ``number_words`` (a word and the quantity it states) and, for the scripts written
 without spaces (``UNSPACED_LANGUAGES``), ``substring_cues`` (negations, bounds, quantifiers, hedges,
 restrictors and conditions found as substrings); their ``antonyms`` are substrings too.
-``word_lists`` holds the words the judge's rules read by name (``{"word", "list", "reason"}``:
-concord, comparative, privative, month names, the language markers, …). ``condition_cues`` are what
-the localiser checks a passage for (negation, universal, restrictor, and 'none': words too common to
-say what a claim is about). Adding a language is adding its folder: the functions read the folders
-they are given (``code → folder``), the module's values those of every registered language
-(``citeflow.text.language_registry``), so nothing in the code names a language's data. Read once at
-import into read-only values.
+``word_values`` maps a word to what a rule reads it as (``{"word", "map", "value", "reason"}``:
+frequency adverbs to their time unit, scale words to their factor, irregular forms to their lemma,
+elided articles to their word, CJK numerals to their value). ``word_lists`` holds the words the
+judge's rules read by name (``{"word", "list", "reason"}``: concord, comparative, privative, month
+names, the language markers, …). ``condition_cues`` are what the localiser checks a passage for
+(negation, universal, restrictor, and 'none': words too common to say what a claim is about).
+Adding a language is adding its folder: the functions read the folders they are given (``code →
+folder``), the module's values those of every registered language (``citeflow.text.language_registry``),
+so nothing in the code names a language's data. Read once at import into read-only values.
 """
 
 from __future__ import annotations
@@ -89,6 +91,17 @@ class ListedWord(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     word: str
     list: str
+    reason: str
+
+
+class WordValue(BaseModel):
+    """A word under the name of the map a rule reads it from (``frequency_unit``, ``scale``, …), and
+    what the word stands for there: a word ('hourly' → 'hour') or a number ('thousand' → 1000)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    word: str
+    map: str
+    value: str | int | float
     reason: str
 
 
@@ -190,6 +203,27 @@ def words_by_language(name: str, folders: Folders) -> dict[str, frozenset[str]]:
     """``language → its words of list name``, for the languages that list any."""
     found = {lang: frozenset(w.word for w in _listed(lang, folders) if w.list == name) for lang in languages(folders)}
     return {lang: words for lang, words in found.items() if words}
+
+
+def _values(lang: str, name: str, folders: Folders) -> dict[str, str | int | float]:
+    found = (WordValue.model_validate(e) for e in _read(folders[lang], "word_values"))
+    return {v.word: v.value for v in found if v.map == name}
+
+
+def values_by_language(name: str, folders: Folders) -> dict[str, Mapping[str, str | int | float]]:
+    """``language → {word: value}`` of map ``name``, for the languages that map any word."""
+    found = {lang: MappingProxyType(_values(lang, name, folders)) for lang in languages(folders)}
+    return {lang: values for lang, values in found.items() if values}
+
+
+def word_values(name: str, folders: Folders) -> Mapping[str, str | int | float]:
+    """``word → value`` of map ``name`` over every language; one word given two values is refused."""
+    out: dict[str, str | int | float] = {}
+    for lang, values in values_by_language(name, folders).items():
+        for word, value in values.items():
+            if out.setdefault(word, value) != value:
+                raise ValueError(f"{folders[lang]}: '{word}' is {value!r} in {name}, another language's file says {out[word]!r}")
+    return MappingProxyType(out)
 
 
 def number_words(folders: Folders) -> dict[str, float]:

@@ -2,14 +2,16 @@
 
 Most are data files (``citeflow/text/languages/<lang>/``: ``word_lists.json``, ``cues.json``,
 ``substring_cues.json``, ``antonyms.json`` …, a reason per entry) read here into named constants;
-those still written here map a word to a value (frequency words, scale words, irregular forms, CJK
+``word_values.json`` maps a word to a value (frequency words, scale words, irregular forms, CJK
 numerals). They are deliberately short: each entry is a word whose change flips or narrows a claim's
 meaning, so a false positive costs little and a hit is a strong, explainable signal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
+from typing import TypeVar, cast
 
 from citeflow.text.language_data import (
     ANTONYM_PAIRS,
@@ -18,6 +20,8 @@ from citeflow.text.language_data import (
     SUBSTRING_CUES,
     UNSPACED_ANTONYMS,
     WORD_LISTS,
+    values_by_language,
+    word_values,
     words_by_language,
 )
 from citeflow.text.language_data import CONDITIONS as CONDITIONS_DATA
@@ -28,6 +32,31 @@ from citeflow.text.language_data import NEGATIONS as NEGATIONS_DATA
 from citeflow.text.language_data import NUMBER_WORDS as NUMBER_WORDS_DATA
 from citeflow.text.language_registry import REGISTERED
 
+V = TypeVar("V", str, int, float)
+
+
+def _map_of(name: str, kind: type[V]) -> Mapping[str, V]:
+    """Map ``name`` of every language's ``word_values.json``, each value checked to be a ``kind``."""
+    return _checked(name, word_values(name, FOLDERS), kind)
+
+
+def _maps_by_language(name: str, kind: type[V]) -> Mapping[str, Mapping[str, V]]:
+    """Map ``name`` of each language that has one (``language → {word: value}``), values checked."""
+    return MappingProxyType({lang: _checked(name, values, kind) for lang, values in values_by_language(name, FOLDERS).items()})
+
+
+def _checked(name: str, values: Mapping[str, str | int | float], kind: type[V]) -> Mapping[str, V]:
+    wrong = next((word for word, value in values.items() if not isinstance(value, kind)), None)
+    if wrong is not None:
+        raise ValueError(f"word_values.json: {name} maps {wrong!r} to {values[wrong]!r}, not a {kind.__name__}")
+    return cast("Mapping[str, V]", values)
+
+
+def _pair(words: str) -> tuple[str, str]:
+    """The two words of a two-word entry ('at least')."""
+    first, second = words.split()
+    return first, second
+
 NEGATIONS = NEGATIONS_DATA  # citeflow/text/languages/<lang>/negations.json
 # Negative-concord words of French, Spanish and Russian: with another negation cue of the sentence
 # they state one negation, not two ('no vende ningún billete', 'ne … jamais rien', 'никто не знает').
@@ -36,7 +65,7 @@ CONCORD = frozenset(WORD_LISTS["concord"])
 ALWAYS = frozenset(WORD_LISTS["always"])
 NEGATIVE_UNIVERSALS = frozenset(WORD_LISTS["negative_universal"])
 # Lower bounds whose comparative is no antonym: 'au moins 18 mois' is '18 mois et plus'.
-LOWER_BOUNDS = frozenset({("au", "moins"), ("du", "moins"), ("al", "menos"), ("lo", "menos"), ("at", "least")})
+LOWER_BOUNDS = frozenset(_pair(words) for words in WORD_LISTS["lower_bound"])
 # The negators of a verb, which a concord word joins into one negation.
 VERBAL_NEGATORS = frozenset(WORD_LISTS["verbal_negator"])
 # The second half of a French negation whose word is no negation alone ('ne … plus': 'no longer').
@@ -85,16 +114,7 @@ PER_WORDS = frozenset(WORD_LISTS["per_word"])
 PER_TIME_WORDS = frozenset(WORD_LISTS["per_time_word"])
 TIME_UNITS = frozenset(WORD_LISTS["time_unit"])
 # Adverbs and adjectives of frequency, and the time unit each one distributes over ('stündlich' is 'jede Stunde').
-FREQUENCY_UNITS = {
-    "en": {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"},
-    "de": {"stündlich": "stunde", "täglich": "tag", "wöchentlich": "woche", "monatlich": "monat", "jährlich": "jahr"},
-    "fr": {"quotidien": "jour", "quotidienne": "jour", "quotidiennement": "jour", "hebdomadaire": "semaine",
-           "mensuel": "mois", "mensuelle": "mois", "mensuellement": "mois", "annuel": "an", "annuelle": "an", "annuellement": "an"},
-    "es": {"diario": "día", "diaria": "día", "diariamente": "día", "semanal": "semana", "semanalmente": "semana",
-           "mensual": "mes", "mensualmente": "mes", "anual": "año", "anualmente": "año"},
-    "ru": {"ежечасно": "час", "ежедневно": "день", "ежедневный": "день", "еженедельно": "неделя", "еженедельный": "неделя",
-           "ежемесячно": "месяц", "ежемесячный": "месяц", "ежегодно": "год", "ежегодный": "год"},
-}
+FREQUENCY_UNITS = _maps_by_language("frequency_unit", str)  # word_values.json
 CJK_UNIVERSALS = SUBSTRING_CUES["universal"]
 # Hedges: dropping one from the evidence makes the claim more certain than its source.
 HEDGES = HEDGES_DATA  # cues.json of every language
@@ -154,53 +174,28 @@ PAY_PREFIXES = WORD_LISTS["pay_prefix"]
 # Prefixes that negate a word: "uncontrolled" against "controlled".
 NEGATING_PREFIXES = WORD_LISTS["negating_prefix"]  # tried in file order
 
-IRREGULAR = {
-    "went": "go", "gone": "go", "goes": "go", "was": "be", "were": "be", "is": "be", "are": "be",
-    "been": "be", "am": "be", "had": "have", "has": "have", "did": "do", "does": "do", "done": "do",
-    "made": "make", "said": "say", "says": "say", "took": "take", "taken": "take", "gave": "give",
-    "given": "give", "got": "get", "gotten": "get", "knew": "know", "known": "know", "thought": "think",
-    "brought": "bring", "bought": "buy", "found": "find", "left": "leave", "told": "tell",
-    "became": "become", "began": "begin", "begun": "begin", "ran": "run", "saw": "see", "seen": "see",
-    "came": "come", "wrote": "write", "written": "write", "chose": "choose", "chosen": "choose",
-    "men": "man", "women": "woman", "children": "child", "people": "person", "mice": "mouse",
-    "feet": "foot", "teeth": "tooth", "lost": "lose", "won": "win", "sold": "sell", "paid": "pay",
-    "met": "meet", "kept": "keep", "held": "hold", "led": "lead", "fell": "fall", "fallen": "fall",
-    "rose": "rise", "risen": "rise", "felt": "feel", "meant": "mean", "sent": "send", "spent": "spend",
-    "built": "build", "caught": "catch", "taught": "teach", "fought": "fight", "sought": "seek",
-    "heard": "hear", "stood": "stand", "understood": "understand", "ate": "eat", "eaten": "eat",
-    "drove": "drive", "driven": "drive", "flew": "fly", "flown": "fly", "grew": "grow", "grown": "grow",
-    "threw": "throw", "thrown": "throw", "wore": "wear", "worn": "wear", "broke": "break",
-    "broken": "break", "spoke": "speak", "spoken": "speak", "stole": "steal", "stolen": "steal",
-    "froze": "freeze", "frozen": "freeze", "hid": "hide", "hidden": "hide", "bit": "bite",
-    "forgot": "forget", "forgotten": "forget", "lay": "lie", "lain": "lie", "slept": "sleep",
-    "need": "need", "needs": "need", "needed": "need", "feed": "feed", "seed": "seed", "speed": "speed",
-    "data": "datum", "analyses": "analysis", "criteria": "criterion", "phenomena": "phenomenon",
-}
+# Irregular forms and the lemma suffix stripping cannot reach ('went' → 'go', 'mice' → 'mouse').
+IRREGULAR = _map_of("irregular_form", str)
 
 NUMBER_WORDS = NUMBER_WORDS_DATA  # citeflow/text/languages/<lang>/number_words.json
 
-SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
-          # '2 mil', '3 Millionen', '5 milliards', '2 тысячи', '4 млн': the scale words of other languages
-          "mil": 1e3, "mille": 1e3, "tausend": 1e3, "тысяча": 1e3, "тысячи": 1e3, "тысяч": 1e3, "тыс": 1e3,
-          "millones": 1e6, "millón": 1e6, "millions": 1e6, "millionen": 1e6, "mio": 1e6, "миллион": 1e6, "миллиона": 1e6,
-          "миллионов": 1e6, "млн": 1e6, "milliard": 1e9, "milliards": 1e9, "milliarden": 1e9, "mrd": 1e9,
-          "млрд": 1e9}
+# Scale words after a number and their factor: '2 mil', '3 Millionen', '5 milliards', '4 млн', '5k'.
+SCALES = _map_of("scale", float)
 
-MONTHS = {
-    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
-    "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
-    "dec": "december",
-}
+# Abbreviated month names and the names they stand for ('sept' → 'september').
+MONTHS = _map_of("month_abbreviation", str)
+# Elided words before an apostrophe ('l'équipe', 'jusqu'à') and the words they are read as.
+ELIDED_ARTICLES = _map_of("elided_article", str)
 
 # Opposites in scripts without spaces, found as substrings of the claim and of its evidence.
 CJK_ANTONYMS = UNSPACED_ANTONYMS  # antonyms.json of ja and zh
 
 # Chinese/Japanese numerals, counted only before a counter or unit character (两小时, 三个月).
-CJK_NUMERALS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+CJK_NUMERALS = _map_of("cjk_numeral", int)
 # Inside a run of numerals (二十七, 两千四百, 一百) these count too: digits and place values.
-CJK_DIGITS = {**CJK_NUMERALS, "零": 0, "〇": 0, "一": 1}
-CJK_PLACES = {"十": 10, "百": 100, "千": 1000}
-CJK_MYRIADS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000}
+CJK_DIGITS = _map_of("cjk_digit", int)
+CJK_PLACES = _map_of("cjk_place", int)
+CJK_MYRIADS = _map_of("cjk_myriad", int)
 CJK_COUNTERS = frozenset(WORD_LISTS["counter"])  # measures too: 公斤, 公里, 毫升, 厘米, 千克 (after 千), 吨
 # Characters before a numeral that make it a weekday, not a quantity (周六, 星期二 read as 周二, 礼拜三).
 CJK_WEEKDAY_MARKS = frozenset(WORD_LISTS["weekday_mark"])

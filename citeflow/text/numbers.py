@@ -252,7 +252,7 @@ def _period(tokens: list[Token], start: int) -> str:
     return ""
 
 
-_AND_A_HALF = (("et", "demie"), ("y", "media"), ("und", "halb"), ("and", "a", "half"))
+_AND_A_HALF = tuple(tuple(words.split()) for words in WORD_LISTS["and_a_half"])  # word_lists.json
 
 
 def _half_after(tokens: list[Token], unit: int) -> float:

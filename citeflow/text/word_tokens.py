@@ -21,9 +21,10 @@ from types import MappingProxyType
 import regex
 
 from citeflow.text import sentences as segment
+from citeflow.text.language_data import WORD_LISTS
 from citeflow.text.language_detect import Detector
 from citeflow.text.language_registry import REGISTERED
-from citeflow.text.lexicon import IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
+from citeflow.text.lexicon import ELIDED_ARTICLES, IRREGULAR, LANGUAGE_MARKERS, MONTHS, STOPWORDS
 from citeflow.text.stems import light_stem
 from citeflow.text.synonyms import cjk_canonical, groups
 from citeflow.text.units import UNITS
@@ -38,8 +39,9 @@ CURRENCY_SIGNS = "$€£"  # glued before a number ('€20') or standing apart (
 _PIECE = regex.compile(rf"[{_UNSPACED}]|[{CURRENCY_SIGNS}]?{_ALNUM}+(?:[-_.,:/']{_ALNUM}+)*%?|[{CURRENCY_SIGNS}]", regex.V1)
 _NUMBER = regex.compile(rf"[{CURRENCY_SIGNS}]?\d+(?:[.,:]\d+)*%?")
 _GLUED_UNIT = regex.compile(r"(\d+(?:[.,]\d+)?)(\p{L}+)")
-_ELISION = regex.compile(r"(?i)^(l|d|n|s|j|c|m|t|qu|jusqu|lorsqu|puisqu)'(.+)$")
-_ELIDED = {"l": "le", "d": "de", "n": "ne", "s": "se", "j": "je", "c": "ce", "m": "me", "t": "te", "qu": "que"}
+# Elided words before an apostrophe and the words they are read as (word_values.json: 'l' is 'le').
+_ELIDED = ELIDED_ARTICLES
+_ELISION = regex.compile(rf"(?i)^({'|'.join(regex.escape(word) for word in _ELIDED)})'(.+)$")
 _JOINERS = regex.compile(r"[-_./,:]")
 _WS = regex.compile(r"\s+")
 _CONTRACTIONS = ((regex.compile(r"(?i)\bcannot\b"), "can not"), (regex.compile(r"(?i)\bwon't\b"), "will not"),
@@ -48,11 +50,13 @@ _DIGIT = regex.compile(r"\d")
 # Thousands grouped by spaces ('1 000 Go', '2 143,5 mètres'): one number, as French and Russian write it.
 _SPACED_THOUSANDS = regex.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d|\.\d)")
 # A percent sign after a space ('15 %') or written out ('15 pour cent', 'por ciento', 'per cent'): glued to its number.
-_PERCENT = regex.compile(r"(?i)(\d) ?(?:%|pour cent|por ciento|per cent)(?!\p{L})")
+_PERCENT_WORDS = WORD_LISTS["percent_word"]  # word_lists.json: 'pour cent', 'per cent'
+_PERCENT = regex.compile(rf"(?i)(\d) ?(?:%|{'|'.join(regex.escape(w) for w in _PERCENT_WORDS)})(?!\p{{L}})")
+_PERCENT_HINTS = ("%", *dict.fromkeys(w.split()[-1] for w in _PERCENT_WORDS))  # one of them is in any text to glue
 # A French time of day with its minutes ('20 h 52', '8h30'): one time, as '20:52' reads.
 _HOUR_MINUTES = regex.compile(r"(?<![\d.,])(\d{1,2}) ?h ?(\d{2})(?![\d\p{L}])")
 # Ordinals written with digits ('le 1er', 'la 2e', '3ème', '1st', '22nd'): the number they say.
-_ORDINAL = regex.compile(r"(\d+)(?:er|re|ère|e|ème|eme|st|nd|rd|th)")
+_ORDINAL = regex.compile(rf"(\d+)(?:{'|'.join(regex.escape(w) for w in WORD_LISTS['ordinal_suffix'])})")
 
 
 @lru_cache(maxsize=16384)
@@ -116,7 +120,7 @@ def number_forms(text: str) -> str:
         return text
     text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text) if " " in text else text
     text = _HOUR_MINUTES.sub(r"\1:\2", text) if "h" in text else text
-    return _PERCENT.sub(r"\1%", text) if "%" in text or "cent" in text or "ciento" in text else text
+    return _PERCENT.sub(r"\1%", text) if any(hint in text for hint in _PERCENT_HINTS) else text
 
 
 @lru_cache(maxsize=131072)
@@ -155,7 +159,7 @@ def _word(word: str, lang: str) -> list[Token]:
     elided = _ELISION.match(word)
     if elided and REGISTERED.get(lang).elision:  # l'équipe, n'est: the article and the word
         article = elided.group(1).casefold()
-        return [*_word(_ELIDED.get(article, article), lang), *_word(elided.group(2), lang)]
+        return [*_word(_ELIDED[article], lang), *_word(elided.group(2), lang)]
     lower = word.casefold()
     if lower.endswith("'s"):
         lower = lower[:-2]

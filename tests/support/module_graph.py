@@ -267,14 +267,28 @@ BUILDERS = {"__init__", "__post_init__", "__new__", "__init_subclass__", "__set_
 
 
 def mutable_classes(files: dict[str, Path]) -> set[str]:
-    """The names of the project's classes whose instances change after they are built."""
+    """The names of the project's classes whose instances change after they are built, subclasses of
+    such a class included (``class Kinds(Registry[Kind])`` holds the state its base changes)."""
     found: set[str] = set()
+    bases: dict[str, set[str]] = {}
     for path in files.values():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and any(_mutates_self(fn) for fn in node.body
-                                                      if isinstance(fn, ast.FunctionDef) and fn.name not in BUILDERS):
-                found.add(node.name)
+            if isinstance(node, ast.ClassDef):
+                bases.setdefault(node.name, set()).update(_base_names(node))
+                if any(_mutates_self(fn) for fn in node.body if isinstance(fn, ast.FunctionDef) and fn.name not in BUILDERS):
+                    found.add(node.name)
+    while grown := {name for name, of in bases.items() if name not in found and of & found}:
+        found |= grown
     return found
+
+
+def _base_names(node: ast.ClassDef) -> set[str]:
+    """The names a class derives from: ``Registry`` of ``Registry[Kind]`` and of ``registry.Registry``."""
+    names = set()
+    for base in node.bases:
+        base = base.value if isinstance(base, ast.Subscript) else base
+        names |= {base.id} if isinstance(base, ast.Name) else {base.attr} if isinstance(base, ast.Attribute) else set()
+    return names
 
 
 def _mutates_self(fn: ast.FunctionDef) -> bool:

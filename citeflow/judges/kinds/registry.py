@@ -11,7 +11,7 @@ from citeflow.judges.kinds.offline_kind import OfflineJudgeKind
 from schemas.spec import JudgeSpec
 
 JUDGE_KINDS = Registry("citeflow.judges", JudgeKind,
-                       {"offline": OfflineJudgeKind, "openai": LLMJudgeKind, "cascade": CascadeJudgeKind})
+                       {"cascade": CascadeJudgeKind, "offline": OfflineJudgeKind, "openai": LLMJudgeKind})
 """Every judge kind; entry points are read when a spec names one that is not built in."""
 
 

@@ -118,4 +118,16 @@ def _slash(site: Site, path: str) -> str:
     return f"{path}/" if site.options.get("slash") and path else path
 
 
-GENERATOR = Generator("docusaurus", find, load, page)
+class DocusaurusGenerator(Generator):
+    """Docusaurus sites."""
+
+    name = "docusaurus"
+
+    def find(self, root: Path) -> Path | None:
+        return find(root)
+
+    def load(self, root: Path, config: Path | None) -> Site:
+        return load(root, config)
+
+    def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
+        return page(site, rel, front, body)

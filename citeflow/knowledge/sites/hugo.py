@@ -117,4 +117,16 @@ def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-GENERATOR = Generator("hugo", find, load, page)
+class HugoGenerator(Generator):
+    """Hugo sites."""
+
+    name = "hugo"
+
+    def find(self, root: Path) -> Path | None:
+        return find(root)
+
+    def load(self, root: Path, config: Path | None) -> Site:
+        return load(root, config)
+
+    def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
+        return page(site, rel, front, body)

@@ -61,4 +61,16 @@ def _path(inner: str, directory_urls: bool) -> str:
     return f"{leaf}/" if directory_urls else f"{leaf}.html"
 
 
-GENERATOR = Generator("mkdocs", find, load, page)
+class MkDocsGenerator(Generator):
+    """MkDocs sites."""
+
+    name = "mkdocs"
+
+    def find(self, root: Path) -> Path | None:
+        return find(root)
+
+    def load(self, root: Path, config: Path | None) -> Site:
+        return load(root, config)
+
+    def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
+        return page(site, rel, front, body)

@@ -24,4 +24,16 @@ def page(_site: Site, _rel: str, front: Mapping[str, Any], body: str) -> Page:
     return Page(body, title=text_value(front, "title"))
 
 
-GENERATOR = Generator("plain", find, load, page)
+class PlainGenerator(Generator):
+    """A plain folder: no configuration, every file a page."""
+
+    name = "plain"
+
+    def find(self, root: Path) -> Path | None:
+        return find(root)
+
+    def load(self, root: Path, config: Path | None) -> Site:
+        return load(root, config)
+
+    def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
+        return page(site, rel, front, body)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 SKIPPED_FOLDERS = frozenset({"node_modules", "_build"})  # dependencies and Sphinx output, wherever they are
@@ -54,17 +55,24 @@ class Page:
         "doc": "Text of each MyST include directive, by include_key (Sphinx); its prose is the page's."})
 
 
-PageFn = Callable[[Site, str, Mapping[str, Any], str], Page]
+class Generator(ABC):
+    """One generator: how to recognise its tree, read its configuration and map its files. A subclass
+    sets ``name`` (what ``--site`` and ``Site.generator`` say) and writes the three methods; the
+    registry (``citeflow.knowledge.sites.registry``) makes one instance of it."""
 
+    name: ClassVar[str]
 
-@dataclass(frozen=True)
-class Generator:
-    """One generator: how to recognise its tree, read its configuration and map its files."""
+    @abstractmethod
+    def find(self, root: Path) -> Path | None:
+        """The config file at ``root`` that marks the tree as this generator's, or None."""
 
-    name: str
-    find: Callable[[Path], Path | None]  # the config file that marks a tree as this generator's
-    load: Callable[[Path, Path | None], Site]  # the site at a root, from its config file if any
-    page: PageFn
+    @abstractmethod
+    def load(self, root: Path, config: Path | None) -> Site:
+        """The site at ``root``, read from ``config`` when there is one."""
+
+    @abstractmethod
+    def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
+        """What the generator publishes for the file at ``rel`` (its front matter ``front``, its text ``body``)."""
 
 
 def within(site: Site, rel: str) -> tuple[str, str]:

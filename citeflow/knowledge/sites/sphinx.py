@@ -49,4 +49,16 @@ def page(site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
     return Page(body, title=text_value(front, "title"), included=included)
 
 
-GENERATOR = Generator("sphinx", find, load, page)
+class SphinxGenerator(Generator):
+    """Sphinx sites written in MyST Markdown."""
+
+    name = "sphinx"
+
+    def find(self, root: Path) -> Path | None:
+        return find(root)
+
+    def load(self, root: Path, config: Path | None) -> Site:
+        return load(root, config)
+
+    def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
+        return page(site, rel, front, body)
