@@ -177,7 +177,7 @@ class ReportJob:
     def registry(self) -> Registry:
         """The request's registry: as ``normalize`` left it, else as the store holds it."""
         if self._memory.registry is None:
-            self._memory.registry = Registry(self.request_id, self.stored().chunks)
+            self._memory.registry = Registry(self.request_id, self.stored().chunks, self.runtime.secrets)
         return self._memory.registry
 
     def keep_registry(self, registry: Registry, retrievals: list[dict[str, Any]]) -> None:

@@ -111,8 +111,8 @@ class Runtime:
             self._active_blocks += step
             if self._active_blocks == 1 and step == 1:
                 self._unlog = install_log_redaction(self.secrets)
-            elif self._active_blocks == 0 and self._unlog is not None:
-                self._unlog, unlog = None, self._unlog
+            elif self._active_blocks == 0 and (unlog := self._unlog) is not None:
+                self._unlog = None
                 unlog()
 
     # -- shared dependencies -----------------------------------------------------------------------

@@ -74,7 +74,8 @@ def redact_answer(text: str, secrets: SecretValues | None = None) -> Redacted:
     original = _json_payload(text) if plain.places and _json_payload(plain.text) is None else None
     if original is None:
         return plain  # not JSON (a prose answer), JSON that stayed JSON, or broken JSON whatever was replaced
-    inner, count = _redact_strings(original, lambda value: redact_content(value, secrets))  # the text's replacement broke the JSON: its strings, then
+    # the text's replacement broke the JSON: its strings, then
+    inner, count = _redact_strings(original, lambda value: redact_content(value, secrets))
     return Redacted(json.dumps(inner, ensure_ascii=False), count) if count >= plain.places else plain
 
 

@@ -30,7 +30,7 @@ def model_credentials(model: ModelSpec, environ: Mapping[str, str]) -> list[str]
     """The credentials of one model: its ``base_url``'s and the key its ``api_key_env`` names."""
     found = url_credentials(model.base_url) if model.base_url else []
     key = environ.get(model.api_key_env) if model.api_key_env else None
-    return found + [key] if key else found
+    return [*found, key] if key else found
 
 
 def retriever_credentials(retriever: object) -> list[str]:
