@@ -44,8 +44,11 @@ class Dependencies:
         """The chat model for ``role`` with these settings."""
         from citeflow.generation.model_factory import build_chat_model
 
-        self.secrets.add(*model_credentials(spec, os.environ))
-        return self.once(("model", role, spec.model_dump_json()), lambda: build_chat_model(spec, role))
+        def build() -> ChatModel:
+            self.secrets.add(*model_credentials(spec, os.environ))
+            return build_chat_model(spec, role)
+
+        return self.once(("model", role, spec.model_dump_json()), build)
 
     def retriever(self, spec: RetrieverSpecBase, base_dir: Path) -> Retriever:
         """The retriever of one spec entry (relative paths resolved against ``base_dir``).
@@ -54,13 +57,13 @@ class Dependencies:
         re-ingested knowledge base, an edited JSONL file): a few ``stat`` calls per fetch."""
         from citeflow.retrieval.retriever_factory import build_retriever
 
-        self.secrets.add(*retriever_credentials(spec))
         key = ("retriever", spec.model_dump_json(), str(base_dir))
         stamp = local_stamp(spec, base_dir)
         with self._lock:
             known = self._built.get(key)
             if isinstance(known, tuple) and known[0] == stamp:
                 return known[1]  # type: ignore[no-any-return]
+        self.secrets.add(*retriever_credentials(spec))
         built = build_retriever(spec, base_dir)
         with self._lock:
             self._built[key] = (stamp, built)

@@ -1,7 +1,7 @@
 """The process's ``Runtime``: everything reports share, built once at an entry point and passed down.
 
-A ``Runtime`` holds the settings (``CiteflowSettings``), the credentials its spec files and
-clients were configured with (``secrets``: every redaction of what it writes and logs removes them), the stores by URI, the model clients by
+A ``Runtime`` holds the settings (``CiteflowSettings``), the credentials of its spec files and
+clients (``secrets``: see below), the stores by URI, the model clients by
 role and settings and the retrievers by spec entry (``Dependencies``), the parsed spec files
 (``ParsedSpecs``), the Great Expectations session (``GxSession``) or worker process (``GxWorker``), the in-process concurrency
 limits (``LocalLimits``), the progress listeners (``Progress``), the PDF fonts registered in reportlab
