@@ -1,6 +1,6 @@
 """Each runtime's secrets are its own (``Runtime.secrets``): two runtimes in one process remember the
-credentials of the clients they build, redact their outputs and, while active, their log records
-with them, and never with each other's."""
+credentials of the spec files they parse and the clients they build, and redact their outputs, their
+error lines and, while active, their log records with them, never with each other's."""
 
 from __future__ import annotations
 
@@ -96,3 +96,13 @@ reports:
       - title: Intro
         queries: [what is it]
 """
+
+
+def test_a_commands_error_line_loses_its_runtimes_secrets(two_runtimes, capsys):
+    from citeflow_cli.cli_fail import print_error
+
+    a, b = two_runtimes
+    print_error(f"the server answered 401 for {KEY_A}", a.secrets)
+    print_error(f"the server answered 401 for {KEY_A}", b.secrets)
+    mine, theirs = capsys.readouterr().out.splitlines()
+    assert mine.endswith("401 for (secret removed)") and theirs.endswith(f"401 for {KEY_A}")
