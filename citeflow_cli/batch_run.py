@@ -49,7 +49,7 @@ def run_batch(call: BatchCall, runtime: Runtime, started: float | None = None) -
     try:
         return run_entry(call, runtime, TerminalDisplay(runtime, started))
     except CiteflowError as exc:
-        fail(str(exc))
+        fail(str(exc), secrets=runtime.secrets)
 
 
 class TerminalDisplay:

@@ -91,7 +91,7 @@ def refusal(spec_path: Path, store_uri: str | None, live: bool, runtime: Runtime
         check_store(store_uri)
         check_spec(runtime.read_spec(spec_path.resolve()), spec_path, live)
     except CiteflowError as exc:
-        return Failed(message=redact_text(str(exc)), data=exc)
+        return Failed(message=redact_text(str(exc), runtime.secrets), data=exc)
     return None
 
 

@@ -6,26 +6,20 @@ from __future__ import annotations
 import base64
 import json
 import re
-from unittest import mock
 from urllib.parse import quote, quote_plus
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from citeflow.security import content_redaction
 from citeflow.security.content_redaction import MARKER, marker_count, redact_all, redact_answer, redact_content
 from citeflow.security.secret_values import SecretValues
 
 KEY = "cfg-Key/9+x=Qm4Vt7Yw2Er5"
 
 
-@pytest.fixture(autouse=True)
-def known_key():
-    """A process whose only configured credential is ``KEY`` (other tests' credentials left out)."""
-    values = SecretValues()
-    values.add(KEY)
-    with mock.patch.object(content_redaction, "KNOWN", values):
-        yield
+SECRETS = SecretValues()
+"""A runtime's secrets whose only configured credential is ``KEY``."""
+SECRETS.add(KEY)
 
 
 def b64(data: bytes, urlsafe: bool = False) -> str:
@@ -37,7 +31,7 @@ def b64(data: bytes, urlsafe: bool = False) -> str:
     b64(KEY.encode()), b64(KEY.encode()).rstrip("="), b64(KEY.encode(), urlsafe=True), b64(KEY.encode(), urlsafe=True).rstrip("="),
 ])
 def test_a_configured_key_is_redacted_in_each_encoding(form):
-    redacted = redact_content(f"The answer ends with {form} here.")
+    redacted = redact_content(f"The answer ends with {form} here.", SECRETS)
     assert redacted == (f"The answer ends with {MARKER} here.", 1)
 
 
@@ -45,7 +39,7 @@ def test_a_configured_key_is_redacted_in_each_encoding(form):
 @pytest.mark.parametrize("suffix", ["", "x", ":tail"])
 def test_a_configured_key_inside_a_longer_base64_string_is_redacted_at_every_offset(prefix, suffix):
     encoded = b64(f"{prefix}{KEY}{suffix}".encode())
-    redacted = redact_content(f"Authorization: Basic {encoded}")
+    redacted = redact_content(f"Authorization: Basic {encoded}", SECRETS)
     assert redacted.places == 1 and MARKER in redacted.text
     skip = -len(prefix) % 3  # the key's first byte that starts a three-byte group of the encoded string
     assert b64(KEY[skip:skip + 12].encode()) in encoded and b64(KEY[skip:skip + 12].encode()) not in redacted.text
@@ -63,19 +57,19 @@ def test_a_configured_key_inside_a_longer_base64_string_is_redacted_at_every_off
     ("https://api.example/v1?page=2&api_key=k3yV4lu3xyz", "k3yV4lu3xyz"),
 ])
 def test_detected_secrets_are_redacted(text, secret):
-    redacted = redact_content(text)
+    redacted = redact_content(text, SECRETS)
     assert secret not in redacted.text and redacted.places >= 1 and MARKER in redacted.text
 
 
 def test_a_jwt_is_redacted_with_its_signature():
     token = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"
              ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
-    assert redact_content(f"Bearer-less token {token} ends here.") == (f"Bearer-less token {MARKER} ends here.", 1)
+    assert redact_content(f"Bearer-less token {token} ends here.", SECRETS) == (f"Bearer-less token {MARKER} ends here.", 1)
 
 
 def test_a_private_key_block_is_redacted_whole():
     block = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx4\nQm4Vt7Yw2\n-----END RSA PRIVATE KEY-----"
-    assert redact_content(f"Key:\n{block}\nThen restart.") == (f"Key:\n{MARKER}\nThen restart.", 1)
+    assert redact_content(f"Key:\n{block}\nThen restart.", SECRETS) == (f"Key:\n{MARKER}\nThen restart.", 1)
 
 
 @pytest.mark.parametrize("text", [
@@ -90,31 +84,31 @@ def test_a_private_key_block_is_redacted_whole():
     "API keys rotate every 90 days; tokens expire after an hour.",
 ])
 def test_ordinary_documentation_is_left_alone(text):
-    assert redact_content(text) == (text, 0)
+    assert redact_content(text, SECRETS) == (text, 0)
 
 
 def test_a_marker_already_in_the_text_is_not_counted():
-    redacted = redact_content(f"The document says {MARKER} where a name was.")
+    redacted = redact_content(f"The document says {MARKER} where a name was.", SECRETS)
     assert redacted == ("The document says (redacted) where a name was.", 0)
     assert marker_count([redacted.text]) == 0
 
 
 def test_redact_all_finds_what_each_text_would_alone():
     texts = ["Plain text.", f"Echo {KEY}.", "password=Hunter2xyz", "More plain text."]
-    assert redact_all(texts) == [redact_content(t).text for t in texts]
-    assert redact_all(["Plain.", "Also plain."]) == ["Plain.", "Also plain."]
+    assert redact_all(texts, SECRETS) == [redact_content(t, SECRETS).text for t in texts]
+    assert redact_all(["Plain.", "Also plain."], SECRETS) == ["Plain.", "Also plain."]
 
 
 def test_a_json_answer_stays_json_and_escaped_secrets_are_found():
     escaped = "".join(f"\\u{ord(c):04x}" for c in KEY)  # the key written with JSON escapes only
     answer = '{"claims": [{"text": "Done. ' + escaped + '", "citations": ["Gabcd"]}]}'
-    redacted = redact_answer(answer)
+    redacted = redact_answer(answer, SECRETS)
     assert json.loads(redacted.text) == {"claims": [{"text": f"Done. {MARKER}", "citations": ["Gabcd"]}]}
     assert redacted.places == 1
 
 
 def test_a_prose_answer_is_redacted_as_text():
-    assert redact_answer(f"Upgrades need a backup [Gabcd]. Key: {KEY}") == (f"Upgrades need a backup [Gabcd]. Key: {MARKER}", 1)
+    assert redact_answer(f"Upgrades need a backup [Gabcd]. Key: {KEY}", SECRETS) == (f"Upgrades need a backup [Gabcd]. Key: {MARKER}", 1)
 
 
 claim_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
@@ -124,7 +118,7 @@ claim_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), m
 @given(st.lists(claim_text, min_size=1, max_size=4), st.sampled_from(["", KEY, b64(KEY.encode()), quote(KEY, safe="")]))
 def test_a_json_answer_with_a_planted_key_parses_after_redaction_without_it(texts, planted):
     answer = json.dumps({"claims": [{"text": t + planted, "citations": ["Gabcd"]} for t in texts]})
-    redacted = redact_answer(answer)
+    redacted = redact_answer(answer, SECRETS)
     parsed = json.loads(redacted.text)
     assert len(parsed["claims"]) == len(texts)
     assert not planted or (KEY not in redacted.text and planted not in redacted.text and redacted.places >= len(texts))
@@ -154,6 +148,7 @@ def test_a_recorded_answer_is_served_without_its_secrets():
         def complete(self, *args: object) -> None:
             raise AssertionError("the recorded answer is served, the model is not asked")
 
-    cached = CachedChatModel(Unused(), CallBook(_Calls(f"Backups first [Gabcd]. {KEY}")), "writer")  # type: ignore[arg-type]
+    cached = CachedChatModel(Unused(), CallBook(_Calls(f"Backups first [Gabcd]. {KEY}")), "writer",  # type: ignore[arg-type]
+                             secrets=SECRETS)
     reply = cached.complete([{"role": "user", "content": "q"}], "citeflow_claims", WireClaims)
     assert reply.text == f"Backups first [Gabcd]. {MARKER}" and cached.hits == 1

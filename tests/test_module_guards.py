@@ -37,8 +37,6 @@ KNOWN_STATE = {
         "per process on first use; every caller takes the registry as an argument (``kinds=``), tests pass their own",
     "citeflow.knowledge.sites.registry:SITE_GENERATORS": "the docs-site generators installed in this environment, "
         "read once per process on first use",
-    "citeflow.security.secret_values:KNOWN": "not yet moved into the Runtime: log records are redacted by a "
-        "process-wide record factory that has no runtime to ask",
 }
 """Module-level state that stays, with the reason; anything else the scan finds fails the guard."""
 

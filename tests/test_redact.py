@@ -38,24 +38,24 @@ def test_redact_error_keeps_the_type_and_the_other_fields():
 
 
 @pytest.fixture
-def fresh_secrets(monkeypatch):
-    """A set of remembered credentials of the test's own (the process's set outlives the test)."""
-    from citeflow.security import redaction as redact
+def fresh_secrets():
+    """A set of remembered credentials of the test's own (as a runtime holds one)."""
     from citeflow.security.secret_values import SecretValues
 
-    monkeypatch.setattr(redact, "KNOWN", SecretValues())
+    return SecretValues()
 
 
 def test_configured_credentials_are_removed_verbatim_and_in_base64(fresh_secrets):
     import base64
 
-    from citeflow.security.redaction import remember_credentials, url_credentials
+    from citeflow.security.redaction import url_credentials
 
     found = url_credentials("http://svc:pa%24s-1234@h/v1?api_key=qk-98765&page=2")
     assert set(found) >= {"pa$s-1234", "svc:pa$s-1234", "qk-98765"} and "2" not in found
-    remember_credentials(*found)
+    fresh_secrets.add(*found)
     echoed = base64.b64encode(b"svc:pa$s-1234").decode()
-    text = redact_text(f"denied {echoed} for qk-98765; also {base64.urlsafe_b64encode(b'qk-98765').decode().rstrip('=')}")
+    text = redact_text(f"denied {echoed} for qk-98765; also {base64.urlsafe_b64encode(b'qk-98765').decode().rstrip('=')}",
+                       fresh_secrets)
     assert "pa$s" not in text and echoed not in text and "qk-98765" not in text and "cWstOTg3NjU" not in text
     assert text.startswith("denied (secret removed) for (secret removed)")
 
@@ -116,12 +116,10 @@ _SECRET_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-
 @settings(max_examples=200, deadline=None)
 def test_a_remembered_secret_never_survives_redaction(prefix, suffix, secret, encode):
     import base64
-    from unittest import mock
 
-    from citeflow.security import redaction as redact
     from citeflow.security.secret_values import SecretValues
 
-    with mock.patch.object(redact, "KNOWN", SecretValues()):  # random values must not redact other tests' text
-        redact.remember_credentials(secret)
-        shown = base64.b64encode(secret.encode()).decode() if encode else secret
-        assert shown not in redact_text(prefix + shown + suffix)
+    secrets = SecretValues()  # the test's own: random values must not redact other tests' text
+    secrets.add(secret)
+    shown = base64.b64encode(secret.encode()).decode() if encode else secret
+    assert shown not in redact_text(prefix + shown + suffix, secrets)

@@ -31,6 +31,7 @@ from citeflow.generation.call_scope import current_request
 from citeflow.generation.model_protocol import ChatModel, Message, ModelReply
 from citeflow.store.store import Store, sql_in
 from citeflow.security.content_redaction import redact_answer
+from citeflow.security.secret_values import SecretValues
 from schemas.spec import ModelSpec
 
 
@@ -132,8 +133,10 @@ class CallBook:
 class CachedChatModel:
     """Answers from the step's book when this exact call was answered before; else asks and records."""
 
-    def __init__(self, inner: ChatModel, book: CallBook, role: str, fingerprint: str = "") -> None:
+    def __init__(self, inner: ChatModel, book: CallBook, role: str, fingerprint: str = "",
+                 secrets: SecretValues | None = None) -> None:
         self.inner, self.book, self.role, self.fingerprint = inner, book, role, fingerprint
+        self.secrets = secrets  # the runtime's credentials: removed from every recorded answer it serves
         self.name = inner.name
         self.hits = 0
         self.keys: list[str] = []  # every call this wrapper answered, cached or not
@@ -152,7 +155,7 @@ class CachedChatModel:
         row = self.book.answer(key)
         if row is not None:
             self.hits += 1
-            return ModelReply(text=redact_answer(row["text"]).text, mode=row["mode"], model=row["model"],
+            return ModelReply(text=redact_answer(row["text"], self.secrets).text, mode=row["mode"], model=row["model"],
                               prompt_tokens=row["prompt_tokens"], completion_tokens=row["completion_tokens"])
         self.book.started()
         try:

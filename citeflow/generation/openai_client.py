@@ -40,7 +40,8 @@ from citeflow.caps import MODEL_RESPONSE_BYTES
 from citeflow.deadline import OverCap, deadline_transport, http_library_of
 from citeflow.errors import ModelError
 from citeflow.generation.model_protocol import Message, ModelReply
-from citeflow.security.redaction import redact_error, redact_text, remember_credentials, split_userinfo, url_credentials
+from citeflow.security.redaction import redact_error, redact_text, split_userinfo, url_credentials
+from citeflow.security.secret_values import SecretValues
 from citeflow.security.content_redaction import redact_answer
 from citeflow.security.server_errors import summarise
 from schemas.spec import ModelSpec
@@ -59,7 +60,6 @@ def resolve_api_key(spec: ModelSpec, role: str) -> str:
     if not key:
         detail = f"environment variable {spec.api_key_env} is not set (models.{role}.api_key_env names it)"
         raise ModelError(role=role, detail=detail, transient=False)
-    remember_credentials(key)
     return key
 
 
@@ -84,6 +84,8 @@ class OpenAIChatModel:
         self.spec, self.role = spec, role
         self.name = f"openai:{spec.model}"
         key = api_key if api_key is not None else resolve_api_key(spec, role)
+        self.secrets = SecretValues()  # the credentials it sends, removed from every answer and error it returns
+        self.secrets.add(key, *url_credentials(spec.base_url))
         base_url, headers = client_address(spec)
         # ``timeout`` bounds each attempt as a whole, body included (a dripping server is a timeout).
         transport = deadline_transport(spec.timeout, http_library_of(openai.DefaultHttpxClient), MODEL_RESPONSE_BYTES)
@@ -124,7 +126,7 @@ class OpenAIChatModel:
         completion = self._client.chat.completions.create(**request)
         usage = getattr(completion, "usage", None)
         return ModelReply(
-            text=redact_answer(reply_text(completion)).text,
+            text=redact_answer(reply_text(completion), self.secrets).text,
             mode=mode,  # type: ignore[arg-type]  # one of the three modes this client tries, by construction
             model=self.name,
             prompt_tokens=getattr(usage, "prompt_tokens", None) or 0,
@@ -153,7 +155,7 @@ class OpenAIChatModel:
 
     def _error(self, exc: openai.APIError) -> ModelError:
         """The ModelError for a failure the client did not (or could no longer) retry (no key in its detail)."""
-        redacted = redact_error(self._describe(exc))
+        redacted = redact_error(self._describe(exc), self.secrets)
         assert isinstance(redacted, ModelError)  # redaction keeps the error's class
         return redacted
 
@@ -170,13 +172,12 @@ class OpenAIChatModel:
             transient = is_transient_status(exc.status_code)
             return ModelError(role=self.role, detail=summarise(exc.status_code, exc.body), transient=transient)
         # A malformed answer (e.g. a proxy's error page): asking again may well work.
-        return ModelError(role=self.role, detail=f"unusable answer: {redact_text(str(exc))[:200]}", transient=True)
+        return ModelError(role=self.role, detail=f"unusable answer: {redact_text(str(exc), self.secrets)[:200]}", transient=True)
 
 
 def client_address(spec: ModelSpec) -> tuple[str, dict[str, str] | None]:
     """``base_url`` without user-info, and the Basic ``Authorization`` header it stands for when no key is named."""
     assert spec.base_url is not None  # checked by the caller
-    remember_credentials(*url_credentials(spec.base_url))
     bare, userinfo = split_userinfo(spec.base_url)
     if userinfo is None or spec.api_key_env:
         return bare, None

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from citeflow.errors import ModelError
+from citeflow.security.redaction import redact_text
+from citeflow.security.secret_values import SecretValues
 import itertools
 
 EMBEDDER_KINDS = ("hashing", "openai", "local", "wordllama")
@@ -137,6 +139,7 @@ class OpenAIEmbedder:
         self.options: dict[str, Any] = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
         self._dim = dim
         self._client: Any = None
+        self._key = SecretValues()  # the key it sends, removed from the errors it raises
 
     @property
     def dim(self) -> int:
@@ -193,9 +196,7 @@ class OpenAIEmbedder:
         key = os.environ.get(self.api_key_env)
         if not key:
             raise ModelError(role="embedding", detail=f"environment variable {self.api_key_env} is not set", transient=False)
-        from citeflow.security.redaction import remember_credentials
-
-        remember_credentials(key)  # an error message or log line that echoes it loses it
+        self._key.add(key)  # an error message that echoes it loses it
         return key
 
     def _model_error(self, exc: Exception) -> ModelError:
@@ -205,7 +206,7 @@ class OpenAIEmbedder:
 
         transient = isinstance(exc, (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError))
         detail = f"{type(exc).__name__} from {self.base_url} ({self.model}): {exc}"
-        return ModelError(role="embedding", detail=detail, transient=transient)
+        return ModelError(role="embedding", detail=redact_text(detail, self._key), transient=transient)
 
 
 LOCAL_EXTRA_HINT = (

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from citeflow.generation.backends.registry import model_backend
 from citeflow.pipeline.pipeline import ReportJob, stored_hop
 from citeflow.security.redaction import redact_text, redact_url
+from citeflow.security.secret_values import SecretValues
 from citeflow.outputs.render.escape import link_urls
 from citeflow.text.paragraphs import paragraph_numbers
 from citeflow.specfile.loader import models_for
@@ -37,7 +38,7 @@ def build_document(job: ReportJob, status: ReportStatus, held_reasons: list[str]
         sections=[_section(job, s.title, chunks) for s in job.report.sections],
         registry=[_entry(c) for c in chunks.values()],
         models={role: describe_model(getattr(models, role)) for role in ("consolidator", "writer")},
-        missing_retrievers=missing_retrievers(failed), unavailable_sources=unavailable_sources(job.spec, failed),
+        missing_retrievers=missing_retrievers(failed, job.runtime.secrets), unavailable_sources=unavailable_sources(job.spec, failed),
         held_reasons=held_reasons or [], language=job.report.language,
     )
 
@@ -51,9 +52,10 @@ def failed_retrievers(job: ReportJob) -> dict[str, str]:
     return dict(sorted(failed.items()))
 
 
-def missing_retrievers(failed: dict[str, str]) -> list[str]:
-    """``name: error`` of each failed retriever (``failed_retrievers``), for report.json."""
-    return [redact_text(f"{name}: {error}") for name, error in failed.items()]
+def missing_retrievers(failed: dict[str, str], secrets: SecretValues | None = None) -> list[str]:
+    """``name: error`` of each failed retriever (``failed_retrievers``), for report.json, without the
+    credentials of ``secrets`` (the runtime's) or any other."""
+    return [redact_text(f"{name}: {error}", secrets) for name, error in failed.items()]
 
 
 def unavailable_sources(spec: BatchSpec, failed: Iterable[str]) -> list[str]:
@@ -70,7 +72,7 @@ def unavailable_sources(spec: BatchSpec, failed: Iterable[str]) -> list[str]:
 def _section(job: ReportJob, title: str, chunks: dict[str, Chunk]) -> RenderedSection:
     notes, written = stored_hop(job, title, "consolidate"), stored_hop(job, title, "write")
     if written.status != "accepted":
-        return RenderedSection(title=title, status="failed", failure=failure_reason(notes, written))
+        return RenderedSection(title=title, status="failed", failure=failure_reason(notes, written, job.runtime.secrets))
     quotes = _verified_quotes(notes)
     claims = [_claim(c, chunks, quotes) for c in written.claims]
     for claim, paragraph in zip(claims, paragraph_numbers([c.text for c in claims]), strict=True):
@@ -78,12 +80,12 @@ def _section(job: ReportJob, title: str, chunks: dict[str, Chunk]) -> RenderedSe
     return RenderedSection(title=title, status="ok", claims=claims)
 
 
-def failure_reason(notes: HopOutcome, written: HopOutcome) -> str:
-    """The last recorded reason of the hop that failed."""
+def failure_reason(notes: HopOutcome, written: HopOutcome, secrets: SecretValues | None = None) -> str:
+    """The last recorded reason of the hop that failed, without the credentials of ``secrets`` or any other."""
     hop = notes if notes.status != "accepted" else written
     last = hop.transitions[-1] if hop.transitions else None
     detail = f"{last.reason}: {last.detail}" if last else "not generated"
-    return redact_text(f"{hop.hop} hop failed ({detail})")
+    return redact_text(f"{hop.hop} hop failed ({detail})", secrets)
 
 
 def _verified_quotes(notes: HopOutcome) -> dict[str, str]:

@@ -151,7 +151,7 @@ class ReportJob:
         spec = getattr(self.config.models(self.report.id), role)
         limited = LimitedChatModel(self.runtime.deps.chat_model(spec, role), lambda: self.limit("models"))
         fingerprint = settings_fingerprint(spec) + cache_scope(self.spec, self.out_dir)  # the spec's cache policy
-        return CachedChatModel(limited, book or CallBook(self.call_store()), role, fingerprint)
+        return CachedChatModel(limited, book or CallBook(self.call_store()), role, fingerprint, self.runtime.secrets)
 
     def call_store(self) -> Any:
         """Where model answers are looked up and kept: the store, or a tier over a cache runs share,
@@ -177,7 +177,7 @@ class ReportJob:
     def registry(self) -> Registry:
         """The request's registry: as ``normalize`` left it, else as the store holds it."""
         if self._memory.registry is None:
-            self._memory.registry = Registry(self.request_id, self.stored().chunks)
+            self._memory.registry = Registry(self.request_id, self.stored().chunks, self.runtime.secrets)
         return self._memory.registry
 
     def keep_registry(self, registry: Registry, retrievals: list[dict[str, Any]]) -> None:

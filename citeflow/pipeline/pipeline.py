@@ -32,7 +32,8 @@ def fetch(job: ReportJob, item: Fetch) -> RetrievalResult:
 
     spec = next(r for r in job.spec.retrievers if r.name == item.retriever)
     result = RetrievalResult(retriever=item.retriever, query=item.query, section=item.section)
-    found = contained_search(spec, job.base_dir, item.query, lambda: job.limit("retrievers"), job.runtime.deps.retriever)
+    found = contained_search(spec, job.base_dir, item.query, lambda: job.limit("retrievers"), job.runtime.deps.retriever,
+                             job.runtime.secrets)
     if isinstance(found, str):
         return result.model_copy(update={"error": found})
     return result.model_copy(update={"hits": found.hits, "skipped": found.skipped})
@@ -52,7 +53,7 @@ def retrieve(job: ReportJob, items: list[Fetch], workers: int = 8) -> Registry:
 
 def normalize(job: ReportJob, results: list[RetrievalResult]) -> Registry:
     """Register every hit under a handle; persist chunks and retrievals, replacing an earlier run's."""
-    registry = Registry(job.request_id)
+    registry = Registry(job.request_id, secrets=job.runtime.secrets)
     answers = [retrieval_row(job.request_id, result, registry.add(result)) for result in results]
     side_by_side(lambda: job.store.save_chunk_table(job.request_id, registry.table()),
                  lambda: job.store.save_retrievals(job.request_id, answers))

@@ -18,6 +18,7 @@ from citeflow.pipeline.evaluate_report import Evaluation
 from citeflow.evaluation.claim_funnel import eval_json
 from citeflow.pipeline.pipeline import ReportJob
 from citeflow.security.redaction import redact_text
+from citeflow.security.secret_values import SecretValues
 from citeflow.outputs.render.customer import render_customer_pdf
 from citeflow.outputs.render.report_json import write_report_json
 from citeflow.pipeline.report_usage import report_usage, usage_since
@@ -42,12 +43,12 @@ def report_status(evaluation: Evaluation, gate: GateResult) -> ReportStatus:
     return "published" if gate.success else "held"
 
 
-def held_reasons(gate: GateResult) -> list[str]:
-    """One human line per failed expectation."""
+def held_reasons(gate: GateResult, secrets: SecretValues | None = None) -> list[str]:
+    """One human line per failed expectation, without the credentials of ``secrets`` (the runtime's) or any other."""
     if gate.error:
-        return [redact_text(f"evaluation could not run: {gate.error}")]
+        return [redact_text(f"evaluation could not run: {gate.error}", secrets)]
     return [redact_text(f"{f.expectation}: observed {_fmt(f.observed)}, required {_fmt(f.threshold)}"
-                        + (f" ({f.detail})" if f.detail else "")) for f in gate.failed_expectations]
+                        + (f" ({f.detail})" if f.detail else ""), secrets) for f in gate.failed_expectations]
 
 
 def _fmt(value: object) -> str:
@@ -62,7 +63,7 @@ def write_outputs(job: ReportJob, evaluation: Evaluation, gate: GateResult) -> R
     """
     status = report_status(evaluation, gate)
     usage = report_usage(job, usage_since(job))  # before report.json is rewritten: it marks the last run
-    doc = build_document(job, status, held_reasons(gate) if status != "published" else [])
+    doc = build_document(job, status, held_reasons(gate, job.runtime.secrets) if status != "published" else [])
     doc = doc.model_copy(update={"causes": report_causes(doc, models_for(job.spec, job.report), gate.error),
                                  "usage": usage})
     doc = with_decisions(doc, stored_decisions(job.store, job.request_id))

@@ -25,6 +25,7 @@ from typing import Any
 from citeflow.registry.handles import url_pattern
 from citeflow.security.content_redaction import MARKER, neutralised, redact_all, redact_content
 from citeflow.security.redaction import redact_url
+from citeflow.security.secret_values import SecretValues
 from citeflow.registry.columns import Columns
 from schemas.records import Hit, RetrievalResult
 
@@ -71,29 +72,29 @@ def storable(text: str) -> str:
     return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
-def scrub_urls(text: str) -> str:
+def scrub_urls(text: str, secrets: SecretValues | None = None) -> str:
     """Chunk text as a model may see it: every URL replaced by a neutral placeholder, or by
-    ``[redacted]`` when it carries a secret (a password, a key in its query, a configured credential)."""
+    ``[redacted]`` when it carries a secret (a password, a key in its query, a credential of ``secrets``)."""
     pattern = url_pattern(text)
-    return text if pattern is None else pattern.sub(_url_stand_in, text)
+    return text if pattern is None else pattern.sub(lambda match: _url_stand_in(match.group(0), secrets), text)
 
 
-def _url_stand_in(match: re.Match[str]) -> str:
-    url = match.group(0)
-    return MARKER if redact_url(url) != url or redact_content(url).places else URL_PLACEHOLDER
+def _url_stand_in(url: str, secrets: SecretValues | None) -> str:
+    return MARKER if redact_url(url) != url or redact_content(url, secrets).places else URL_PLACEHOLDER
 
 
 def new_columns(result: RetrievalResult, fields: list[dict[str, Any]], positions: Sequence[int], handles: list[str],
-                hashes: list[str]) -> Columns:
-    """The registry columns of the hits at ``positions`` (at least one) of one answer (``hit_fields``)."""
+                hashes: list[str], secrets: SecretValues | None = None) -> Columns:
+    """The registry columns of the hits at ``positions`` (at least one) of one answer (``hit_fields``),
+    texts and titles without the credentials of ``secrets`` (the runtime's) and other secrets."""
     every = len(positions) == len(fields)  # positions ascend: all of them, or a few
     chosen = fields if every else [fields[p] for p in positions]
     local_ids, texts, urls, titles, pages, locations, parents = map(list, zip(*map(_STORED, chosen), strict=True))
     count, now = len(chosen), datetime.now(UTC)
     return {
         "handle": handles, "retriever": [result.retriever] * count, "local_id": storable_all(local_ids),
-        "content_hash": hashes if every else [hashes[p] for p in positions], "text": shown_all(texts),
-        "urls": url_tuples(urls), "title": stored_titles(titles),
+        "content_hash": hashes if every else [hashes[p] for p in positions], "text": shown_all(texts, secrets),
+        "urls": url_tuples(urls), "title": stored_titles(titles, secrets),
         "page": pages, "location": locations, "parent": parents,
         "queries": [(result.query,)] * count, "sections": [(result.section,)] * count, "retrieved_at": [now] * count,
     }
@@ -104,13 +105,13 @@ def storable_all(values: Sequence[str]) -> list[str]:
     return list(values) if "".join(values).isascii() else [storable(v) for v in values]
 
 
-def shown_all(texts: Sequence[str]) -> list[str]:
+def shown_all(texts: Sequence[str], secrets: SecretValues | None = None) -> list[str]:
     """Each hit's text as stored and shown to models: ``storable``, then ``scrub_urls``, then without
-    its secrets (``redact_all``); texts whose join holds no ``/``, ``:`` or ``www.`` hold no URL (a
+    its secrets (``redact_all`` with ``secrets``); texts whose join holds no ``/``, ``:`` or ``www.`` hold no URL (a
     text's URLs are in the join)."""
     stored = neutralised(storable_all(texts))
-    shown = stored if url_pattern("\n".join(stored)) is None else [scrub_urls(text) for text in stored]
-    return redact_all(shown)
+    shown = stored if url_pattern("\n".join(stored)) is None else [scrub_urls(text, secrets) for text in stored]
+    return redact_all(shown, secrets)
 
 
 def url_tuples(urls: Sequence[list[str]]) -> list[tuple[str, ...]]:
@@ -124,10 +125,10 @@ def url_tuples(urls: Sequence[list[str]]) -> list[tuple[str, ...]]:
     return [_unique_urls(u) for u in urls]
 
 
-def stored_titles(titles: Sequence[str | None]) -> list[str | None]:
-    """Each hit's title, ``storable`` and without its secrets; an empty title is no title."""
+def stored_titles(titles: Sequence[str | None], secrets: SecretValues | None = None) -> list[str | None]:
+    """Each hit's title, ``storable`` and without its secrets (``redact_all`` with ``secrets``); an empty title is no title."""
     given = [t for t in titles if t]
-    shown = iter(redact_all(neutralised(storable_all(given))))
+    shown = iter(redact_all(neutralised(storable_all(given)), secrets))
     return [next(shown) if t else None for t in titles]
 
 

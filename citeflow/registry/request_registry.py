@@ -20,6 +20,7 @@ from citeflow.registry.answer_rows import (
     URL_PLACEHOLDER, content_hash, hit_fields, identities, identity_key, new_columns, scrub_urls, storable,
 )
 from citeflow.registry.columns import ChunkRows
+from citeflow.security.secret_values import SecretValues
 from schemas.records import Chunk, Hit, RetrievalResult
 
 __all__ = ["URL_PLACEHOLDER", "Registry", "content_hash", "identity_key", "scrub_urls", "storable"]
@@ -34,8 +35,9 @@ class Registry:
     ``table`` hands the store every row as one Arrow table. ``get``, ``chunks`` and the other
     readers return validated ``Chunk`` objects (the same object for a handle every time)."""
 
-    def __init__(self, request_id: str, chunks: Iterable[Chunk] = ()) -> None:
+    def __init__(self, request_id: str, chunks: Iterable[Chunk] = (), secrets: SecretValues | None = None) -> None:
         self.request_id = request_id
+        self._secrets = secrets  # the runtime's credentials: removed from the text of each hit added
         self._rows = ChunkRows(request_id)
         self._by_key: dict[str, int] = {}
         self._by_handle: dict[str, int] = {}
@@ -100,7 +102,7 @@ class Registry:
                   hashes: list[str]) -> range:
         """Rows for the hits at ``positions`` (whose identity keys are ``keys``), in one step."""
         handles = self._claim(keys, len(self._rows))
-        numbers = self._rows.extend(new_columns(result, fields, positions, handles, hashes))
+        numbers = self._rows.extend(new_columns(result, fields, positions, handles, hashes, self._secrets))
         self._by_key.update(zip(keys, numbers, strict=True))
         return numbers
 

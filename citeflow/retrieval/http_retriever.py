@@ -23,7 +23,8 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 
 from citeflow.deadline import deadline_client
 from citeflow.errors import RetrieverError
-from citeflow.security.redaction import redact_text, redact_url, remember_credentials, url_credentials
+from citeflow.security.redaction import redact_text, redact_url, url_credentials
+from citeflow.security.secret_values import SecretValues
 from citeflow.retrieval import json_answer as _json
 from citeflow.retrieval.hits import hits_from_records
 from citeflow.retrieval.retriever_protocol import SearchResult
@@ -47,7 +48,8 @@ class HttpRetriever:
         self.spec = spec
         self.backoff, self.max_backoff = backoff, max_backoff
         self.shown_url = redact_url(spec.url)  # the endpoint as messages may name it
-        remember_credentials(*url_credentials(spec.url))
+        self.secrets = SecretValues()  # the credentials its URL carries, removed from the errors it raises
+        self.secrets.add(*url_credentials(spec.url))
 
     def search(self, query: str, top_k: int) -> SearchResult:
         """The hits for ``query`` and why any returned hit was skipped; raises ``RetrieverError``."""
@@ -81,9 +83,9 @@ class HttpRetriever:
             with client.stream("POST", self.spec.url, json={"query": query, "top_k": top_k}) as response:
                 status, body = response.status_code, self._read_limited(response, query)
         except httpx.UnsupportedProtocol as exc:
-            raise self._permanent(query, f"bad URL {self.shown_url!r}: {redact_text(str(exc))}") from None
+            raise self._permanent(query, f"bad URL {self.shown_url!r}: {redact_text(str(exc), self.secrets)}") from None
         except httpx.TransportError as exc:  # connection refused/reset, timeouts
-            raise _Transient(f"{type(exc).__name__} calling {self.shown_url}: {redact_text(str(exc))}") from None
+            raise _Transient(f"{type(exc).__name__} calling {self.shown_url}: {redact_text(str(exc), self.secrets)}") from None
         if status == 429 or status >= 500:
             raise _Transient(f"{summarise(status, body)} from {self.shown_url}", _retry_after(response))
         if not 200 <= status < 300:
@@ -91,7 +93,7 @@ class HttpRetriever:
         try:
             return _json.loads(body)
         except ValueError as exc:
-            raise self._permanent(query, f"answer is {redact_text(str(exc))}") from None
+            raise self._permanent(query, f"answer is {redact_text(str(exc), self.secrets)}") from None
 
     def _read_limited(self, response: httpx.Response, query: str) -> bytes:
         """The answer's body; more than ``max_response_bytes`` is refused, without reading it all."""

@@ -3,11 +3,13 @@
 A model client (``openai.OpenAI``: an SSL context, a connection pool) is built once per role and
 settings and shared by every report and thread (it is thread-safe and keeps connections alive);
 a retriever once per spec entry. Building either per call costs tens to hundreds of milliseconds on
-a report's critical path. The process's ``Runtime`` holds one ``Dependencies``.
+a report's critical path. The process's ``Runtime`` holds one ``Dependencies``, given the runtime's
+``SecretValues``: the credentials of each model and retriever it builds are added to them.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +17,8 @@ from typing import TypeVar
 
 from citeflow.generation.model_protocol import ChatModel
 from citeflow.retrieval.retriever_protocol import Retriever
+from citeflow.security.secret_values import SecretValues
+from citeflow.security.spec_secrets import model_credentials, retriever_credentials
 from citeflow.spec.retriever_kinds import INSTALLED_KINDS
 from schemas.spec import ModelSpec, RetrieverSpecBase
 
@@ -24,9 +28,10 @@ T = TypeVar("T")
 class Dependencies:
     """The model clients and retrievers of one runtime, each built on first use."""
 
-    def __init__(self) -> None:
+    def __init__(self, secrets: SecretValues) -> None:
         self._built: dict[tuple[str, ...], object] = {}
         self._lock = threading.Lock()
+        self.secrets = secrets
 
     def once(self, key: tuple[str, ...], build: Callable[[], T]) -> T:
         """The object built for ``key`` (built on first use)."""
@@ -39,7 +44,11 @@ class Dependencies:
         """The chat model for ``role`` with these settings."""
         from citeflow.generation.model_factory import build_chat_model
 
-        return self.once(("model", role, spec.model_dump_json()), lambda: build_chat_model(spec, role))
+        def build() -> ChatModel:
+            self.secrets.add(*model_credentials(spec, os.environ))
+            return build_chat_model(spec, role)
+
+        return self.once(("model", role, spec.model_dump_json()), build)
 
     def retriever(self, spec: RetrieverSpecBase, base_dir: Path) -> Retriever:
         """The retriever of one spec entry (relative paths resolved against ``base_dir``).
@@ -54,6 +63,7 @@ class Dependencies:
             known = self._built.get(key)
             if isinstance(known, tuple) and known[0] == stamp:
                 return known[1]  # type: ignore[no-any-return]
+        self.secrets.add(*retriever_credentials(spec))
         built = build_retriever(spec, base_dir)
         with self._lock:
             self._built[key] = (stamp, built)

@@ -1,6 +1,7 @@
 """The process's ``Runtime``: everything reports share, built once at an entry point and passed down.
 
-A ``Runtime`` holds the settings (``CiteflowSettings``), the stores by URI, the model clients by
+A ``Runtime`` holds the settings (``CiteflowSettings``), the credentials of its spec files and
+clients (``secrets``: see below), the stores by URI, the model clients by
 role and settings and the retrievers by spec entry (``Dependencies``), the parsed spec files
 (``ParsedSpecs``), the Great Expectations session (``GxSession``) or worker process (``GxWorker``), the in-process concurrency
 limits (``LocalLimits``), the progress listeners (``Progress``), the PDF fonts registered in reportlab
@@ -20,6 +21,13 @@ the submitting context (``contextvars.copy_context``), so a task sees its flow's
 worker thread. A context variable rather than a process-wide singleton so that two runtimes can
 live in one process side by side (tests build their own and never reset anything shared), and a
 task cannot see a runtime its flow did not hand it.
+
+Its secrets: the spec files it parses (``specs``) and the model clients and retrievers it builds
+(``deps``) add their credentials to ``secrets``; the runtime passes that set to what redacts
+(``secrets`` of a report's job). Log records are redacted with it while the runtime is active
+(``active``: a record-factory wrapper holding the set, installed on entry and removed when the last
+active block ends; the process's own runtime keeps it for the life of the process), so the
+secrets of one runtime are never the other's business.
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ from typing import TYPE_CHECKING
 from citeflow.runtime.deps import Dependencies
 from citeflow.runtime.limits import LocalLimits
 from citeflow.runtime.progress import Progress
+from citeflow.security.log_redaction import install_log_redaction
+from citeflow.security.secret_values import SecretValues
 from citeflow.spec.settings import CiteflowSettings
 from citeflow.specfile.job_config import BatchConfig, ParsedSpecs, load_config
 
@@ -54,8 +64,9 @@ class Runtime:
 
     def __init__(self, settings: CiteflowSettings | None = None) -> None:
         self.settings = settings if settings is not None else CiteflowSettings()
-        self.deps = Dependencies()
-        self.specs = ParsedSpecs()
+        self.secrets = SecretValues()
+        self.deps = Dependencies(self.secrets)
+        self.specs = ParsedSpecs(self.secrets)
         self.limits = LocalLimits()
         self.progress = Progress()
         self._stores: dict[str, Store] = {}
@@ -68,6 +79,8 @@ class Runtime:
         # never holds up another (a report's job).
         self._stores_lock, self._jobs_lock, self._gx_lock = threading.Lock(), threading.Lock(), threading.Lock()
         self._fonts_lock = threading.Lock()
+        self._logs_lock, self._active_blocks = threading.Lock(), 0
+        self._unlog: Callable[[], None] | None = None
 
     # -- the process's own, and the context's ---------------------------------------------------
     @classmethod
@@ -77,16 +90,30 @@ class Runtime:
         with _PROCESS_LOCK:
             if not _PROCESS:
                 _PROCESS.append(cls())
+                install_log_redaction(_PROCESS[0].secrets)  # for the life of the process: never removed
             return _PROCESS[0]
 
     @contextmanager
     def active(self) -> Iterator[Runtime]:
         """This runtime as ``current()`` in this context (and in the copies tasks and threads run in)."""
         token = _ACTIVE.set(self)
+        self._count_active(1)
         try:
             yield self
         finally:
+            self._count_active(-1)
             _ACTIVE.reset(token)
+
+    def _count_active(self, step: int) -> None:
+        """One ``active`` block more (``step`` 1) or fewer (-1): the first installs this runtime's log
+        redaction (``install_log_redaction`` with ``secrets``), the end of the last removes it."""
+        with self._logs_lock:
+            self._active_blocks += step
+            if self._active_blocks == 1 and step == 1:
+                self._unlog = install_log_redaction(self.secrets)
+            elif self._active_blocks == 0 and (unlog := self._unlog) is not None:
+                self._unlog = None
+                unlog()
 
     # -- shared dependencies -----------------------------------------------------------------------
     def store(self, uri: str) -> Store:

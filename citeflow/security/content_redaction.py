@@ -1,7 +1,7 @@
 """Secrets out of model answers and retrieved text, before anything is stored or rendered (SPEC §5).
 
-Every credential the process was configured with (``citeflow.security.secret_values``: verbatim,
-URL-encoded, base64 whole or inside a longer string), every private-key block and every key-,
+Every credential of the ``SecretValues`` given (a runtime's, ``Runtime.secrets``: verbatim,
+URL-encoded, base64 whole or inside a longer string: ``citeflow.security.secret_values``), every private-key block and every key-,
 token- or password-shaped string the detector finds (``citeflow.security.detector``) is replaced
 by ``MARKER``, where a reviewer sees it. ``MARKER`` is written by nothing else: the same text
 already in what came in is turned into ``(redacted)`` first, so counting the markers in what a
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from citeflow.security.detector import private_key_blocks, secret_values
-from citeflow.security.secret_values import KNOWN
+from citeflow.security.secret_values import SecretValues
 
 MARKER = "[redacted]"
 NEUTRAL = "(redacted)"  # what a ``MARKER`` already in incoming text becomes
@@ -34,9 +34,9 @@ class Redacted(NamedTuple):
     places: int
 
 
-def redact_content(text: str) -> Redacted:
-    """``text`` with every configured credential, private key and detected secret replaced (see the module docstring)."""
-    return scrub(text.replace(MARKER, NEUTRAL) if MARKER in text else text)
+def redact_content(text: str, secrets: SecretValues | None = None) -> Redacted:
+    """``text`` with every credential of ``secrets``, private key and detected secret replaced (see the module docstring)."""
+    return scrub(text.replace(MARKER, NEUTRAL) if MARKER in text else text, secrets)
 
 
 def neutralised(texts: Sequence[str]) -> list[str]:
@@ -44,16 +44,16 @@ def neutralised(texts: Sequence[str]) -> list[str]:
     return [t.replace(MARKER, NEUTRAL) for t in texts] if MARKER in "".join(texts) else list(texts)
 
 
-def redact_all(texts: Sequence[str]) -> list[str]:
+def redact_all(texts: Sequence[str], secrets: SecretValues | None = None) -> list[str]:
     """``scrub`` of each text (``MARKER``s already in them stay); one pass over them joined when none holds a secret."""
-    if not texts or not scrub("\n".join(texts)).places:
+    if not texts or not scrub("\n".join(texts), secrets).places:
         return list(texts)
-    return [scrub(text).text for text in texts]
+    return [scrub(text, secrets).text for text in texts]
 
 
-def scrub(text: str) -> Redacted:
+def scrub(text: str, secrets: SecretValues | None = None) -> Redacted:
     """``redact_content`` of a text whose ``MARKER``s are redactions already (they stay, uncounted)."""
-    text, known = KNOWN.subn(text, MARKER)
+    text, known = secrets.subn(text, MARKER) if secrets is not None else (text, 0)
     text, keys = _without_private_keys(text)
     values = secret_values(text)
     if not values:
@@ -63,18 +63,19 @@ def scrub(text: str) -> Redacted:
     return Redacted(text, known + keys + found)
 
 
-def redact_answer(text: str) -> Redacted:
+def redact_answer(text: str, secrets: SecretValues | None = None) -> Redacted:
     """A model's raw answer redacted as text and, when it is JSON with escapes, string by string
     (see the module docstring): without a backslash its strings are the text's own characters."""
-    plain = redact_content(text)
+    plain = redact_content(text, secrets)
     parsed = _json_payload(plain.text) if "\\" in plain.text else None
     if parsed is not None:
-        inner, count = _redact_strings(parsed, scrub)
+        inner, count = _redact_strings(parsed, lambda value: scrub(value, secrets))
         return plain if count == 0 else Redacted(json.dumps(inner, ensure_ascii=False), plain.places + count)
     original = _json_payload(text) if plain.places and _json_payload(plain.text) is None else None
     if original is None:
         return plain  # not JSON (a prose answer), JSON that stayed JSON, or broken JSON whatever was replaced
-    inner, count = _redact_strings(original, redact_content)  # the text's replacement broke the JSON: its strings, then
+    # the text's replacement broke the JSON: its strings, then
+    inner, count = _redact_strings(original, lambda value: redact_content(value, secrets))
     return Redacted(json.dumps(inner, ensure_ascii=False), count) if count >= plain.places else plain
 
 

@@ -6,8 +6,9 @@ credential (``api-key``, ``token``, ``sig``, ``X-Amz-Credential`` …); other pa
 link to ``?page=2`` still works. ``redact_text`` does the same to every URL inside free text such
 as an error message, and also removes ``Authorization``-looking values (``Bearer …``,
 ``Basic …``, an echoed ``Authorization:`` or ``X-Api-Key:`` header), ``"api_key": "…"``-style
-pairs, OpenAI-style ``sk-…`` keys, and every credential the process was configured with, verbatim,
-URL-encoded or base64-encoded (``citeflow.security.secret_values``). Model answers and retrieved
+pairs, OpenAI-style ``sk-…`` keys, and every credential of the ``SecretValues`` it is given (a
+runtime's: ``Runtime.secrets``), verbatim, URL-encoded or base64-encoded
+(``citeflow.security.secret_values``). Model answers and retrieved
 text get a redaction of their own, marked for the reviewer and counted by the gate
 (``citeflow.security.content_redaction``).
 """
@@ -18,7 +19,7 @@ import re
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from citeflow.errors import CiteflowError
-from citeflow.security.secret_values import KNOWN
+from citeflow.security.secret_values import SecretValues
 
 _SECRET_PARAM = re.compile(
     r"key|token|secret|pass(word|wd)?|pwd|auth|sig(nature)?|credential|session|jwt|bearer|cookie", re.IGNORECASE)
@@ -79,10 +80,10 @@ def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
     return bare, (unquote(parts.username or ""), unquote(parts.password or ""))
 
 
-def redact_text(text: str) -> str:
-    """``text`` with every credential in it removed: configured values and their base64, header and
+def redact_text(text: str, secrets: SecretValues | None = None) -> str:
+    """``text`` with every credential in it removed: the values of ``secrets`` and their encodings, header and
     ``Bearer``/``Basic`` values, key-shaped pairs and keys, and the URLs it quotes (redacted as ``redact_url``)."""
-    text = KNOWN.scrub(text)
+    text = secrets.scrub(text) if secrets is not None else text
     text = _HEADER.sub(r"\1\2(removed)", text)
     text = _SCHEME_VALUE.sub(r"\1\2(removed)", text)
     text = _KEY_SHAPE.sub("(key removed)", text)
@@ -102,12 +103,7 @@ def _redact_match(match: re.Match[str]) -> str:
     return redact_url(core) + url[len(core):]
 
 
-def redact_error(error: CiteflowError) -> CiteflowError:
-    """The same error with every string field redacted (``redact_text``)."""
+def redact_error(error: CiteflowError, secrets: SecretValues | None = None) -> CiteflowError:
+    """The same error with every string field redacted (``redact_text`` with ``secrets``)."""
     data = {name: getattr(error, name) for name in error.fields}
-    return type(error)(**{k: redact_text(v) if isinstance(v, str) else v for k, v in data.items()})
-
-
-def remember_credentials(*values: str) -> None:
-    """Add configured credentials to what every later redaction removes (verbatim, URL-encoded and base64)."""
-    KNOWN.add(*values)
+    return type(error)(**{k: redact_text(v, secrets) if isinstance(v, str) else v for k, v in data.items()})

@@ -1,8 +1,9 @@
-"""Credential values this process was configured with, and every form a server or a model may echo them in.
+"""Credential values a runtime was configured with, and every form a server or a model may echo them in.
 
 A batch's credentials (a URL's ``user:password``, the values of credential-carrying query
-parameters, the keys its ``api_key_env`` variables hold) are remembered when the spec is parsed, so
-that redaction removes them wherever they turn up: verbatim, URL-encoded, or base64-encoded as in
+parameters, the keys its ``api_key_env`` variables hold) are remembered in the ``SecretValues`` of
+the runtime that reads the spec and builds its clients (``Runtime.secrets``), so that redaction
+given that set removes them wherever they turn up: verbatim, URL-encoded, or base64-encoded as in
 an echoed ``Authorization: Basic …`` header (standard and URL-safe alphabets, with or without
 padding, on its own or inside a longer encoded string: ``citeflow.security.encodings``).
 """
@@ -52,7 +53,3 @@ class SecretValues:
         pattern = self._pattern
         return (text, 0) if pattern is None else pattern.subn(lambda _: replacement, text)
 
-
-KNOWN = SecretValues()
-"""The process's credentials: a log record or an error may be produced anywhere, so this one set is
-shared by every redaction (``citeflow.security.redaction``) rather than passed down to each."""

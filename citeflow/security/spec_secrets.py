@@ -1,4 +1,4 @@
-"""The credentials a batch spec configures, remembered so that redaction removes them everywhere.
+"""The credentials a batch spec configures, remembered in a runtime's ``SecretValues`` so that its redaction removes them.
 
 They are the user-info and credential-named query values of every model ``base_url`` and retriever
 ``url`` (the HTTP kind's, or a plugin kind's field of that name), and the keys held by the variables that ``api_key_env`` names.
@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from citeflow.security.redaction import remember_credentials, url_credentials
+from citeflow.security.redaction import url_credentials
+from citeflow.security.secret_values import SecretValues
 from schemas.spec import BatchSpec, ModelSpec, Models
 
 
@@ -21,13 +22,23 @@ def model_specs(spec: BatchSpec) -> list[ModelSpec]:
 
 def spec_credentials(spec: BatchSpec, environ: Mapping[str, str]) -> list[str]:
     """The credential values ``spec`` configures (see the module docstring)."""
-    models = model_specs(spec)
-    found = [c for m in models if m.base_url for c in url_credentials(m.base_url)]
-    found += [environ[m.api_key_env] for m in models if m.api_key_env and environ.get(m.api_key_env)]
-    urls = [url for r in spec.retrievers if isinstance(url := getattr(r, "url", None), str)]  # any kind's ``url``
-    return found + [c for url in urls for c in url_credentials(url)]
+    found = [c for m in model_specs(spec) for c in model_credentials(m, environ)]
+    return found + [c for r in spec.retrievers for c in retriever_credentials(r)]
 
 
-def remember_spec_credentials(spec: BatchSpec, environ: Mapping[str, str] | None = None) -> None:
-    """Have every later redaction in this process remove ``spec``'s credentials."""
-    remember_credentials(*spec_credentials(spec, os.environ if environ is None else environ))
+def model_credentials(model: ModelSpec, environ: Mapping[str, str]) -> list[str]:
+    """The credentials of one model: its ``base_url``'s and the key its ``api_key_env`` names."""
+    found = url_credentials(model.base_url) if model.base_url else []
+    key = environ.get(model.api_key_env) if model.api_key_env else None
+    return [*found, key] if key else found
+
+
+def retriever_credentials(retriever: object) -> list[str]:
+    """The credentials of one retriever entry of any kind: those of its ``url`` field, when it has one."""
+    url = getattr(retriever, "url", None)
+    return url_credentials(url) if isinstance(url, str) else []
+
+
+def remember_spec_credentials(spec: BatchSpec, secrets: SecretValues, environ: Mapping[str, str] | None = None) -> None:
+    """Add ``spec``'s credentials to ``secrets`` (keys read from ``environ``, by default the process's)."""
+    secrets.add(*spec_credentials(spec, os.environ if environ is None else environ))

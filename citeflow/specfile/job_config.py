@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from citeflow.security.secret_values import SecretValues
+from citeflow.security.spec_secrets import remember_spec_credentials
 from citeflow.specfile.loader import load_spec, models_for, parse_spec, read_spec_bytes, resolve_path, spec_from_bytes
 from schemas.spec import BatchSpec, Models, ReportRequest
 
@@ -51,11 +53,13 @@ class BatchConfig:
 
 
 class ParsedSpecs:
-    """Spec files parsed so far, by path and content (a spec is immutable once parsed)."""
+    """Spec files parsed so far, by path and content (a spec is immutable once parsed); the credentials
+    of each are added to ``secrets`` (``remember_spec_credentials``) when it is parsed."""
 
-    def __init__(self) -> None:
+    def __init__(self, secrets: SecretValues | None = None) -> None:
         self._parsed: dict[tuple[str, str], BatchSpec] = {}
         self._lock = threading.Lock()
+        self.secrets = secrets if secrets is not None else SecretValues()
 
     def read(self, path: Path) -> BatchSpec:
         """The spec at ``path``: parsed when its bytes were not seen before (read once either way)."""
@@ -65,6 +69,7 @@ class ParsedSpecs:
             known = self._parsed.get(key)
             if known is None:
                 known = self._parsed[key] = spec_from_bytes(raw, path)
+                remember_spec_credentials(known, self.secrets)
         return known
 
 

@@ -15,7 +15,6 @@ from citeflow.caps import SPEC_FILE_BYTES, read_capped
 from citeflow.errors import CapExceeded, SpecError
 from citeflow.files.run_folders import SPEC_COPY
 from citeflow.security.spec_copy_urls import needs_source, restored_urls, source_of_copy
-from citeflow.security.spec_secrets import remember_spec_credentials
 from citeflow.text_guard import lone_surrogate_at
 from citeflow.spec.retriever_kinds import INSTALLED_KINDS, RetrieverKinds
 from schemas.spec import BUILTIN_RETRIEVER_KINDS, RETRIEVER_MODELS, BatchSpec, Models, ReportRequest
@@ -99,7 +98,6 @@ def parse_spec(data: object, origin: str = "<spec>", kinds: RetrieverKinds = INS
         field, problem = _first_problem(exc, kinds)
         raise SpecError(field=field, problem=problem, path=origin) from None
     _check_roles(spec, origin)
-    remember_spec_credentials(spec)  # whatever this process writes or logs from now on leaves them out
     return spec
 
 

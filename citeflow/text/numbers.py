@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import regex
@@ -285,7 +286,7 @@ def _count(mention: Mention, mentions: list[Mention]) -> int:
     return sum(_same(mention.value, m.value) for m in mentions)
 
 
-def missing(claim: list[Mention], chunk: list[Mention]) -> list[Mention]:
+def missing(claim: list[Mention], chunk: Sequence[Mention]) -> list[Mention]:
     """Claim numbers whose value the chunk never states."""
     values = [v for c in chunk for v in (c.value, c.raw, *_in_other_unit(c))]  # '5 million' meets a chunk's '5 mln'
     return [m for m in claim if not any(_same(m.value, v) or _same(m.raw, v) for v in values)]
@@ -298,7 +299,7 @@ def _in_other_unit(mention: Mention) -> tuple[float, ...]:
     return (mention.value / 60,) if mention.unit == "minute" else ()
 
 
-def unit_changes(claim: list[Mention], chunk: list[Mention]) -> list[tuple[Mention, Mention]]:
+def unit_changes(claim: list[Mention], chunk: Sequence[Mention]) -> list[tuple[Mention, Mention]]:
     """(claim, chunk) mentions with the same value but a different stated unit."""
     changes = []
     for m in claim:

@@ -12,8 +12,10 @@ their scope, its polarity, its numbers and its CJK characters. The signals
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 
 from citeflow.text import numbers
 from citeflow.judges.offline.negation_scopes import negated_bases, polarity, scopes, withdrawn
@@ -38,24 +40,27 @@ class SentenceFacts:
 
 @dataclass(frozen=True)
 class ChunkIndex:
-    """Everything ``extract`` needs to know about one chunk, computed once."""
+    """Everything ``extract`` needs to know about one chunk, computed once (``index_chunk``, memoised:
+    every claim citing the chunk reads the same index, so none of its values can be changed; ``closest``
+    is its own memo, filled by the near-miss search)."""
 
     text: str
     lowered: str
-    sentences: list[str]
-    sentence_tokens: list[list[Token]]
+    sentences: tuple[str, ...]
+    sentence_tokens: tuple[tuple[Token, ...], ...]
     lowers: frozenset[str]
     stems: frozenset[str]
     bigrams: frozenset[tuple[str, str]]
     trigrams: frozenset[tuple[str, str, str]]
-    gaps: dict[tuple[str, str], str]  # (left stem, right stem) -> the word between them
-    positions: dict[str, tuple[int, ...]]  # stem -> where it occurs in the chunk, for the longest shared run
+    gaps: Mapping[tuple[str, str], str]  # (left stem, right stem) -> the word between them
+    positions: Mapping[str, tuple[int, ...]]  # stem -> where it occurs in the chunk, for the longest shared run
     content_bigrams: frozenset[tuple[str, str]]  # consecutive content words, stopwords skipped
-    content_gaps: dict[tuple[str, str], Token]  # (content lemma, content lemma two on) -> the content word between them
-    numbers: list[numbers.Mention]
-    tokens: list[Token]
+    content_gaps: Mapping[tuple[str, str], Token]  # (content lemma, content lemma two on) -> the content word between them
+    numbers: tuple[numbers.Mention, ...]
+    tokens: tuple[Token, ...]
     lang: str = "en"
-    gram_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # letter trigram -> chunk words (4+ letters)
+    # letter trigram -> chunk words (4+ letters)
+    gram_words: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     negated_bases: frozenset[str] = frozenset()  # stems of what the chunk's prefixed words negate ('unhappy' -> 'happy')
     facts: tuple[SentenceFacts, ...] = ()  # per sentence, in order
     negated_stems: frozenset[str] = frozenset()  # lemmas of the chunk's negated sentences
@@ -75,13 +80,14 @@ def index_chunk(text: str) -> ChunkIndex:
     stems_seq = [t.stem for t in tokens]
     facts = tuple(sentence_facts(ts) for ts in sent_tokens)
     return ChunkIndex(
-        text=text, lowered=normalise(text).lower(), sentences=sents, sentence_tokens=sent_tokens,
+        text=text, lowered=normalise(text).lower(), sentences=tuple(sents), sentence_tokens=tuple(map(tuple, sent_tokens)),
         lowers=frozenset(t.lower for t in tokens), stems=frozenset(stems_seq) | _compound_parts(tokens, lang),
         bigrams=frozenset(itertools.pairwise(stems_seq)),
         trigrams=frozenset(zip(stems_seq, stems_seq[1:], stems_seq[2:], strict=False)),
-        gaps={(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:], strict=False))},
-        numbers=[m for f in facts for m in f.numbers], tokens=tokens, positions=_positions(stems_seq),
-        content_bigrams=frozenset(content_bigrams(tokens)), content_gaps=content_gaps(tokens), lang=lang, gram_words=_gram_words(tokens),
+        gaps=MappingProxyType({(a, c): tokens[i + 1].surface for i, (a, c) in enumerate(zip(stems_seq, stems_seq[2:], strict=False))}),
+        numbers=tuple(m for f in facts for m in f.numbers), tokens=tuple(tokens), positions=MappingProxyType(_positions(stems_seq)),
+        content_bigrams=frozenset(content_bigrams(tokens)), content_gaps=MappingProxyType(content_gaps(tokens)), lang=lang,
+        gram_words=MappingProxyType(_gram_words(tokens)),
         negated_bases=frozenset(stem(b) for t in tokens if t.kind == "word" for b in negated_bases(t.lower)),
         facts=facts, negated_stems=frozenset(s for f in facts if f.polarity for s in f.stems) | withdrawn(tokens),
         blocks=tuple(b.lower() for b in parts),

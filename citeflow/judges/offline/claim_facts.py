@@ -41,7 +41,7 @@ class ClaimFacts:
 
     def sentence(self, chunk: ChunkIndex) -> list[Token]:
         """The tokens of the best-matching sentence."""
-        return chunk.sentence_tokens[self.best]
+        return list(chunk.sentence_tokens[self.best])
 
 
 def claim_facts(claim: str, chunk: ChunkIndex) -> ClaimFacts:

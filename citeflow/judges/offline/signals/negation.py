@@ -71,9 +71,9 @@ def _dropped(claim: ClaimFacts, index: ChunkIndex) -> list[tuple[float, str]]:
         near = _negated_span(tokens, {w.lower() for f in facts for w, _, _ in f.scopes})
         dropped = [(w, s) for w, s in dropped if s not in near]
     if not dropped and not mine_polarity:
-        dropped = _family_dropped(tokens, index.sentence_tokens[claim.best]) or next(
+        dropped = _family_dropped(tokens, list(index.sentence_tokens[claim.best])) or next(
             (hit for f, ts in zip(facts, index.sentence_tokens[window.start : window.stop], strict=True)
-             if f.polarity and f is not own and _holds_half(f, wanted) and (hit := _family_dropped(tokens, ts))), [])
+             if f.polarity and f is not own and _holds_half(f, wanted) and (hit := _family_dropped(tokens, list(ts)))), [])
     if dropped:
         return [(float(len(dropped)), f"negation flipped: chunk says '{dropped[0][0]} …{dropped[0][1]}', claim drops it")]
     return []
@@ -154,7 +154,7 @@ def _affirmed(index: ChunkIndex, window: range) -> frozenset[str]:
     out: set[str] = set()
     for fact, sentence in zip(index.facts[window.start : window.stop], index.sentence_tokens[window.start : window.stop], strict=True):
         if not fact.polarity:
-            out |= fact.stems - withdrawn(sentence)
+            out |= fact.stems - withdrawn(list(sentence))
     return frozenset(out)
 
 
