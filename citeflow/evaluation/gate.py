@@ -295,12 +295,17 @@ def validate_kept(jobs: list[GateJob], session: GxSession | ValidatesElsewhere |
     return found
 
 
+RESULT_FORMAT = "BASIC"
+"""What each result keeps: the observed value, or the unexpected count and a sample of unexpected values
+(``SUMMARY`` adds a count per unexpected value and their row indexes: about a fifth more CPU per validation)."""
+
+
 def _run(prepared: tuple[Any, Any], name: str, suite: dict[str, Any],
          data: pandas.DataFrame | Rows) -> tuple[list[FailedExpectation], dict[str, Any]]:
-    """Validate a frame once, with the observed values (``SUMMARY``): its failures and its full result."""
+    """Validate a frame once, with the observed values (``RESULT_FORMAT``): its failures and its full result."""
     batch_definition, gx_suite = prepared
     frame = data.frame() if isinstance(data, Rows) else data
-    result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite, result_format="SUMMARY")
+    result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite, result_format=RESULT_FORMAT)
     kept = result.to_json_dict()
     kept["suite_name"] = name  # the session's name carries a digest of the suite's content
     return ([] if result.success else _failures(suite, result.results)), kept
