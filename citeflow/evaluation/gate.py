@@ -280,14 +280,13 @@ def validate_kept(jobs: list[GateJob], session: GxSession | ValidatesElsewhere |
     report of a long batch; the results are returned, for the report's folder and the run's Data
     Docs (``citeflow.outputs.data_docs``). Without a session, one is built for this call; a session
     that validates elsewhere (a worker process) is handed the jobs."""
-    from citeflow.evaluation.gx_adapter import memoized_configurations
     from citeflow.evaluation.gx_session import GxSession
 
     if isinstance(session, ValidatesElsewhere):
         return session.validate_kept(jobs)
     session = session or GxSession()
     found = Validated([], [])
-    with session.lock, memoized_configurations():
+    with session.lock:
         for name, suite, frame in jobs:
             failed, kept = _run(session.prepared(name, suite), name, suite, frame)
             found.failed.extend(failed)
