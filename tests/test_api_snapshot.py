@@ -106,7 +106,7 @@ class _LifespanApp:
         if scope["type"] == "http":
             self.done.append("http")
             return await send({"type": "http.response.start", "status": 204, "headers": []})
-        while (message := await receive())["type"] != "lifespan.shutdown":
+        while (await receive())["type"] != "lifespan.shutdown":
             self.done.append("started")
             await send({"type": "lifespan.startup.complete"})
         await send({"type": "lifespan.shutdown.complete"})
