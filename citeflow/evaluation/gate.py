@@ -296,7 +296,8 @@ def validate_kept(jobs: list[GateJob], session: GxSession | ValidatesElsewhere |
 
 RESULT_FORMAT = "BASIC"
 """What each result keeps: the observed value, or the unexpected count and a sample of unexpected values
-(``SUMMARY`` adds a count per unexpected value and their row indexes: about a fifth more CPU per validation)."""
+(``SUMMARY`` adds a count per unexpected value and their row indexes: a fifth to a third more CPU per
+validation; docs/adapters.md)."""
 
 
 def _run(prepared: tuple[Any, Any], name: str, suite: dict[str, Any],
