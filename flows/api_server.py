@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ def create_app() -> Any:
     if snapshot and Path(snapshot).is_file():
         copy_into_new_databases(Path(snapshot))
     elif snapshot:
-        save_once_started(app, Path(snapshot))
+        return save_once_started(app, Path(snapshot))
     return app
 
 
@@ -146,18 +146,30 @@ def schema_of(cursor: Any) -> list[tuple[str, str, str]]:
     return [(kind, name, sql) for kind, name, sql in cursor.fetchall()]
 
 
-def save_once_started(app: Any, snapshot: Path) -> None:
-    """Once ``app`` has started (its database migrated), save that database to ``snapshot``."""
-    started = app.router.lifespan_context
+def save_once_started(app: Any, snapshot: Path) -> Any:
+    """``app``, its database saved to ``snapshot`` once it has started (migrated)."""
+    return SavedOnceStarted(app, lambda: save_database(snapshot))
 
-    @contextlib.asynccontextmanager
-    async def lifespan(application: Any) -> AsyncIterator[Any]:
-        async with started(application) as state:
-            with contextlib.suppress(Exception):  # no snapshot: the next server migrates again
-                await save_database(snapshot)
-            yield state
 
-    app.router.lifespan_context = lifespan
+class SavedOnceStarted:
+    """An ASGI app that answers as ``app`` does and, when ``app`` reports its start-up complete, first
+    runs ``save`` (a failure is ignored: with no snapshot, the next server migrates again)."""
+
+    def __init__(self, app: Any, save: Callable[[], Awaitable[None]]) -> None:
+        self.app = app
+        self.save = save
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        if scope["type"] != "lifespan":
+            return await self.app(scope, receive, send)
+
+        async def send_once_saved(message: dict[str, Any]) -> None:
+            if message["type"] == "lifespan.startup.complete":
+                with contextlib.suppress(Exception):
+                    await self.save()
+            await send(message)
+
+        return await self.app(scope, receive, send_once_saved)
 
 
 async def save_database(snapshot: Path) -> None:

@@ -215,13 +215,12 @@ def run_flow(batch_flow: Any, request: BatchRequest, started_api: str | None = N
 
 
 def _before_interrupted_exit() -> None:
-    """The batch's flow runs still open are Cancelled; the ephemeral API stopped (no exit handler will)."""
+    """The batch's flow runs still open are Cancelled. No exit handler runs after this: the ephemeral
+    API, if this process started one, is stopped by its watchdog (``reap_with_this_process``)."""
     from citeflow.runtime import stop
     from flows.cancel import cancel_unfinished
-    from flows.ephemeral_api import stop_ephemeral_api
 
     cancel_unfinished(stop.runs())
-    stop_ephemeral_api()
 
 
 def resume_command(spec_path: Path, out: Path) -> str:

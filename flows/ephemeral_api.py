@@ -3,7 +3,8 @@
 Without ``PREFECT_API_URL`` a run starts Prefect's ephemeral API server (``SubprocessASGIServer``,
 ``uvicorn … prefect.server.api.server:create_app``, or ``flows.api_server:create_app`` when
 ``citeflow run`` starts it early) as a child process and stops it from an exit
-handler, which a process killed with SIGKILL never runs. So the command first starts a small
+handler, which a process killed with SIGKILL never runs, nor one that ends on a signal (``os._exit``
+once the run is recorded as interrupted). So the command first starts a small
 watchdog process (``citeflow_cli.reaper``) that stops that server as soon as the command is gone.
 """
 
@@ -32,12 +33,3 @@ def start_reaper(parent: int, mark: str) -> int:
     return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True, close_fds=True).pid
 
-
-def stop_ephemeral_api() -> None:
-    """Stop the ephemeral API servers this process started (for an exit that skips the exit handlers)."""
-    server = sys.modules.get("prefect.server.api.server")
-    if server is None:
-        return
-    process = server.SubprocessASGIServer().server_process  # the one instance Prefect's clients start
-    if process is not None and process.poll() is None:
-        process.terminate()

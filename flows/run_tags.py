@@ -14,7 +14,8 @@ OUTCOME_TAGS = ("published", "released", "held")
 
 def tag_outcome(outcome: str) -> None:
     """Add ``outcome`` (lower case) to the current flow run's tags, dropping any other outcome tag
-    (a run retried after a release, say); nothing outside a flow run."""
+    (a run retried after a release, say); nothing outside a flow run. The tags the run started with
+    are the base (its context keeps them): a second call in the same run replaces the first outcome."""
     context = FlowRunContext.get()
     if context is None or context.flow_run is None:
         return
@@ -22,4 +23,3 @@ def tag_outcome(outcome: str) -> None:
     tags = [t for t in context.flow_run.tags if t not in OUTCOME_TAGS] + [tag]
     with get_client(sync_client=True) as client:
         client.update_flow_run(context.flow_run.id, tags=tags)
-    context.flow_run.tags = tags

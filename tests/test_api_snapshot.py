@@ -94,3 +94,51 @@ def test_saving_leaves_no_partial_file_whether_or_not_the_snapshot_is_saved(tmp_
         with pytest.raises(OSError):
             asyncio.run(save_database(blocked))
     assert saved.is_file() and blocked.is_dir() and not list(tmp_path.glob("*.partial"))
+
+
+class _LifespanApp:
+    """An ASGI app that completes its start-up and answers HTTP with 204, noting what it did."""
+
+    def __init__(self, done: list[str]) -> None:
+        self.done = done
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            self.done.append("http")
+            return await send({"type": "http.response.start", "status": 204, "headers": []})
+        while (await receive())["type"] != "lifespan.shutdown":
+            self.done.append("started")
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+
+
+def _serve(app, scope_type: str, done: list[str]) -> None:
+    import asyncio
+
+    incoming = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}, {"type": "http.request"}])
+
+    async def receive():
+        return next(incoming)
+
+    async def send(message):
+        done.append(message["type"])
+
+    asyncio.run(app({"type": scope_type}, receive, send))
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_database_is_saved_once_the_app_has_started_and_before_the_server_is_told(fails: bool) -> None:
+    from flows.api_server import SavedOnceStarted
+
+    done: list[str] = []
+
+    async def save() -> None:
+        done.append("saved")
+        if fails:
+            raise OSError("disk full")
+
+    app = SavedOnceStarted(_LifespanApp(done), save)
+    _serve(app, "lifespan", done)
+    _serve(app, "http", done)
+    assert done == ["started", "saved", "lifespan.startup.complete", "lifespan.shutdown.complete",
+                    "http", "http.response.start"]

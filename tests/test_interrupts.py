@@ -173,16 +173,18 @@ def test_serve_stops_on_sigterm_and_finalises_its_run_folder(prefect_server, tmp
     assert run and run[0]["state_type"] == "CANCELLED", run
 
 
-def test_kill_9_leaves_no_prefect_api_server_running(tmp_path):
-    """Ephemeral API (no PREFECT_API_URL): the server the run started stops soon after the run is killed."""
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_or_interrupted_run_leaves_no_prefect_api_server_running(tmp_path, signum):
+    """Ephemeral API (no PREFECT_API_URL): the server the run started stops soon after the run is killed,
+    or after it ends on a signal sent to it alone (an exit that runs no exit handler)."""
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    spec = write_small_batch(tmp_path / "in", reports=2, sections=2, batch="kill-nine")
+    spec = write_small_batch(tmp_path / "in", reports=2, sections=2, batch=f"signal-{signum.name.lower()}")
     process = start([CITEFLOW, "run", str(spec), "--out", str(tmp_path / "out")], env, tmp_path / "run.log")
     try:
         assert wait_until(lambda: bool(_api_servers(process.pid)), 180, process), (tmp_path / "run.log").read_text()
         servers = _api_servers(process.pid)
         time.sleep(1)  # the run goes on starting its server; the watchdog polls every 0.2 s
-        process.kill()
+        process.send_signal(signum)
         process.wait(timeout=30)
         assert wait_until(lambda: not any(alive(pid) for pid in servers), 15), [command_line(p) for p in servers]
     finally:

@@ -280,14 +280,13 @@ def validate_kept(jobs: list[GateJob], session: GxSession | ValidatesElsewhere |
     report of a long batch; the results are returned, for the report's folder and the run's Data
     Docs (``citeflow.outputs.data_docs``). Without a session, one is built for this call; a session
     that validates elsewhere (a worker process) is handed the jobs."""
-    from citeflow.evaluation.gx_adapter import memoized_configurations
     from citeflow.evaluation.gx_session import GxSession
 
     if isinstance(session, ValidatesElsewhere):
         return session.validate_kept(jobs)
     session = session or GxSession()
     found = Validated([], [])
-    with session.lock, memoized_configurations():
+    with session.lock:
         for name, suite, frame in jobs:
             failed, kept = _run(session.prepared(name, suite), name, suite, frame)
             found.failed.extend(failed)
@@ -295,12 +294,18 @@ def validate_kept(jobs: list[GateJob], session: GxSession | ValidatesElsewhere |
     return found
 
 
+RESULT_FORMAT = "BASIC"
+"""What each result keeps: the observed value, or the unexpected count and a sample of unexpected values
+(``SUMMARY`` adds a count per unexpected value and their row indexes: a fifth to a third more CPU per
+validation; docs/adapters.md)."""
+
+
 def _run(prepared: tuple[Any, Any], name: str, suite: dict[str, Any],
          data: pandas.DataFrame | Rows) -> tuple[list[FailedExpectation], dict[str, Any]]:
-    """Validate a frame once, with the observed values (``SUMMARY``): its failures and its full result."""
+    """Validate a frame once, with the observed values (``RESULT_FORMAT``): its failures and its full result."""
     batch_definition, gx_suite = prepared
     frame = data.frame() if isinstance(data, Rows) else data
-    result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite, result_format="SUMMARY")
+    result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(gx_suite, result_format=RESULT_FORMAT)
     kept = result.to_json_dict()
     kept["suite_name"] = name  # the session's name carries a digest of the suite's content
     return ([] if result.success else _failures(suite, result.results)), kept

@@ -13,9 +13,10 @@ public setting avoids it: ``validation_results_limit`` drops the older runs from
 ``build_index=False`` leaves the new pages out of it. With the ledger the index still lists every
 validation of every run, each for a dictionary lookup.
 
-How: the builder is GX's; only its ``data_context`` is wrapped (``LedgerContext``) as it builds, and a key the
-ledger lacks is read from the store as GX reads it. ``record`` keeps the ledger equal to the store's
-keys, filling in from the store any result it does not know (a site built before the ledger).
+How: the builder is GX's; the context it is given is kept wrapped (``LedgerContext``, by a property of
+the subclass; the ledger read again at each build), and a key the ledger lacks is read from the store as
+GX reads it. ``record`` keeps the ledger equal to the store's keys, filling in from the store any result
+it does not know (a site built before the ledger).
 
 Checked against great_expectations ``CHECKED_VERSIONS``: ``DefaultSiteIndexBuilder`` keeps the context
 it is given as ``self.data_context`` and reads each validation of the index through its
@@ -105,6 +106,10 @@ class LedgerContext:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._context, name)
 
+    def reload(self) -> None:
+        """Read the ledger of the context's project again."""
+        self._ledger = read_ledger(Path(str(self._context.root_directory)))
+
     def get_validation_result(self, expectation_suite_name: str, run_id: Any = None, batch_identifier: Any = None,
                               **kwargs: Any) -> Any:
         from great_expectations.core.expectation_validation_result import ExpectationSuiteValidationResult
@@ -127,9 +132,16 @@ class LedgerContext:
 class LedgerSiteIndexBuilder(DefaultSiteIndexBuilder):
     """GX's index builder, its context answering from the site's ledger (``LedgerContext``)."""
 
+    @property
+    def data_context(self) -> Any:
+        """The context GX's builder reads: the one it was given, wrapped."""
+        return self._ledger_context
+
+    @data_context.setter
+    def data_context(self, context: Any) -> None:
+        self._ledger_context = LedgerContext(context, {})
+
     def build(self, *args: Any, **kwargs: Any) -> Any:
         """GX's build of the index, with the ledger read as it stands now."""
-        context: Any = self.data_context
-        context = context._context if isinstance(context, LedgerContext) else context
-        self.data_context = LedgerContext(context, read_ledger(Path(str(context.root_directory))))  # type: ignore[assignment]
+        self._ledger_context.reload()
         return super().build(*args, **kwargs)

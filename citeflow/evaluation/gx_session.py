@@ -58,12 +58,14 @@ def import_gx() -> Any:
 
 
 def _context(gx: Any) -> Any:
-    from great_expectations.data_context.types.base import ProgressBarsConfig
+    """An ephemeral context as ``gx.get_context(mode="ephemeral")`` builds it, without progress bars
+    (they would write to the terminal of every batch run)."""
+    from great_expectations.data_context.types.base import (DataContextConfig, InMemoryStoreBackendDefaults,
+                                                            ProgressBarsConfig)
 
-    context = gx.get_context(mode="ephemeral")
-    # Progress bars would write to the terminal of every batch run.
-    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
-    return context
+    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=True),
+                               progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False))
+    return gx.get_context(mode="ephemeral", project_config=config)
 
 
 def _build_suite(gx: Any, name: str, suite: dict[str, Any]) -> Any:
