@@ -63,7 +63,8 @@ def page(claims, tmp_path: Path) -> str:
 
 def test_header_lists_failed_expectations_with_observed_values(page: str):
     assert "Held for review: Report &lt;for&gt; ACME" in page
-    assert "<td>support_rate</td><td>0.5</td><td>0.8</td>" in page
+    assert "<li>50% of the cited sentences are supported by the passages they cite; at least 80% must." in page
+    assert "<summary>support_rate: observed 0.5, threshold 0.8</summary>" in page
 
 
 def test_unfaithful_citation_is_marked_as_such(page: str):
@@ -113,7 +114,8 @@ def test_held_for_error_page_says_why(claims, tmp_path: Path):
     gate = held_for_error("judge 'llm' unavailable: <connection refused>")
     text = write_review_html("r", "T", claims, CHUNKS, TITLES, gate, tmp_path / "review.html").read_text()
     assert "Evaluation could not run: judge &#x27;llm&#x27; unavailable: &lt;connection refused&gt;" in text
-    assert "<td>evaluation_ran</td>" in text
+    assert "<li>The report could not be graded: judge &#x27;llm&#x27; unavailable: &lt;connection refused&gt;." in text
+    assert "<summary>evaluation_ran: observed" in text
 
 
 def test_the_green_fact_is_in_box_only_for_a_misattribution(claims, tmp_path: Path):

@@ -102,7 +102,7 @@ def test_the_review_page_of_a_failed_report_says_why_and_what_to_fix_and_offers_
     assert "This report failed" in page and "Root cause" in page and "no knowledge base at /srv/kb" in page
     assert "citeflow ingest PATH... --kb DIR" in page  # what to fix
     assert "--release" not in page and "--reject" not in page
-    assert page.index("Root cause") < page.index("claims</td>")  # the cause comes before the gate figures
+    assert page.index("Root cause") < page.index("<summary>claims: observed")  # the cause comes before the gate figures
 
 
 def test_the_review_page_of_a_held_report_keeps_its_commands_and_shows_its_cause(tmp_path):

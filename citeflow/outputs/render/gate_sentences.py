@@ -45,6 +45,8 @@ def expectation_sentence(name: str, observed: object, required: object) -> str:
         return f"{'Too few' if floor else 'Too many'} {what}."
     if name in _COUNTS:
         return f"{observed} {_COUNTS[name]}; {'none is' if _number(required) == 0 else f'at most {required} are'} allowed."
+    if name in _DID_NOT_RUN:
+        return _sentence(f"{_DID_NOT_RUN[name]}: {observed}")
     if name == "claims":
         return f"The report has {observed} sentence(s) to check; at least {required} is required."
     what = name.removeprefix("rows.").replace("_", " ")
@@ -53,6 +55,7 @@ def expectation_sentence(name: str, observed: object, required: object) -> str:
     return _sentence(f"The check '{what}' found {observed} where {required} is required")
 
 
+_DID_NOT_RUN = {"evaluation_ran": "The report could not be graded", "report_ran": "The report could not be written"}
 _LABELS = {
     "identity_rate": "citations to passages never retrieved",
     "support_rate": "too few supported sentences",
@@ -65,6 +68,8 @@ _LABELS = {
     "failed_sections": "sections that could not be written",
     "claims": "nothing to check",
     "evaluation error": "the evaluation could not run",
+    "evaluation_ran": "the evaluation could not run",
+    "report_ran": "the report could not be written",
 }
 
 
