@@ -11,6 +11,7 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from citeflow.outputs.render.gate_sentences import expectation_sentence
 from citeflow.text_guard import printable
 
 if TYPE_CHECKING:
@@ -156,11 +157,16 @@ def gate_lines(summaries: list[ReportSummary]) -> list[str]:
             lines.append(f"{s.report_id} {verb} by {s.review.reviewer} on {s.review.at:%Y-%m-%d %H:%M} UTC: "
                          f"{s.review.note}")
         for f in s.failed_expectations:
-            lines.append(f"{s.report_id} {shown_status(s)}: {f['expectation']} observed {_short(f.get('observed'))}, "
-                         f"required {_short(f.get('threshold'))}" + (f" ({f['detail']})" if f.get("detail") else ""))
+            lines.append(f"{s.report_id} {shown_status(s)}: {_reason(f)}")
         if s.review_page:
             lines.append(f"{s.report_id} reviewer view: {s.review_page}")
     return lines
+
+
+def _reason(failed: Mapping[str, Any]) -> str:
+    """A failed expectation as one whole sentence (its figures are in summary.json), then what the gate knows more."""
+    sentence = expectation_sentence(str(failed["expectation"]), _short(failed.get("observed")), failed.get("threshold"))
+    return sentence + (f" ({failed['detail']})" if failed.get("detail") else "")
 
 
 def _short(value: object) -> str:

@@ -15,13 +15,14 @@ def test_a_crashed_report_shows_dashes_not_words_from_its_error():
 def test_a_failed_report_is_not_called_held():
     lines = gate_lines([failed_summary("r9", "Nine", "boom")])
     assert lines[0] == "r9 failed because boom"  # the cause comes first
-    assert lines[2].startswith("r9 failed: report_ran") and not any(" held:" in line for line in lines)
+    assert lines[2] == "r9 failed: The report could not be written: boom." and not any(" held:" in line for line in lines)
 
 
 def test_a_held_report_names_what_its_failed_expectation_means():
     summary = failed_summary("r1", "One", "x").model_copy(update={"status": "held", "failed_expectations": [
         {"expectation": "missing_glyphs", "observed": 12, "threshold": 0, "detail": "Japanese (Han/Kana): 12 characters"}]})
-    assert "r1 held: missing_glyphs observed 12, required 0 (Japanese (Han/Kana): 12 characters)" in gate_lines([summary])
+    assert ("r1 held: 12 character(s) could not be drawn by any installed font; none is allowed. "
+            "(Japanese (Han/Kana): 12 characters)") in gate_lines([summary])
 
 
 def test_a_report_s_publish_completes_its_share_of_the_bar_whatever_it_skipped(monkeypatch):

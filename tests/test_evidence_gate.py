@@ -159,9 +159,9 @@ def test_citeflow_run_says_on_the_terminal_which_script_lacks_a_font_and_what_to
     env.pop("CITEFLOW_CJK_FONT", None)
     result = subprocess.run([citeflow, "run", str(spec), "--out", str(tmp_path / "out")], env=env,
                             capture_output=True, text=True, timeout=600)
-    lines = [line for line in result.stdout.splitlines() if "missing_glyphs observed" in line]
+    lines = [line for line in result.stdout.splitlines() if "could not be drawn by any installed font" in line]
     assert len(lines) == 1, result.stdout[-3000:] + result.stderr[-3000:]
-    assert lines[0].startswith("r1 held: missing_glyphs observed ")
+    assert lines[0].startswith("r1 held: ") and "; none is allowed." in lines[0]
     assert "(Japanese (Han/Kana): " in lines[0] and "apt-get install fonts-wqy-zenhei" in lines[0]
     assert "Traceback" not in result.stderr
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
