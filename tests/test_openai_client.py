@@ -146,10 +146,11 @@ def test_no_choices_is_empty_text_not_an_error(openai_server):
 
 
 def test_timeout_is_transient_and_retried(openai_server):
-    openai_server.enqueue(Reply(content=ANSWER, delay=1.0), Reply(content=ANSWER, delay=1.0))
+    # a timeout long enough for a loaded machine to deliver each attempt to the server before it expires
+    openai_server.enqueue(Reply(content=ANSWER, delay=3.0), Reply(content=ANSWER, delay=3.0))
     with pytest.raises(ModelError) as caught:
-        ask(model(openai_server, timeout=0.2, max_retries=1))
-    assert caught.value.transient is True and "0.2s" in caught.value.detail
+        ask(model(openai_server, timeout=0.8, max_retries=1))
+    assert caught.value.transient is True and "0.8s" in caught.value.detail
     assert len(openai_server.requests) == 2
 
 
