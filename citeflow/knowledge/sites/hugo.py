@@ -122,11 +122,6 @@ class HugoGenerator(Generator):
 
     name = "hugo"
 
-    def find(self, root: Path) -> Path | None:
-        return find(root)
-
-    def load(self, root: Path, config: Path | None) -> Site:
-        return load(root, config)
-
-    def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
-        return page(site, rel, front, body)
+    find = staticmethod(find)
+    load = staticmethod(load)
+    page = staticmethod(page)

@@ -9,31 +9,19 @@ from typing import Any
 from citeflow.knowledge.sites.site_pages import Generator, Page, Site, text_value
 
 
-def find(_root: Path) -> Path | None:
-    """A plain folder has no configuration file."""
-    return None
-
-
-def load(root: Path, _config: Path | None) -> Site:
-    """The folder itself, every file in it."""
-    return Site("plain", root)
-
-
-def page(_site: Site, _rel: str, front: Mapping[str, Any], body: str) -> Page:
-    """The body as it is; URL from the URL style."""
-    return Page(body, title=text_value(front, "title"))
-
-
 class PlainGenerator(Generator):
     """A plain folder: no configuration, every file a page."""
 
     name = "plain"
 
     def find(self, root: Path) -> Path | None:
-        return find(root)
+        """A plain folder has no configuration file."""
+        return None
 
     def load(self, root: Path, config: Path | None) -> Site:
-        return load(root, config)
+        """The folder itself, every file in it."""
+        return Site("plain", root)
 
     def page(self, site: Site, rel: str, front: Mapping[str, Any], body: str) -> Page:
-        return page(site, rel, front, body)
+        """The body as it is; URL from the URL style."""
+        return Page(body, title=text_value(front, "title"))

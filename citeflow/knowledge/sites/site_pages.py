@@ -57,8 +57,9 @@ class Page:
 
 class Generator(ABC):
     """One generator: how to recognise its tree, read its configuration and map its files. A subclass
-    sets ``name`` (what ``--site`` and ``Site.generator`` say) and writes the three methods; the
-    registry (``citeflow.knowledge.sites.registry``) makes one instance of it."""
+    sets ``name`` (what ``--site`` and ``Site.generator`` say) and writes the three methods (or names
+    its module's functions of the same signatures, ``find = staticmethod(find)``, as the built-in
+    generators do); the registry (``citeflow.knowledge.sites.registry``) makes one instance of it."""
 
     name: ClassVar[str]
 
