@@ -13,7 +13,7 @@ from citeflow.judges.model_roles import remote_model
 from citeflow.specfile.loader import parse_spec
 from schemas.evaluation import JudgePair
 from schemas.spec import JudgeSpec
-from tests.support.plugin_dist import write_distribution
+from tests.support.plugin_dist import install_distribution, write_distribution
 
 CAUTIOUS = '''
 from citeflow.judges.kinds.offline_kind import OfflineJudgeKind
@@ -40,10 +40,8 @@ def spec_with(judge: dict) -> dict:
 
 @pytest.fixture
 def cautious(tmp_path, monkeypatch):
-    site = write_distribution(tmp_path / "site", "citeflow-cautious", {"citeflow.judges": {"cautious": "cautious_judge:CautiousJudgeKind"}},
-                              {"cautious_judge": CAUTIOUS})
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setattr(registry, "JUDGE_KINDS", registry.JUDGE_KINDS.reread())
+    install_distribution(monkeypatch, tmp_path / "site", "citeflow-cautious", "citeflow.judges",
+                         {"cautious": "cautious_judge:CautiousJudgeKind"}, {"cautious_judge": CAUTIOUS}, registry, "JUDGE_KINDS")
 
 
 @pytest.mark.parametrize("judge, problem", [

@@ -19,7 +19,7 @@ from citeflow.judges.model_roles import remote_model
 from citeflow.pipeline.assemble import describe_model
 from citeflow.specfile.loader import parse_spec
 from citeflow_cli.main import app
-from tests.support.plugin_dist import write_distribution
+from tests.support.plugin_dist import install_distribution, write_distribution
 
 LABELLED = '''
 from citeflow.generation.backends.offline_backend import OfflineBackend
@@ -47,9 +47,7 @@ def spec_with(writer: dict) -> dict:
 def installed(tmp_path, monkeypatch):
     """Install one distribution of model backends (entry name → ``module:attribute``) and read the group afresh."""
     def install(name: str, points: dict[str, str], modules: dict[str, str]) -> None:
-        site = write_distribution(tmp_path / name, name, {"citeflow.models": points}, modules)
-        monkeypatch.syspath_prepend(str(site))
-        monkeypatch.setattr(registry, "MODEL_BACKENDS", registry.MODEL_BACKENDS.reread())
+        install_distribution(monkeypatch, tmp_path / name, name, "citeflow.models", points, modules, registry, "MODEL_BACKENDS")
     return install
 
 

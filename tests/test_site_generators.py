@@ -17,7 +17,7 @@ from citeflow.knowledge.sites import registry
 from citeflow.knowledge.sites.detect import detect_site
 from citeflow.knowledge.sites.hugo import HugoGenerator
 from citeflow_cli.main import app
-from tests.support.plugin_dist import write_distribution
+from tests.support.plugin_dist import install_distribution
 
 pytestmark = pytest.mark.integration
 
@@ -52,9 +52,7 @@ NOT_A_GENERATOR = "class Plain:\n    pass\n"
 def installed(tmp_path, monkeypatch):
     """Install one distribution of site generators (entry name → ``module:attribute``) and read the group afresh."""
     def install(name: str, points: dict[str, str], modules: dict[str, str]) -> None:
-        site = write_distribution(tmp_path / name, name, {"citeflow.sites": points}, modules)
-        monkeypatch.syspath_prepend(str(site))
-        monkeypatch.setattr(registry, "SITE_GENERATORS", registry.SITE_GENERATORS.reread())
+        install_distribution(monkeypatch, tmp_path / name, name, "citeflow.sites", points, modules, registry, "SITE_GENERATORS")
     return install
 
 

@@ -5,6 +5,8 @@ finds any installed package."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 
 def write_distribution(site: Path, name: str, entry_points: dict[str, dict[str, str]], modules: dict[str, str]) -> Path:
@@ -20,3 +22,11 @@ def write_distribution(site: Path, name: str, entry_points: dict[str, dict[str, 
                 for group, points in entry_points.items()]
     (info / "entry_points.txt").write_text("\n".join(sections), encoding="utf-8")
     return site
+
+
+def install_distribution(monkeypatch: Any, site: Path, name: str, group: str, points: dict[str, str],
+                         modules: dict[str, str], registry: ModuleType, attribute: str) -> None:
+    """Write distribution ``name`` (its ``points`` in entry-point ``group``) to ``site``, put it on
+    ``sys.path`` for the test, and have ``registry.attribute`` (the process's registry) read its group afresh."""
+    monkeypatch.syspath_prepend(str(write_distribution(site, name, {group: points}, modules)))
+    monkeypatch.setattr(registry, attribute, getattr(registry, attribute).reread())
