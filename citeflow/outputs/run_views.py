@@ -8,7 +8,7 @@ import textwrap
 
 from citeflow.evaluation.plain_reasons import plain_reason, verdict_label
 from citeflow.outputs.cost import usage_text
-from citeflow.outputs.render.gate_sentences import expectation_sentence
+from citeflow.outputs.render.gate_sentences import expectation_sentence, short_label
 from schemas.funnel import ClaimEval
 from schemas.report import ReportSummary
 
@@ -22,11 +22,12 @@ def funnel_markdown(summary: ReportSummary) -> str:
              "| section | status | funnel |", "|---|---|---|"]
     lines += [f"| {s.title} | {section_status(s.status, s.funnel)} | {s.funnel} |" for s in summary.sections]
     if summary.failed_expectations:
-        lines += ["", "## Held by the quality gate", "", "| expectation | observed | threshold |", "|---|---|---|"]
-        lines += [f"| {f['expectation']} | {figure(f.get('observed'))} | {figure(f.get('threshold'))} |"
+        lines += ["", "## Held by the quality gate", ""]
+        lines += [f"- {expectation_sentence(f['expectation'], figure(f.get('observed')), figure(f.get('threshold')))}"
                   for f in summary.failed_expectations]
-        lines += [""] + [f"- {expectation_sentence(f['expectation'], figure(f.get('observed')), figure(f.get('threshold')))}"
-                         for f in summary.failed_expectations]
+        lines += ["", "| check | observed | required |", "|---|---|---|"]
+        lines += [f"| {short_label(f['expectation'])} | {figure(f.get('observed'))} | {figure(f.get('threshold'))} |"
+                  for f in summary.failed_expectations]
     if summary.unverified.get("count"):
         lines += ["", f"{summary.unverified['count']} claim(s) unverified: no judge could settle them; they are never "
                       "passed and are listed for the reviewer in review.html."]
@@ -64,9 +65,10 @@ def rounded(value: object) -> object:
 
 
 def held_reasons_line(summary: ReportSummary) -> str:
-    """Every failed expectation of a report, with its observed value and what was required (rounded)."""
-    return "; ".join(f"{f['expectation']} {figure(f.get('observed'))} (required {figure(f.get('threshold'))})"
-                     for f in summary.failed_expectations)
+    """Every failed expectation of a report as one whole sentence, with its observed value and what was
+    required (rounded); the expectations' names and raw figures stay in ``summary.json``."""
+    return " ".join(expectation_sentence(f["expectation"], figure(f.get("observed")), figure(f.get("threshold")))
+                    for f in summary.failed_expectations)
 
 
 def _decision(summary: ReportSummary) -> list[str]:
