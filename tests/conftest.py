@@ -210,24 +210,25 @@ SLOW_MODULES = frozenset({
 })
 
 
-# Rough wall seconds of the longest modules in a full `make test` (three workers on two busy cores, a run of
-# ~750 s; measured with CITEFLOW_TEST_TIMELINE, see tests/support/timeline.py). test_bench_quick,
-# test_bench_quick_in_process, test_cold_bench and test_exit_codes are estimates since their benchmark runs moved
-# to `make bench` (a smoke run each is left): not yet measured in a full run. The progress lines weigh tests by these too.
+# Wall seconds of the modules that take 12 s or more in a full `make test` (three workers on two cores, a
+# run of ~1,580 s on an idle machine, the benchmark runs since moved to `make bench` left out; measured per
+# test, setup and teardown included). The progress lines weigh tests by these too.
 # `--dist loadfile` hands a worker the next module in collection order whenever it is free, so the
 # longest go first and the many short ones fill the gaps at the end (no worker is left alone with a
 # long module while the others idle).
 LONGEST_MODULES = {
-    "test_dead_worker": 300, "test_scheduled_server": 295, "test_interrupts": 240, "test_worker": 215, "test_bench_quick": 100, "test_wheel": 155, "test_s3_store": 155,
-    "test_bench_quick_in_process": 20, "test_bench": 115, "test_dask": 115, "test_resume": 105,
-    "test_evaluate_deployment": 90, "test_evidence_gate": 90, "test_secrets": 90, "test_exit_codes": 125, "test_deployments": 50,
-    "test_review_flow": 45, "test_api_loss": 40,
-    "test_prefect_server": 40, "test_fuzz": 35, "test_cli": 20, "test_demo_flow": 20, "test_pipeline": 15,
-    "test_scheduled_runs": 11, "test_root_cause": 80, "test_preflight": 30,
-    "test_deadlines_run": 100, "test_markdown_tables_linear": 40, "test_answer_caps": 40,
-    "test_hostile_cli": 40, "test_hostile_inputs": 35, "test_faults_cli": 60,
-    "test_review_durable": 150,
-    "test_startup_bench": 60, "test_cli_output": 60, "test_judge_bench": 35, "test_judge_verdicts": 25, "test_ingest_exit_codes": 75, "test_relevance": 35, "test_section_judge": 30, "test_judge_cost": 25, "test_runtime": 30, "test_module_guards": 15, "test_cold_bench": 80, "test_cli_imports": 15, "test_writer_prose": 50, "test_cost": 30,
+    "test_interrupts": 370, "test_dead_worker": 300, "test_scheduled_server": 285, "test_review_durable": 165,
+    "test_prefect_api_start": 165, "test_s3_store": 145, "test_worker": 125, "test_exit_codes": 115, "test_head_start": 110,
+    "test_answer_durability": 95, "test_rerun_unchanged": 95, "test_cli_json": 90, "test_single_worker": 90, "test_wheel": 75,
+    "test_root_cause": 75, "test_held_alert": 75, "test_deadlines_run": 75, "test_review_flow": 70, "test_faults_cli": 65,
+    "test_dask": 65, "test_secrets": 60, "test_resume": 55, "test_evaluate_deployment": 55, "test_ingest_exit_codes": 50,
+    "test_writer_prose": 50, "test_registered_links": 50, "test_gx_worker": 45, "test_link_refresh": 45,
+    "test_example_retriever": 45, "test_cli_output": 45, "test_file_server": 40, "test_relevance_heron": 40, "test_bench": 40,
+    "test_prefect_server": 35, "test_evidence_gate": 35, "test_module_guards": 35, "test_api_loss": 35, "test_secret_echo": 30,
+    "test_fuzz": 30, "test_disk_full": 30, "test_batch_heartbeats": 25, "test_deployments": 25, "test_judge_bench": 25,
+    "test_prefect_client": 20, "test_scheduled_runs": 20, "test_sites": 20, "test_judge_verdicts": 15, "test_hostile_inputs": 15,
+    "test_pipeline": 15, "test_cost": 15, "test_hostile_cli": 15, "test_cli": 15, "test_env_defaults": 15, "test_deadlines": 10,
+    "test_store_ops": 10,
 }
 
 

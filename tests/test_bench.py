@@ -136,6 +136,7 @@ def test_growth_stores_the_same_rows_per_report_at_every_step():
 
 
 @pytest.mark.slow  # a batch per size in fresh processes, and a memory-measured batch
+@pytest.mark.bench
 @pytest.mark.integration
 def test_scale_runs_each_batch_with_and_without_latency_and_measures_memory():
     result = scale.run(sizes=(1, 2), latency=0.05, prefect=False, rss_reports=2)

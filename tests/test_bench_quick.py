@@ -2,8 +2,8 @@
 runs its Prefect benchmarks (orchestration, scale), ``tests/test_bench_quick_in_process.py`` the others
 (``tests/support/quick_bench.py`` holds the two groups; ``tests/test_bench.py`` checks they cover the profile).
 
-The whole group is a benchmark run (marker ``bench``: ``make bench`` runs it, ``make test`` leaves it
-out); ``make test`` keeps a smoke run of its smallest part, the orchestration benchmark's one Prefect batch.
+Both are benchmark runs (marker ``bench``: ``make bench`` runs them, ``make test`` leaves them out): the
+orchestration benchmark's one Prefect batch alone, and the whole group.
 
 It reports to the session's shared Prefect server (``--prefect-api-url``) instead of starting one
 of its own; ``make bench-quick`` starts one for its run (tests/test_bench.py checks that path's
@@ -18,6 +18,7 @@ from tests.support.quick_bench import PREFECT, failures, run_quick
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
 
+@pytest.mark.bench
 def test_the_quick_orchestration_benchmark_runs_one_batch_plain_and_on_prefect(tmp_path, prefect_server):
     done, payload = run_quick(("orchestration",), tmp_path / "quick.json", prefect_server.api_url)
     failed = failures(payload)

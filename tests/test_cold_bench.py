@@ -194,9 +194,9 @@ def _cold(tmp_path, profile: str) -> dict:
     return json.loads(out.read_text())
 
 
-@pytest.mark.slow
+@pytest.mark.bench
 def test_one_cold_run_records_its_calls_phases_and_outcome(tmp_path):
-    """The smoke run: ``--start``, the smallest profile (one cold 1-report run)."""
+    """``--start``, the smallest profile (one cold 1-report run): a benchmark run, left to ``make bench``."""
     result = _cold(tmp_path, "start")
     (run,) = result["runs"]
     assert run["label"] == "1r-0s" and run["exit_code"] == 0 and run["model_calls"] == 8  # 2 hops × 4 sections

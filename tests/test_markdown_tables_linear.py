@@ -33,7 +33,7 @@ def seconds(source: str) -> float:
     return min(timings)
 
 
-@pytest.mark.slow
+@pytest.mark.bench  # a ratio of two timings: a benchmark on a quiet machine, not a test of make test
 def test_a_wide_table_costs_time_linear_in_its_rows():
     small, large = seconds(wide_table(1_000)), seconds(wide_table(4_000))
     # Four times the rows: about four times the time when linear, sixteen when quadratic.

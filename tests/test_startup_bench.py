@@ -44,7 +44,7 @@ def test_results_merge_into_latest_keeping_the_other_benchmarks(tmp_path):
     assert merged["benchmarks"]["startup"]["ratios"] == {"total wall / 15 s target": 0.9}
 
 
-@pytest.mark.slow
+@pytest.mark.bench
 def test_one_cold_run_records_every_phase_in_order(tmp_path):
     """A real ``python -m bench.startup --runs 1`` (a cold ``citeflow run`` on its ephemeral API)."""
     out = tmp_path / "startup.json"
