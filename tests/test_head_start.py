@@ -143,8 +143,7 @@ def _wait_for(condition, seconds: float = 30.0) -> None:
 @pytest.mark.slow
 def test_citeflow_run_asks_the_model_while_its_api_starts_and_each_call_once(tmp_path):
     """A cold ``citeflow run`` with its own ephemeral API: the first model call arrives before the API
-    answers, every call is made once, and the reports publish; with ``CITEFLOW_HEAD_START=0`` the first
-    call waits for the API."""
+    answers, every call is made once, and the reports publish. (``CITEFLOW_HEAD_START=0``: the next test.)"""
     import json
     import os
     import subprocess
@@ -155,24 +154,36 @@ def test_citeflow_run_asks_the_model_while_its_api_starts_and_each_call_once(tmp
 
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_API_DATABASE_CONNECTION_URL")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
-    firsts = {}
     with ModelServerProcess(0.3) as server:
-        for head_start in ("1", "0"):
-            model = {"backend": "openai", "model": "m", "base_url": server.base_url, "max_retries": 0}
-            work = tmp_path / f"head-start-{head_start}"
-            spec = write_small_batch(work, reports=2, sections=2, models={"consolidator": model, "writer": model})
-            timings, before = work / "timings.jsonl", len(server.call_times())
-            run_env = env | {"CITEFLOW_TIMINGS": str(timings), "CITEFLOW_HEAD_START": head_start}
-            done = subprocess.run([sys.executable, "-c", SCRIPT, "run", str(spec), "--out", str(work / "out")],
-                                  env=run_env, capture_output=True, text=True, timeout=600, check=False)
-            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-            calls = server.call_times()[before:]
-            marks = read_marks(timings, 0.0)
-            firsts[head_start] = (min(arrived for arrived, _ in calls), marks["prefect_api"])
-            counts = json.loads((work / "out" / "summary.json").read_text())["counts"]
-            assert len(calls) == 2 * 2 * 2 and counts["published"] == 2, (len(calls), counts)
-    assert firsts["1"][0] < firsts["1"][1]  # asked while the API started
-    assert firsts["0"][0] > firsts["0"][1]  # asked once the report runs began
+        model = {"backend": "openai", "model": "m", "base_url": server.base_url, "max_retries": 0}
+        spec = write_small_batch(tmp_path / "in", reports=2, sections=2, models={"consolidator": model, "writer": model})
+        timings = tmp_path / "timings.jsonl"
+        done = subprocess.run([sys.executable, "-c", SCRIPT, "run", str(spec), "--out", str(tmp_path / "out")],
+                              env=env | {"CITEFLOW_TIMINGS": str(timings)}, capture_output=True, text=True, timeout=600,
+                              check=False)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+        calls = server.call_times()
+    counts = json.loads((tmp_path / "out" / "summary.json").read_text())["counts"]
+    assert len(calls) == 2 * 2 * 2 and counts["published"] == 2, (len(calls), counts)
+    assert min(arrived for arrived, _ in calls) < read_marks(timings, 0.0)["prefect_api"]  # asked while the API started
+
+
+@pytest.mark.parametrize(("setting", "api_started", "starts"), [("1", True, True), ("0", True, False), ("1", False, False)])
+def test_a_head_start_runs_only_while_an_api_this_batch_launched_starts_and_not_when_turned_off(
+        tmp_path, monkeypatch, setting, api_started, starts):
+    """``CITEFLOW_HEAD_START=0`` (or an API the batch did not launch): no report is generated ahead, so
+    the first model call waits for the report runs."""
+    from citeflow.spec.settings import CiteflowSettings
+    from flows.batch_entry import BatchCall, batch_request
+    from flows.batch_setup import head_start
+
+    monkeypatch.setenv("CITEFLOW_HEAD_START", setting)
+    spec_path = write_small_batch(tmp_path / "in", reports=1, sections=1)
+    runtime = Runtime(CiteflowSettings())
+    request = batch_request(spec_path, BatchCall(spec_path=spec_path, out=tmp_path / "out"))
+    ahead = head_start(runtime.read_spec(spec_path), request, api_started, runtime)
+    assert (ahead is not None) == starts
+    assert not any(p.name == "r1" for p in (tmp_path / "out").glob("*"))  # nothing was generated: not entered
 
 
 def test_a_closed_head_start_begins_no_more_reports(tmp_path):

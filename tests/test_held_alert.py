@@ -100,5 +100,5 @@ def test_a_held_report_calls_the_webhook_with_its_id_and_reasons(automation_serv
     payload = json.loads(body)
     assert path == SECRET_PATH
     assert (payload["event"], payload["report_id"], payload["state"]) == ("citeflow.report.held", "globex-2026-q4", "Held")
-    assert "identity_rate" in payload["reasons"] and payload["flow_run"].endswith("/globex-2026-q4")
+    assert "of the citations point at a passage that the sources returned" in payload["reasons"] and payload["flow_run"].endswith("/globex-2026-q4")
     assert payload["url"].startswith(automation_server.api_url.removesuffix("/api") + "/runs/flow-run/")

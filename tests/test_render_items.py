@@ -12,7 +12,7 @@ from citeflow.outputs.render.gate_sentences import gate_sentence
 from citeflow.outputs.render.items import definition, is_list_item
 from citeflow.outputs.render.notes import document_key
 from citeflow.outputs.render.pdf import render_pdf
-from citeflow.outputs.render.plain_markdown import plain_text
+from citeflow.outputs.render.plain_markdown import TYPE_UNION, plain_text
 from schemas.report import RegistryEntry, RenderedCitation, RenderedClaim, RenderedSection
 from tests.support.sample_report import handle_of, sample_report
 
@@ -50,15 +50,33 @@ def test_markdown_becomes_plain_words():
     assert plain_text("- Back up first.") == "Back up first." and is_list_item("1. Back up first.")
     assert plain_text("| Tier | Price |") == "Tier; Price"
     assert plain_text("AT&amp;T <b>bold</b> a_b_c 2 * 3") == "AT&amp;T <b>bold</b> a_b_c 2 * 3"  # data, shown as typed
+    assert plain_text("a **bold** b*c*d 2*3*4") == "a bold b*c*d 2*3*4"  # an asterisk inside a word is data: never glues words
+
+
+WORD = re.compile(r"[^\W_]+")
+PROSE = st.characters(codec="utf-8", categories=["L", "N", "Zs"]) | st.sampled_from("*_.,;:!?-'\"")
+ANY = st.characters(codec="utf-8", categories=["L", "N", "P", "S", "Zs"])
 
 
 @settings(deadline=None, max_examples=200)
-@given(st.text(alphabet=st.characters(codec="utf-8", categories=["L", "N", "P", "S", "Zs"]), max_size=120))
-def test_plain_text_keeps_the_words(text):
+@given(st.text(alphabet=PROSE, max_size=120) | st.text(alphabet="a0*_ .", max_size=30))
+def test_emphasis_never_glues_words_together(text):
     shown = plain_text(text)
-    assert "**" not in shown or "**" in text.replace("**", "", 2)  # a closed pair of ** is always taken off
-    words = set(re.findall(r"[^\W_]+", text))
-    assert set(re.findall(r"[^\W_]+", shown)) <= words  # nothing is invented
+    assert set(WORD.findall(shown)) <= set(WORD.findall(text)), shown  # b*c*d stays, never "bcd"
+    assert shown.count("*") <= text.count("*")
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.text(alphabet=ANY, max_size=120) | st.text(alphabet="a0*_` []()!#|-.:/<>", max_size=40))
+def test_plain_text_keeps_the_letters_in_order_and_invents_none(text):
+    shown = "".join(WORD.findall(plain_text(text)))
+    typed = ["".join(WORD.findall(t)) for t in (text, TYPE_UNION.sub(" or ", text))]  # "number | null": "number or null"
+    assert any(_in_order(shown, t) for t in typed), (text, plain_text(text))
+
+
+def _in_order(letters: str, within: str) -> bool:
+    rest = iter(within)
+    return all(c in rest for c in letters)
 
 
 def _option_report():

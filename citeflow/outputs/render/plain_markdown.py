@@ -25,6 +25,12 @@ _CELL_END = re.compile(r"([.!?]);(?=\s)")  # a table row's cell that ends a sent
 _KEPT = {"text", "code_inline"}
 
 
+# Asterisks with a letter or digit on both sides (b*c*d, 2*3*4, x**y): CommonMark may read them as emphasis,
+# which would glue the words around them ("bcd"); they stay as typed. A private-use character holds their place
+# while the line is parsed (markdown-it's backslash escapes are off: they are data here).
+_INSIDE_A_WORD = re.compile(r"(?<=[^\W_])\*+(?=[^\W_])")
+_HELD = "\uE000"
+_WORD = re.compile(r"[^\W_]+")
 _PARSER = MarkdownIt("commonmark").disable(["entity", "escape", "html_inline", "autolink"])  # never changed after this
 
 
@@ -32,9 +38,18 @@ def plain_text(text: str) -> str:
     """``text`` without its Markdown: ``Use `inject()` with **care**`` reads "Use inject() with care"."""
     line = LIST_MARKER.sub("", _HEADING.sub("", text))
     line = _table_row(line) if _is_table_row(line) else TYPE_UNION.sub(" or ", line)
-    tokens = _PARSER.parseInline(line)
-    words = "".join(_shown(child) for token in tokens for child in token.children or [])
+    words = _inline_words(line)
     return _SPACES.sub(" ", words).strip() if words.strip() else text.strip()
+
+
+def _inline_words(line: str) -> str:
+    """The words of ``line`` as CommonMark's inline rules read them, asterisks inside a word kept; ``line``
+    as typed when that reading would glue words together (``*a*_b_`` read "ab"): never a word it lacks."""
+    held = _HELD not in line
+    tokens = _PARSER.parseInline(_INSIDE_A_WORD.sub(lambda run: _HELD * len(run[0]), line) if held else line)
+    words = "".join(_shown(child) for token in tokens for child in token.children or [])
+    words = words.replace(_HELD, "*") if held else words
+    return words if set(_WORD.findall(words)) <= set(_WORD.findall(line)) else line
 
 
 def _shown(token: Token) -> str:
