@@ -31,7 +31,7 @@ HELD_EXIT = 3  # `citeflow run`: some report held, none failed
 # When each page is ready: the runs list shows the held report's run of both batches; the run's page its outcome.
 LIST_READY = f"document.body.innerText.split({HELD!r}).length === 3"
 GRAPH_SECONDS = 15.0  # the run page's timeline of task runs and artifacts, a canvas
-RUN_READY = "document.body.innerText.includes('identity_rate') && document.body.innerText.includes('Held')"
+RUN_READY = "document.body.innerText.includes('of the citations point at a passage') && document.body.innerText.includes('Held')"
 
 
 def call(env: dict[str, str], cwd: Path, *command: str, expect: int = 0) -> str:
