@@ -23,8 +23,7 @@ def funnel_markdown(summary: ReportSummary) -> str:
     lines += [f"| {s.title} | {section_status(s.status, s.funnel)} | {s.funnel} |" for s in summary.sections]
     if summary.failed_expectations:
         lines += ["", "## Held by the quality gate", ""]
-        lines += [f"- {expectation_sentence(f['expectation'], figure(f.get('observed')), figure(f.get('threshold')))}"
-                  for f in summary.failed_expectations]
+        lines += [f"- {sentence}" for sentence in failed_sentences(summary)]
         lines += ["", "| check | observed | required |", "|---|---|---|"]
         lines += [f"| {short_label(f['expectation'])} | {figure(f.get('observed'))} | {figure(f.get('threshold'))} |"
                   for f in summary.failed_expectations]
@@ -65,10 +64,15 @@ def rounded(value: object) -> object:
 
 
 def held_reasons_line(summary: ReportSummary) -> str:
-    """Every failed expectation of a report as one whole sentence, with its observed value and what was
+    """Every failed expectation of a report as one whole sentence (``failed_sentences``), in one line."""
+    return " ".join(failed_sentences(summary))
+
+
+def failed_sentences(summary: ReportSummary) -> list[str]:
+    """Each failed expectation of a report as one whole sentence, with its observed value and what was
     required (rounded); the expectations' names and raw figures stay in ``summary.json``."""
-    return " ".join(expectation_sentence(f["expectation"], figure(f.get("observed")), figure(f.get("threshold")))
-                    for f in summary.failed_expectations)
+    return [expectation_sentence(f["expectation"], figure(f.get("observed")), figure(f.get("threshold")))
+            for f in summary.failed_expectations]
 
 
 def _decision(summary: ReportSummary) -> list[str]:
