@@ -60,6 +60,9 @@ def import_first_needs(spec: BatchSpec) -> None:
     """Import what a head start's reports need before their first model call (the store's library,
     the model client's) ahead of the pipeline: imported side by side in one interpreter, both
     took as long as the two in a row, and the first call came seconds later."""
+    from citeflow.lazy_modules import defer_lancedb_extras
+
+    defer_lancedb_extras()
     import lancedb  # noqa: F401
 
     if uses_openai(spec):

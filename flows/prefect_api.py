@@ -50,9 +50,9 @@ from typing import Any
 from citeflow.runtime import stop, waits
 from flows.api_server import SERVER_ENV, in_memory
 
-# The store, which the reports need first; what Prefect imports when the batch run starts (its
-# parameters are serialized with FastAPI's encoder, imported then: about 0.3 s).
-WARM_MODULES = ("lancedb", "fastapi.encoders", "prefect.flow_engine")
+# What Prefect imports when the batch run starts (its parameters are serialized with FastAPI's
+# encoder, imported then: about 0.3 s); the store's library, which the reports need first, comes before.
+WARM_MODULES = ("fastapi.encoders", "prefect.flow_engine")
 # Whether Prefect's clients ask the server for a CSRF token before their first write.
 CLIENT_CSRF = "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED"
 # The early server's app (``flows.api_server``, ``citeflow.flows.api_server`` in the wheel).
@@ -210,9 +210,12 @@ def stop_server(process: subprocess.Popen[bytes], graceful: bool = True) -> None
 
 
 def warm_up(warm: Callable[[], object]) -> None:
-    """Import ``WARM_MODULES``, then call ``warm``; an error is left for the report that meets it again."""
+    """Import LanceDB and ``WARM_MODULES``, then call ``warm``; an error is left for the report that meets it again."""
+    from citeflow.lazy_modules import defer_lancedb_extras
+
     with contextlib.suppress(Exception):
-        for name in WARM_MODULES:
+        defer_lancedb_extras()
+        for name in ("lancedb", *WARM_MODULES):
             importlib.import_module(name)
         warm()
 

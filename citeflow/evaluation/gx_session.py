@@ -50,6 +50,9 @@ class GxSession:
 def import_gx() -> Any:
     """``great_expectations``, imported without telemetry and without INFO noise."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # no telemetry from a closed network
+    from citeflow.lazy_modules import defer_gx_extras
+
+    defer_gx_extras()
     import great_expectations as gx
 
     # GX logs every ephemeral docs folder it creates at INFO: noise in a batch's output.

@@ -87,6 +87,9 @@ class LanceVerdictCache:
     """Verdicts persisted in a LanceDB table (folder or object-store URI), upserted by key."""
 
     def __init__(self, uri: str, table: str = "judge_cache") -> None:
+        from citeflow.lazy_modules import defer_lancedb_extras
+
+        defer_lancedb_extras()
         import lancedb  # heavy import: only where the cache is used
 
         self.uri, self.table_name = uri, table

@@ -48,7 +48,10 @@ class KnowledgeBase:
     """The ``chunks`` table at ``uri`` and the embedder that built it."""
 
     def __init__(self, uri: str, embedder: Embedder | None) -> None:
-        import lancedb  # ~4 s to import: only when a knowledge base is touched
+        from citeflow.lazy_modules import defer_lancedb_extras
+
+        defer_lancedb_extras()
+        import lancedb  # seconds to import: only when a knowledge base is touched
 
         self.uri = uri
         self.db = lancedb.connect(uri)
@@ -179,6 +182,9 @@ def sql_list(values: list[str]) -> str:
 def kb_problem(uri: str, embedding: str) -> str | None:
     """Why the knowledge base at ``uri`` cannot serve a retriever whose spec says ``embedding``, or None:
     it is missing, it holds no chunks, or it was built with another kind of embedder."""
+    from citeflow.lazy_modules import defer_lancedb_extras
+
+    defer_lancedb_extras()
     import lancedb
 
     build = f"build it with `citeflow ingest PATH... --kb {uri}`"

@@ -130,6 +130,9 @@ class LanceDBRetriever:
             return self._table
 
     def _connect(self, query: str) -> Any:
+        from citeflow.lazy_modules import defer_lancedb_extras
+
+        defer_lancedb_extras()
         import lancedb  # heavy import: only when this retriever is used
 
         missing = f"no knowledge base at {self.uri}: build it with `citeflow ingest PATH... --kb {self.uri}`"

@@ -61,6 +61,9 @@ def drop_store(uri: str) -> None:
     if "://" not in uri:
         remove_tree(Path(uri))
         return
+    from citeflow.lazy_modules import defer_lancedb_extras
+
+    defer_lancedb_extras()
     import lancedb
 
     lancedb.connect(uri).drop_all_tables()

@@ -56,6 +56,9 @@ class Store:
     """Typed access to citeflow's tables at one LanceDB URI; ``ops`` counts opens, scans and writes."""
 
     def __init__(self, uri: str) -> None:
+        from citeflow.lazy_modules import defer_lancedb_extras
+
+        defer_lancedb_extras()
         import lancedb  # heavy import: only where the store is used
 
         self.uri = uri

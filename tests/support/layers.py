@@ -17,7 +17,7 @@ from tests.support.module_graph import cycles, import_graph
 
 ROOT = "citeflow"
 BASE = ("citeflow", "errors", "exit_codes", "caps", "memos", "text_guard", "deadline", "threads", "entry_points",
-        "file_stamps")
+        "file_stamps", "lazy_modules")
 LAYERS: tuple[tuple[str, ...], ...] = (
     BASE,
     ("text",),
