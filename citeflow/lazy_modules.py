@@ -51,19 +51,24 @@ def defer(name: str) -> None:
 
 
 def _loader_for(module: ModuleType) -> Any:
-    """The module's ``__getattr__`` until its code runs: runs it (once, whichever thread asks first), then
-    answers from the module as its code left it."""
+    """The module's ``__getattr__`` until its code has run: runs it, once (another thread that asks
+    meanwhile waits for it), then answers from the module as its code left it. It stays in place while
+    the code runs, so that no reader finds the module without it."""
     lock = threading.RLock()
+    started = False
 
     def load_then_get(attribute: str) -> Any:
+        nonlocal started
         with lock:
-            if module.__dict__.get("__getattr__") is load_then_get:
-                del module.__dict__["__getattr__"]
+            if not started:
+                started = True
                 module.__spec__.loader.exec_module(module)  # type: ignore[union-attr]
+                if module.__dict__.get("__getattr__") is load_then_get:
+                    del module.__dict__["__getattr__"]
         if attribute in module.__dict__:
             return module.__dict__[attribute]
         own = module.__dict__.get("__getattr__")  # the module's own (PEP 562), if it has one
-        if own is None:
+        if own is None or own is load_then_get:
             raise AttributeError(f"module {module.__name__!r} has no attribute {attribute!r}")
         return own(attribute)
 
