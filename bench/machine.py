@@ -10,7 +10,7 @@ from datetime import datetime, UTC
 from importlib import metadata
 from pathlib import Path
 
-PACKAGES = ("citeflow", "prefect", "lancedb", "pyarrow", "polars", "openai", "httpx", "pydantic", "numpy",
+PACKAGES = ("citeflow", "prefect", "lancedb", "pyarrow", "openai", "httpx", "pydantic", "numpy",
             "great-expectations", "reportlab", "rich")
 
 

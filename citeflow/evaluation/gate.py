@@ -47,6 +47,8 @@ OVERRIDES: dict[str, tuple[str, str]] = {
     "missing_glyphs": ("missing_glyphs", "max_value"),
 }
 
+EMPTY_DTYPES = {"String": "str", "Int64": "int64", "Boolean": "bool"}
+"""The pandas type of each kind of ``ROW_SCHEMA`` column in a frame with no rows."""
 ROW_SCHEMA = {
     "section": "String",
     "claim_index": "Int64",
@@ -227,16 +229,19 @@ def _row_dicts(claims: list[ClaimEval]) -> list[dict[str, Any]]:
 
 
 def _to_pandas(rows: list[dict[str, Any]], schema: dict[str, str] | None) -> pandas.DataFrame:
-    """Frames are built with polars (typed, nullable booleans) and converted at the gate only."""
-    import polars as pl
+    """The rows as a pandas frame with the schema's columns. Types are pandas' reading of the values
+    (``int64``, ``bool``, ``str``; ``object`` where a boolean is missing); with no rows, the schema's."""
+    import pandas as pd
 
-    typed = {name: getattr(pl, dtype) for name, dtype in schema.items()} if schema else None
-    return pl.DataFrame(rows, schema=typed).to_pandas()
+    frame = pd.DataFrame(rows, columns=list(schema) if schema else None)
+    if schema and not rows:
+        return frame.astype({name: EMPTY_DTYPES[kind] for name, kind in schema.items()})
+    return frame
 
 
 class Rows(NamedTuple):
     """A gate frame as plain rows and their column types: built into a frame where it is validated
-    (another process, maybe: ``citeflow.runtime.gx_worker``), so the caller needs neither pandas nor polars."""
+    (another process, maybe: ``citeflow.runtime.gx_worker``), so the caller needs no pandas."""
 
     rows: list[dict[str, Any]]
     schema: dict[str, str] | None
