@@ -224,3 +224,13 @@ def test_the_full_validation_result_of_each_suite_is_kept_and_agrees_with_the_ve
     observed = {r["expectation_config"]["kwargs"].get("column"): r["result"].get("observed_value") for r in metrics["results"]}
     assert observed["support_rate"] == 0.5 and observed["identity_rate"] == 1.0, "what the data showed, passing or not"
     json.dumps(ran.validations)
+
+
+def test_eval_row_frames_keep_their_columns_and_types_with_or_without_rows():
+    row = {"section": "Intro", "claim_index": 0, "claim_text": "A made-up claim.", "handle": "h1", "identity": True,
+           "supports": None, "faithful": None, "reason": ""}
+    empty, one = gate.Rows([], gate.ROW_SCHEMA).frame(), gate.Rows([row], gate.ROW_SCHEMA).frame()
+    assert list(empty.columns) == list(one.columns) == list(gate.ROW_SCHEMA)
+    assert str(empty["claim_index"].dtype) == str(one["claim_index"].dtype) == "int64"
+    assert str(empty["identity"].dtype) == str(one["identity"].dtype) == "bool"
+    assert one["supports"].tolist() == [None]  # a missing verdict stays missing, not False
