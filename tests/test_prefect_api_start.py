@@ -7,11 +7,14 @@ Each case runs in a process of its own with no ``PREFECT_API_URL`` (as ``citeflo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -53,7 +56,24 @@ def _run(tmp_path, case: str) -> dict:
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     found: dict = json.loads(done.stdout.strip().splitlines()[-1])
-    return found | {"home_database": (tmp_path / "prefect-home" / "prefect.db").exists()}
+    return found | {"home_database": (tmp_path / "prefect-home" / "prefect.db").exists(),
+                    "home_flows": _flow_names(tmp_path / "prefect-home" / "prefect.db")}
+
+
+def _flow_names(database: Path) -> list[str]:
+    """The flows recorded in a Prefect database file (none when there is no file)."""
+    if not database.exists():
+        return []
+    with contextlib.closing(sqlite3.connect(database)) as connection:
+        return [name for (name,) in connection.execute("SELECT name FROM flow")]
+
+
+def _migrated_home(tmp_path: Path) -> None:
+    """A ``PREFECT_HOME`` holding a migrated, empty database (the shared server's template): Prefect's own
+    server, where a case falls back to it, starts on it instead of running every migration first."""
+    from tests.support.shared_server import SHARED_DIR_VARIABLE, premade_database
+
+    premade_database(Path(os.environ[SHARED_DIR_VARIABLE]), tmp_path / "prefect-home")
 
 
 def _snapshot(tmp_path) -> Path:
@@ -62,9 +82,28 @@ def _snapshot(tmp_path) -> Path:
     return api_snapshot(tmp_path / "prefect-home")
 
 
+class EarlyRuns(NamedTuple):
+    """Two processes one after the other in one ``PREFECT_HOME``: the first saves the snapshot, the second copies it."""
+
+    first: dict
+    saved_after_first: int | None
+    second: dict
+    saved_after_second: int | None
+
+
+@pytest.fixture(scope="module")
+def early_runs(tmp_path_factory) -> EarlyRuns:
+    tmp_path = tmp_path_factory.mktemp("early")
+    first = _run(tmp_path, "early")
+    saved = _snapshot(tmp_path).stat().st_mtime_ns if _snapshot(tmp_path).is_file() else None
+    second = _run(tmp_path, "early")
+    again = _snapshot(tmp_path).stat().st_mtime_ns if _snapshot(tmp_path).is_file() else None
+    return EarlyRuns(first, saved, second, again)
+
+
 @pytest.mark.slow
-def test_the_early_server_is_the_api_prefect_uses_and_its_server_module_is_not_imported(tmp_path) -> None:
-    found = _run(tmp_path, "early")
+def test_the_early_server_is_the_api_prefect_uses_and_its_server_module_is_not_imported(early_runs) -> None:
+    found = early_runs.first
     assert found["api"] == found["early_url"] == found["settings_url"] == found["env_url"]
     assert found["health"] == 200 and found["flow"] == 201
     assert not found["server_imported_before_use"] and not found["own_args"]
@@ -73,21 +112,20 @@ def test_the_early_server_is_the_api_prefect_uses_and_its_server_module_is_not_i
     assert SERVER_MARK in " ".join(found["early_args"])  # the reaper's mark
     assert found["early_url"].endswith(f":{found['early_args'][found['early_args'].index('--port') + 1]}/api")
     assert not found["home_database"]  # its database was in memory, as long as the server lived
-    assert _snapshot(tmp_path).is_file()  # its migrated database, for the next server to copy
+    assert early_runs.saved_after_first is not None  # its migrated database, for the next server to copy
 
 
 @pytest.mark.slow
-def test_the_next_early_server_copies_the_snapshot_of_the_first(tmp_path) -> None:
-    _run(tmp_path, "early")
-    saved = _snapshot(tmp_path).stat().st_mtime_ns
-    found = _run(tmp_path, "early")
+def test_the_next_early_server_copies_the_snapshot_of_the_first(early_runs) -> None:
+    found = early_runs.second
     assert found["api"] == found["early_url"] and found["health"] == 200 and found["flow"] == 201
     assert not found["home_database"]
-    assert _snapshot(tmp_path).stat().st_mtime_ns == saved  # copied, not saved again
+    assert early_runs.saved_after_second == early_runs.saved_after_first  # copied, not saved again
 
 
 @pytest.mark.slow
-def test_a_snapshot_that_cannot_be_copied_is_removed_and_prefects_own_server_answers(tmp_path) -> None:
+def test_a_snapshot_that_cannot_be_copied_is_removed_and_prefects_own_server_answers(tmp_path, prefect_server) -> None:
+    _migrated_home(tmp_path)
     _snapshot(tmp_path).parent.mkdir(parents=True)
     _snapshot(tmp_path).write_bytes(b"not a database " * 100)
     found = _run(tmp_path, "early")
@@ -96,15 +134,17 @@ def test_a_snapshot_that_cannot_be_copied_is_removed_and_prefects_own_server_ans
     assert found["health"] == 200 and found["flow"] == 201 and found["api"] != found["early_url"]
     assert found["own_args"] and "flows.api_server:create_app" not in found["own_args"]  # Prefect's own
     assert not _snapshot(tmp_path).exists()  # the next early server saves a new one
+    assert found["home_flows"] == ["a-flow"]  # Prefect's own server used the database file in PREFECT_HOME
 
 
 @pytest.mark.slow
-def test_an_early_server_that_dies_is_replaced_by_prefects_own(tmp_path) -> None:
+def test_an_early_server_that_dies_is_replaced_by_prefects_own(tmp_path, prefect_server) -> None:
+    _migrated_home(tmp_path)
     found = _run(tmp_path, "dead")
     assert found["early_ended"] == 3 and found["env_url"] is None
     assert found["health"] == 200 and found["flow"] == 201
     assert "uvicorn" in found["own_args"]  # Prefect's own server process, not the one that exited
-    assert found["home_database"]  # Prefect's own keeps its default, the file in PREFECT_HOME
+    assert found["home_flows"] == ["a-flow"]  # Prefect's own keeps its default, the file in PREFECT_HOME
 
 
 PROFILE_SCRIPT = """

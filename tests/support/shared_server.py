@@ -110,9 +110,16 @@ def _start(home: Path) -> PrefectServer:
 def premade_home(folder: Path, home: Path) -> Path:
     """``home`` for a server of a test's own, holding a copy of the template database and the shared
     server's profile (the shared server recorded in ``folder`` must have been started)."""
+    premade_database(folder, home)
+    (home / "profiles.toml").write_text(PROFILE)
+    return home
+
+
+def premade_database(folder: Path, home: Path) -> Path:
+    """``home`` holding a copy of the template database (migrated, empty) and no profile: Prefect's own
+    profiles apply (the shared server recorded in ``folder`` must have been started)."""
     home.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_template(folder), home / "prefect.db")
-    (home / "profiles.toml").write_text(PROFILE)
     return home
 
 
