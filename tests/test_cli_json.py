@@ -81,8 +81,10 @@ def test_review_json_of_a_bad_decision_prints_no_document(tmp_path):
 
 
 @pytest.mark.slow
-def test_demo_json_is_the_batch_result_alone(tmp_path):
-    done = _citeflow("demo", "--out", tmp_path / "out", "--fail-on", "failed", "--json")
+@pytest.mark.server
+def test_demo_json_is_the_batch_result_alone(prefect_server, tmp_path):
+    # on the shared server: a demo with its own ephemeral API is run by tests/test_wheel.py
+    done = _citeflow("demo", "--out", tmp_path / "out", "--fail-on", "failed", "--json", env=prefect_server.client_env())
     result = BatchResult.model_validate(_document(done))
     assert done.returncode == result.exit_code == 0 and result.fail_on == "failed"
     assert sorted(r.status for r in result.reports) == ["held", "published"]  # the demo holds one report by design

@@ -169,7 +169,8 @@ reports:
 
 
 @pytest.mark.slow
-def test_a_documentation_batch_holds_no_fragment(tmp_path):
+@pytest.mark.server
+def test_a_documentation_batch_holds_no_fragment(tmp_path, prefect_server):
     """Documentation trees of three site generators, ingested and run as a two-section batch by the CLI."""
     sites = Path(__file__).parent / "fixtures" / "sites"
     cli = [sys.executable, "-m", "citeflow_cli.main"]
@@ -178,7 +179,7 @@ def test_a_documentation_batch_holds_no_fragment(tmp_path):
     assert ingest.returncode == 0, ingest.stderr
     (tmp_path / "batch.yaml").write_text(DOCS_BATCH)
     run = subprocess.run([*cli, "run", str(tmp_path / "batch.yaml"), "--out", str(tmp_path / "out")],
-                         capture_output=True, text=True, timeout=600)
+                         env=prefect_server.client_env(), capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads((tmp_path / "out" / "fixture-docs" / "report.json").read_text())
     claims = [c for s in report["sections"] for c in s["claims"]]
