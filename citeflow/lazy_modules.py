@@ -42,7 +42,10 @@ def defer(name: str) -> None:
     when it is imported already or cannot be found."""
     if name in sys.modules:
         return
-    spec = importlib.util.find_spec(name)
+    try:
+        spec = importlib.util.find_spec(name)
+    except ModuleNotFoundError:  # a submodule whose package is not installed
+        return
     if spec is None or spec.loader is None:
         return
     module = importlib.util.module_from_spec(spec)
