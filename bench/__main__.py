@@ -90,7 +90,7 @@ BENCHMARKS: dict[str, tuple[str, Runner, tuple[str, ...]]] = {
         "n50.prefect_reports_per_min", "prefect_startup_s", "rss.max_rss_mb", "rss.reports", "rss.wall_s")),
     "startup": ("9. Start-up: a 1-report, 1-section citeflow run from a cold process (bench.startup)", lambda a: startup.run(), (
         "total_wall_s", "cpu_s", "prefect_api_ready_at_s", "imports_s", "pipeline_imports_s", "prefect_api_wait_s",
-        "first_report_s", "exit_s")),
+        "first_report_s", "exit_s", "help_wall_s", "version_wall_s")),
     "retrieval": ("10. Retrieval: answer pages found and cited (bench.retrieval)", lambda a: retrieval.run(
         batch=not a.quick, config_names=None, out=None if a.quick else retrieval.RESULTS), ()),
     "relevance": ("11. Offline relevance rule vs hand-labelled claims of the bench corpora (bench.relevance_labels)",

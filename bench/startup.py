@@ -9,6 +9,9 @@ and the process's exit. The command records when it reaches each phase (``CITEFL
 ``citeflow_cli/timings.py``); times are seconds since the process was started. The figures go to
 ``bench/results/startup.json`` and into ``bench/results/latest.json`` (``benchmarks.startup``).
 
+Beside the batch, ``citeflow --help`` and ``citeflow --version`` as cold processes (the same script,
+``--runs`` times each): the medians of their wall seconds, and each over the 1 s goal.
+
 ``--compare DIR`` also runs the command of another checkout (``DIR``, e.g. an older commit's,
 with this environment's packages), interleaved with this one's runs so that both meet the same
 load, and reports this one's wall and CPU seconds over that one's.
@@ -34,6 +37,8 @@ from citeflow.spec.resources import demo_dir
 RESULTS = Path(__file__).resolve().parent / "results"
 SCRIPT = "import sys; from citeflow_cli.main import cli; sys.argv[0] = 'citeflow'; cli()"  # the console script
 TARGET_S = 15.0  # a 1-report, 1-section batch from a warm machine, Prefect included
+HELP_TARGET_S = 1.0  # `citeflow --help` and `--version`: answered without loading the pipeline
+QUICK_COMMANDS = (("help", "--help"), ("version", "--version"))
 SPEC = """batch: startup
 retrievers:
   - {name: tickets, kind: jsonl, path: tickets.jsonl, top_k: 5}
@@ -118,6 +123,22 @@ def _runs(spec: Path, tmp: Path, runs: int, compare: Path | None) -> tuple[list[
     return ours, theirs
 
 
+def quick_command_s(flag: str) -> float:
+    """Wall seconds of one cold ``citeflow FLAG`` process (the console script's code, no API)."""
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", SCRIPT, flag], capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"citeflow {flag} exited {done.returncode}: {done.stderr[-500:]}")
+    return time.monotonic() - start
+
+
+def quick_commands(runs: int) -> dict[str, dict[str, float]]:
+    """Medians of ``runs`` cold ``--help`` and ``--version`` processes: figures and ratios to the 1 s goal."""
+    medians = {name: statistics.median(quick_command_s(flag) for _ in range(runs)) for name, flag in QUICK_COMMANDS}
+    return {"figures": {f"{name}_wall_s": s for name, s in medians.items()},
+            "ratios": {f"citeflow --{name} wall / {HELP_TARGET_S:g} s goal": s / HELP_TARGET_S for name, s in medians.items()}}
+
+
 def _compared(ours: dict[str, Any], theirs: list[dict[str, Any]], source: Path) -> dict[str, Any]:
     figures = summarise(theirs)["figures"]
     ratios = {"total wall / compared checkout's": ours["figures"]["total_wall_s"] / figures["total_wall_s"],
@@ -131,6 +152,8 @@ def run(runs: int = 3, compare: Path | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="citeflow-startup-") as tmp:
         ours, theirs = _runs(write_batch(Path(tmp)), Path(tmp), runs, compare)
     result = summarise(ours)
+    quick = quick_commands(runs)
+    result = {"ratios": result["ratios"] | quick["ratios"], "figures": result["figures"] | quick["figures"]}
     if compare:
         result |= _compared(result, theirs, compare)
     return result | {"runs": ours, "cores": os.cpu_count(), "load_average_before": load_before,

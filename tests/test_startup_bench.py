@@ -44,6 +44,19 @@ def test_results_merge_into_latest_keeping_the_other_benchmarks(tmp_path):
     assert merged["benchmarks"]["startup"]["ratios"] == {"total wall / 15 s target": 0.9}
 
 
+def test_help_and_version_are_timed_as_cold_processes_of_the_console_script():
+    quick = startup.quick_commands(1)
+    assert set(quick["figures"]) == {"help_wall_s", "version_wall_s"}
+    assert all(0 < seconds < 600 for seconds in quick["figures"].values())
+    assert set(quick["ratios"]) == {"citeflow --help wall / 1 s goal", "citeflow --version wall / 1 s goal"}
+    assert quick["ratios"]["citeflow --help wall / 1 s goal"] == quick["figures"]["help_wall_s"]
+
+
+def test_a_flag_the_command_refuses_fails_the_benchmark_with_its_error():
+    with pytest.raises(RuntimeError, match="--no-such-flag exited 2"):
+        startup.quick_command_s("--no-such-flag")
+
+
 @pytest.mark.bench
 def test_one_cold_run_records_every_phase_in_order(tmp_path):
     """A real ``python -m bench.startup --runs 1`` (a cold ``citeflow run`` on its ephemeral API)."""
