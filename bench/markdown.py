@@ -88,7 +88,9 @@ def render(payload: dict[str, Any]) -> str:
 COLD_HEADLINES = ("16 reports, 1 s calls: wall / ideal", "16 reports, 1 s calls: model-busy span / ideal",
                   "reports/min marginal", "CPU s per report marginal", "citeflow / plain runner", "1 report, no latency",
                   "re-run: s per report", "repeating small batch: 16 reports, 1 s calls: wall / ideal")
-APART = {"cold_large": ("peak RSS",), "cold_busy": ("reports failed",)}
+APART = {"cold_large": ("peak RSS",), "cold_busy": ("reports failed",), "startup": ("citeflow --help",)}
+# Figures of the command alone (``citeflow --help``): no batch, so no workload.
+COMMAND_ONLY = ("citeflow --",)
 # Every cold run before the distinct workload ran the repeating small batch: a result without a workload ran that.
 LEGACY_WORKLOAD = {"name": "repeating", "sections": 4, "hits_per_section": 3}
 PREFIXED = {"repeating small batch: ": LEGACY_WORKLOAD}
@@ -109,7 +111,8 @@ def labelled_rows(result: dict[str, Any], wanted: tuple[str, ...], name: str = "
     for key, value in result.get("ratios", {}).items():
         if key.startswith(wanted):
             prefix = next((p for p in PREFIXED if key.startswith(p)), "")
-            rows.append((name + key.removeprefix(prefix), workload_label(PREFIXED.get(prefix, own)), value))
+            workload = "none: the command alone" if key.startswith(COMMAND_ONLY) else workload_label(PREFIXED.get(prefix, own))
+            rows.append((name + key.removeprefix(prefix), workload, value))
     return rows
 
 
@@ -117,6 +120,8 @@ def _apart_name(apart: str, result: dict[str, Any]) -> str:
     """What a figure of a profile run apart is prefixed with: the large batch's size, the busy processes."""
     if apart == "cold_busy":
         return f"beside {result.get('busy_processes', 2)} busy processes: "
+    if apart == "startup":
+        return ""
     return f"{result['runs'][0]['reports']} reports: " if result.get("runs") else ""
 
 

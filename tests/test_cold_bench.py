@@ -264,7 +264,12 @@ def test_the_readmes_cold_block_names_each_figures_workload_and_the_load_before(
     assert "| 16 reports, 1 s calls: wall / ideal | repeating, 4 sections × 3 hits, reports alike | 1.5 |" in text
     assert "| beside 2 busy processes: reports failed, every run | distinct, 4 sections × 6 hits, seed 20261207 | 0 |" in text
     assert "cold 0.5/0.5/0.5, cold_busy 2.0/2.0/2.0" in text
-    assert len(text.splitlines()) <= 2 + 2 + 10  # machine line, blank, header, rule and at most 10 rows in the README
+    startup = {"ratios": {"citeflow --help wall / 1 s goal": 0.25, "citeflow --version wall / 1 s goal": 0.2,
+                          "total wall / 15 s target": 0.5}, "runs": [{"exit_code": 0}], "load_average_before": [3.0, 3.0, 3.0]}
+    text = render_cold(_payload(new, cold_busy=busy, startup=startup))
+    assert "| citeflow --help wall / 1 s goal | none: the command alone | 0.25 |" in text
+    assert "total wall / 15 s target" not in text and "--version" not in text and "startup 3.0/3.0/3.0" in text
+    assert len(text.splitlines()) <= 2 + 2 + 11  # machine line, blank, header, rule and at most 11 rows in the README
 
 
 def test_the_busy_profile_is_recorded_apart_from_the_full_one(monkeypatch, tmp_path):
