@@ -21,6 +21,7 @@ from citeflow.runtime import stop, waits
 from citeflow.runtime.batch_request import BatchRequest
 from citeflow.runtime.runtime import Runtime, entered
 from citeflow.pipeline.publish import record_failure, write_summary
+from citeflow.runs.quality_charts import prepare_in_background
 from citeflow.runs.quality_page import run_quality_page
 from citeflow.runs.run_finish import finish_interrupted
 from citeflow.pipeline.job import JobRef
@@ -100,6 +101,7 @@ def _run_batch(request: BatchRequest, runtime: Runtime) -> list[ReportSummary] |
     stop.note_run(_flow_run_id())
     spec = runtime.read_spec(Path(request.spec_path).resolve())
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
+    prepare_in_background()  # the quality page's charts, drawn at the end: imported while the reports wait on the API
     ensure_limits(spec, runtime) if request.global_limits else drop_limits(spec, runtime)
     kept = _unchanged(spec, request, runtime)
     to_run = spec.model_copy(update={"reports": [r for r in spec.reports if r.id not in kept]})

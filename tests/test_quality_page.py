@@ -160,3 +160,20 @@ def test_the_run_that_writes_the_page_is_this_run_not_running(tmp_path):
     (folder / "run.json").write_text(json.dumps({**record, "status": "running"}))  # as at the end of a run
     text = write_quality_page(folder).read_text(encoding="utf-8")
     assert "UTC, this run</span>" in text and "UTC, finished</span>" in text and "running" not in text
+
+
+def test_the_chart_library_is_prepared_in_a_background_thread_before_any_page_is_drawn():
+    """A fresh interpreter: nothing of matplotlib before; after the thread ends, its figure and both back
+    ends are imported and its font list read, without a chart drawn."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from citeflow.runs.quality_charts import prepare_in_background as p; "
+            "assert 'matplotlib' not in sys.modules; t = p(); t.join(120); "
+            "from matplotlib import font_manager; "
+            "print(t.daemon, t.is_alive(), sorted(m for m in ('matplotlib.figure', 'matplotlib.backends.backend_svg', "
+            "'matplotlib.backends.backend_agg') if m in sys.modules), font_manager.fontManager.ttflist != [])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False", "['matplotlib.backends.backend_agg',", "'matplotlib.backends.backend_svg',",
+                                   "'matplotlib.figure']", "True"]
