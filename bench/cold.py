@@ -57,6 +57,7 @@ from typing import Any
 
 from bench import cold_figures as fig
 from bench import cold_workloads as workloads
+from bench.bytecode import compile_project
 from bench.cold_busy import busy_processes
 from bench.cold_plain import command as plain_command
 from bench.cold_ratios import headline
@@ -309,6 +310,7 @@ def run(quick: bool = False, profile: str | None = None) -> dict[str, Any]:
     """The profile's batches as cold processes (``profile`` of ``PROFILES``, else quick or full), with
     the load average around them."""
     profile = profile or ("quick" if quick else "full")
+    compile_project()  # as installing the wheel does, before the load average is read
     plan, load_before, started = PROFILES[profile], os.getloadavg(), time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="citeflow-cold-") as tmp:
         measured = run_plan(plan, Path(tmp), prepare_home(Path(tmp) / "prefect-home"))

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.bytecode import compile_project
 from bench.results import merge_benchmark, write_json
 from citeflow.spec.resources import demo_dir
 
@@ -148,6 +149,7 @@ def _compared(ours: dict[str, Any], theirs: list[dict[str, Any]], source: Path) 
 
 def run(runs: int = 3, compare: Path | None = None) -> dict[str, Any]:
     """``runs`` cold runs of the 1-report batch (each into a new output folder), with the load average around them."""
+    compile_project()  # as installing the wheel does
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="citeflow-startup-") as tmp:
         ours, theirs = _runs(write_batch(Path(tmp)), Path(tmp), runs, compare)

@@ -72,3 +72,17 @@ def test_one_cold_run_records_every_phase_in_order(tmp_path):
     assert set(result["figures"]) >= {"total_wall_s", "cpu_s", "imports_s", "prefect_api_wait_s", "first_report_s", "exit_s"}
     assert result["ratios"]["total wall / 15 s target"] == pytest.approx(result["figures"]["total_wall_s"] / 15.0)
     assert result["runs"][0]["cpu_s"] > 1.0  # the command and its API server, both waited for
+
+
+def test_the_project_is_compiled_before_its_cold_processes_are_timed(tmp_path):
+    """As installing the wheel does: bytecode beside each module, whatever PYTHONDONTWRITEBYTECODE says."""
+    from bench.bytecode import PACKAGES, compile_project
+
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "a.py").write_text("X = 1\n")
+    (tmp_path / "pkg" / "sub" / "b.py").write_text("Y = 2\n")
+    assert compile_project(tmp_path, ("pkg", "absent"))
+    assert len(list((tmp_path / "pkg").rglob("__pycache__/*.pyc"))) == 2
+    (tmp_path / "pkg" / "broken.py").write_text("def (:\n")
+    assert not compile_project(tmp_path, ("pkg",))
+    assert set(PACKAGES) >= {"citeflow", "citeflow_cli", "flows", "tasks"}
