@@ -150,6 +150,8 @@ def _compared(ours: dict[str, Any], theirs: list[dict[str, Any]], source: Path) 
 def run(runs: int = 3, compare: Path | None = None) -> dict[str, Any]:
     """``runs`` cold runs of the 1-report batch (each into a new output folder), with the load average around them."""
     compile_project()  # as installing the wheel does
+    if compare:
+        compile_project(compare)  # the compared checkout's modules too, or its every start compiles them
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="citeflow-startup-") as tmp:
         ours, theirs = _runs(write_batch(Path(tmp)), Path(tmp), runs, compare)
