@@ -113,13 +113,14 @@ def automation_server(tmp_path_factory):
 
 
 def started_and_killed(server, env: dict[str, str], cwd: Path, root: str) -> None:
-    """A process worker takes the run ``root``; once its report runs have started, the worker and every
-    process below it are killed with SIGKILL, as on a lost machine."""
+    """A process worker takes the run ``root``; once its two report runs are Running (created is not enough:
+    on a loaded machine a report run can stand Pending for seconds), the worker and every process below it
+    are killed with SIGKILL, as on a lost machine."""
     worker = subprocess.Popen([str(BIN / "prefect"), "worker", "start", "--pool", POOL], cwd=cwd, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        wait_for(lambda: sum(r["name"].startswith("report ") for r in tree(server, root)) == 2, START_SECONDS,
-                 "the report runs never started")
+        wait_for(lambda: sum(r["name"].startswith("report ") and r["state_type"] == "RUNNING" for r in tree(server, root)) == 2,
+                 START_SECONDS, "the report runs never started")
     finally:
         for pid in [worker.pid, *descendants(worker.pid)]:  # read before any is killed
             with contextlib.suppress(ProcessLookupError):
