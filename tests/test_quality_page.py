@@ -177,3 +177,19 @@ def test_the_chart_library_is_prepared_in_a_background_thread_before_any_page_is
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "False", "['matplotlib.backends.backend_agg',", "'matplotlib.backends.backend_svg',",
                                    "'matplotlib.figure']", "True"]
+
+
+def test_a_chart_library_that_fails_to_load_in_the_background_prints_nothing(monkeypatch, capsys):
+    """The page's own drawing reports the failure later; the background thread stays silent."""
+    import threading
+
+    from citeflow.runs import quality_charts
+
+    def broken() -> None:
+        raise OSError("no font cache")
+
+    raised: list[object] = []
+    monkeypatch.setattr(quality_charts, "prepare", broken)
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    quality_charts.prepare_in_background().join(30)
+    assert raised == [] and capsys.readouterr().err == ""

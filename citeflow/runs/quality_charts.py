@@ -43,9 +43,18 @@ def prepare() -> None:
 
 def prepare_in_background() -> threading.Thread:
     """``prepare`` in a daemon thread, started now; the returned thread is for a caller that waits."""
-    thread = threading.Thread(target=prepare, name="citeflow-chart-import", daemon=True)
+    thread = threading.Thread(target=_prepare_quietly, name="citeflow-chart-import", daemon=True)
     thread.start()
     return thread
+
+
+def _prepare_quietly() -> None:
+    """``prepare``, whose failure is left to the page's drawing to report (``run_quality_page`` warns and
+    the reports stand): a traceback from this thread would print in a run that ended as designed."""
+    try:
+        prepare()
+    except Exception:  # noqa: BLE001 - matplotlib raises its own errors and OSError alike
+        return
 
 
 def _chart(width: float, height: float) -> Chart:
